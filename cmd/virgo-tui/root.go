@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// app is what every subcommand shares: the resolved flags and the streams.
+type app struct {
+	homeFlag string
+}
+
+// subcommands are added by each command file's init, so that files owned by
+// different parts of the tool never edit one list.
+var subcommands []func(*app) *cobra.Command
+
+func newRootCmd() *cobra.Command {
+	a := &app{}
+	root := &cobra.Command{
+		Use:           filepath.Base(os.Args[0]),
+		Short:         "Operator console of a Virgo installation",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.homeFlag, "home", "", "installation home (default $VIRGO_HOME, else $XDG_DATA_HOME/virgo)")
+	for _, sub := range subcommands {
+		root.AddCommand(sub(a))
+	}
+	return root
+}
+
+// exitError carries a specific exit status (authorize uses distinct codes).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}

@@ -1,0 +1,94 @@
+// Package store is the persistence of a Virgo installation behind one
+// interface: a bbolt file now, etcd later.
+//
+// The interface is deliberately etcd-shaped: a flat ordered key space of
+// byte values, each key carrying the revision of its creation and of its last
+// change; writes are transactions guarded by compare-and-swap conditions on
+// those revisions (admission); every committed transaction gets the next
+// installation-wide revision, and Watch streams changes from any revision on,
+// so a subscriber can resume exactly where it left off. Callers never hold a
+// read-write transaction open across their own logic: they read, decide, and
+// commit with conditions, retrying on ErrConflict. That is the one pattern
+// both bbolt and etcd serve well.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Named errors of every Store implementation.
+var (
+	// ErrNotFound: the key does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a transaction's condition did not hold; re-read and retry.
+	ErrConflict = errors.New("conflict: the stored value changed since it was read")
+	// ErrLocked: another process holds the database open for writing.
+	ErrLocked = errors.New("database is locked by another process")
+	// ErrNewerSchema: the file was written by a newer virgo-tui; it is not touched.
+	ErrNewerSchema = errors.New("database schema is newer than this virgo-tui understands")
+	// ErrCorrupt: the file is not a Virgo database, or is damaged.
+	ErrCorrupt = errors.New("database file is damaged or not a virgo database")
+	// ErrCompacted: a watch asked to resume from a revision no longer kept.
+	ErrCompacted = errors.New("requested revision has been compacted")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("store is closed")
+)
+
+// KV is one stored key with its value and revisions.
+type KV struct {
+	Key   string
+	Value []byte
+	// CreateRev is the revision of the transaction that created the key.
+	CreateRev int64
+	// ModRev is the revision of the transaction that last wrote the key.
+	ModRev int64
+}
+
+// Cond is a compare-and-swap guard: the key's ModRev must equal ModRev at
+// commit time. ModRev 0 means "the key must not exist".
+type Cond struct {
+	Key    string
+	ModRev int64
+}
+
+// Op is one write of a transaction: a put, or a delete when Delete is set.
+type Op struct {
+	Key    string
+	Value  []byte
+	Delete bool
+}
+
+// Put is an Op that stores value under key.
+func Put(key string, value []byte) Op { return Op{Key: key, Value: value} }
+
+// Event is one committed write, as Watch delivers it.
+type Event struct {
+	// Rev is the revision of the transaction that wrote it; events of one
+	// transaction share it and arrive in the order of its Ops.
+	Rev    int64
+	Key    string
+	Value  []byte
+	Delete bool
+}
+
+// Store is what the registry, the confirmation queue and the hub persist
+// through. Implementations are safe for concurrent use.
+type Store interface {
+	// Get returns one key, or ErrNotFound.
+	Get(ctx context.Context, key string) (KV, error)
+	// List returns every key with the prefix, in key order.
+	List(ctx context.Context, prefix string) ([]KV, error)
+	// Txn commits ops atomically and durably (synced to stable storage
+	// before it returns) if every cond holds, and returns the new revision.
+	// If a cond fails nothing is written and the error is ErrConflict.
+	Txn(ctx context.Context, conds []Cond, ops []Op) (rev int64, err error)
+	// Rev is the revision of the last committed transaction.
+	Rev(ctx context.Context) (int64, error)
+	// Watch delivers every event under prefix with a revision above
+	// afterRev, first from history, then live, until ctx ends. Resuming
+	// below the kept history fails with ErrCompacted.
+	Watch(ctx context.Context, prefix string, afterRev int64) (<-chan Event, error)
+	// Close releases the store; later calls return ErrClosed.
+	Close() error
+}
