@@ -1,0 +1,343 @@
+package hub
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// State is what an operator sees of a persona generation's runtime.
+type State string
+
+// The presence states, in the order an operator reads them.
+const (
+	// StateStanding: the stamp is valid and the seat held, but no runtime
+	// has reported since the hub started.
+	StateStanding State = "standing"
+	// StateActive: the runtime beats and its activity changed recently.
+	StateActive State = "active"
+	// StateIdle: the runtime beats but its activity has not changed for the
+	// idle interval.
+	StateIdle State = "idle"
+	// StateStale: heartbeats stopped for longer than the stale interval.
+	StateStale State = "stale"
+	// StateOffline: heartbeats stopped for longer than the offline interval.
+	StateOffline State = "offline"
+	// StateRetired: the generation was retired; terminal.
+	StateRetired State = "retired"
+)
+
+// ErrUnknownPersona: presence was reported for a generation the hub does not track.
+var ErrUnknownPersona = errors.New("unknown persona generation")
+
+// ErrRetired: the generation is retired and takes no more presence reports.
+var ErrRetired = errors.New("persona generation is retired")
+
+// MaxPresenceText bounds activity and summary texts, so a runtime cannot
+// grow the hub's memory or the stream with one report.
+const MaxPresenceText = 1024
+
+// ErrTextTooLong: an activity or summary longer than MaxPresenceText.
+var ErrTextTooLong = fmt.Errorf("text is longer than %d bytes", MaxPresenceText)
+
+// Clock tells the time; tests inject a fake one to drive transitions.
+type Clock interface{ Now() time.Time }
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Intervals are the presence thresholds.
+type Intervals struct {
+	// Heartbeat is how often a runtime is expected to beat.
+	Heartbeat time.Duration
+	// Idle: no activity change for this long makes a beating runtime idle.
+	Idle time.Duration
+	// Stale: no heartbeat for this long makes a runtime stale.
+	Stale time.Duration
+	// Offline: no heartbeat for this long makes a runtime offline.
+	Offline time.Duration
+}
+
+// DefaultIntervals: heartbeats every 10 s, stale after 3 missed beats,
+// offline after 2 minutes, idle after 5 minutes without a new activity.
+var DefaultIntervals = Intervals{
+	Heartbeat: 10 * time.Second,
+	Idle:      5 * time.Minute,
+	Stale:     3 * 10 * time.Second,
+	Offline:   2 * time.Minute,
+}
+
+// Presence is the view of one persona generation, as listed and streamed.
+type Presence struct {
+	// ID is the generation id (the registry's persona id).
+	ID         string    `json:"id"`
+	Address    string    `json:"address"`
+	Name       string    `json:"name"`
+	Generation int       `json:"generation"`
+	State      State     `json:"state"`
+	LastSeen   time.Time `json:"last_seen,omitzero"`
+	Activity   string    `json:"activity,omitempty"`
+	Summary    string    `json:"summary,omitempty"`
+	// Waiting is the number of pending confirmations this generation
+	// requested and is waiting on.
+	Waiting int `json:"waiting"`
+	// Beats counts heartbeats received since the hub started; a reader can
+	// tell from it whether it saw every beat.
+	Beats uint64 `json:"beats"`
+	// ActivityAt is when the activity or summary last changed.
+	ActivityAt time.Time `json:"activity_at,omitzero"`
+}
+
+// Tracker holds the presence of every tracked generation in memory. It is
+// passive: the hub calls Sweep to apply time-driven transitions and drains
+// changed entries for the stream (TakeChanged) and for the store
+// (TakeDirty), so one disk write covers many heartbeats.
+type Tracker struct {
+	clock Clock
+	iv    Intervals
+
+	mu      sync.Mutex
+	entries map[string]*Presence
+	changed map[string]struct{} // for the stream
+	dirty   map[string]struct{} // for the store
+	notify  chan struct{}       // signalled (non-blocking) when changed grows
+}
+
+// NewTracker returns an empty tracker.
+func NewTracker(clock Clock, iv Intervals) *Tracker {
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	return &Tracker{
+		clock:   clock,
+		iv:      iv,
+		entries: make(map[string]*Presence),
+		changed: make(map[string]struct{}),
+		dirty:   make(map[string]struct{}),
+		notify:  make(chan struct{}, 1),
+	}
+}
+
+// Notify is signalled after a change is recorded; a publisher waits on it.
+func (t *Tracker) Notify() <-chan struct{} { return t.notify }
+
+// Track adds a generation (or refreshes its identity fields), keeping what
+// is known of its runtime. p.State retired makes it retired; any other
+// state of a new entry is taken as given (restored) or standing if empty.
+func (t *Tracker) Track(p Presence) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[p.ID]
+	if !ok {
+		cp := p
+		if cp.State == "" {
+			cp.State = StateStanding
+		}
+		t.entries[p.ID] = &cp
+		t.markLocked(p.ID)
+		return
+	}
+	if e.Address == p.Address && e.Name == p.Name && e.Generation == p.Generation {
+		return
+	}
+	e.Address, e.Name, e.Generation = p.Address, p.Name, p.Generation
+	t.markLocked(p.ID)
+}
+
+// Beat records a heartbeat: the runtime is connected.
+func (t *Tracker) Beat(id string) error {
+	return t.report(id, func(e *Presence, now time.Time) {})
+}
+
+// SetActivity records what the runtime is doing now; it counts as a beat.
+func (t *Tracker) SetActivity(id, text string) error {
+	if len(text) > MaxPresenceText {
+		return fmt.Errorf("activity of %s: %w", id, ErrTextTooLong)
+	}
+	return t.report(id, func(e *Presence, now time.Time) {
+		if e.Activity != text {
+			e.Activity, e.ActivityAt = text, now
+		}
+	})
+}
+
+// SetSummary records the runtime's one-line summary; it counts as a beat.
+func (t *Tracker) SetSummary(id, text string) error {
+	if len(text) > MaxPresenceText {
+		return fmt.Errorf("summary of %s: %w", id, ErrTextTooLong)
+	}
+	return t.report(id, func(e *Presence, now time.Time) {
+		if e.Summary != text {
+			e.Summary, e.ActivityAt = text, now
+		}
+	})
+}
+
+func (t *Tracker) report(id string, apply func(*Presence, time.Time)) error {
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[id]
+	if !ok {
+		return fmt.Errorf("presence of %s: %w", id, ErrUnknownPersona)
+	}
+	if e.State == StateRetired {
+		return fmt.Errorf("presence of %s: %w", id, ErrRetired)
+	}
+	switch e.State {
+	case StateStanding, StateStale, StateOffline:
+		// A runtime that (re)connects is doing something new.
+		e.ActivityAt = now
+	}
+	e.LastSeen = now
+	e.Beats++
+	apply(e, now)
+	e.State = t.stateAt(e, now)
+	t.markLocked(id)
+	return nil
+}
+
+// Retire makes a generation retired; it never leaves that state.
+func (t *Tracker) Retire(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[id]
+	if !ok || e.State == StateRetired {
+		return
+	}
+	e.State = StateRetired
+	t.markLocked(id)
+}
+
+// SetWaiting sets the number of pending confirmations a generation waits on.
+func (t *Tracker) SetWaiting(id string, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.entries[id]; ok && e.Waiting != n {
+		e.Waiting = n
+		t.markLocked(id)
+	}
+}
+
+// Sweep applies the time-driven transitions (idle, stale, offline) as of
+// the clock's now, and returns how many entries changed state.
+func (t *Tracker) Sweep() int {
+	now := t.clock.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for id, e := range t.entries {
+		if s := t.stateAt(e, now); s != e.State {
+			e.State = s
+			t.markLocked(id)
+			n++
+		}
+	}
+	return n
+}
+
+// stateAt is the state an entry has at now. Retired and standing are not
+// time-driven.
+func (t *Tracker) stateAt(e *Presence, now time.Time) State {
+	if e.State == StateRetired || e.LastSeen.IsZero() {
+		return e.State
+	}
+	silent := now.Sub(e.LastSeen)
+	switch {
+	case silent > t.iv.Offline:
+		return StateOffline
+	case silent > t.iv.Stale:
+		return StateStale
+	case now.Sub(e.ActivityAt) > t.iv.Idle:
+		return StateIdle
+	default:
+		return StateActive
+	}
+}
+
+func (t *Tracker) markLocked(id string) {
+	t.changed[id] = struct{}{}
+	t.dirty[id] = struct{}{}
+	select {
+	case t.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Get returns one entry.
+func (t *Tracker) Get(id string) (Presence, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[id]
+	if !ok {
+		return Presence{}, false
+	}
+	return *e, true
+}
+
+// List returns every entry, ordered by address then generation.
+func (t *Tracker) List() []Presence {
+	t.mu.Lock()
+	out := make([]Presence, 0, len(t.entries))
+	for _, e := range t.entries {
+		out = append(out, *e)
+	}
+	t.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Address != out[j].Address {
+			return out[i].Address < out[j].Address
+		}
+		return out[i].Generation < out[j].Generation
+	})
+	return out
+}
+
+// Len is the number of tracked generations.
+func (t *Tracker) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries)
+}
+
+// TakeChanged returns the entries changed since the last call, each once
+// however often it changed: the coalescing of the stream.
+func (t *Tracker) TakeChanged() []Presence {
+	return t.take(&t.changed)
+}
+
+// TakeDirty returns the entries changed since the last call, for one
+// batched store write.
+func (t *Tracker) TakeDirty() []Presence {
+	return t.take(&t.dirty)
+}
+
+// Redirty puts entries back after a failed store write, so the next flush
+// retries them.
+func (t *Tracker) Redirty(ps []Presence) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range ps {
+		t.dirty[p.ID] = struct{}{}
+	}
+}
+
+func (t *Tracker) take(set *map[string]struct{}) []Presence {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(*set) == 0 {
+		return nil
+	}
+	out := make([]Presence, 0, len(*set))
+	for id := range *set {
+		if e, ok := t.entries[id]; ok {
+			out = append(out, *e)
+		}
+	}
+	*set = make(map[string]struct{}, len(out))
+	return out
+}

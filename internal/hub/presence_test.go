@@ -1,0 +1,149 @@
+package hub
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+var testIntervals = Intervals{Heartbeat: 10 * time.Second, Idle: time.Minute, Stale: 30 * time.Second, Offline: 2 * time.Minute}
+
+func stateOf(t *testing.T, tr *Tracker, id string) State {
+	t.Helper()
+	p, ok := tr.Get(id)
+	if !ok {
+		t.Fatalf("%s not tracked", id)
+	}
+	return p.State
+}
+
+func TestPresenceTransitionsUnderFakeClock(t *testing.T) {
+	clk := newFakeClock()
+	tr := NewTracker(clk, testIntervals)
+	tr.Track(Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
+
+	// "standing (stamp valid, no runtime connected)"
+	if s := stateOf(t, tr, "g1"); s != StateStanding {
+		t.Fatalf("new entry: %s, want standing", s)
+	}
+	tr.Sweep()
+	if s := stateOf(t, tr, "g1"); s != StateStanding {
+		t.Fatalf("standing must not decay without a runtime: %s", s)
+	}
+
+	steps := []struct {
+		do   func()
+		want State
+	}{
+		{func() { mustNil(t, tr.SetActivity("g1", "reading QUEUE.md")) }, StateActive},
+		// beats keep it connected, but no activity change for the idle interval -> idle
+		{func() {
+			for i := 0; i < 7; i++ {
+				clk.Advance(10 * time.Second)
+				mustNil(t, tr.Beat("g1"))
+			}
+			tr.Sweep()
+		}, StateIdle},
+		{func() { mustNil(t, tr.SetActivity("g1", "writing FINDINGS.md")) }, StateActive},
+		// "missed heartbeats: after a configurable interval, default 3 × 10 s"
+		{func() { clk.Advance(31 * time.Second); tr.Sweep() }, StateStale},
+		{func() { clk.Advance(90 * time.Second); tr.Sweep() }, StateOffline},
+		// a runtime that comes back is active again
+		{func() { mustNil(t, tr.Beat("g1")) }, StateActive},
+		{func() { tr.Retire("g1") }, StateRetired},
+		// retired is terminal: time and reports do not move it
+		{func() { clk.Advance(time.Hour); tr.Sweep() }, StateRetired},
+	}
+	for i, st := range steps {
+		st.do()
+		if s := stateOf(t, tr, "g1"); s != st.want {
+			t.Fatalf("step %d: state %s, want %s", i, s, st.want)
+		}
+	}
+	if err := tr.Beat("g1"); !errors.Is(err, ErrRetired) {
+		t.Fatalf("beat of retired: %v, want ErrRetired", err)
+	}
+	if err := tr.Beat("nobody"); !errors.Is(err, ErrUnknownPersona) {
+		t.Fatalf("beat of unknown: %v, want ErrUnknownPersona", err)
+	}
+}
+
+func TestPresenceDefaultStaleIsThreeBeats(t *testing.T) {
+	if DefaultIntervals.Stale != 3*DefaultIntervals.Heartbeat || DefaultIntervals.Heartbeat != 10*time.Second {
+		t.Fatalf("default stale %v, heartbeat %v; want 3 × 10 s", DefaultIntervals.Stale, DefaultIntervals.Heartbeat)
+	}
+	clk := newFakeClock()
+	tr := NewTracker(clk, DefaultIntervals)
+	tr.Track(Presence{ID: "g"})
+	mustNil(t, tr.Beat("g"))
+	clk.Advance(30 * time.Second)
+	tr.Sweep()
+	if s := stateOf(t, tr, "g"); s != StateActive {
+		t.Fatalf("at exactly 30 s: %s, want active", s)
+	}
+	clk.Advance(time.Second)
+	tr.Sweep()
+	if s := stateOf(t, tr, "g"); s != StateStale {
+		t.Fatalf("at 31 s: %s, want stale", s)
+	}
+}
+
+func TestPresenceCoalescesChanges(t *testing.T) {
+	tr := NewTracker(newFakeClock(), testIntervals)
+	tr.Track(Presence{ID: "a"})
+	tr.Track(Presence{ID: "b"})
+	tr.TakeChanged()
+	tr.TakeDirty()
+	for i := 0; i < 1000; i++ {
+		mustNil(t, tr.Beat("a"))
+	}
+	ch := tr.TakeChanged()
+	if len(ch) != 1 || ch[0].ID != "a" || ch[0].Beats != 1000 {
+		t.Fatalf("1000 beats of one persona coalesce to one change with beats=1000, got %+v", ch)
+	}
+	if d := tr.TakeDirty(); len(d) != 1 {
+		t.Fatalf("dirty set for the store: %d entries, want 1", len(d))
+	}
+	if ch := tr.TakeChanged(); len(ch) != 0 {
+		t.Fatalf("taken twice: %+v", ch)
+	}
+}
+
+func TestPresenceRejectsLongText(t *testing.T) {
+	tr := NewTracker(newFakeClock(), testIntervals)
+	tr.Track(Presence{ID: "a"})
+	long := make([]byte, MaxPresenceText+1)
+	if err := tr.SetActivity("a", string(long)); !errors.Is(err, ErrTextTooLong) {
+		t.Fatalf("got %v, want ErrTextTooLong", err)
+	}
+}
+
+func mustNil(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
