@@ -205,14 +205,9 @@ func checkSegment(s string, segs []string, i int, seg string) error {
 		return refuse(s, RuleSegmentLength, fmt.Sprintf("shorten it to at most %d characters", MaxSegmentLen),
 			"the %s segment is %d characters long", what, len(seg))
 	}
-	for j := 0; j < len(seg); j++ {
-		c := seg[j]
-		ok := c >= 'a' && c <= 'z' || j > 0 && (c >= '0' && c <= '9' || c == '-')
-		if ok {
-			continue
-		}
+	if j := badByte(seg); j >= 0 {
 		fix := "use lowercase letters, digits and '-', starting with a letter"
-		if lower := strings.ToLower(s); lower != s && isASCII(s) {
+		if lower := strings.ToLower(s); lower != s && syntaxOK(lower) {
 			fix = "use " + lower
 		}
 		if j == 0 {
@@ -221,6 +216,30 @@ func checkSegment(s string, segs []string, i int, seg string) error {
 		return refuse(s, RuleSegmentSyntax, fix, "the %s segment %q has %s", what, seg, describeByte(seg, j))
 	}
 	return nil
+}
+
+// badByte is the index of the first byte of seg the segment syntax refuses,
+// or -1 when every byte is allowed.
+func badByte(seg string) int {
+	for j := 0; j < len(seg); j++ {
+		c := seg[j]
+		if !(c >= 'a' && c <= 'z' || j > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return j
+		}
+	}
+	return -1
+}
+
+// syntaxOK reports whether every '/'-separated part of s has valid segment
+// syntax and is no placeholder, so that a suggested lowercase spelling is one the parser accepts
+// (WORK/CORE_1/LEAD must not be "fixed" to work/core_1/lead).
+func syntaxOK(s string) bool {
+	for _, seg := range strings.Split(s, "/") {
+		if seg == "" || placeholders[seg] || badByte(seg) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func segmentName(n, i int) string {
@@ -240,15 +259,6 @@ func describeByte(seg string, j int) string {
 		return fmt.Sprintf("the character %q", rune(c))
 	}
 	return "a non-ASCII character"
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func segmentCountFix(segs []string) string {
