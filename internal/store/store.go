@@ -33,6 +33,9 @@ var (
 	ErrCompacted = errors.New("requested revision has been compacted")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store is closed")
+	// ErrInvalidOp: a transaction names an empty or oversized key or value;
+	// it is refused before anything is written.
+	ErrInvalidOp = errors.New("invalid transaction")
 )
 
 // KV is one stored key with its value and revisions.

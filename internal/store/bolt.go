@@ -1,0 +1,156 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bolt is the Store in one bbolt file, owned by one process at a time (bbolt
+// locks the file). Writers share fsyncs through group commit (txn.go);
+// watchers follow the change log (watch.go).
+type Bolt struct {
+	path    string
+	db      *bolt.DB
+	history int
+
+	rev    atomic.Int64 // revision of the last committed Txn
+	closed atomic.Bool
+
+	mu         sync.Mutex
+	idle       sync.Cond // signalled when committing turns false
+	queue      []*request
+	committing bool
+
+	changed  notifier
+	closing  chan struct{}
+	watchers sync.WaitGroup
+
+	txns, commits atomic.Int64
+}
+
+var _ Store = (*Bolt)(nil)
+
+// Path is the database file the store was opened from.
+func (b *Bolt) Path() string { return b.path }
+
+// Get returns one key, or ErrNotFound.
+func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
+	if err := ctx.Err(); err != nil {
+		return KV{}, err
+	}
+	var kv KV
+	var found bool
+	err := b.view("get "+key, func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketKV).Get([]byte(key))
+		if raw == nil {
+			return nil
+		}
+		found = true
+		var err error
+		kv, err = decodeKV(key, raw)
+		return err
+	})
+	switch {
+	case err != nil:
+		return KV{}, fmt.Errorf("get %q: %w", key, err)
+	case !found:
+		return KV{}, fmt.Errorf("get %q: %w", key, ErrNotFound)
+	}
+	return kv, nil
+}
+
+// List returns every key with the prefix, in key order, from one snapshot.
+func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []KV
+	p := []byte(prefix)
+	err := b.view("list "+prefix, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketKV).Cursor()
+		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+			kv, err := decodeKV(string(k), v)
+			if err != nil {
+				return err
+			}
+			out = append(out, kv)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %q: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// Rev is the revision of the last committed transaction.
+func (b *Bolt) Rev(ctx context.Context) (int64, error) {
+	if b.closed.Load() {
+		return 0, ErrClosed
+	}
+	return b.rev.Load(), ctx.Err()
+}
+
+// Stats is a snapshot of the store for the hub's status view.
+type Stats struct {
+	Path string
+	// Rev is the revision of the last committed transaction.
+	Rev int64
+	// Compacted is the highest revision trimmed from the change log: a
+	// Watch from below it fails with ErrCompacted.
+	Compacted int64
+	// LogEntries is the number of events kept for Watch.
+	LogEntries int64
+	// FileSize is the size of the database file in bytes.
+	FileSize int64
+	// Txns counts transactions that wrote since open; Commits counts the
+	// bbolt commits (fsyncs) that carried them. Txns/Commits is the
+	// group-commit factor.
+	Txns, Commits int64
+}
+
+// Stats reads the counters of the store.
+func (b *Bolt) Stats() (Stats, error) {
+	s := Stats{Path: b.path, Txns: b.txns.Load(), Commits: b.commits.Load()}
+	err := b.view("stats", func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		var err error
+		if s.Rev, err = getU64(meta, keyRev); err != nil {
+			return err
+		}
+		if s.Compacted, err = getU64(meta, keyCompacted); err != nil {
+			return err
+		}
+		s.LogEntries, err = getU64(meta, keyLogN)
+		s.FileSize = tx.Size()
+		return err
+	})
+	return s, err
+}
+
+// Close waits for the commits in flight (queued transactions are still
+// committed), ends every watch by closing its channel, and releases the
+// file. Later calls on the store return ErrClosed.
+func (b *Bolt) Close() error {
+	b.mu.Lock()
+	if b.closed.Load() {
+		b.mu.Unlock()
+		return ErrClosed
+	}
+	b.closed.Store(true)
+	for b.committing {
+		b.idle.Wait()
+	}
+	b.mu.Unlock()
+	close(b.closing)
+	b.watchers.Wait()
+	if err := b.db.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", b.path, err)
+	}
+	return nil
+}

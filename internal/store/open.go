@@ -1,0 +1,258 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Defaults of Options.
+const (
+	// DefaultTimeout is how long OpenBolt waits for another opener to let go.
+	DefaultTimeout = time.Second
+	// DefaultWatchHistory is how many change-log entries are kept for Watch.
+	DefaultWatchHistory = 100_000
+)
+
+// ErrNotPrivate: the database file or its directory is readable by other
+// users and could not be made owner-private.
+var ErrNotPrivate = errors.New("database location is not owner-private")
+
+// Options tune OpenBolt; the zero value is the default.
+type Options struct {
+	// Timeout bounds the wait for the file lock held by another opener;
+	// 0 means DefaultTimeout. After it OpenBolt fails with ErrLocked.
+	Timeout time.Duration
+	// WatchHistory is how many change-log entries are kept; a Watch from
+	// an older revision fails with ErrCompacted. 0 means DefaultWatchHistory.
+	WatchHistory int
+}
+
+// OpenBolt opens or creates the bbolt database at path.
+//
+// Files are owner-private: a missing directory is created 0700, a new file
+// 0600. An existing directory or a valid existing database with group or
+// other permission bits is tightened (chmod) rather than refused, because the
+// operator's intent — a private database — is clear; if chmod fails the open
+// fails with ErrNotPrivate. A refused file is never chmodded nor written.
+//
+// Errors: ErrLocked when another process (a hub or a command) holds the file
+// beyond opts.Timeout; ErrNewerSchema when a newer virgo-tui wrote it;
+// ErrCorrupt for anything that is not an intact virgo database, including a
+// bbolt file of another application and an existing empty file. In every
+// refusal the file's bytes are left unchanged.
+func OpenBolt(path string, opts Options) (*Bolt, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.WatchHistory <= 0 {
+		opts.WatchHistory = DefaultWatchHistory
+	}
+	if err := privateDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is a directory, not a database file", ErrCorrupt, path)
+	case err == nil:
+		// Validate through a read-only open first: a read-write open may
+		// write to the file (bbolt syncs a missing freelist), and a file
+		// we refuse must stay byte-for-byte as it was.
+		if err := precheck(path, fi.Size()); err != nil {
+			return nil, err
+		}
+		db, err := openFile(path, opts.Timeout, true)
+		if err != nil {
+			return nil, err
+		}
+		_, err = readHeader(db)
+		db.Close()
+		if err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+
+	db, err := openFile(path, opts.Timeout, false)
+	if err != nil {
+		return nil, err
+	}
+	h, err := readHeader(db)
+	if err == nil && h.fresh {
+		err = guard("initialise "+path, func() error { return db.Update(initialise) })
+	}
+	if err == nil {
+		err = privateFile(path)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	b := &Bolt{path: path, db: db, history: opts.WatchHistory, closing: make(chan struct{})}
+	b.idle.L = &b.mu
+	b.rev.Store(h.rev)
+	return b, nil
+}
+
+// openFile is bolt.Open with its errors named and its panics caught.
+func openFile(path string, timeout time.Duration, readOnly bool) (*bolt.DB, error) {
+	var file *os.File
+	var db *bolt.DB
+	err := guard("open "+path, func() (err error) {
+		defer func() {
+			// On a panic bbolt never closed the file; release its lock.
+			if db == nil && file != nil {
+				file.Close()
+			}
+		}()
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:  timeout,
+			ReadOnly: readOnly,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				f, err := os.OpenFile(name, flag, perm)
+				file = f
+				return f, err
+			},
+		})
+		return err
+	})
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("%w: %s is held by another virgo-tui (a hub or a command); "+
+			"stop it, or run the command through the running hub", ErrLocked, path)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
+		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
+		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+	case errors.Is(err, ErrCorrupt):
+		return nil, fmt.Errorf("%s: %w", path, err)
+	default:
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+}
+
+// header is what OpenBolt learns from the meta bucket.
+type header struct {
+	fresh bool // a bbolt file without any bucket: ours to initialise
+	rev   int64
+}
+
+// readHeader tells a virgo database from a fresh file, a newer schema, a
+// foreign bbolt file or a damaged one.
+func readHeader(db *bolt.DB) (header, error) {
+	var h header
+	path := db.Path()
+	err := guard("read the header of "+path, func() error {
+		return db.View(func(tx *bolt.Tx) error {
+			meta := tx.Bucket(bucketMeta)
+			if meta == nil {
+				var names []string
+				_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+					names = append(names, fmt.Sprintf("%q", name))
+					return nil
+				})
+				if len(names) == 0 {
+					h.fresh = true
+					return nil
+				}
+				return fmt.Errorf("%w: %s is a bbolt database of another application (buckets %s); refusing to adopt it",
+					ErrCorrupt, path, strings.Join(names, ", "))
+			}
+			v, err := getU64(meta, keySchema)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			switch {
+			case v > SchemaVersion:
+				return fmt.Errorf("%w: %s has schema version %d, this virgo-tui understands up to %d; "+
+					"upgrade virgo-tui (the file was not changed)", ErrNewerSchema, path, v, SchemaVersion)
+			case v < 1:
+				return fmt.Errorf("%w: %s has schema version %d", ErrCorrupt, path, v)
+			}
+			if tx.Bucket(bucketKV) == nil || tx.Bucket(bucketLog) == nil {
+				return fmt.Errorf("%w: %s lacks its key or log bucket", ErrCorrupt, path)
+			}
+			for _, k := range [][]byte{keyCompacted, keyLogN} {
+				if _, err := getU64(meta, k); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+			}
+			h.rev, err = getU64(meta, keyRev)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			return nil
+		})
+	})
+	return h, err
+}
+
+// initialise lays out a fresh file at revision 0.
+func initialise(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
+		return err
+	}
+	for _, name := range [][]byte{bucketKV, bucketLog} {
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	for _, kv := range []struct {
+		k []byte
+		v int64
+	}{{keySchema, SchemaVersion}, {keyRev, 0}, {keyCompacted, 0}, {keyLogN, 0}} {
+		if err := putU64(meta, kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// privateDir creates dir 0700, or strips group and other bits from it.
+func privateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create database directory: %w", err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("database directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("database directory %s is not a directory", dir)
+	}
+	return tighten(dir, fi.Mode().Perm())
+}
+
+// privateFile strips group and other bits from an accepted database file.
+func privateFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("database file: %w", err)
+	}
+	return tighten(path, fi.Mode().Perm())
+}
+
+func tighten(path string, perm fs.FileMode) error {
+	if perm&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, perm&^0o077); err != nil {
+		return fmt.Errorf("%w: %s has mode %04o and could not be made private (chmod go-rwx it yourself): %w",
+			ErrNotPrivate, path, perm, err)
+	}
+	return nil
+}

@@ -1,0 +1,234 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Group commit. An fsync costs milliseconds; a hub admitting many personas at
+// once would spend its life in them. So concurrent Txn callers share one bbolt
+// transaction and one fsync: the first caller leads and commits at once (a
+// lone caller waits for nothing); callers arriving during that commit queue
+// up, and when it ends the first of them leads the next commit for the whole
+// queue. Inside a group each caller is still its own serial transaction: its
+// conditions see the writes of the callers before it, it gets its own
+// revision, and its conflict fails only itself.
+
+// request is one Txn call waiting for a commit.
+type request struct {
+	ctx   context.Context
+	conds []Cond
+	ops   []Op
+	// wake receives true when the request is to lead the next commit, false
+	// when a leader has committed it and rev/err are set.
+	wake chan bool
+	rev  int64
+	err  error
+}
+
+// errNothingWritten rolls back a group whose every caller was a no-op, so
+// that reading conditions costs no write and no fsync.
+var errNothingWritten = errors.New("nothing written")
+
+// Txn commits ops atomically and durably if every cond holds, and returns the
+// new revision. A Txn that changes nothing (no ops, or only deletes of absent
+// keys) writes nothing and returns the current revision. A Txn whose ctx ends
+// before its group starts to commit is not applied and returns ctx.Err().
+func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := checkOps(ops); err != nil {
+		return 0, err
+	}
+	r := &request{ctx: ctx, conds: conds, ops: ops, wake: make(chan bool, 1)}
+	b.mu.Lock()
+	if b.closed.Load() {
+		b.mu.Unlock()
+		return 0, ErrClosed
+	}
+	b.queue = append(b.queue, r)
+	if b.committing {
+		b.mu.Unlock()
+		if lead := <-r.wake; !lead {
+			return r.rev, r.err
+		}
+		b.mu.Lock()
+	}
+	b.committing = true
+	group := b.queue
+	b.queue = nil
+	b.mu.Unlock()
+
+	b.commit(group)
+
+	b.mu.Lock()
+	if len(b.queue) > 0 {
+		b.queue[0].wake <- true
+	} else {
+		b.committing = false
+		b.idle.Broadcast()
+	}
+	b.mu.Unlock()
+	for _, o := range group {
+		if o != r {
+			o.wake <- false
+		}
+	}
+	return r.rev, r.err
+}
+
+// checkOps refuses what bbolt would refuse mid-commit, so that one caller's
+// bad key cannot fail the group it shares a commit with.
+func checkOps(ops []Op) error {
+	for i, op := range ops {
+		switch {
+		case op.Key == "":
+			return fmt.Errorf("%w: op %d has an empty key", ErrInvalidOp, i)
+		case len(op.Key) > bolt.MaxKeySize:
+			return fmt.Errorf("%w: op %d key is %d bytes, the limit is %d", ErrInvalidOp, i, len(op.Key), bolt.MaxKeySize)
+		case int64(len(op.Key))+int64(len(op.Value))+32 > bolt.MaxValueSize:
+			return fmt.Errorf("%w: op %d value of %d bytes is too large", ErrInvalidOp, i, len(op.Value))
+		}
+	}
+	return nil
+}
+
+// commit applies a group in one bbolt transaction and sets every request's
+// result. If the commit itself fails, every request fails with its error.
+func (b *Bolt) commit(group []*request) {
+	var w *writer
+	err := guard("commit to "+b.path, func() error {
+		return b.db.Update(func(tx *bolt.Tx) error {
+			var err error
+			if w, err = newWriter(tx, b.rev.Load()); err != nil {
+				return err
+			}
+			for _, r := range group {
+				if r.err = r.ctx.Err(); r.err != nil {
+					continue
+				}
+				r.rev, r.err = w.apply(r.conds, r.ops)
+				if r.err != nil && !errors.Is(r.err, ErrConflict) {
+					return r.err
+				}
+			}
+			if w.written == 0 {
+				return errNothingWritten
+			}
+			return w.finish(b.history)
+		})
+	})
+	if errors.Is(err, errNothingWritten) {
+		return
+	}
+	if err != nil {
+		for _, r := range group {
+			r.rev, r.err = 0, fmt.Errorf("commit to %s: %w", b.path, err)
+		}
+		return
+	}
+	b.commits.Add(1)
+	b.txns.Add(w.written)
+	b.rev.Store(w.rev)
+	b.changed.broadcast()
+}
+
+// writer applies requests to one bbolt transaction.
+type writer struct {
+	meta, kv, log   *bolt.Bucket
+	rev             int64 // revision of the last applied request
+	logn, compacted int64
+	written         int64 // requests that wrote
+}
+
+func newWriter(tx *bolt.Tx, rev int64) (*writer, error) {
+	w := &writer{meta: tx.Bucket(bucketMeta), kv: tx.Bucket(bucketKV), log: tx.Bucket(bucketLog), rev: rev}
+	var err error
+	if w.logn, err = getU64(w.meta, keyLogN); err != nil {
+		return nil, err
+	}
+	if w.compacted, err = getU64(w.meta, keyCompacted); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// apply checks one request's conds against the state so far, then writes its
+// ops under the next revision and logs each as an event.
+func (w *writer) apply(conds []Cond, ops []Op) (int64, error) {
+	for _, c := range conds {
+		if got := modRevOf(w.kv.Get([]byte(c.Key))); got != c.ModRev {
+			return 0, fmt.Errorf("%w: key %q is at revision %d, the transaction expected %d", ErrConflict, c.Key, got, c.ModRev)
+		}
+	}
+	next := w.rev + 1
+	var index uint32
+	for _, op := range ops {
+		key := []byte(op.Key)
+		old := w.kv.Get(key)
+		var err error
+		switch {
+		case op.Delete && old == nil:
+			continue
+		case op.Delete:
+			err = w.kv.Delete(key)
+		case old == nil:
+			err = w.kv.Put(key, encodeValue(next, next, op.Value))
+		default:
+			err = w.kv.Put(key, encodeValue(createRevOf(old), next, op.Value))
+		}
+		if err == nil {
+			err = w.log.Put(logKey(next, index), encodeEvent(op))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("write %q: %w", op.Key, err)
+		}
+		index++
+	}
+	if index == 0 {
+		return w.rev, nil
+	}
+	w.rev = next
+	w.logn += int64(index)
+	w.written++
+	return next, nil
+}
+
+// finish records the revision and trims the change log to history entries,
+// whole revisions at a time (a watcher never sees half a transaction), never
+// the newest one.
+func (w *writer) finish(history int) error {
+	c := w.log.Cursor()
+	for w.logn > int64(history) {
+		k, _ := c.First()
+		rev := logRev(k)
+		if k == nil || rev >= w.rev {
+			break
+		}
+		var keys [][]byte
+		for ; k != nil && logRev(k) == rev; k, _ = c.Next() {
+			keys = append(keys, bytes.Clone(k))
+		}
+		for _, k := range keys {
+			if err := w.log.Delete(k); err != nil {
+				return err
+			}
+		}
+		w.logn -= int64(len(keys))
+		w.compacted = rev
+	}
+	for _, kv := range []struct {
+		k []byte
+		v int64
+	}{{keyRev, w.rev}, {keyLogN, w.logn}, {keyCompacted, w.compacted}} {
+		if err := putU64(w.meta, kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
