@@ -1,0 +1,210 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Resolve finds a persona by reference: an address (anything with a '/')
+// resolves to the seat's current pending or active holder; anything else is
+// a name, matched case-insensitively, in any state.
+func (r *Registry) Resolve(ctx context.Context, ref string) (Persona, error) {
+	ref = strings.TrimSpace(ref)
+	if strings.Contains(ref, "/") {
+		return r.resolveAddress(ctx, ref)
+	}
+	kv, err := r.s.Get(ctx, namePrefix+nameKey(ref))
+	if errors.Is(err, store.ErrNotFound) {
+		return Persona{}, fmt.Errorf("%w: no persona is named %q (see `virgo-tui persona list --all`)", ErrNotFound, ref)
+	}
+	if err != nil {
+		return Persona{}, fmt.Errorf("resolve %s: %w", ref, err)
+	}
+	p, _, err := r.getPersona(ctx, string(kv.Value))
+	return p, err
+}
+
+func (r *Registry) resolveAddress(ctx context.Context, ref string) (Persona, error) {
+	addr, err := ParseAddress(ref)
+	if err != nil {
+		return Persona{}, err
+	}
+	seat, rev, err := r.getSeat(ctx, addr.String())
+	if err != nil {
+		return Persona{}, err
+	}
+	if rev == 0 {
+		return Persona{}, fmt.Errorf("%w: no persona was ever registered at %s", ErrNotFound, addr)
+	}
+	if seat.Holder == "" {
+		last, _, err := r.getPersona(ctx, seat.History[len(seat.History)-1])
+		if err != nil {
+			return Persona{}, err
+		}
+		return Persona{}, fmt.Errorf("%w: %s has no holder; last held by %s (generation %d, %s)",
+			ErrNotFound, addr, last.Name, last.Generation, last.State)
+	}
+	p, _, err := r.getPersona(ctx, seat.Holder)
+	return p, err
+}
+
+// Get returns the persona with the given id.
+func (r *Registry) Get(ctx context.Context, id string) (Persona, error) {
+	p, _, err := r.getPersona(ctx, id)
+	return p, err
+}
+
+// ListOptions selects what List returns.
+type ListOptions struct {
+	// All includes retired and refused personas.
+	All bool
+}
+
+// List returns the personas sorted by address, then generation: pending and
+// active ones, or every generation ever registered with All.
+func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Persona, error) {
+	kvs, err := r.s.List(ctx, personaPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list personas: %w", err)
+	}
+	out := make([]Persona, 0, len(kvs))
+	for _, kv := range kvs {
+		var p Persona
+		if err := json.Unmarshal(kv.Value, &p); err != nil {
+			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
+		}
+		if opts.All || p.State.holdsSeat() {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Address != out[j].Address {
+			return out[i].Address < out[j].Address
+		}
+		return out[i].Generation < out[j].Generation
+	})
+	return out, nil
+}
+
+// SeatHistory returns every persona that ever held the seat at addr, oldest
+// generation first.
+func (r *Registry) SeatHistory(ctx context.Context, addr string) ([]Persona, error) {
+	a, err := ParseAddress(strings.TrimSpace(addr))
+	if err != nil {
+		return nil, err
+	}
+	seat, rev, err := r.getSeat(ctx, a.String())
+	if err != nil {
+		return nil, err
+	}
+	if rev == 0 {
+		return nil, fmt.Errorf("%w: no persona was ever registered at %s", ErrNotFound, a)
+	}
+	out := make([]Persona, 0, len(seat.History))
+	for _, id := range seat.History {
+		p, _, err := r.getPersona(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// OwningLead returns the active holder of the lead seat of the deputy's
+// project: the persona a deputy-scope confirmation is routed to.
+func (r *Registry) OwningLead(ctx context.Context, deputyAddr string) (Persona, error) {
+	a, err := ParseAddress(strings.TrimSpace(deputyAddr))
+	if err != nil {
+		return Persona{}, err
+	}
+	if a.Role != "deputy" {
+		return Persona{}, fmt.Errorf("owning lead of %s: %w: only a <scope>/<project>/deputy has an owning lead", a, ErrNotDeputy)
+	}
+	lead := Address{Scope: a.Scope, Project: a.Project, Role: "lead"}
+	p, err := r.Resolve(ctx, lead.String())
+	if err != nil {
+		return Persona{}, fmt.Errorf("owning lead of %s: %w", a, err)
+	}
+	if p.State != StateActive {
+		return Persona{}, fmt.Errorf("owning lead of %s: %w: %s holds %s but is %s", a, ErrNotFound, p.Name, lead, p.State)
+	}
+	return p, nil
+}
+
+// seats lists the address of every seat ever granted, in key order.
+func (r *Registry) seats(ctx context.Context) ([]Address, error) {
+	kvs, err := r.s.List(ctx, seatPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list seats: %w", err)
+	}
+	out := make([]Address, 0, len(kvs))
+	for _, kv := range kvs {
+		a, err := ParseAddress(strings.TrimPrefix(kv.Key, seatPrefix))
+		if err != nil {
+			return nil, fmt.Errorf("list seats: %w: %v", store.ErrCorrupt, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Scopes lists the scopes of every address ever registered, sorted, so the
+// wizard can offer them (root included when a root seat exists).
+func (r *Registry) Scopes(ctx context.Context) ([]string, error) {
+	return r.distinct(ctx, func(a Address) string { return a.Scope })
+}
+
+// Projects lists the projects of scope that have ever had a seat, sorted.
+func (r *Registry) Projects(ctx context.Context, scope string) ([]string, error) {
+	return r.distinct(ctx, func(a Address) string {
+		if a.Scope != scope {
+			return ""
+		}
+		return a.Project
+	})
+}
+
+func (r *Registry) distinct(ctx context.Context, part func(Address) string) ([]string, error) {
+	addrs, err := r.seats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, a := range addrs {
+		if v := part(a); v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// FirstPersonaAddress is the seat persona add suggests for an empty installation.
+const FirstPersonaAddress = "root/secretary"
+
+// FirstPersonaDefault suggests root/secretary and the first free name, only
+// while the installation has no persona at all. This default belongs to
+// persona add alone; nothing else registers on its own.
+func (r *Registry) FirstPersonaDefault(ctx context.Context) (addr, name string, ok bool, err error) {
+	kvs, err := r.s.List(ctx, seatPrefix)
+	if err != nil {
+		return "", "", false, fmt.Errorf("first persona default: %w", err)
+	}
+	if len(kvs) > 0 {
+		return "", "", false, nil
+	}
+	names, err := r.SuggestNames(ctx, 1)
+	if err != nil {
+		return "", "", false, err
+	}
+	return FirstPersonaAddress, names[0], true, nil
+}

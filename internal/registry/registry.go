@@ -1,0 +1,140 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Key layout in the store. Every write goes through a compare-and-swap
+// transaction guarded on the keys it read, so two registrations racing for
+// one seat or one name cannot both win — on bbolt now and on etcd later.
+const (
+	// personaPrefix + id → Persona (JSON).
+	personaPrefix = "persona/"
+	// seatPrefix + address → seatRecord (JSON).
+	seatPrefix = "seat/"
+	// namePrefix + lowercased name → persona id.
+	namePrefix = "name/"
+)
+
+// maxAttempts bounds the read-decide-commit retries of one operation.
+const maxAttempts = 16
+
+// seatRecord is an address's seat: its current pending or active holder (or
+// none) and every holder it ever had, oldest first.
+type seatRecord struct {
+	Holder  string   `json:"holder"`
+	History []string `json:"history"`
+}
+
+// Registry keeps the personas, seats, generations and names of one
+// installation in a store.Store. It is safe for concurrent use, and so are
+// several Registries over one store: every change is a conditional commit.
+type Registry struct {
+	s    store.Store
+	home Home
+	now  func() time.Time
+}
+
+// Option configures a Registry.
+type Option func(*Registry)
+
+// WithClock replaces time.Now, so tests can pin the recorded timestamps.
+func WithClock(now func() time.Time) Option { return func(r *Registry) { r.now = now } }
+
+// New returns a Registry over s whose persona directories live under home.
+// The caller keeps ownership of s and closes it.
+func New(s store.Store, home Home, opts ...Option) *Registry {
+	r := &Registry{s: s, home: home, now: time.Now}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Home is the installation home the registry creates persona directories in.
+func (r *Registry) Home() Home { return r.home }
+
+func (r *Registry) stamp() time.Time { return r.now().UTC() }
+
+// update runs read-decide-commit until the commit's conditions hold. plan
+// reads what it needs and returns the guarded writes; returning no ops means
+// nothing needs writing.
+func (r *Registry) update(ctx context.Context, plan func() ([]store.Cond, []store.Op, error)) error {
+	for range maxAttempts {
+		conds, ops, err := plan()
+		if err != nil || len(ops) == 0 {
+			return err
+		}
+		_, err = r.s.Txn(ctx, conds, ops)
+		if !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return ErrContention
+}
+
+// getPersona reads one persona record and its revision.
+func (r *Registry) getPersona(ctx context.Context, id string) (Persona, int64, error) {
+	kv, err := r.s.Get(ctx, personaPrefix+id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Persona{}, 0, fmt.Errorf("%w: no persona with id %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return Persona{}, 0, fmt.Errorf("read persona %s: %w", id, err)
+	}
+	var p Persona
+	if err := json.Unmarshal(kv.Value, &p); err != nil {
+		return Persona{}, 0, fmt.Errorf("read persona %s: %w: %v", id, store.ErrCorrupt, err)
+	}
+	return p, kv.ModRev, nil
+}
+
+// getSeat reads a seat; a seat never granted reads as empty with revision 0,
+// which is also the condition "still never granted" at commit.
+func (r *Registry) getSeat(ctx context.Context, addr string) (seatRecord, int64, error) {
+	kv, err := r.s.Get(ctx, seatPrefix+addr)
+	if errors.Is(err, store.ErrNotFound) {
+		return seatRecord{}, 0, nil
+	}
+	if err != nil {
+		return seatRecord{}, 0, fmt.Errorf("read seat %s: %w", addr, err)
+	}
+	var s seatRecord
+	if err := json.Unmarshal(kv.Value, &s); err != nil {
+		return seatRecord{}, 0, fmt.Errorf("read seat %s: %w: %v", addr, store.ErrCorrupt, err)
+	}
+	return s, kv.ModRev, nil
+}
+
+// putJSON encodes one record as a put. Encoding fails only for a time
+// outside years 0–9999, which a broken clock could produce.
+func putJSON(key string, v any) (store.Op, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return store.Op{}, fmt.Errorf("encode %s: %w", key, err)
+	}
+	return store.Put(key, b), nil
+}
+
+// ops collects puts, stopping at the first encoding error.
+type ops struct {
+	list []store.Op
+	err  error
+}
+
+func (o *ops) put(key string, v any) {
+	if o.err != nil {
+		return
+	}
+	op, err := putJSON(key, v)
+	o.list, o.err = append(o.list, op), err
+}
+
+func (o *ops) persona(p Persona)              { o.put(personaPrefix+p.ID, p) }
+func (o *ops) seat(addr string, s seatRecord) { o.put(seatPrefix+addr, s) }
