@@ -1,0 +1,133 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The issue's list, in its order: "Spica, Porrima, Vindemiatrix, Zavijava,
+// Auva, Heze, Zaniah, Syrma, Kang, Khambalia, Rijl al Awwa, Elgafar, Lich".
+func TestConstellationNamesOrderAndValidity(t *testing.T) {
+	head := "Spica,Porrima,Vindemiatrix,Zavijava,Auva,Heze,Zaniah,Syrma,Kang,Khambalia,Rijl al Awwa,Elgafar"
+	if got := strings.Join(ConstellationNames[:12], ","); got != head {
+		t.Errorf("list starts %s, want %s", got, head)
+	}
+	seen := map[string]bool{}
+	for _, n := range ConstellationNames {
+		if _, err := NormalizeName(n); err != nil {
+			t.Errorf("listed name %q is invalid: %v", n, err)
+		}
+		if seen[nameKey(n)] {
+			t.Errorf("%q listed twice", n)
+		}
+		seen[nameKey(n)] = true
+	}
+	if !seen["lich"] {
+		t.Errorf("Lich missing")
+	}
+}
+
+func TestSuggestionsSkipTakenAndOverflow(t *testing.T) {
+	n := len(ConstellationNames)
+	tests := []struct {
+		name  string
+		taken []string
+		count int
+		want  []string
+	}{
+		{"empty installation", nil, 3, []string{"Spica", "Porrima", "Vindemiatrix"}},
+		{"taken skipped, any case", []string{"spica", "VINDEMIATRIX"}, 2, []string{"Porrima", "Zavijava"}},
+		{"list exhausted", ConstellationNames, 3, []string{"Spica II", "Porrima II", "Vindemiatrix II"}},
+		{"overflow skips taken too", append(append([]string{}, ConstellationNames...), "spica ii"), 1, []string{"Porrima II"}},
+		{"third round", nil, 2*n + 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			taken := map[string]bool{}
+			for _, s := range tt.taken {
+				taken[nameKey(s)] = true
+			}
+			got := freeNames(taken, tt.count)
+			if tt.want != nil && strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("freeNames = %v, want %v", got, tt.want)
+			}
+			if len(got) != tt.count {
+				t.Fatalf("got %d names, want %d", len(got), tt.count)
+			}
+			if got[len(got)-1] == "Spica III" != (tt.name == "third round") {
+				t.Errorf("last = %q", got[len(got)-1])
+			}
+			for _, s := range got {
+				if _, err := NormalizeName(s); err != nil || taken[nameKey(s)] {
+					t.Errorf("suggested %q: valid=%v taken=%v", s, err, taken[nameKey(s)])
+				}
+			}
+		})
+	}
+}
+
+func TestRoman(t *testing.T) {
+	for n, want := range map[int]string{2: "II", 4: "IV", 9: "IX", 14: "XIV", 40: "XL", 1994: "MCMXCIV"} {
+		if got := roman(n); got != want {
+			t.Errorf("roman(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+func TestSuggestNamesFromStore(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	in.step(func(r *Registry) {
+		p := mustRegister(t, r, Registration{Address: "root/secretary", Name: "Spica"})
+		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "porrima"})
+		r.Retire(ctx, p.Name, "done")
+	})
+	in.step(func(r *Registry) {
+		got, err := r.SuggestNames(ctx, 2)
+		if err != nil || strings.Join(got, ",") != "Vindemiatrix,Zavijava" {
+			t.Errorf("SuggestNames = %v, %v; want retired and other-case names skipped", got, err)
+		}
+		if _, err := r.SuggestNames(ctx, 0); !errors.Is(err, ErrInvalidCount) {
+			t.Errorf("SuggestNames(0) = %v", err)
+		}
+		_, name, ok, _ := r.FirstPersonaDefault(ctx)
+		if ok || name != "" {
+			t.Errorf("default offered after registrations")
+		}
+	})
+}
+
+func TestNormalizeName(t *testing.T) {
+	good := map[string]string{"Rijl al Awwa": "Rijl al Awwa", " Heze ": "Heze", "O'Neil-2": "O'Neil-2", "Mönch": "Mönch",
+		strings.Repeat("é", 40): strings.Repeat("é", 40)}
+	for in, want := range good {
+		if got, err := NormalizeName(in); err != nil || got != want {
+			t.Errorf("NormalizeName(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "   ", "a/b", "tab\there", "x_y", "emoji🙂", strings.Repeat("a", 41)} {
+		if _, err := NormalizeName(bad); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("NormalizeName(%q) = %v, want ErrInvalidName", bad, err)
+		}
+	}
+}
+
+func TestNormalizeHuman(t *testing.T) {
+	t.Setenv("USER", "")
+	for in, want := range map[string]string{"": "human:owner", "ada": "human:ada", "human:ada.l": "human:ada.l"} {
+		if got, err := NormalizeHuman(in); err != nil || got != want {
+			t.Errorf("NormalizeHuman(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	t.Setenv("USER", "bad user")
+	if got, _ := NormalizeHuman(""); got != "human:owner" {
+		t.Errorf("unusable $USER gave %q", got)
+	}
+	for _, bad := range []string{"human:", "human:-x", "human:a b", "persona:ada", "human:" + strings.Repeat("a", 65)} {
+		if _, err := NormalizeHuman(bad); !errors.Is(err, ErrInvalidHuman) {
+			t.Errorf("NormalizeHuman(%q) = %v, want ErrInvalidHuman", bad, err)
+		}
+	}
+}
