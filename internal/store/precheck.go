@@ -22,7 +22,7 @@ const (
 )
 
 type boltMeta struct {
-	pageSize             uint32
+	version, pageSize    uint32
 	root, freelist, pgid uint64
 	txid                 uint64
 	magicOK, checksumOK  bool
@@ -34,7 +34,8 @@ func parseMeta(b []byte) boltMeta {
 		return m
 	}
 	le := binary.LittleEndian
-	m.magicOK = le.Uint32(b[0:]) == boltMagic && le.Uint32(b[4:]) == boltVersion
+	m.magicOK = le.Uint32(b[0:]) == boltMagic
+	m.version = le.Uint32(b[4:])
 	m.pageSize = le.Uint32(b[8:])
 	m.root = le.Uint64(b[16:])
 	m.freelist = le.Uint64(b[32:])
@@ -46,7 +47,7 @@ func parseMeta(b []byte) boltMeta {
 	return m
 }
 
-func (m boltMeta) valid() bool { return m.magicOK && m.checksumOK }
+func (m boltMeta) valid() bool { return m.magicOK && m.version == boltVersion && m.checksumOK }
 
 // precheck refuses, before bbolt maps it, a file whose damage is cheap to
 // see: empty, not bbolt at all, both meta pages bad, shorter than its meta
@@ -83,6 +84,8 @@ func precheck(path string, size int64) error {
 	switch {
 	case !m0.magicOK && !m1.magicOK:
 		return bad("not a bbolt database (no bbolt header)")
+	case m.magicOK && m.checksumOK && m.version != boltVersion:
+		return bad("bbolt file format %d, this virgo-tui reads format %d", m.version, boltVersion)
 	case !m.valid():
 		return bad("both bbolt meta pages are damaged (checksum mismatch)")
 	}
