@@ -37,7 +37,7 @@ type Identity struct {
 	ID             string `json:"id"`
 	Name           string `json:"name"`
 	Generation     int    `json:"generation"`
-	SessionLineage string `json:"session_lineage"`
+	SessionLineage string `json:"session_lineage,omitempty"`
 }
 
 // Path is the canonical registered address and its parts.

@@ -1,0 +1,87 @@
+package stamp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gowebpki/jcs"
+)
+
+// HashPrefix marks the algorithm of a stamp hash.
+const HashPrefix = "sha256:"
+
+// Hash is SHA-256 over the RFC 8785 (JCS) canonical form of a stamp file's
+// JSON, hex-encoded with HashPrefix, so any language can recompute it:
+// canonicalize with a JCS library, then sha256.
+func Hash(b []byte) (string, error) {
+	canon, err := jcs.Transform(b)
+	if err != nil {
+		return "", fmt.Errorf("hash stamp: %w: %w", ErrInvalidStamp, err)
+	}
+	sum := sha256.Sum256(canon)
+	return HashPrefix + hex.EncodeToString(sum[:]), nil
+}
+
+// Write validates s with both validators, then writes it as FileName (0600)
+// into dir, the generation's private directory, exclusively: an existing
+// stamp is never overwritten (ErrStampExists). It returns the stamp hash the
+// persona's composition records.
+func Write(dir string, s Stamp) (string, error) {
+	b, err := Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, FileName)
+	if _, err := validateV3(b, p); err != nil {
+		return "", err
+	}
+	h, err := Hash(b)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("write %s: %w; a new generation gets a new directory", p, ErrStampExists)
+	}
+	if err != nil {
+		return "", fmt.Errorf("write stamp: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(p) // the half-written file is ours; never leave it as a stamp
+		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	return h, nil
+}
+
+// Load reads a stamp file, refuses it when its hash no longer matches the
+// hash the composition recorded (ErrHashMismatch), and reads it with Read
+// (version dispatch and both validators).
+func Load(path, wantHash string) (Stamp, error) {
+	if wantHash == "" {
+		return Stamp{}, fmt.Errorf("load %s: %w", path, ErrHashRequired)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Stamp{}, fmt.Errorf("load stamp: %w", err)
+	}
+	got, err := Hash(b)
+	if err != nil {
+		return Stamp{}, fmt.Errorf("load %s: %w", path, err)
+	}
+	if got != wantHash {
+		return Stamp{}, fmt.Errorf("load %s: %w: recorded %s, file is %s", path, ErrHashMismatch, wantHash, got)
+	}
+	return ReadSource(path, b)
+}

@@ -1,0 +1,230 @@
+package stamp
+
+import "github.com/virgo-hub/virgo-tui/internal/registry"
+
+// This file is the one table of the spec's "Class matrix" and "Required tool
+// inventory" (virgo-capability-surface.txt). The factory, the validator, the
+// diff, the dossier, the matrix view and the tests all read it; nothing keeps
+// a second hand-written list.
+
+// Mark is one cell of the class matrix, in the spec's words: "R means
+// read/use, W means mutate within stamped scope, C means the tool is exposed
+// but requires confirmation for the described boundary, and - means it is not
+// exposed."
+type Mark string
+
+// The five marks of the class matrix.
+const (
+	MarkRead      Mark = "R"
+	MarkWrite     Mark = "W"
+	MarkReadWrite Mark = "R/W"
+	MarkConfirm   Mark = "C"
+	MarkNone      Mark = "-"
+)
+
+// Kind says whether a tool only reads or also mutates. A cell marked R exposes
+// a bundle's read tools only; W, R/W and C expose the whole bundle, because a
+// bundle that mutates needs its own reads (the reaction catalogue before apply).
+type Kind uint8
+
+// The two tool kinds.
+const (
+	KindRead Kind = iota
+	KindWrite
+)
+
+// Cell is one class's entry for one bundle.
+type Cell struct {
+	Mark Mark
+	// Note is the spec's footnote number (¹ ²), 0 for none.
+	Note int
+	// Qualifier is the spec's parenthesised limit: "bound surfaces",
+	// "assigned task".
+	Qualifier string
+	// Scope, when set, overrides every tool's default scope for this class.
+	Scope Scope
+}
+
+// InventoryTool is one tool of the required inventory (or a versioned
+// addition) with the properties that do not vary by class.
+type InventoryTool struct {
+	Name          string
+	HandlerAction string
+	Kind          Kind
+	// Group is the spec's inventory heading ("workspace", "runs", ...).
+	Group string
+	// Scope is the default scope; a Cell may override it.
+	Scope Scope
+	// Versioned marks a tool the factory adds beyond the spec's 38 names.
+	Versioned bool
+	// Bundle is the matrix row the tool belongs to (filled from the table).
+	Bundle string
+}
+
+// Bundle is one row of the class matrix with the tools it resolves to.
+type Bundle struct {
+	// Name is the spec's "Capability bundle" column.
+	Name string
+	// Boundary is what a diff says is gained or lost with this bundle.
+	Boundary string
+	// Standard marks the spec's "standard ordinary surface every class
+	// receives".
+	Standard bool
+	Cells    map[registry.Profile]Cell
+	Tools    []InventoryTool
+}
+
+// Footnote is one of the matrix's numbered limits.
+type Footnote struct {
+	N    int
+	Text string
+}
+
+// PublishTool is the versioned tool name of the deployment/publication row.
+const PublishTool = "publish_deployment_v1"
+
+// row builds the cells of one matrix row in registry.Profiles order.
+func row(secretary, coordinator, lead, deputy Cell) map[registry.Profile]Cell {
+	return map[registry.Profile]Cell{
+		registry.ProfileSecretary:       secretary,
+		registry.ProfileTeamCoordinator: coordinator,
+		registry.ProfileProjectLead:     lead,
+		registry.ProfileCoderDeputy:     deputy,
+	}
+}
+
+var (
+	cellR    = Cell{Mark: MarkRead}
+	cellW    = Cell{Mark: MarkWrite}
+	cellRW   = Cell{Mark: MarkReadWrite}
+	cellC    = Cell{Mark: MarkConfirm}
+	cellNone = Cell{Mark: MarkNone}
+)
+
+func tool(group, name, action string, kind Kind, scope Scope) InventoryTool {
+	return InventoryTool{Name: name, HandlerAction: action, Kind: kind, Group: group, Scope: scope}
+}
+
+// bundles is the class matrix, in the spec's row order.
+var bundles = []Bundle{
+	{Name: "standard workspace and coordination", Boundary: "workspace and coordination", Standard: true,
+		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
+			tool("workspace", "workspace_list", "workspace.list", KindRead, ScopeOwnWorkspace),
+			tool("workspace", "workspace_stat", "workspace.stat", KindRead, ScopeOwnWorkspace),
+			tool("workspace", "workspace_hash", "workspace.hash", KindRead, ScopeOwnWorkspace),
+			tool("workspace", "workspace_read", "workspace.read", KindRead, ScopeOwnWorkspace),
+			tool("workspace", "workspace_write", "workspace.write", KindWrite, ScopeOwnWorkspace),
+			tool("coordination", "send_broker_message", "coordination.send", KindWrite, ScopeOwn),
+			tool("coordination", "list_coordination_messages", "coordination.list", KindRead, ScopeOwn),
+			tool("coordination", "ack_coordination_message", "coordination.ack", KindWrite, ScopeOwn),
+		}},
+	{Name: "peer verification and presence", Boundary: "presence", Standard: true,
+		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
+			tool("identity/presence", "list_peers", "presence.list_peers", KindRead, ScopeDirectory),
+			tool("identity/presence", "lookup_sender", "presence.lookup_sender", KindRead, ScopeDirectory),
+			tool("identity/presence", "set_summary", "presence.set_summary", KindWrite, ScopeOwn),
+			tool("identity/presence", "set_activity", "presence.set_activity", KindWrite, ScopeOwn),
+			tool("identity/presence", "reconcile_wake", "presence.reconcile_wake", KindWrite, ScopeOwn),
+		}},
+	{Name: "bounded graph context query", Boundary: "graph context", Standard: true,
+		Cells: row(cellR, cellR, cellR, cellR), Tools: []InventoryTool{
+			tool("knowledge", "query_graph_context", "graph.query_context", KindRead, ScopeGraphNamespace),
+		}},
+	{Name: "decisions: list / raise", Boundary: "decision raising", Standard: true,
+		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
+			tool("decisions", "list_decisions", "decision.list", KindRead, ScopeOwn),
+			tool("decisions", "raise_decision", "decision.raise", KindWrite, ScopeOwn),
+		}},
+	{Name: "decisions: resolve", Boundary: "decision resolution",
+		Cells: row(Cell{Mark: MarkWrite, Note: 1, Scope: ScopeRelayBoundHuman},
+			Cell{Mark: MarkWrite, Note: 2, Scope: ScopeLaneApprover}, cellW, cellNone),
+		Tools: []InventoryTool{
+			tool("decisions", "resolve_decision", "decision.resolve", KindWrite, ScopeSubtree),
+		}},
+	{Name: "tasks: list / get / report", Boundary: "task reporting", Standard: true,
+		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
+			tool("tasks", "list_tasks", "task.list", KindRead, ScopeOwn),
+			tool("tasks", "get_task", "task.get", KindRead, ScopeOwn),
+			tool("tasks", "report_task", "task.report", KindWrite, ScopeOwn),
+		}},
+	{Name: "tasks: assign", Boundary: "task assignment",
+		Cells: row(cellW, cellW, cellW, cellNone), Tools: []InventoryTool{
+			tool("tasks", "assign_task", "task.assign", KindWrite, ScopeSubtree),
+		}},
+	{Name: "runs and artifacts", Boundary: "runs and artifacts",
+		Cells: row(cellR, cellR, cellRW, Cell{Mark: MarkReadWrite, Qualifier: "assigned task", Scope: ScopeAssignedTask}),
+		Tools: []InventoryTool{
+			tool("runs", "list_runs", "run.list", KindRead, ScopeSubtree),
+			tool("runs", "get_run", "run.get", KindRead, ScopeSubtree),
+			tool("runs", "create_run", "run.create", KindWrite, ScopeSubtree),
+			tool("runs", "advance_run", "run.advance", KindWrite, ScopeSubtree),
+			tool("runs", "append_run_event", "run.append_event", KindWrite, ScopeSubtree),
+			tool("runs", "record_artifact", "artifact.record", KindWrite, ScopeSubtree),
+		}},
+	{Name: "human messages, replies, ack, typing", Boundary: "human-surface messaging",
+		Cells: row(Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, cellNone, cellNone),
+		Tools: []InventoryTool{
+			tool("human surface", "send_human_message", "human.send_message", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "reply_human_message", "human.reply_message", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "ack_human_message", "human.ack_message", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "start_typing", "human.start_typing", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "stop_typing", "human.stop_typing", KindWrite, ScopeBoundSurfaces),
+		}},
+	{Name: "reaction catalogue and apply", Boundary: "human-surface reactions",
+		Cells: row(cellW, cellW, cellNone, cellNone), Tools: []InventoryTool{
+			tool("human surface", "list_reaction_ids", "human.list_reactions", KindRead, ScopeBoundSurfaces),
+			tool("human surface", "apply_human_reaction", "human.apply_reaction", KindWrite, ScopeBoundSurfaces),
+		}},
+	{Name: "cards, todo cards, file send", Boundary: "human-surface cards and files",
+		Cells: row(cellW, cellW, cellNone, cellNone), Tools: []InventoryTool{
+			tool("human surface", "send_human_card", "human.send_card", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "send_human_todo", "human.send_todo", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "send_human_file", "human.send_file", KindWrite, ScopeBoundSurfaces),
+		}},
+	{Name: "human-surface/gateway status", Boundary: "gateway status",
+		Cells: row(cellR, cellR, cellR, cellR), Tools: []InventoryTool{
+			tool("human surface", "get_human_surface_status", "human.surface_status", KindRead, ScopeGateway),
+		}},
+	{Name: "deployment/publication", Boundary: "publication",
+		Cells: row(cellC, cellC, cellC, cellC), Tools: []InventoryTool{
+			{Name: PublishTool, HandlerAction: "deployment.publish.v1", Kind: KindWrite,
+				Group: "deployment", Scope: ScopeExternal, Versioned: true},
+		}},
+}
+
+// footnotes are the matrix's limits, quoted from the spec.
+var footnotes = []Footnote{
+	{N: 1, Text: "A secretary resolves a decision only as a durable relay of the bound human authority's explicit decision."},
+	{N: 2, Text: "A team coordinator resolves only when the bound lane approver authorizes that decision. Neither class self-originates a resolution."},
+}
+
+// SurfaceItem is one line of the spec's "Standard ordinary surface" with the
+// tools that realise it.
+type SurfaceItem struct {
+	Text  string
+	Tools []string
+}
+
+// standardSurface is the spec's "Every persona class receives:" list. Items
+// carried by something other than a tool (the delivery envelope, confinement)
+// have no tools.
+var standardSurface = []SurfaceItem{
+	{Text: "workspace listing, metadata, hash, and paginated/ranged reads",
+		Tools: []string{"workspace_list", "workspace_stat", "workspace_hash", "workspace_read"}},
+	{Text: "atomic writes to the mutable paths declared in its own workspace binding",
+		Tools: []string{"workspace_write"}},
+	{Text: "coordination inbox list/ack, broker send, wake reconciliation, presence summary/activity, peer listing, and redacted sender lookup",
+		Tools: []string{"list_coordination_messages", "ack_coordination_message", "send_broker_message", "reconcile_wake",
+			"set_summary", "set_activity", "list_peers", "lookup_sender"}},
+	{Text: "decision list/raise and task list/get/report for work it owns",
+		Tools: []string{"list_decisions", "raise_decision", "list_tasks", "get_task", "report_task"}},
+	{Text: "read-only bounded graph context queries", Tools: []string{"query_graph_context"}},
+	{Text: "read-only access to the persona's own conversation-archive lineage through the graph query service",
+		Tools: []string{"query_graph_context"}},
+	{Text: "a delivery envelope containing registry-derived sender project, agent, peer id, and instance/fence provenance"},
+}
+
+// StandardMutablePaths are the workspace paths every normal persona may
+// write: "For a normal persona this includes QUEUE.md, DECISIONS.md,
+// FINDINGS.md, and memory/**".
+var standardMutablePaths = []string{"QUEUE.md", "DECISIONS.md", "FINDINGS.md", "memory/**"}
