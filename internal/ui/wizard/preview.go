@@ -1,0 +1,77 @@
+package wizard
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// pane is one scrollable half of the preview.
+type pane int
+
+const (
+	paneStamp pane = iota
+	paneDiff
+)
+
+// previewChrome is how many lines of the preview are not pane: title, path,
+// summary, pane header and footer. Page keys scroll by the rest.
+const previewChrome = 7
+
+// previewState is the rendered preview: the stamp file's bytes and the
+// class-matrix diff, each as lines with its own scroll offset, so the view
+// renders only the visible lines.
+type previewState struct {
+	data   Preview
+	lines  [2][]string
+	offset [2]int
+	focus  pane
+	// summary is one line: tool counts and the boundaries crossed.
+	summary string
+	// stampErr is set when the stamp cannot be rendered; it is shown.
+	stampErr error
+}
+
+func newPreviewState(p Preview) *previewState {
+	ps := &previewState{data: p}
+	b, err := stamp.Marshal(p.Stamp)
+	if err != nil {
+		ps.stampErr = err
+	}
+	ps.lines[paneStamp] = strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	ps.lines[paneDiff], ps.summary = diffLines(p)
+	return ps
+}
+
+// scroll moves the focused pane (or switches pane) and returns a copy, so an
+// earlier Model value keeps its own preview.
+func (p *previewState) scroll(msg tea.KeyPressMsg, k KeyMap, page int) *previewState {
+	c := *p
+	n := &c.offset[c.focus]
+	switch {
+	case key.Matches(msg, k.Pane):
+		c.focus = 1 - c.focus
+	case key.Matches(msg, k.ScrollUp):
+		*n--
+	case key.Matches(msg, k.ScrollDown):
+		*n++
+	case key.Matches(msg, k.PageUp):
+		*n -= page
+	case key.Matches(msg, k.PageDown):
+		*n += page
+	}
+	*n = max(0, min(*n, len(c.lines[c.focus])-1))
+	return &c
+}
+
+// window is the visible slice of a pane of the given height; the offset is
+// clamped so the last page is full.
+func (p *previewState) window(which pane, height int) []string {
+	lines := p.lines[which]
+	off := max(0, min(p.offset[which], len(lines)-height))
+	end := min(len(lines), off+height)
+	return lines[off:end]
+}

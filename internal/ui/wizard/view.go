@@ -1,0 +1,239 @@
+package wizard
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// questions introduce each step in the spec's words.
+var questions = [choiceSteps]string{
+	"Scope: an existing scope, root (reserved installation-wide seats), or type a new one.",
+	"Project (optional): project absence means scope-wide.",
+	"Role: only roles whose binding arity fits this address are offered.",
+	"Name: the owner-facing identity, for life. Free Virgo-constellation names are suggested.",
+}
+
+// View renders the wizard into exactly width×height cells (the shell's
+// body, or the whole terminal under Run).
+func (m Model) View(width, height int) string {
+	width, height = max(width, 20), max(height, 6)
+	var body []string
+	switch {
+	case m.loading:
+		body = []string{m.title(), "", "reading the installation…"}
+	case m.step == stepPreview:
+		body = m.previewView(width, height-m.footerHeight(width))
+	case m.step == stepSubmitted:
+		body = m.submittedView(width)
+	default:
+		body = m.choiceView(width, height-m.footerHeight(width))
+	}
+	if m.err != nil {
+		body = append(body, "", m.styles.Refusal.Width(width).Render("✗ "+m.err.Error()))
+	}
+	content := lipgloss.NewStyle().Height(height - m.footerHeight(width)).
+		MaxHeight(height - m.footerHeight(width)).Render(strings.Join(body, "\n"))
+	return lipgloss.NewStyle().MaxWidth(width).Render(content + "\n" + m.footer(width))
+}
+
+func (m Model) footerHeight(width int) int { return lipgloss.Height(m.footer(width)) }
+
+func (m Model) footer(width int) string {
+	h := m.help
+	h.SetWidth(width)
+	return h.ShortHelpView(m.ShortHelp())
+}
+
+func (m Model) title() string {
+	s := m.step
+	t := "persona add · " + stepTitles[s]
+	if s < stepPreview {
+		t = fmt.Sprintf("persona add · step %d of %d · %s", s+1, choiceSteps, stepTitles[s])
+	}
+	return m.styles.Title.Render(t)
+}
+
+// crumbs shows every answer so far, in path order.
+func (m Model) crumbs() string {
+	parts := []struct {
+		label, value string
+		skip         bool
+	}{
+		{"scope", m.answers.Scope, false},
+		{"project", m.answers.Project, m.answers.Scope == registry.RootScope},
+		{"role", m.answers.Role, false},
+		{"name", m.name, false},
+	}
+	var out []string
+	for i, p := range parts {
+		v, st := p.value, m.styles.CrumbDone
+		switch {
+		case p.skip:
+			v, st = "none", m.styles.Crumb
+		case step(i) >= m.step && m.step < stepPreview || v == "":
+			v, st = "—", m.styles.Crumb
+			if step(i) == stepProject && m.step > stepProject {
+				v = "none"
+			}
+		}
+		out = append(out, m.styles.Crumb.Render(p.label+" ")+st.Render(v))
+	}
+	return strings.Join(out, m.styles.Crumb.Render("  ›  "))
+}
+
+// choiceView is one of the four answer steps: question, input, verdict and
+// the offered options around the highlighted one.
+func (m Model) choiceView(width, height int) []string {
+	s := m.step
+	lines := []string{m.title(), m.crumbs(), "", m.styles.Prompt.Width(width).Render(questions[s])}
+	in := m.inputs[s]
+	in.SetWidth(max(10, width-len(in.Prompt)-2))
+	lines = append(lines, in.View())
+	lines = append(lines, m.verdict(width)...)
+	if o, ok := m.current(s); ok && s == stepRole && o.err == nil {
+		r, _ := registry.LookupRole(o.value)
+		lines = append(lines, m.styles.Detail.Width(width).Render("  "+r.Name+": "+r.Duty))
+	}
+	lines = append(lines, "")
+	rows := m.options(s)
+	room := height - len(lines) - 1
+	if m.err != nil {
+		room -= 2
+	}
+	first, last := visibleRange(len(rows), min(m.cursor[s], len(rows)-1), max(1, room))
+	labelW := 0
+	for _, o := range rows {
+		labelW = max(labelW, lipgloss.Width(o.label))
+	}
+	for i := first; i < last; i++ {
+		o := rows[i]
+		mark, st := "  ", m.styles.Option
+		if i == m.cursor[s] || i == len(rows)-1 && m.cursor[s] >= len(rows) {
+			mark, st = "▸ ", m.styles.Selected
+		}
+		label := st.Render(o.label + strings.Repeat(" ", labelW-lipgloss.Width(o.label)))
+		lines = append(lines, mark+label+"  "+m.styles.Detail.Render(o.detail))
+	}
+	if first > 0 || last < len(rows) {
+		lines = append(lines, m.styles.Detail.Render(fmt.Sprintf("  %d–%d of %d", first+1, last, len(rows))))
+	}
+	return lines
+}
+
+// verdict says, as the operator types, whether enter will be accepted and
+// why not: the registry's refusal, word for word.
+func (m Model) verdict(width int) []string {
+	o, ok := m.current(m.step)
+	switch {
+	case !ok:
+		return []string{m.styles.Detail.Render("  nothing to choose: type a value")}
+	case o.err != nil:
+		return strings.Split(m.styles.Refusal.Width(width).Render("✗ "+o.err.Error()), "\n")
+	}
+	return []string{m.styles.Accepted.Render("✓ " + m.acceptance(o))}
+}
+
+// acceptance describes what choosing o means.
+func (m Model) acceptance(o option) string {
+	switch m.step {
+	case stepScope:
+		if o.typed {
+			return fmt.Sprintf("new scope %s", o.value)
+		}
+		return "scope " + o.value
+	case stepProject:
+		if o.value == "" {
+			return "no project: the role is scope-wide"
+		}
+		if o.typed {
+			return "new project " + m.answers.Scope + "/" + o.value
+		}
+		return "project " + m.answers.Scope + "/" + o.value
+	case stepRole:
+		a := m.answers
+		a.Role = o.value
+		return "address " + a.String()
+	}
+	return "name " + o.value
+}
+
+// visibleRange is the window of n rows of the given height that shows cur.
+func visibleRange(n, cur, height int) (int, int) {
+	if n <= height {
+		return 0, n
+	}
+	first := max(0, min(cur-height/2, n-height))
+	return first, first + height
+}
+
+// previewView shows the address, the summary of the diff and the two panes:
+// side by side when there is room, otherwise the focused one.
+func (m Model) previewView(width, height int) []string {
+	reg := m.Registration()
+	role, _ := reg.Address.RoleInfo()
+	lines := []string{m.title(),
+		fmt.Sprintf("address %s · name %s · profile %s (%s)", reg.Address, reg.Name, role.Profile, role.Arity)}
+	p := m.preview
+	if p == nil {
+		return append(lines, "", "building the stamp…")
+	}
+	lines = append(lines, m.styles.Notice.Render(p.summary))
+	if m.submitting {
+		lines = append(lines, m.styles.Notice.Render("submitting…"))
+	}
+	if p.stampErr != nil {
+		lines = append(lines, m.styles.Refusal.Render("✗ "+p.stampErr.Error()))
+	}
+	paneH := max(1, height-len(lines)-1)
+	if m.err != nil {
+		paneH = max(1, paneH-2)
+	}
+	if width >= 110 {
+		half := (width - 3) / 2
+		left := m.pane(p, paneStamp, half, paneH)
+		right := m.pane(p, paneDiff, width-3-half, paneH)
+		return append(lines, lipgloss.JoinHorizontal(lipgloss.Top, left, " │ ", right))
+	}
+	return append(lines, m.pane(p, p.focus, width, paneH))
+}
+
+var paneTitles = [2]string{"stamp · " + "CAPABILITY-STAMP.json", "class-matrix diff"}
+
+// pane renders one pane with its header; the focused one's header is lit.
+func (m Model) pane(p *previewState, which pane, width, height int) string {
+	head := m.styles.PaneOff.Render(" " + paneTitles[which] + " ")
+	if which == p.focus {
+		head = m.styles.PaneOn.Render(" " + paneTitles[which] + " ")
+	}
+	head += m.styles.Detail.Render(fmt.Sprintf(" %d lines", len(p.lines[which])))
+	lines := []string{ansi.Truncate(head, width, "…")}
+	for _, l := range p.window(which, height-1) {
+		lines = append(lines, ansi.Truncate(l, width, "…"))
+	}
+	return lipgloss.NewStyle().Width(width).Height(height).Render(strings.Join(lines, "\n"))
+}
+
+func (m Model) submittedView(width int) []string {
+	reg, s := m.Registration(), m.submitted
+	w := lipgloss.NewStyle().Width(width)
+	lines := []string{m.title(), "",
+		w.Render(fmt.Sprintf("%s (%s) is registered and waits for activation.", reg.Address, reg.Name)),
+		w.Render("Activation confirmation " + s.ConfirmationID + " is queued."), ""}
+	switch {
+	case m.approved:
+		lines = append(lines, m.styles.Accepted.Render("✓ approved: the activation is decided."))
+	case m.approving:
+		lines = append(lines, m.styles.Notice.Render("approving…"))
+	case s.OperatorIsBoundHuman:
+		lines = append(lines, m.styles.Notice.Width(width).Render(
+			"You are the bound human: press a to approve it now, or enter to leave it pending in the approval queue."))
+	default:
+		lines = append(lines, w.Render("It waits for its bound human in the approval queue."))
+	}
+	return lines
+}

@@ -1,0 +1,379 @@
+package wizard
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+func optionValues(m Model, s step) []string {
+	var out []string
+	for _, o := range m.options(s) {
+		out = append(out, o.value)
+	}
+	return out
+}
+
+func TestWalkToProjectDeputy(t *testing.T) {
+	b := &fakeBackend{snap: existing()}
+	h := newHarness(t, b)
+	if h.m.step != stepScope {
+		t.Fatalf("starts at %v", h.m.step)
+	}
+	if got := optionValues(h.m, stepScope); strings.Join(got, ",") != "home,work,root" {
+		t.Fatalf("scopes offered %v; want existing scopes and root", got)
+	}
+	h.typ("wo")
+	h.keys("enter")
+	if h.m.answers.Scope != "work" || h.m.step != stepProject {
+		t.Fatalf("typing a prefix picks the existing scope: %+v step %v", h.m.answers, h.m.step)
+	}
+	if got := optionValues(h.m, stepProject); strings.Join(got, ",") != ",core,web" {
+		t.Fatalf("projects offered %q; want none, core, web", got)
+	}
+	h.keys("down", "enter")
+	if h.m.answers.Project != "core" || h.m.step != stepRole {
+		t.Fatalf("picked project %+v", h.m.answers)
+	}
+	if got := optionValues(h.m, stepRole); strings.Join(got, ",") != "lead,deputy" {
+		t.Fatalf("project-bound roles offered %v; want lead, deputy", got)
+	}
+	h.keys("down", "enter")
+	if h.m.step != stepName || h.m.answers.Role != "deputy" {
+		t.Fatalf("role step: %+v", h.m.answers)
+	}
+	if o, _ := h.m.current(stepName); o.value != "Porrima" {
+		t.Fatalf("first suggestion not preselected: %q", o.value)
+	}
+	h.keys("enter")
+	if h.m.step != stepPreview || h.m.preview == nil {
+		t.Fatalf("no preview: step %v err %v", h.m.step, h.m.err)
+	}
+	want := Registration{Address: registry.Address{Scope: "work", Project: "core", Role: "deputy"}, Name: "Porrima"}
+	if h.m.Registration() != want {
+		t.Fatalf("registration %+v", h.m.Registration())
+	}
+	view := h.m.View(120, 40)
+	for _, s := range []string{"work/core/deputy", `"schema_version": 3`, "coder-deputy"} {
+		if !strings.Contains(view, s) {
+			t.Errorf("preview lacks %q:\n%s", s, view)
+		}
+	}
+	h.keys("enter")
+	if len(b.submits) != 1 || b.submits[0] != want {
+		t.Fatalf("submits %+v", b.submits)
+	}
+	if h.m.step != stepSubmitted {
+		t.Fatalf("step %v err %v", h.m.step, h.m.err)
+	}
+	h.keys("enter")
+	if h.done == nil || h.done.Cancelled || h.done.Approved || h.done.Submitted.ConfirmationID != "c-0001" {
+		t.Fatalf("result %+v", h.done)
+	}
+}
+
+func TestRolesFilteredByArity(t *testing.T) {
+	for _, tc := range []struct {
+		scope, project string
+		want           string
+	}{
+		{"root", "", "secretary,operator"},
+		{"work", "", "secretary,coordinator"},
+		{"work", "core", "lead,deputy"},
+	} {
+		h := newHarness(t, &fakeBackend{snap: existing()})
+		h.typ(tc.scope)
+		h.keys("enter")
+		if tc.scope != "root" {
+			h.typ(tc.project)
+			h.keys("enter")
+		}
+		if h.m.step != stepRole {
+			t.Fatalf("%s/%s: at step %v", tc.scope, tc.project, h.m.step)
+		}
+		if got := strings.Join(optionValues(h.m, stepRole), ","); got != tc.want {
+			t.Errorf("%s/%s: roles %s, want %s (registry.RolesFor)", tc.scope, tc.project, got, tc.want)
+		}
+	}
+}
+
+func TestRootSkipsProject(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("root")
+	h.keys("enter")
+	if h.m.step != stepRole {
+		t.Fatalf("root must skip the project step (root has no projects): %v", h.m.step)
+	}
+	h.keys("esc")
+	if h.m.step != stepScope {
+		t.Fatalf("back from role under root returns to scope: %v", h.m.step)
+	}
+}
+
+// The refusal shown as the operator types is the registry's own error, word
+// for word.
+func TestRefusalsUseRegistryWords(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("Work")
+	o, _ := h.m.current(stepScope)
+	want := registry.CheckSegment("scope", "Work")
+	if o.err == nil || o.err.Error() != want.Error() {
+		t.Fatalf("scope refusal %v; want %v", o.err, want)
+	}
+	if !strings.Contains(h.m.View(120, 40), want.Error()) {
+		t.Fatalf("refusal not shown:\n%s", h.m.View(120, 40))
+	}
+	h.keys("enter")
+	if h.m.step != stepScope {
+		t.Fatal("a refused scope was accepted")
+	}
+	for range 4 {
+		h.keys("backspace")
+	}
+	h.typ("secretary")
+	o, _ = h.m.current(stepScope)
+	if want := registry.CheckSegment("scope", "secretary"); o.err == nil || o.err.Error() != want.Error() {
+		t.Fatalf("scope named like a role: %v; want %v", o.err, want)
+	}
+
+	// A role typed where its arity does not fit: the parser's refusal.
+	h = newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("work")
+	h.keys("enter", "enter") // scope work, no project
+	h.typ("lead")
+	o, _ = h.m.current(stepRole)
+	_, want = registry.ParseAddress("work/lead")
+	if o.err == nil || o.err.Error() != want.Error() {
+		t.Fatalf("role refusal %v; want %v", o.err, want)
+	}
+	if !strings.Contains(o.err.Error(), `role "lead" is project-bound; use work/<project>/lead`) {
+		t.Fatalf("not the spec's example wording: %v", o.err)
+	}
+
+	// A project named like a role.
+	h = newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("work")
+	h.keys("enter")
+	h.typ("deputy")
+	o, _ = h.m.current(stepProject)
+	if want := registry.CheckSegment("project", "deputy"); o.err == nil || o.err.Error() != want.Error() {
+		t.Fatalf("project refusal %v; want %v", o.err, want)
+	}
+}
+
+func TestTakenNameRefusedAsTyped(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("home")
+	h.keys("enter", "enter", "enter") // home, no project, secretary
+	if h.m.step != stepName {
+		t.Fatalf("step %v", h.m.step)
+	}
+	for i, r := range "sPiCa" {
+		h.typ(string(r))
+		o, _ := h.m.current(stepName)
+		if i == 4 {
+			if !errors.Is(o.err, registry.ErrNameTaken) {
+				t.Fatalf("taken name (any case) not refused: %+v", o)
+			}
+		} else if o.err != nil {
+			t.Fatalf("prefix %q refused: %v", "sPiCa"[:i+1], o.err)
+		}
+	}
+	h.keys("enter")
+	if h.m.step != stepName {
+		t.Fatal("a taken name was accepted")
+	}
+	h.keys("backspace")
+	h.typ("x")
+	o, _ := h.m.current(stepName)
+	if o.err != nil || !o.typed {
+		t.Fatalf("any free name may be typed: %+v", o)
+	}
+	h.typ("!")
+	o, _ = h.m.current(stepName)
+	if _, want := registry.NormalizeName("sPiCx!"); o.err == nil || o.err.Error() != want.Error() {
+		t.Fatalf("name rule refusal %v; want %v", o.err, want)
+	}
+}
+
+func TestBackKeepsAnswers(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("work")
+	h.keys("enter", "down", "down", "enter", "down", "enter")
+	h.typ("Heze")
+	h.keys("enter")
+	if h.m.step != stepPreview || h.m.Registration().Address.String() != "work/web/deputy" {
+		t.Fatalf("at %v with %+v", h.m.step, h.m.Registration())
+	}
+	h.keys("esc")
+	if h.m.step != stepName || h.m.inputs[stepName].Value() != "Heze" {
+		t.Fatalf("back to name keeps the typed name: %v %q", h.m.step, h.m.inputs[stepName].Value())
+	}
+	h.keys("shift+tab")
+	if o, _ := h.m.current(stepRole); h.m.step != stepRole || o.value != "deputy" {
+		t.Fatalf("role answer lost: %v %q", h.m.step, o.value)
+	}
+	h.keys("esc")
+	if o, _ := h.m.current(stepProject); h.m.step != stepProject || o.value != "web" {
+		t.Fatalf("project answer lost: %q", o.value)
+	}
+	h.keys("esc")
+	if o, _ := h.m.current(stepScope); h.m.step != stepScope || o.value != "work" {
+		t.Fatalf("scope answer lost: %q", o.value)
+	}
+	h.keys("enter", "enter", "enter", "enter")
+	if h.m.step != stepPreview || h.m.Registration().Name != "Heze" || h.m.Registration().Address.String() != "work/web/deputy" {
+		t.Fatalf("walking forward again changed answers: %+v", h.m.Registration())
+	}
+	if h.done != nil {
+		t.Fatal("back must not end the wizard")
+	}
+}
+
+func TestEscOnFirstStepCancels(t *testing.T) {
+	b := &fakeBackend{snap: existing()}
+	h := newHarness(t, b)
+	h.keys("esc")
+	if h.done == nil || !h.done.Cancelled || h.done.Submitted != nil {
+		t.Fatalf("esc on the first step must cancel: %+v", h.done)
+	}
+	if len(b.submits) != 0 {
+		t.Fatal("cancel submitted")
+	}
+}
+
+func TestFirstInstallDefaultsToRootSecretary(t *testing.T) {
+	b := &fakeBackend{snap: Snapshot{Empty: true, Suggestions: []string{"Spica", "Porrima"}, Operator: "human:ada"}}
+	h := newHarness(t, b)
+	h.keys("enter", "enter", "enter")
+	want := Registration{Address: registry.Address{Scope: "root", Role: "secretary"}, Name: "Spica"}
+	if h.m.step != stepPreview || h.m.Registration() != want {
+		t.Fatalf("first persona: %+v at %v; want root/secretary Spica", h.m.Registration(), h.m.step)
+	}
+	// The operator can still change the defaults.
+	h.keys("esc", "esc")
+	h.keys("down", "enter")
+	if h.m.answers.Role != "operator" {
+		t.Fatalf("role default could not be changed: %+v", h.m.answers)
+	}
+}
+
+func TestFirstInstallDefaultCanBeChanged(t *testing.T) {
+	b := &fakeBackend{snap: Snapshot{Empty: true, Suggestions: []string{"Spica"}}}
+	h := newHarness(t, b)
+	h.typ("home")
+	h.keys("enter", "enter")
+	if h.m.step != stepRole || h.m.answers.Scope != "home" {
+		t.Fatalf("typed scope ignored: %+v", h.m.answers)
+	}
+	if got := strings.Join(optionValues(h.m, stepRole), ","); got != "secretary,coordinator" {
+		t.Fatalf("roles %s", got)
+	}
+}
+
+func TestSubmitOnceAndEnterNeverApproves(t *testing.T) {
+	b := &fakeBackend{snap: existing(), bound: true}
+	h := newHarness(t, b)
+	h.typ("home")
+	h.keys("enter", "enter", "enter", "enter")
+	// enter while the submission is in flight is ignored.
+	m, cmd := h.m.Update(keyMsg(t, "enter"))
+	m2, cmd2 := m.Update(keyMsg(t, "enter"))
+	if cmd == nil || cmd2 != nil {
+		t.Fatalf("second enter during submit issued a command: %v %v", cmd, cmd2)
+	}
+	h.m = m2
+	h.run(cmd)
+	if len(b.submits) != 1 {
+		t.Fatalf("Submit called %d times", len(b.submits))
+	}
+	if !strings.Contains(h.m.View(80, 24), "press a to approve") {
+		t.Fatalf("bound human is not offered approval:\n%s", h.m.View(80, 24))
+	}
+	for _, k := range []string{"space", "up", "tab", "A", "y"} {
+		h.keys(k)
+	}
+	if len(b.approvals) != 0 {
+		t.Fatalf("approved without the approve key: %v", b.approvals)
+	}
+	h.keys("enter")
+	if len(b.approvals) != 0 {
+		t.Fatal("enter approved")
+	}
+	if h.done == nil || h.done.Approved || h.done.Submitted == nil {
+		t.Fatalf("enter should finish with the confirmation pending: %+v", h.done)
+	}
+}
+
+func TestApproveOnTheSpot(t *testing.T) {
+	b := &fakeBackend{snap: existing(), bound: true}
+	h := newHarness(t, b)
+	h.typ("home")
+	h.keys("enter", "enter", "enter", "enter", "enter", "a", "a")
+	if len(b.approvals) != 1 || b.approvals[0] != "c-0001" {
+		t.Fatalf("approvals %v", b.approvals)
+	}
+	h.keys("esc")
+	if h.done == nil || !h.done.Approved {
+		t.Fatalf("result %+v", h.done)
+	}
+}
+
+func TestNotBoundHumanCannotApprove(t *testing.T) {
+	b := &fakeBackend{snap: existing(), bound: false}
+	h := newHarness(t, b)
+	h.typ("home")
+	h.keys("enter", "enter", "enter", "enter", "enter", "a")
+	if len(b.approvals) != 0 {
+		t.Fatal("approved although the operator is not the bound human")
+	}
+	if strings.Contains(h.m.View(80, 24), "press a") {
+		t.Fatal("offers approval to someone who is not the bound human")
+	}
+}
+
+func TestSubmitErrorShownAndRetryable(t *testing.T) {
+	b := &fakeBackend{snap: existing(), submitErr: registry.ErrSeatTaken}
+	h := newHarness(t, b)
+	h.typ("home")
+	h.keys("enter", "enter", "enter", "enter", "enter")
+	if h.m.step != stepPreview || !strings.Contains(h.m.View(80, 24), registry.ErrSeatTaken.Error()) {
+		t.Fatalf("submit error not shown:\n%s", h.m.View(80, 24))
+	}
+	b.submitErr = nil
+	h.keys("enter")
+	if h.m.step != stepSubmitted || len(b.submits) != 2 {
+		t.Fatalf("retry: step %v submits %d", h.m.step, len(b.submits))
+	}
+}
+
+func TestPreviewScrollsAndSwitchesPane(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("home")
+	h.keys("enter", "enter", "enter", "enter")
+	before := h.m.View(80, 24)
+	h.keys("j", "j", "pgdown")
+	if h.m.preview.offset[paneStamp] == 0 || h.m.View(80, 24) == before {
+		t.Fatal("stamp pane did not scroll")
+	}
+	h.keys("v")
+	if h.m.preview.focus != paneDiff || !strings.Contains(h.m.View(80, 24), "class-matrix diff") {
+		t.Fatalf("v did not switch to the diff pane:\n%s", h.m.View(80, 24))
+	}
+}
+
+func TestStalePreviewDropped(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("home")
+	h.keys("enter", "enter", "enter")
+	m, cmd := h.m.Update(keyMsg(t, "enter"))
+	stale := cmd()
+	m, _ = m.Update(keyMsg(t, "esc"))
+	m, _ = m.Update(keyMsg(t, "backspace"))
+	m, _ = m.Update(stale)
+	if m.preview != nil {
+		t.Fatal("a preview for an earlier answer was shown")
+	}
+}
