@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+func newPersonaListCmd(a *app) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List personas by address",
+		Long:  "List the pending and active personas, sorted by address then generation; --all adds retired and refused ones.",
+		Example: `  virgo-tui persona list
+  virgo-tui persona list --all
+  virgo-tui persona list -o json | jq -r '.[] | select(.role == "lead") | .name'`,
+		Args: cobra.NoArgs,
+	}
+	out := addOutputFlag(cmd)
+	cmd.Flags().BoolVar(&all, "all", false, "include retired and refused personas")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
+			list, err := r.List(ctx, registry.ListOptions{All: all})
+			if err != nil {
+				return err
+			}
+			return writePersonaList(cmd.OutOrStdout(), *out, list)
+		})
+	}
+	return cmd
+}
+
+// writePersonaList renders a list: a JSON array (never null), or a table.
+func writePersonaList(w io.Writer, o outputFormat, list []registry.Persona) error {
+	if o == outputJSON {
+		if list == nil {
+			list = []registry.Persona{}
+		}
+		return writeJSON(w, list)
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(w, "no personas; register one with: virgo-tui persona add --help")
+		return err
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "ADDRESS\tGEN\tNAME\tSTATE\tPROFILE\tHUMAN\tSINCE")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Address, p.Generation, p.Name, p.State, p.Profile, p.Human, since(p))
+	}
+	return tw.Flush()
+}
+
+// since is when the persona entered its current state.
+func since(p registry.Persona) string {
+	t := p.CreatedAt
+	for _, at := range []*time.Time{p.ActivatedAt, p.RetiredAt, p.RefusedAt} {
+		if at != nil && at.After(t) {
+			t = *at
+		}
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func newPersonaShowCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "show ADDRESS|NAME",
+		Short: "Show one persona and its seat's history",
+		Long: `Show a persona by address (the seat's current holder, or its last one when the
+seat is free) or by name (any state, any case), with every holder of its seat.`,
+		Example: `  virgo-tui persona show work/core/lead
+  virgo-tui persona show spica
+  virgo-tui persona show "Rijl al Awwa" -o json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completePersonaRefs(true),
+	}
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
+			p, hist, err := showPersona(ctx, r, args[0])
+			if err != nil {
+				return err
+			}
+			return writePersona(cmd.OutOrStdout(), *out, p, hist)
+		})
+	}
+	return cmd
+}
+
+// showPersona resolves ref and reads its seat's history. An address whose
+// seat is free shows its last holder, so the history stays reachable by path.
+func showPersona(ctx context.Context, r *registry.Registry, ref string) (registry.Persona, []registry.Persona, error) {
+	p, err := r.Resolve(ctx, ref)
+	if errors.Is(err, registry.ErrNotFound) && strings.Contains(ref, "/") {
+		hist, herr := r.SeatHistory(ctx, ref)
+		if herr != nil {
+			return registry.Persona{}, nil, err
+		}
+		return hist[len(hist)-1], hist, nil
+	}
+	if err != nil {
+		return registry.Persona{}, nil, err
+	}
+	hist, err := r.SeatHistory(ctx, p.Address)
+	return p, hist, err
+}
+
+// personaView is show's JSON document: the persona and its seat's history.
+type personaView struct {
+	Persona registry.Persona   `json:"persona"`
+	History []registry.Persona `json:"history"`
+}
+
+// writePersona renders one persona; history, when given, follows it (show).
+// In JSON, add prints the bare persona and show the personaView.
+func writePersona(w io.Writer, o outputFormat, p registry.Persona, hist []registry.Persona) error {
+	if o == outputJSON {
+		if hist == nil {
+			return writeJSON(w, p)
+		}
+		return writeJSON(w, personaView{Persona: p, History: hist})
+	}
+	tw := newTable(w)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	row("name", p.Name)
+	row("address", p.Address)
+	row("profile", string(p.Profile))
+	row("generation", strconv.Itoa(p.Generation))
+	row("state", string(p.State))
+	row("id", p.ID)
+	row("human", p.Human)
+	row("repository", p.Repository)
+	row("session lineage", p.SessionLineage)
+	row("character hash", p.CharacterHash)
+	row("stamp hash", p.StampHash)
+	row("created", rfc3339(&p.CreatedAt))
+	row("activated", rfc3339(p.ActivatedAt))
+	row("retired", rfc3339(p.RetiredAt))
+	row("retire reason", p.RetireReason)
+	row("refused", rfc3339(p.RefusedAt))
+	row("refuse reason", p.RefuseReason)
+	if err := tw.Flush(); err != nil || hist == nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nseat %s history:\n", p.Address)
+	tw = newTable(w)
+	fmt.Fprintln(tw, "GEN\tNAME\tSTATE\tSINCE")
+	for _, h := range hist {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", h.Generation, h.Name, h.State, since(h))
+	}
+	return tw.Flush()
+}
+
+func rfc3339(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
