@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// decideTimeout bounds one Decide call so a stuck hub shows as an error.
+const decideTimeout = 10 * time.Second
+
+// decidedMsg is the outcome of one Decide call.
+type decidedMsg struct {
+	c   Confirmation
+	d   Decision
+	err error
+}
+
+func verb(d Decision) string {
+	switch {
+	case d.Approve && d.Remember:
+		return "approve and remember"
+	case d.Approve:
+		return "approve"
+	}
+	return "deny"
+}
+
+func decideCmd(ctx context.Context, client Client, log *slog.Logger, c Confirmation, d Decision) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, decideTimeout)
+		defer cancel()
+		err := client.Decide(ctx, c.ID, d)
+		log.Info("decide", "id", c.ID, "correlation", c.CorrelationID, "decision", verb(d), "err", err)
+		return decidedMsg{c: c, d: d, err: err}
+	}
+}
+
+// onDecided shows the outcome: gone from the queue on success, the hub's
+// own words on failure.
+func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
+	delete(m.deciding, msg.c.ID)
+	what := msg.c.Requester + " " + msg.c.Operation
+	if msg.err != nil {
+		m.setNote(noteError, "could not "+verb(msg.d)+" "+what+": "+msg.err.Error(), 10*time.Second)
+		return nil
+	}
+	m.queue.remove(msg.c.ID)
+	done := "approved"
+	switch {
+	case msg.d.Approve && msg.d.Remember:
+		done = "approved and remembered"
+	case !msg.d.Approve:
+		done = "denied"
+	}
+	m.setNote(noteInfo, done+": "+what, 4*time.Second)
+	return nil
+}

@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"strconv"
+	"time"
+)
+
+// age renders a duration the way a glance wants it: "42s", "5m", "3h", "2d".
+func age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + age(-d)
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+}
+
+// since renders the age of t at now, "—" for a zero time.
+func since(now, t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return age(now.Sub(t))
+}
+
+// stateGlyph marks a presence state so it reads without colour.
+var stateGlyph = map[PresenceState]string{
+	PresenceActive:  "●",
+	PresenceIdle:    "◐",
+	PresenceAway:    "◌",
+	PresenceOffline: "○",
+	PresenceRetired: "✕",
+}
+
+// stateCell is the presence column's text.
+func stateCell(s PresenceState) string {
+	if g, ok := stateGlyph[s]; ok {
+		return g + " " + string(s)
+	}
+	if s == "" {
+		return "? unknown"
+	}
+	return "? " + string(s)
+}

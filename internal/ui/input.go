@@ -1,0 +1,269 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// onKey routes a key press: the grace period first, then an open prompt,
+// then the shell's keys, then the current view's.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	now := m.now()
+	m.lastKey = now
+	if m.inGrace(now) && msg.String() != "ctrl+c" {
+		return nil // swallowed; the footer says so
+	}
+	if m.prompt != promptNone {
+		return m.promptKey(msg)
+	}
+	if m.view == viewWizard && m.plugins.hasWizard() {
+		return m.plugins.update(m.view, msg) // every key is the wizard's text
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit) || msg.String() == "ctrl+c":
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.layout()
+		return nil
+	case key.Matches(msg, k.NextView):
+		return m.switchTo((m.view + 1) % viewCount)
+	case key.Matches(msg, k.PrevView):
+		return m.switchTo((m.view + viewCount - 1) % viewCount)
+	case key.Matches(msg, k.Presence):
+		return m.switchTo(viewPresence)
+	case key.Matches(msg, k.Queue):
+		return m.switchTo(viewQueue)
+	case key.Matches(msg, k.Wizard):
+		return m.switchTo(viewWizard)
+	case key.Matches(msg, k.Matrix):
+		return m.switchTo(viewMatrix)
+	}
+	switch m.view {
+	case viewPresence:
+		return m.presenceKey(msg)
+	case viewQueue:
+		return m.queueKey(msg)
+	}
+	return m.plugins.update(m.view, msg)
+}
+
+// switchTo changes the view; entering the wizard starts a fresh one.
+func (m *Model) switchTo(v viewID) tea.Cmd {
+	if v == m.view {
+		return nil
+	}
+	m.view = v
+	m.layout()
+	if v == viewWizard {
+		return m.plugins.openWizard(m.width, m.bodyHeight()+m.footerHeight())
+	}
+	return nil
+}
+
+// tableKeys are the moves every table view shares; it reports whether the
+// key was one of them.
+func tableKeys[T any](k KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, k.Up):
+		t.Move(-1)
+	case key.Matches(msg, k.Down):
+		t.Move(1)
+	case key.Matches(msg, k.PageUp):
+		t.Move(-t.PageSize())
+	case key.Matches(msg, k.PageDown):
+		t.Move(t.PageSize())
+	case key.Matches(msg, k.Top):
+		t.First()
+	case key.Matches(msg, k.Bottom):
+		t.Last()
+	case key.Matches(msg, k.Sort):
+		col, desc := t.Sort()
+		t.SortBy((col+1)%len(t.spec.Columns), desc)
+	case key.Matches(msg, k.SortReverse):
+		col, desc := t.Sort()
+		t.SortBy(col, !desc)
+	default:
+		return false
+	}
+	return true
+}
+
+func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	v := m.presence
+	switch {
+	case tableKeys(k, v.table, msg):
+	case key.Matches(msg, k.Detail):
+		v.toggleDetail()
+	case key.Matches(msg, k.Filter):
+		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
+	case key.Matches(msg, k.Jump):
+		return m.openPrompt(promptJump, "jump to address or name › ", "")
+	case key.Matches(msg, k.Back):
+		m.back(v.table, &v.detail, func() { v.setSize(v.width, v.height) })
+	}
+	return nil
+}
+
+// back closes a detail pane, else clears a filter. It never decides.
+func (m *Model) back(clearFilter interface{ SetFilter(string) }, detail *bool, relayout func()) {
+	switch {
+	case *detail:
+		*detail = false
+		relayout()
+	default:
+		clearFilter.SetFilter("")
+	}
+}
+
+func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	v := m.queue
+	switch {
+	case tableKeys(k, v.table, msg):
+	case key.Matches(msg, k.Detail): // enter: detail only, never approves
+		v.toggleDetail()
+	case key.Matches(msg, k.Back): // esc: backs out, never approves
+		m.back(v.table, &v.detail, func() { v.setSize(v.width, v.height) })
+	case key.Matches(msg, k.Filter):
+		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
+	case key.Matches(msg, k.Jump):
+		return m.openPrompt(promptJump, "jump to requester or id › ", "")
+	case key.Matches(msg, k.Approve):
+		return m.decideSelected(Decision{Approve: true})
+	case key.Matches(msg, k.ApproveRemember):
+		return m.decideSelected(Decision{Approve: true, Remember: true})
+	case key.Matches(msg, k.Deny):
+		if c, ok := m.actionableSelected(); ok {
+			m.reasonFor = c.ID
+			return m.openPrompt(promptReason, "deny "+c.Requester+" — reason › ", "")
+		}
+	}
+	return nil
+}
+
+// actionableSelected returns the selected confirmation if the operator
+// may decide it now, and otherwise says why not in the status line.
+func (m *Model) actionableSelected() (*Confirmation, bool) {
+	c, ok := m.queue.selected()
+	switch {
+	case !ok:
+		m.setNote(noteWarn, "nothing to decide: the queue is empty", 3*time.Second)
+	case m.queue.group(c) == unroutable:
+		m.setNote(noteWarn, "unroutable: no authority is bound for this confirmation; view only", 4*time.Second)
+	case !m.queue.actionable(c):
+		m.setNote(noteWarn, "not yours: routed to "+c.Authority+"; view only", 4*time.Second)
+	case m.deciding[c.ID]:
+		m.setNote(noteWarn, "already sent: waiting for the hub", 3*time.Second)
+	default:
+		return c, true
+	}
+	return nil, false
+}
+
+func (m *Model) decideSelected(d Decision) tea.Cmd {
+	c, ok := m.actionableSelected()
+	if !ok {
+		return nil
+	}
+	return m.decide(c, d)
+}
+
+func (m *Model) decide(c *Confirmation, d Decision) tea.Cmd {
+	m.deciding[c.ID] = true
+	m.setNote(noteInfo, "sending "+verb(d)+" for "+c.Requester+" "+c.Operation+"…", 10*time.Second)
+	return decideCmd(m.ctx, m.client, m.log, *c, d)
+}
+
+// openPrompt gives the keys to the prompt line.
+func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
+	m.prompt = k
+	m.input.Prompt = label
+	m.input.SetValue(value)
+	m.input.CursorEnd()
+	m.layout()
+	return m.input.Focus()
+}
+
+func (m *Model) closePrompt() {
+	m.prompt = promptNone
+	m.reasonFor = ""
+	m.input.Blur()
+	m.input.SetValue("")
+	m.layout()
+}
+
+// promptKey handles a key while the prompt line is open. Enter submits,
+// esc cancels; neither ever approves anything.
+func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "ctrl+c":
+		return tea.Quit
+	case "esc":
+		if m.prompt == promptFilter {
+			m.filterCurrent("")
+		}
+		if m.prompt == promptReason {
+			m.setNote(noteInfo, "deny cancelled: nothing was decided", 3*time.Second)
+		}
+		m.closePrompt()
+		return nil
+	case "enter":
+		return m.submitPrompt()
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if m.prompt == promptFilter {
+		m.filterCurrent(m.input.Value())
+	}
+	return cmd
+}
+
+func (m *Model) submitPrompt() tea.Cmd {
+	value := strings.TrimSpace(m.input.Value())
+	switch m.prompt {
+	case promptFilter:
+		m.closePrompt()
+	case promptJump:
+		found := false
+		switch m.view {
+		case viewQueue:
+			found = m.queue.jump(value)
+		default:
+			m.view = viewPresence
+			found = m.presence.jump(value)
+		}
+		m.closePrompt()
+		if !found {
+			m.setNote(noteWarn, "no match for "+value, 4*time.Second)
+		}
+	case promptReason:
+		if value == "" {
+			m.setNote(noteWarn, "a denial needs a reason: type one, or esc to cancel", 4*time.Second)
+			return nil
+		}
+		id := m.reasonFor
+		m.closePrompt()
+		c, ok := m.queue.table.Get(id)
+		if !ok {
+			m.setNote(noteWarn, "that confirmation has left the queue; nothing was sent", 4*time.Second)
+			return nil
+		}
+		return m.decide(c, Decision{Reason: value})
+	}
+	return nil
+}
+
+// filterCurrent filters the current view's table.
+func (m *Model) filterCurrent(q string) {
+	if m.view == viewQueue {
+		m.queue.table.SetFilter(q)
+		return
+	}
+	m.presence.table.SetFilter(q)
+}

@@ -1,0 +1,336 @@
+package ui
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
+)
+
+// viewID names the shell's views, in tab order.
+type viewID int
+
+const (
+	viewPresence viewID = iota
+	viewQueue
+	viewWizard
+	viewMatrix
+	viewCount
+)
+
+var viewTitles = [viewCount]string{"Presence", "Queue", "Add persona", "Matrix"}
+
+// Options configure the console. The zero value is usable.
+type Options struct {
+	// Keys overrides DefaultKeyMap (see LoadKeyMap).
+	Keys *KeyMap
+	// Now is the clock; tests pass a fixed one so ages are stable.
+	Now func() time.Time
+	// Grace is how long keys are swallowed when a confirmation arrives
+	// while the operator is typing or a prompt opens on its own (600 ms).
+	Grace time.Duration
+	// TypingWindow is how recent a key press must be for the operator to
+	// count as typing (1 s).
+	TypingWindow time.Duration
+	// Tick is the period of the batch drain and of frame refreshes (200 ms).
+	Tick time.Duration
+	// Logger receives the console's log; it must not write to the screen.
+	Logger *slog.Logger
+	// Context bounds every client call; nil means context.Background().
+	Context context.Context
+	// Plugins are the wizard and matrix views, when wired in.
+	Plugins Plugins
+}
+
+// noteKind is the tone of a status line note.
+type noteKind uint8
+
+const (
+	noteInfo noteKind = iota
+	noteWarn
+	noteError
+)
+
+// note is a transient line in the status bar.
+type note struct {
+	text  string
+	kind  noteKind
+	until time.Time
+}
+
+// promptKind is what the prompt line is asking for.
+type promptKind uint8
+
+const (
+	promptNone promptKind = iota
+	promptFilter
+	promptJump
+	promptReason
+)
+
+// Model is the console's one root model. Children render into the size the
+// shell gives them; all I/O happens in commands.
+type Model struct {
+	client Client
+	ctx    context.Context
+	log    *slog.Logger
+	keys   KeyMap
+	styles *Styles
+	help   help.Model
+	now    func() time.Time
+	opts   Options
+
+	width, height int
+	view          viewID
+
+	installation, home, operator string
+	seq                          uint64
+	conn                         ConnState
+	loaded                       bool
+
+	presence *presenceView
+	queue    *queueView
+	plugins  *plugins
+
+	prompt       promptKind
+	input        textinput.Model
+	reasonFor    string // confirmation id the deny reason is for
+	deciding     map[string]bool
+	note         note
+	lastKey      time.Time
+	graceUntil   time.Time
+	feed         *feed
+	tickInterval time.Duration
+}
+
+// New returns a console for client. Init fetches the first snapshot.
+func New(client Client, opts Options) *Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Grace == 0 {
+		opts.Grace = 600 * time.Millisecond
+	}
+	if opts.TypingWindow == 0 {
+		opts.TypingWindow = time.Second
+	}
+	if opts.Tick == 0 {
+		opts.Tick = 200 * time.Millisecond
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	keys := DefaultKeyMap()
+	if opts.Keys != nil {
+		keys = *opts.Keys
+	}
+	st := DefaultStyles()
+	in := textinput.New()
+	in.CharLimit = 256
+	m := &Model{
+		client: client, ctx: opts.Context, log: opts.Logger, keys: keys, styles: st,
+		help: help.New(), now: opts.Now, opts: opts,
+		width: 80, height: 24,
+		presence: newPresenceView(st), queue: newQueueView(st),
+		input: in, deciding: map[string]bool{}, feed: &feed{}, tickInterval: opts.Tick,
+	}
+	m.plugins = newPlugins(opts.Plugins, opts.Context)
+	m.layout()
+	return m
+}
+
+// Init fetches the snapshot and starts the frame ticker.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(fetchSnapshot(m.ctx, m.client), tick(m.tickInterval, m.feed))
+}
+
+// Update handles one message. It performs no I/O: side effects are
+// returned as commands.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, m.plugins.resize(msg)
+	case snapshotMsg:
+		return m, m.onSnapshot(msg)
+	case subscribedMsg:
+		if msg.err != nil {
+			m.conn = Disconnected
+			m.setNote(noteError, "hub: "+msg.err.Error(), 8*time.Second)
+			return m, reconnectAfter(2 * time.Second)
+		}
+		m.conn = Connected
+		return m, nil
+	case reconnectMsg:
+		m.conn = Connecting
+		return m, fetchSnapshot(m.ctx, m.client)
+	case batchMsg:
+		return m, m.onBatch(msg)
+	case decidedMsg:
+		return m, m.onDecided(msg)
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case wizard.DoneMsg:
+		m.onWizardDone(msg.Result)
+		return m, nil
+	}
+	return m, m.plugins.update(m.view, msg)
+}
+
+// onSnapshot loads a snapshot (at start and after a reconnect) and
+// subscribes to the changes after it.
+func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
+	if msg.err != nil {
+		m.conn = Disconnected
+		m.setNote(noteError, "hub: "+msg.err.Error(), 8*time.Second)
+		return reconnectAfter(2 * time.Second)
+	}
+	s := msg.snap
+	now := m.now()
+	m.installation, m.home, m.operator, m.seq = s.Installation, s.Home, s.Operator, s.Seq
+	m.presence.load(s.Personas, now)
+	m.queue.load(s.Operator, s.Confirmations, now)
+	m.loaded = true
+	m.closeReasonIfGone()
+	return subscribe(m.ctx, m.client, m.feed, s.Seq)
+}
+
+// onBatch applies every change that arrived since the last tick in one go
+// and schedules the next tick.
+func (m *Model) onBatch(msg batchMsg) tea.Cmd {
+	next := tick(m.tickInterval, m.feed)
+	now := m.now()
+	if m.note.text != "" && !now.Before(m.note.until) {
+		m.note = note{}
+	}
+	if len(msg.changes) > 0 {
+		m.apply(msg.changes, now)
+	}
+	if msg.ended {
+		m.conn = Disconnected
+		m.setNote(noteWarn, "hub stream ended; reconnecting", 4*time.Second)
+		return tea.Batch(next, reconnectAfter(time.Second))
+	}
+	return next
+}
+
+// apply applies a run of changes, starting the grace period when a
+// confirmation for the operator arrives under their fingers.
+func (m *Model) apply(changes []Change, now time.Time) {
+	selBefore := m.queue.table.Selected()
+	arrived := false
+	persons := 0
+	for i := range changes {
+		if changes[i].Kind == PersonaChanged {
+			persons++
+		}
+	}
+	m.presence.table.Begin(persons)
+	for i := range changes {
+		c := &changes[i]
+		if c.Seq != 0 && c.Seq <= m.seq {
+			continue // already in the snapshot
+		}
+		if c.Seq > m.seq {
+			m.seq = c.Seq
+		}
+		switch c.Kind {
+		case PersonaChanged:
+			m.presence.upsert(c.Persona, now)
+		case PersonaRemoved:
+			m.presence.table.Delete(c.ID)
+		case ConfirmationPending:
+			if _, had := m.queue.table.Get(c.Confirmation.ID); !had && m.queue.actionable(&c.Confirmation) {
+				arrived = true
+			}
+			m.queue.add(c.Confirmation, now)
+		case ConfirmationDecided:
+			m.decidedElsewhere(c)
+		}
+	}
+	m.presence.table.End()
+	opened := m.view == viewQueue && m.queue.table.Selected() != selBefore && m.queue.table.Selected() != ""
+	typing := !m.lastKey.IsZero() && now.Sub(m.lastKey) < m.opts.TypingWindow
+	if (arrived && typing) || opened {
+		m.graceUntil = now.Add(m.opts.Grace)
+	}
+}
+
+// decidedElsewhere removes a confirmation decided by someone else and says
+// who; an open deny prompt for it closes.
+func (m *Model) decidedElsewhere(c *Change) {
+	cf, ok := m.queue.table.Get(c.ID)
+	if !ok {
+		return // decided here: already gone
+	}
+	what := cf.Requester + " " + cf.Operation
+	m.queue.remove(c.ID)
+	outcome := c.Outcome
+	if outcome == "" {
+		outcome = "decided"
+	}
+	by := c.DecidedBy
+	if by == "" {
+		by = "someone else"
+	}
+	m.setNote(noteInfo, what+": "+outcome+" — decided by "+by, 5*time.Second)
+	m.closeReasonIfGone()
+}
+
+// closeReasonIfGone closes the deny prompt when its confirmation left.
+func (m *Model) closeReasonIfGone() {
+	if m.prompt != promptReason {
+		return
+	}
+	if _, ok := m.queue.table.Get(m.reasonFor); !ok {
+		m.closePrompt()
+	}
+}
+
+func (m *Model) setNote(k noteKind, text string, d time.Duration) {
+	m.note = note{text: text, kind: k, until: m.now().Add(d)}
+}
+
+// inGrace says whether keys are being swallowed.
+func (m *Model) inGrace(now time.Time) bool { return now.Before(m.graceUntil) }
+
+// layout gives every child its size after a resize or a help toggle.
+func (m *Model) layout() {
+	m.help.SetWidth(m.width)
+	h := m.bodyHeight()
+	m.presence.setSize(m.width, h)
+	m.queue.setSize(m.width, h)
+	m.input.SetWidth(max(10, m.width-20))
+}
+
+// bodyHeight is what is left for the view between the bars.
+func (m *Model) bodyHeight() int {
+	return max(3, m.height-3-m.footerHeight())
+}
+
+// onWizardDone closes the wizard and shows where its result went: a
+// submitted activation waits in the queue unless it was approved on the spot.
+func (m *Model) onWizardDone(r wizard.Result) {
+	m.plugins.closeWizard()
+	switch {
+	case r.Cancelled || r.Submitted == nil:
+		m.setNote(noteInfo, "persona add cancelled: nothing was registered", 4*time.Second)
+		m.switchTo(viewPresence)
+	case r.Approved:
+		m.setNote(noteInfo, r.Registration.Address.String()+" registered and approved", 5*time.Second)
+		m.switchTo(viewPresence)
+	default:
+		m.setNote(noteInfo, r.Registration.Address.String()+" registered; its activation waits in the queue", 5*time.Second)
+		m.switchTo(viewQueue)
+	}
+}

@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The presence table's columns, in order.
+const (
+	pcAddress = iota
+	pcName
+	pcClass
+	pcGen
+	pcState
+	pcActivity
+	pcSummary
+	pcSeen
+	pcWaiting
+)
+
+var presenceColumns = []Column{
+	pcAddress:  {Title: "ADDRESS", Min: 14, Max: 28},
+	pcName:     {Title: "NAME", Min: 8, Max: 14},
+	pcClass:    {Title: "CLASS", Min: 8, Max: 16},
+	pcGen:      {Title: "GEN", Min: 3, Max: 3, Right: true},
+	pcState:    {Title: "STATE", Min: 9, Max: 9},
+	pcActivity: {Title: "ACTIVITY", Min: 8, Max: 20},
+	pcSummary:  {Title: "SUMMARY", Min: 6},
+	pcSeen:     {Title: "SEEN", Min: 4, Max: 5, Right: true},
+	pcWaiting:  {Title: "WAIT", Min: 4, Max: 4, Right: true},
+}
+
+// presenceView is the home view: a live table of personas.
+type presenceView struct {
+	styles *Styles
+	table  *Table[Persona]
+	detail bool
+	width  int
+	height int
+}
+
+func newPresenceView(st *Styles) *presenceView {
+	v := &presenceView{styles: st}
+	v.table = NewTable(TableSpec[Persona]{
+		Columns:  presenceColumns,
+		Key:      personaKey,
+		Cell:     personaCell,
+		Paint:    func(p *Persona, col int) paint { return personaPaint(st, p, col) },
+		Haystack: personaHaystack,
+	}, st)
+	return v
+}
+
+func personaKey(p *Persona, col int) SortKey {
+	switch col {
+	case pcAddress:
+		return SortKey{S: p.Address}
+	case pcName:
+		return SortKey{S: strings.ToLower(p.Name)}
+	case pcClass:
+		return SortKey{S: p.Class}
+	case pcGen:
+		return SortKey{N: int64(p.Generation)}
+	case pcState:
+		return SortKey{N: stateRank(p.State), S: string(p.State)}
+	case pcActivity:
+		return SortKey{S: p.Activity}
+	case pcSummary:
+		return SortKey{S: p.Summary}
+	case pcSeen: // most recently seen first when ascending
+		return SortKey{N: -p.LastSeen.UnixNano()}
+	case pcWaiting:
+		return SortKey{N: int64(p.Waiting)}
+	}
+	return SortKey{}
+}
+
+// stateRank sorts the liveliest personas first.
+func stateRank(s PresenceState) int64 {
+	switch s {
+	case PresenceActive:
+		return 0
+	case PresenceIdle:
+		return 1
+	case PresenceAway:
+		return 2
+	case PresenceOffline:
+		return 3
+	case PresenceRetired:
+		return 5
+	}
+	return 4
+}
+
+func personaCell(p *Persona, col int, now time.Time) string {
+	switch col {
+	case pcAddress:
+		return p.Address
+	case pcName:
+		return p.Name
+	case pcClass:
+		return p.Class
+	case pcGen:
+		return strconv.Itoa(p.Generation)
+	case pcState:
+		return stateCell(p.State)
+	case pcActivity:
+		return p.Activity
+	case pcSummary:
+		return p.Summary
+	case pcSeen:
+		return since(now, p.LastSeen)
+	case pcWaiting:
+		if p.Waiting == 0 {
+			return "·"
+		}
+		return strconv.Itoa(p.Waiting)
+	}
+	return ""
+}
+
+func personaPaint(st *Styles, p *Persona, col int) paint {
+	if p.State == PresenceRetired {
+		return st.dim
+	}
+	if col == pcState {
+		return st.presence[p.State]
+	}
+	return st.plain
+}
+
+func personaHaystack(p *Persona) string {
+	return strings.ToLower(p.Address + "\x00" + p.Name + "\x00" + p.Class + "\x00" + string(p.State) + "\x00" + p.Activity + "\x00" + p.Summary)
+}
+
+// changedColumns marks the cells that differ between two versions of a
+// persona, for the brief highlight.
+func changedColumns(a, b *Persona) uint64 {
+	var m uint64
+	mark := func(col int, differ bool) {
+		if differ {
+			m |= 1 << col
+		}
+	}
+	mark(pcAddress, a.Address != b.Address)
+	mark(pcName, a.Name != b.Name)
+	mark(pcClass, a.Class != b.Class)
+	mark(pcGen, a.Generation != b.Generation)
+	mark(pcState, a.State != b.State)
+	mark(pcActivity, a.Activity != b.Activity)
+	mark(pcSummary, a.Summary != b.Summary)
+	mark(pcWaiting, a.Waiting != b.Waiting)
+	return m
+}
+
+// load replaces every row with the snapshot's personas.
+func (v *presenceView) load(ps []Persona, now time.Time) {
+	v.table.Begin(len(ps) + v.table.Total())
+	keep := make(map[string]bool, len(ps))
+	for i := range ps {
+		keep[ps[i].ID] = true
+		v.table.Upsert(ps[i].ID, ps[i], 0, now)
+	}
+	for id := range v.table.rows {
+		if !keep[id] {
+			v.table.Delete(id)
+		}
+	}
+	v.table.End()
+}
+
+// upsert applies one changed persona, highlighting what changed.
+func (v *presenceView) upsert(p Persona, now time.Time) {
+	var changed uint64
+	if old, ok := v.table.Get(p.ID); ok {
+		changed = changedColumns(old, &p)
+	}
+	v.table.Upsert(p.ID, p, changed, now)
+}
+
+// cycleSort moves the sort to the next column, keeping the direction.
+func (v *presenceView) cycleSort() {
+	col, desc := v.table.Sort()
+	v.table.SortBy((col+1)%len(presenceColumns), desc)
+}
+
+// reverseSort flips the sort direction.
+func (v *presenceView) reverseSort() {
+	col, desc := v.table.Sort()
+	v.table.SortBy(col, !desc)
+}
+
+// jump selects the persona at an address or with a name (exact first, then
+// by prefix), clearing a filter that hides it.
+func (v *presenceView) jump(q string) bool {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" {
+		return false
+	}
+	exact := func(p *Persona) bool { return p.Address == q || strings.ToLower(p.Name) == q }
+	prefix := func(p *Persona) bool {
+		return strings.HasPrefix(p.Address, q) || strings.HasPrefix(strings.ToLower(p.Name), q)
+	}
+	if v.table.SelectFirst(exact) || v.table.SelectFirst(prefix) {
+		return true
+	}
+	if v.table.Filter() == "" {
+		return false
+	}
+	v.table.SetFilter("")
+	return v.table.SelectFirst(exact) || v.table.SelectFirst(prefix)
+}
+
+// setSize lays the view out in width×height cells.
+func (v *presenceView) setSize(width, height int) {
+	v.width, v.height = width, height
+	v.table.SetSize(width, height-v.paneHeight())
+}
+
+func (v *presenceView) paneHeight() int {
+	if !v.detail {
+		return 0
+	}
+	return min(12, v.height/2)
+}
+
+func (v *presenceView) toggleDetail() {
+	v.detail = !v.detail
+	v.setSize(v.width, v.height)
+}
+
+// view renders the table and, when open, the detail pane below it.
+func (v *presenceView) view(now time.Time) string {
+	out := v.table.View(now)
+	if !v.detail {
+		return out
+	}
+	p, ok := v.table.Get(v.table.Selected())
+	var lines []string
+	if !ok {
+		lines = []string{"no persona selected"}
+	} else {
+		lines = personaDetail(v.styles, p, now)
+	}
+	return out + "\n" + pane(v.styles, lines, v.width, v.paneHeight())
+}
+
+// personaDetail is the detail pane's text: stamp, bindings, seat history.
+func personaDetail(st *Styles, p *Persona, now time.Time) []string {
+	l := st.Label.Render
+	lines := []string{
+		st.StatusKey.Render(p.Address) + "  " + p.Name + "  " + p.Class + "  gen " + strconv.Itoa(p.Generation) + "  " + stateCell(p.State),
+		l("stamp    ") + p.StampSummary,
+		l("hash     ") + p.StampHash,
+	}
+	for _, b := range p.Bindings {
+		lines = append(lines, l("binding  ")+b.Kind+" "+b.Target)
+	}
+	for _, s := range p.Seats {
+		until := "holds the seat"
+		if !s.Until.IsZero() {
+			until = "until " + s.Until.UTC().Format("2006-01-02")
+		}
+		lines = append(lines, l("seat     ")+"gen "+strconv.Itoa(s.Generation)+" "+s.Name+" "+s.State+" from "+s.From.UTC().Format("2006-01-02")+" "+until)
+	}
+	if p.Activity != "" || p.Summary != "" {
+		lines = append(lines, l("now      ")+p.Activity+" — "+p.Summary+" (seen "+since(now, p.LastSeen)+" ago)")
+	}
+	return lines
+}

@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Home is the installation's home; the log and keys.json default there.
+	Home string
+	// LogPath overrides <home>/console.log. The console never logs to the
+	// screen: the terminal belongs to the views.
+	LogPath string
+	// KeysPath overrides <home>/keys.json.
+	KeysPath string
+	// Options are passed to New (Logger and Keys are filled in by Run).
+	Options Options
+}
+
+// Run opens the log and the key configuration and runs the console on the
+// terminal until the operator quits or ctx ends.
+func Run(ctx context.Context, c Client, o RunOptions) error {
+	logPath := o.LogPath
+	if logPath == "" {
+		logPath = filepath.Join(o.Home, "console.log")
+	}
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open console log: %w", err)
+	}
+	defer f.Close()
+	keysPath := o.KeysPath
+	if keysPath == "" {
+		keysPath = filepath.Join(o.Home, "keys.json")
+	}
+	keys, err := LoadKeyMap(keysPath)
+	if err != nil {
+		return err
+	}
+	opts := o.Options
+	opts.Keys = &keys
+	opts.Logger = slog.New(slog.NewTextHandler(f, nil))
+	opts.Context = ctx
+	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath)
+	_, err = tea.NewProgram(New(c, opts), tea.WithContext(ctx)).Run()
+	if err != nil && ctx.Err() == nil {
+		opts.Logger.Error("console ended", "err", err)
+		return fmt.Errorf("console: %w", err)
+	}
+	opts.Logger.Info("console end")
+	return nil
+}

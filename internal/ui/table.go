@@ -1,0 +1,521 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Column describes one table column. Widths are fixed by the terminal width
+// alone (never by content), so a frame never scans the rows to lay out.
+type Column struct {
+	Title string
+	// Min and Max bound the column's width in cells; Max 0 means it takes
+	// whatever width is left.
+	Min, Max int
+	// Right aligns numbers.
+	Right bool
+}
+
+// SortKey orders rows by one column: N first, then S.
+type SortKey struct {
+	N int64
+	S string
+}
+
+func (a SortKey) compare(b SortKey) int {
+	switch {
+	case a.N < b.N:
+		return -1
+	case a.N > b.N:
+		return 1
+	}
+	return strings.Compare(a.S, b.S)
+}
+
+// TableSpec tells a Table how to read its records.
+type TableSpec[T any] struct {
+	Columns []Column
+	// Key returns a record's sort key for column col.
+	Key func(v *T, col int) SortKey
+	// Group orders rows before the column key (the queue puts the
+	// operator's own confirmations first); nil means one group.
+	Group func(v *T) int
+	// Cell renders a record's cell; now lets ages be computed per frame.
+	Cell func(v *T, col int, now time.Time) string
+	// Paint styles a cell (presence state colours, dimmed rows).
+	Paint func(v *T, col int) paint
+	// Haystack is the lowercase text a filter matches against.
+	Haystack func(v *T) string
+}
+
+// tableRow is one record with what the table caches about it.
+type tableRow[T any] struct {
+	id    string
+	val   T
+	group int
+	keys  []SortKey
+	hay   string
+	match bool
+	// changed and changedCols drive the brief highlight of changed cells.
+	changed     time.Time
+	changedCols uint64
+}
+
+// Table is a virtualized, sorted, filtered table that selects by stable id.
+// Sorting and filtering are maintained incrementally when records change, so
+// a frame renders only the visible rows whatever the total.
+type Table[T any] struct {
+	spec   TableSpec[T]
+	styles *Styles
+	rows   map[string]*tableRow[T]
+	sorted []*tableRow[T] // every row, in sort order
+	// filtered holds the matching rows in sort order while a filter is set.
+	filtered []*tableRow[T]
+	filter   string
+
+	sortCol int
+	desc    bool
+
+	selID  string
+	selPos int // last known index of the selection, for when it vanishes
+	selOff int // screen line of the selection within the viewport
+
+	width, height int
+	widths        []int
+
+	// Highlight is how long changed cells stay highlighted.
+	Highlight time.Duration
+	// bulk is true during a large update: positions are settled by End.
+	bulk bool
+}
+
+// NewTable returns an empty table.
+func NewTable[T any](spec TableSpec[T], styles *Styles) *Table[T] {
+	return &Table[T]{spec: spec, styles: styles, rows: map[string]*tableRow[T]{}, Highlight: 1500 * time.Millisecond}
+}
+
+// Len is the number of rows the current filter shows.
+func (t *Table[T]) Len() int { return len(t.visible()) }
+
+// Total is the number of rows held.
+func (t *Table[T]) Total() int { return len(t.sorted) }
+
+func (t *Table[T]) visible() []*tableRow[T] {
+	if t.filter == "" {
+		return t.sorted
+	}
+	return t.filtered
+}
+
+func (t *Table[T]) less(a, b *tableRow[T]) int {
+	if a.group != b.group {
+		return a.group - b.group
+	}
+	if len(a.keys) > 0 {
+		c := a.keys[t.sortCol].compare(b.keys[t.sortCol])
+		if t.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.id, b.id)
+}
+
+// find returns the index of r in s (sorted with r's current cached keys).
+func (t *Table[T]) find(s []*tableRow[T], r *tableRow[T]) (int, bool) {
+	i, ok := slices.BinarySearchFunc(s, r, t.less)
+	return i, ok && s[i] == r
+}
+
+func (t *Table[T]) insert(s []*tableRow[T], r *tableRow[T]) []*tableRow[T] {
+	i, _ := slices.BinarySearchFunc(s, r, t.less)
+	return slices.Insert(s, i, r)
+}
+
+func (t *Table[T]) remove(s []*tableRow[T], r *tableRow[T]) []*tableRow[T] {
+	if i, ok := t.find(s, r); ok {
+		return slices.Delete(s, i, i+1)
+	}
+	return s
+}
+
+func (t *Table[T]) matches(r *tableRow[T]) bool {
+	return t.filter == "" || strings.Contains(r.hay, t.filter)
+}
+
+// refresh recomputes a row's cached keys from its record.
+func (t *Table[T]) refresh(r *tableRow[T]) {
+	if t.spec.Group != nil {
+		r.group = t.spec.Group(&r.val)
+	}
+	for c := range t.spec.Columns {
+		r.keys[c] = t.spec.Key(&r.val, c)
+	}
+	r.hay = t.spec.Haystack(&r.val)
+	r.match = t.matches(r)
+}
+
+// Begin starts a bulk update of about n records: when n is a large share
+// of the table, positions are settled once by End instead of per record.
+func (t *Table[T]) Begin(n int) { t.bulk = n > 64 && n > len(t.sorted)/8 }
+
+// End settles a bulk update.
+func (t *Table[T]) End() {
+	if !t.bulk {
+		return
+	}
+	t.bulk = false
+	t.sorted = t.sorted[:0]
+	for _, r := range t.rows {
+		t.sorted = append(t.sorted, r)
+	}
+	slices.SortFunc(t.sorted, t.less)
+	t.refilter(false)
+	t.settle()
+}
+
+// Upsert adds or replaces the record with this id. changedCols marks the
+// cells to highlight (bit c for column c); 0 highlights nothing.
+func (t *Table[T]) Upsert(id string, v T, changedCols uint64, now time.Time) {
+	r, ok := t.rows[id]
+	if !ok {
+		r = &tableRow[T]{id: id, keys: make([]SortKey, len(t.spec.Columns))}
+		t.rows[id] = r
+	} else if !t.bulk {
+		t.sorted = t.remove(t.sorted, r)
+		if t.filter != "" && r.match {
+			t.filtered = t.remove(t.filtered, r)
+		}
+	}
+	r.val = v
+	if changedCols != 0 {
+		r.changed, r.changedCols = now, changedCols
+	}
+	t.refresh(r)
+	if t.bulk {
+		if !ok {
+			t.sorted = append(t.sorted, r)
+		}
+		return
+	}
+	t.sorted = t.insert(t.sorted, r)
+	if t.filter != "" && r.match {
+		t.filtered = t.insert(t.filtered, r)
+	}
+	t.settle()
+}
+
+// Delete removes the record with this id, if held.
+func (t *Table[T]) Delete(id string) {
+	r, ok := t.rows[id]
+	if !ok {
+		return
+	}
+	if !t.bulk {
+		t.sorted = t.remove(t.sorted, r)
+		if t.filter != "" && r.match {
+			t.filtered = t.remove(t.filtered, r)
+		}
+	} else {
+		t.sorted = slices.DeleteFunc(t.sorted, func(x *tableRow[T]) bool { return x == r })
+	}
+	delete(t.rows, id)
+	if !t.bulk {
+		t.settle()
+	}
+}
+
+// Get returns the record with this id.
+func (t *Table[T]) Get(id string) (*T, bool) {
+	r, ok := t.rows[id]
+	if !ok {
+		return nil, false
+	}
+	return &r.val, true
+}
+
+// SetFilter keeps only rows whose haystack contains q (case-insensitive).
+// A filter that extends the previous one narrows the current matches
+// instead of rescanning every row.
+func (t *Table[T]) SetFilter(q string) {
+	q = strings.ToLower(q)
+	if q == t.filter {
+		return
+	}
+	narrow := t.filter != "" && strings.Contains(q, t.filter)
+	t.filter = q
+	t.refilter(narrow)
+	t.settle()
+}
+
+// Filter returns the current filter text.
+func (t *Table[T]) Filter() string { return t.filter }
+
+func (t *Table[T]) refilter(narrow bool) {
+	if t.filter == "" {
+		t.filtered = nil
+		for _, r := range t.sorted {
+			r.match = true
+		}
+		return
+	}
+	src := t.sorted
+	if narrow {
+		src = t.filtered
+	} else {
+		t.filtered = make([]*tableRow[T], 0, len(t.sorted)/4)
+	}
+	out := t.filtered[:0]
+	for _, r := range src {
+		r.match = strings.Contains(r.hay, t.filter)
+		if r.match {
+			out = append(out, r)
+		}
+	}
+	clear(out[len(out):cap(out)])
+	t.filtered = out
+}
+
+// SortBy sorts by column col, descending if desc.
+func (t *Table[T]) SortBy(col int, desc bool) {
+	if col < 0 || col >= len(t.spec.Columns) || (col == t.sortCol && desc == t.desc) {
+		return
+	}
+	t.sortCol, t.desc = col, desc
+	slices.SortFunc(t.sorted, t.less)
+	if t.filter != "" {
+		slices.SortFunc(t.filtered, t.less)
+	}
+	t.settle()
+}
+
+// Sort returns the sort column and direction.
+func (t *Table[T]) Sort() (col int, desc bool) { return t.sortCol, t.desc }
+
+// Selected returns the selected record's id, "" when the table is empty.
+func (t *Table[T]) Selected() string { return t.selID }
+
+// Select selects the record with this id if it is visible.
+func (t *Table[T]) Select(id string) bool {
+	r, ok := t.rows[id]
+	if !ok || !r.match {
+		return false
+	}
+	t.selID = id
+	t.settle()
+	return true
+}
+
+// SelectFirst selects the first visible row, in display order, for which
+// pred holds (the jump prompt).
+func (t *Table[T]) SelectFirst(pred func(v *T) bool) bool {
+	for _, r := range t.visible() {
+		if pred(&r.val) {
+			t.selID = r.id
+			t.settle()
+			return true
+		}
+	}
+	return false
+}
+
+// Move moves the selection by delta rows.
+func (t *Table[T]) Move(delta int) {
+	vis := t.visible()
+	if len(vis) == 0 {
+		return
+	}
+	pos := max(0, min(len(vis)-1, t.selPos+delta))
+	t.selOff += pos - t.selPos
+	t.selID = vis[pos].id
+	t.settle()
+}
+
+// First moves the selection to the first row.
+func (t *Table[T]) First() { t.Move(-t.Len()) }
+
+// Last moves the selection to the last row.
+func (t *Table[T]) Last() { t.Move(t.Len()) }
+
+// PageSize is the number of rows one screen shows.
+func (t *Table[T]) PageSize() int { return max(1, t.height-1) }
+
+// settle finds the selection's position after a change and keeps it on the
+// same screen line, so rows moving under live updates do not move the
+// operator's selection.
+func (t *Table[T]) settle() {
+	vis := t.visible()
+	if len(vis) == 0 {
+		t.selPos, t.selOff = 0, 0
+		return
+	}
+	pos := -1
+	if r, ok := t.rows[t.selID]; ok && r.match {
+		if i, found := t.find(vis, r); found {
+			pos = i
+		}
+	}
+	if pos < 0 { // the selection left: take the row now at its place
+		pos = min(t.selPos, len(vis)-1)
+		t.selID = vis[pos].id
+	}
+	t.selPos = pos
+	page := t.PageSize()
+	t.selOff = max(0, min(t.selOff, page-1, pos))
+	if top := pos - t.selOff; top > len(vis)-page && len(vis) >= page {
+		t.selOff = pos - (len(vis) - page)
+	}
+}
+
+// SetSize sets the table's size in cells (the header takes one line) and
+// lays the columns out.
+func (t *Table[T]) SetSize(width, height int) {
+	t.width, t.height = width, max(2, height)
+	t.widths = layoutColumns(t.spec.Columns, width-2) // 2: selection marker
+	t.settle()
+}
+
+// layoutColumns gives every column its minimum, then shares what is left
+// among the columns in order up to their maximum, the unbounded last.
+func layoutColumns(cols []Column, width int) []int {
+	w := make([]int, len(cols))
+	left := width - (len(cols) - 1) // one space between columns
+	for i, c := range cols {
+		w[i] = c.Min
+		left -= c.Min
+	}
+	for pass := 0; pass < 2 && left > 0; pass++ {
+		for i, c := range cols {
+			if left <= 0 {
+				break
+			}
+			if c.Max == 0 && pass == 0 {
+				continue
+			}
+			add := left
+			if c.Max > 0 {
+				add = min(left, c.Max-w[i])
+			}
+			w[i] += add
+			left -= add
+		}
+	}
+	for i := len(w) - 1; i > 0 && left < 0; i-- { // too narrow: shrink from the right
+		cut := min(w[i]-1, -left)
+		w[i] -= cut
+		left += cut
+	}
+	return w
+}
+
+// View renders the header and the visible rows, exactly height lines of
+// at most width cells.
+func (t *Table[T]) View(now time.Time) string {
+	var b strings.Builder
+	vis := t.visible()
+	page := t.PageSize()
+	b.Grow((page + 1) * (t.width + 32))
+	st := t.styles
+	b.WriteString(st.header.pre)
+	b.WriteString("  ")
+	for c, col := range t.spec.Columns {
+		if c > 0 {
+			b.WriteByte(' ')
+		}
+		title := col.Title
+		if c == t.sortCol {
+			if t.desc {
+				title += "↓"
+			} else {
+				title += "↑"
+			}
+		}
+		writeCell(&b, title, t.widths[c], col.Right)
+	}
+	b.WriteString(st.header.post)
+	top := t.selPos - t.selOff
+	for i := 0; i < page; i++ {
+		b.WriteByte('\n')
+		n := top + i
+		if n < 0 || n >= len(vis) {
+			continue
+		}
+		t.writeRow(&b, vis[n], n == t.selPos, now)
+	}
+	return b.String()
+}
+
+func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, now time.Time) {
+	st := t.styles
+	hot := r.changedCols != 0 && now.Sub(r.changed) < t.Highlight
+	if selected {
+		b.WriteString(st.selected.pre)
+		b.WriteString("▸ ")
+	} else {
+		b.WriteString("  ")
+	}
+	for c, col := range t.spec.Columns {
+		if c > 0 {
+			b.WriteByte(' ')
+		}
+		text := t.spec.Cell(&r.val, c, now)
+		if selected {
+			writeCell(b, text, t.widths[c], col.Right)
+			continue
+		}
+		p := t.spec.Paint(&r.val, c)
+		if hot && r.changedCols&(1<<c) != 0 {
+			p = st.changed
+		}
+		b.WriteString(p.pre)
+		writeCell(b, text, t.widths[c], col.Right)
+		b.WriteString(p.post)
+	}
+	if selected {
+		b.WriteString(st.selected.post)
+	}
+}
+
+// writeCell writes text truncated with an ellipsis and padded to w cells.
+func writeCell(b *strings.Builder, text string, w int, right bool) {
+	if w <= 0 {
+		return
+	}
+	tw := textWidth(text)
+	if tw > w {
+		text = ansi.Truncate(text, w, "…")
+		tw = ansi.StringWidth(text)
+	}
+	pad := w - tw
+	if right {
+		b.WriteString(spaces(pad))
+		b.WriteString(text)
+		return
+	}
+	b.WriteString(text)
+	b.WriteString(spaces(pad))
+}
+
+// textWidth is the cell width of plain text, fast for ASCII.
+func textWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] < 0x20 {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+const blank = "                                                                                                                                "
+
+func spaces(n int) string {
+	if n <= len(blank) {
+		return blank[:max(0, n)]
+	}
+	return strings.Repeat(" ", n)
+}

@@ -1,0 +1,176 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View renders the whole screen: status bar, tabs, the current view, the
+// status line and the help footer, exactly width×height cells.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "virgo-tui " + m.installation
+	return v
+}
+
+// Render is View's content, for tests and benchmarks.
+func (m *Model) Render() string {
+	now := m.now()
+	var b strings.Builder
+	b.WriteString(m.statusBar())
+	b.WriteByte('\n')
+	b.WriteString(m.tabs())
+	b.WriteByte('\n')
+	h := m.bodyHeight()
+	switch {
+	case !m.loaded && (m.view == viewPresence || m.view == viewQueue):
+		b.WriteString(fit(m.styles.Dim.Render("  connecting to the hub…"), m.width, h))
+	case m.view == viewPresence:
+		b.WriteString(m.presence.view(now))
+	case m.view == viewQueue:
+		b.WriteString(m.queue.view(now))
+	case m.view == viewWizard && m.plugins.hasWizard():
+		// The wizard draws its own footer: it gets the footer's lines too.
+		b.WriteString(m.plugins.view(m.styles, m.view, m.width, h+m.footerHeight()))
+		b.WriteByte('\n')
+		b.WriteString(m.statusLine(now))
+		return b.String()
+	default:
+		b.WriteString(m.plugins.view(m.styles, m.view, m.width, h))
+	}
+	b.WriteByte('\n')
+	b.WriteString(m.statusLine(now))
+	b.WriteByte('\n')
+	b.WriteString(m.footer())
+	return b.String()
+}
+
+// statusBar is the top line: installation, operator, hub, pending count.
+func (m *Model) statusBar() string {
+	st := m.styles
+	inst := m.installation
+	if inst == "" {
+		inst = "virgo"
+	}
+	if m.home != "" {
+		inst += " (" + m.home + ")"
+	}
+	operator := m.operator
+	if operator == "" {
+		operator = "—"
+	}
+	conn := "○ " + m.conn.String()
+	if m.conn == Connected {
+		conn = "● connected"
+	}
+	pending := strconv.Itoa(m.queue.mine) + " for you"
+	parts := []string{
+		st.Title.Render("virgo-tui") + " " + inst,
+		st.Label.Render("operator ") + operator,
+		st.Label.Render("hub ") + conn,
+		st.Label.Render("pending ") + pending,
+	}
+	line := strings.Join(parts, st.Dim.Render(" │ "))
+	return ansi.Truncate(line, m.width, "…")
+}
+
+// tabs is the view switcher line.
+func (m *Model) tabs() string {
+	st := m.styles
+	var b strings.Builder
+	for i := range viewCount {
+		title := strconv.Itoa(int(i)+1) + " " + viewTitles[i]
+		if i == viewQueue && m.queue.mine > 0 {
+			title += " (" + strconv.Itoa(m.queue.mine) + ")"
+		}
+		if i == m.view {
+			b.WriteString(st.TabOn.Render("[" + title + "]"))
+		} else {
+			b.WriteString(st.TabOff.Render(" " + title + " "))
+		}
+		b.WriteByte(' ')
+	}
+	if t, ok := m.currentTable(); ok {
+		count := strconv.Itoa(t.Len())
+		if t.Filter() != "" {
+			count += "/" + strconv.Itoa(t.Total())
+		}
+		b.WriteString(st.Dim.Render(" " + count + " rows"))
+	}
+	return ansi.Truncate(b.String(), m.width, "…")
+}
+
+// currentTable describes the current view's table for the tab line.
+func (m *Model) currentTable() (interface {
+	Len() int
+	Total() int
+	Filter() string
+}, bool) {
+	switch m.view {
+	case viewPresence:
+		return m.presence.table, true
+	case viewQueue:
+		return m.queue.table, true
+	}
+	return nil, false
+}
+
+// statusLine is the line above the help: a prompt, the grace notice, a
+// note, or the active filter.
+func (m *Model) statusLine(now time.Time) string {
+	st := m.styles
+	var s string
+	switch {
+	case m.inGrace(now):
+		s = st.Warn.Render("⏸ new confirmation: keys paused for " + m.opts.Grace.String())
+	case m.prompt != promptNone:
+		s = m.input.View()
+	case m.note.text != "" && now.Before(m.note.until):
+		switch m.note.kind {
+		case noteError:
+			s = st.Error.Render("✗ " + m.note.text)
+		case noteWarn:
+			s = st.Warn.Render("! " + m.note.text)
+		default:
+			s = st.Note.Render(m.note.text)
+		}
+	default:
+		if t, ok := m.currentTable(); ok && t.Filter() != "" {
+			s = st.Dim.Render("filter: " + t.Filter() + "  (esc clears)")
+		}
+	}
+	return ansi.Truncate(s, m.width, "…")
+}
+
+// helpKeys is the help of what has the keys now.
+func (m *Model) helpKeys() helpKeys {
+	switch m.prompt {
+	case promptFilter:
+		return promptHelp("keep filter", "clear filter")
+	case promptJump:
+		return promptHelp("jump", "cancel")
+	case promptReason:
+		return promptHelp("deny with this reason", "cancel (nothing is decided)")
+	}
+	if m.view == viewQueue {
+		return queueHelp(m.keys)
+	}
+	return presenceHelp(m.keys)
+}
+
+func (m *Model) footer() string {
+	return fit(m.help.View(m.helpKeys()), m.width, m.footerHeight())
+}
+
+// footerHeight is one line of short help, or the full help's lines.
+func (m *Model) footerHeight() int {
+	if !m.help.ShowAll {
+		return 1
+	}
+	return strings.Count(m.help.View(m.helpKeys()), "\n") + 1
+}
