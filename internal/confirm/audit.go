@@ -1,0 +1,56 @@
+package confirm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// AuditEntry is one line of the audit log. Entries are written in the same
+// transaction as the change they record, so the log never misses a decision
+// nor records one that did not happen.
+type AuditEntry struct {
+	Time time.Time `json:"time"`
+	// Event: requested, joined, approved, denied, expired,
+	// prompt-carried-forward, prompt-dropped.
+	Event          string     `json:"event"`
+	ConfirmationID string     `json:"confirmation_id,omitempty"`
+	CorrelationID  string     `json:"correlation_id,omitempty"`
+	Actor          Principal  `json:"actor"`
+	Persona        string     `json:"persona,omitempty"`
+	Operation      string     `json:"operation,omitempty"`
+	Boundary       BoundaryID `json:"boundary"`
+	Authority      Principal  `json:"authority,omitempty"`
+	StampHash      string     `json:"stamp_hash,omitempty"`
+	Remember       Remember   `json:"remember,omitempty"`
+	Reason         string     `json:"reason,omitempty"`
+}
+
+// auditOp is the store write of one entry.
+func auditOp(e AuditEntry) (store.Op, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return store.Op{}, err
+	}
+	return store.Put(auditKey(e.Time, e.ConfirmationID, e.Event), b), nil
+}
+
+// Audit returns the audit log in time order.
+func Audit(ctx context.Context, st store.Store) ([]AuditEntry, error) {
+	kvs, err := st.List(ctx, PrefixAudit)
+	if err != nil {
+		return nil, fmt.Errorf("read audit log: %w", err)
+	}
+	out := make([]AuditEntry, 0, len(kvs))
+	for _, kv := range kvs {
+		var e AuditEntry
+		if err := json.Unmarshal(kv.Value, &e); err != nil {
+			return nil, fmt.Errorf("audit entry %s: %w", kv.Key, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

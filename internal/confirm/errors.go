@@ -1,0 +1,74 @@
+// Package confirm is the handler's authorization decision for every tool
+// call a persona makes under its capability stamp, the durable queue of
+// confirmations routed to the right authority, and the prompt registry of
+// learned exact decisions (spec: virgo-capability-surface.txt).
+//
+// The flow: Normalize* turn what a persona asked into an Operation; a Policy
+// (an index of one stamp) gives Authorize's verdict — allow, confirm with a
+// route, or deny naming a boundary; a confirm verdict is queued (Queue) to
+// the bound human or the owning lead, whose decision is committed durably,
+// with its audit entry, before the caller is told to execute.
+package confirm
+
+import "errors"
+
+// Named errors of target normalization. Every refused target wraps one, so a
+// caller can tell the trick that was refused.
+var (
+	ErrEmptyTarget    = errors.New("target is empty")
+	ErrAbsolutePath   = errors.New("absolute or home-relative path; workspace paths are relative to the workspace root")
+	ErrDotDot         = errors.New("'..' or dot-only segment; workspace paths may not climb out")
+	ErrBackslash      = errors.New("backslash in path; use '/'")
+	ErrControlChar    = errors.New("NUL or control character in target")
+	ErrPercentEncoded = errors.New("percent-encoded character in path; send the plain character")
+	ErrNonASCII       = errors.New("non-ASCII character in target (look-alike characters are refused, not folded)")
+	ErrUpperCase      = errors.New("upper case in a case-sensitive target; use lower case")
+	ErrSymlinkEscape  = errors.New("symbolic link leads outside the workspace")
+	ErrTargetSyntax   = errors.New("target does not follow its kind's syntax")
+	ErrTargetTooLong  = errors.New("target is too long")
+)
+
+// Named errors of operations and tables.
+var (
+	ErrUnknownShape    = errors.New("unknown operation shape")
+	ErrUnknownKind     = errors.New("unknown target kind")
+	ErrUnknownBoundary = errors.New("unknown boundary")
+	ErrUnknownVerdict  = errors.New("unknown verdict")
+	ErrUnknownRoute    = errors.New("unknown route")
+	ErrBadPrincipal    = errors.New("principal is neither human:<name> nor a persona address")
+	ErrBadRange        = errors.New("read range is negative or past the end")
+)
+
+// Named errors of the confirmation queue.
+var (
+	// ErrSelfDecision: nobody decides their own request.
+	ErrSelfDecision = errors.New("nobody decides their own request")
+	// ErrModelDecision: a persona (a model) never decides a confirmation at a
+	// global boundary, nor reviews learned choices.
+	ErrModelDecision = errors.New("a persona cannot decide a global-boundary confirmation; it is the bound human's")
+	// ErrNotAuthority: only the routed authority decides.
+	ErrNotAuthority = errors.New("only the routed authority decides this confirmation")
+	// ErrUnroutable: the authority seat is empty; the confirmation stays pending.
+	ErrUnroutable = errors.New("the authority seat is empty; the confirmation stays pending and is not re-routed")
+	// ErrAlreadyDecided: a decision is terminal and single use.
+	ErrAlreadyDecided = errors.New("confirmation already decided")
+	// ErrExpired: a pending confirmation past its expiry counts as denied.
+	ErrExpired = errors.New("confirmation expired and counts as denied")
+	// ErrNoConfirmation: no confirmation has that id.
+	ErrNoConfirmation = errors.New("no such confirmation")
+	// ErrCorrelationReuse: a correlation id names exactly one operation.
+	ErrCorrelationReuse = errors.New("correlation id already names a different operation")
+	// ErrNoCorrelation: a request needs a correlation id so that it can be retried.
+	ErrNoCorrelation = errors.New("a correlation id is required")
+	// ErrWrongPersona: a persona requests only under its own stamp.
+	ErrWrongPersona = errors.New("a persona requests only under its own stamp")
+	// ErrNotRememberable: only confirm-level operations of a persona's stamp
+	// may be remembered (not activations or retirements).
+	ErrNotRememberable = errors.New("this confirmation cannot be remembered")
+	// ErrNoReason: a denial carries a reason an operator reads.
+	ErrNoReason = errors.New("a denial needs a reason")
+	// ErrNoChoice: no learned choice has that key.
+	ErrNoChoice = errors.New("no such learned choice")
+	// ErrNotStale: carry-forward and drop resolve stale choices only.
+	ErrNotStale = errors.New("the learned choice is not stale")
+)

@@ -1,0 +1,57 @@
+package confirm
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Store key layout of this package. Every key lives under one of these
+// prefixes, so a Watch on a prefix sees exactly one kind of record.
+const (
+	// PrefixConfirmation holds confirmations by id.
+	PrefixConfirmation = "confirm/req/"
+	// prefixFingerprint maps a fingerprint to the id of its latest request.
+	prefixFingerprint = "confirm/fp/"
+	// prefixCorrelation maps requester + correlation id to a confirmation id.
+	prefixCorrelation = "confirm/corr/"
+	// PrefixPromptsPersona holds learned choices in a persona's experience layer.
+	PrefixPromptsPersona = "prompts/persona/"
+	// PrefixPromptsClass holds class-common learned choices, by profile.
+	PrefixPromptsClass = "prompts/class/"
+	// PrefixReactions holds human-surface reaction outcomes by correlation id.
+	PrefixReactions = "reactions/"
+	// PrefixAudit holds the audit log, in time order.
+	PrefixAudit = "audit/"
+)
+
+func keyConfirmation(id string) string { return PrefixConfirmation + id }
+func keyFingerprint(fp string) string  { return prefixFingerprint + fp }
+func keyCorrelation(requester Principal, corr string) string {
+	return prefixCorrelation + requester.String() + "/" + corr
+}
+
+// auditKey orders entries by time; the id, event and a random suffix keep
+// two entries of one nanosecond apart.
+func auditKey(at time.Time, id, event string) string {
+	return fmt.Sprintf("%s%020d/%s/%s/%s", PrefixAudit, at.UnixNano(), id, event, randomHex(4))
+}
+
+// digest is a short stable hash of parts joined by NUL (no part can
+// contain NUL: targets refuse it, the rest are ids and shapes).
+func digest(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:16])
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b)
+}
+
+// newID is a confirmation id: "c-" and 12 random hex digits.
+func newID() string { return "c-" + randomHex(6) }

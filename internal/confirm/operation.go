@@ -1,0 +1,175 @@
+package confirm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TargetKind is what an operation's target names.
+type TargetKind uint8
+
+// The target kinds.
+const (
+	// TargetPath: a workspace-relative clean path (in the persona's own
+	// workspace unless Target.Workspace names another).
+	TargetPath TargetKind = iota + 1
+	// TargetAddress: a persona address.
+	TargetAddress
+	// TargetTask: a task id within its scope and project.
+	TargetTask
+	// TargetRun: a run (or its artifacts) within its task.
+	TargetRun
+	// TargetSurface: a bound human surface (surface/target).
+	TargetSurface
+	// TargetExternal: a destination outside the installation (a URL).
+	TargetExternal
+)
+
+var kindNames = [...]string{TargetPath: "path", TargetAddress: "address", TargetTask: "task",
+	TargetRun: "run", TargetSurface: "surface", TargetExternal: "external"}
+
+// String is the kind's prefix in a target's text form.
+func (k TargetKind) String() string {
+	if k == 0 || int(k) >= len(kindNames) {
+		return "invalid"
+	}
+	return kindNames[k]
+}
+
+// MarshalText stores the kind by name.
+func (k TargetKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind name back.
+func (k *TargetKind) UnmarshalText(text []byte) error {
+	for i, n := range kindNames {
+		if i > 0 && n == string(text) {
+			*k = TargetKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("target kind %q: %w", text, ErrUnknownKind)
+}
+
+// Target is a normalized operation target. Build one with ParseTarget or
+// the Normalize functions; a Target built by hand skips normalization and
+// is only as safe as its builder. Target is comparable, so it can key maps.
+type Target struct {
+	Kind TargetKind `json:"kind"`
+	// Value is the normalized path, address, id, surface target or URL.
+	Value string `json:"value"`
+	// Workspace names another workspace for a path target; empty means the
+	// persona's own.
+	Workspace string `json:"workspace,omitempty"`
+	// Scope and Project own a task or run (filled by the handler from the
+	// record, never from the model's arguments).
+	Scope   string `json:"scope,omitempty"`
+	Project string `json:"project,omitempty"`
+	// Task is the task a run belongs to.
+	Task string `json:"task,omitempty"`
+}
+
+// String is the target's canonical text form, the one ParseTarget reads:
+//
+//	path:memory/notes.md          path@other-ws:QUEUE.md
+//	address:work/core/lead        task:work/core/t-12
+//	run:work/core/t-12/r-3        surface:teams/chat-7
+//	external:https://example.org/release
+//
+// It is what fingerprints and the prompt registry key on.
+func (t Target) String() string {
+	switch t.Kind {
+	case TargetPath:
+		if t.Workspace != "" {
+			return "path@" + t.Workspace + ":" + t.Value
+		}
+		return "path:" + t.Value
+	case TargetTask:
+		return "task:" + t.Scope + "/" + t.Project + "/" + t.Value
+	case TargetRun:
+		return "run:" + t.Scope + "/" + t.Project + "/" + t.Task + "/" + t.Value
+	}
+	return t.Kind.String() + ":" + t.Value
+}
+
+// ParseTarget reads a target's text form (see Target.String) and normalizes
+// it strictly: every trick the Normalize functions refuse is refused here.
+func ParseTarget(s string) (Target, error) {
+	kind, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return Target{}, fmt.Errorf("target %q: want kind:value with kind one of path, address, task, run, surface, external: %w", s, ErrUnknownKind)
+	}
+	if ws, isPath := strings.CutPrefix(kind, "path@"); isPath {
+		id, err := NormalizeID(ws)
+		if err != nil {
+			return Target{}, err
+		}
+		p, err := NormalizePath(rest)
+		return Target{Kind: TargetPath, Value: p, Workspace: id}, err
+	}
+	var k TargetKind
+	if err := k.UnmarshalText([]byte(kind)); err != nil {
+		return Target{}, err
+	}
+	switch k {
+	case TargetPath:
+		p, err := NormalizePath(rest)
+		return Target{Kind: k, Value: p}, err
+	case TargetAddress:
+		a, err := NormalizeAddress(rest)
+		return Target{Kind: k, Value: a}, err
+	case TargetTask, TargetRun:
+		return parseRecordTarget(k, rest)
+	case TargetSurface:
+		v, err := NormalizeSurface(rest)
+		return Target{Kind: k, Value: v}, err
+	default:
+		d, err := NormalizeDestination(rest)
+		return Target{Kind: k, Value: d}, err
+	}
+}
+
+func parseRecordTarget(k TargetKind, rest string) (Target, error) {
+	parts := strings.Split(rest, "/")
+	want := 3
+	if k == TargetRun {
+		want = 4
+	}
+	if len(parts) != want {
+		return Target{}, fmt.Errorf("%s target %q: want %s: %w", k, rest, recordForm(k), ErrTargetSyntax)
+	}
+	for _, p := range parts {
+		if _, err := NormalizeID(p); err != nil {
+			return Target{}, err
+		}
+	}
+	t := Target{Kind: k, Scope: parts[0], Project: parts[1], Value: parts[want-1]}
+	if k == TargetRun {
+		t.Task = parts[2]
+	}
+	return t, nil
+}
+
+func recordForm(k TargetKind) string {
+	if k == TargetRun {
+		return "scope/project/task/run"
+	}
+	return "scope/project/task"
+}
+
+// Operation is one normalized tool call of a persona.
+type Operation struct {
+	// Persona is the canonical address of the persona acting, and
+	// Generation its generation: the stamp it runs under.
+	Persona    string `json:"persona"`
+	Generation int    `json:"generation"`
+	// Tool is the exposed tool name; HandlerAction the action it maps to.
+	Tool          string `json:"tool"`
+	HandlerAction string `json:"handler_action"`
+	Target        Target `json:"target"`
+	Shape         Shape  `json:"shape"`
+}
+
+// String renders the operation for an operator in one line.
+func (op Operation) String() string {
+	return fmt.Sprintf("%s#%d %s (%s) %s on %s", op.Persona, op.Generation, op.Tool, op.HandlerAction, op.Shape, op.Target)
+}

@@ -1,0 +1,144 @@
+package confirm
+
+import (
+	"fmt"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// Assignments answers whether a task is assigned to a persona. The hub's
+// task records implement it; the policy asks it only for a deputy's runs.
+type Assignments interface {
+	IsAssigned(persona, task string) bool
+}
+
+// Options are what a Policy needs besides the stamp.
+type Options struct {
+	// Assignments tells a deputy's assigned tasks; nil means none.
+	Assignments Assignments
+	// Learned are remembered choices (Prompts.Active); only those keyed by
+	// this policy's stamp hash are used.
+	Learned []Choice
+}
+
+// toolEntry is one indexed stamp tool.
+type toolEntry struct {
+	action string
+	access stamp.Access
+	scope  string
+	rule   scopeRule
+}
+
+// learnedKey is a prompt key without the stamp hash, which is the policy's.
+type learnedKey struct {
+	action string
+	target Target
+	shape  Shape
+}
+
+// Policy is the handler's index of one stamp: everything Authorize needs,
+// precomputed so that the allow path neither allocates nor scans.
+type Policy struct {
+	stamp       *stamp.Stamp
+	hash        string
+	address     string
+	generation  int
+	scope       string
+	project     string
+	rootScope   bool
+	workspace   string
+	repository  string
+	tools       map[string]toolEntry
+	mutable     globSet
+	surfaces    map[string]bool
+	learned     map[learnedKey]Choice
+	assignments Assignments
+}
+
+// secretPaths and authorityPaths are workspace paths whose contents are
+// secret credential values or lease/fence/authority material, whatever the
+// tool: the global deny boundaries apply to them as to the shapes.
+var (
+	secretPaths    = mustGlobs("**/.env", "**/*.pem", "**/*.key", "**/.ssh/**", "**/credentials/**", "**/secrets/**")
+	authorityPaths = mustGlobs("**/*.lease", "**/*.fence", "**/"+stamp.FileName, "**/.virgo-authority/**")
+)
+
+func mustGlobs(patterns ...string) globSet {
+	g, err := compileGlobs(patterns)
+	if err != nil {
+		panic(err) // the patterns above are constants; a bad one is a build error
+	}
+	return g
+}
+
+// NewPolicy indexes a stamp whose canonical hash is hash. It refuses a stamp
+// the handler could not enforce exactly: a non-canonical address, duplicate
+// tool names or handler actions, an access other than allow or confirm, a
+// scope outside the stamp's vocabulary, a bad mutable-path pattern.
+func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
+	addr, err := registry.ParseAddress(st.Path.Address)
+	if err != nil {
+		return nil, fmt.Errorf("stamp address: %w", err)
+	}
+	mutable, err := compileGlobs(st.Workspace.MutablePaths)
+	if err != nil {
+		return nil, fmt.Errorf("stamp of %s: %w", addr, err)
+	}
+	p := &Policy{
+		stamp: st, hash: hash, address: addr.String(), generation: st.Persona.Generation,
+		scope: addr.Scope, project: addr.Project, rootScope: addr.IsRoot(),
+		workspace: st.Workspace.Root, repository: st.Workspace.Repository,
+		tools: make(map[string]toolEntry, len(st.Tools)), mutable: mutable,
+		surfaces: make(map[string]bool, len(st.HumanSurfaces)), assignments: opts.Assignments,
+	}
+	actions := make(map[string]bool, len(st.Tools))
+	for _, t := range st.Tools {
+		if _, dup := p.tools[t.Name]; dup {
+			return nil, fmt.Errorf("stamp of %s: duplicate tool %q", addr, t.Name)
+		}
+		if actions[t.HandlerAction] {
+			return nil, fmt.Errorf("stamp of %s: duplicate handler action %q", addr, t.HandlerAction)
+		}
+		if t.Access != stamp.AccessAllow && t.Access != stamp.AccessConfirm {
+			return nil, fmt.Errorf("stamp of %s: tool %q has access %q, want allow or confirm", addr, t.Name, t.Access)
+		}
+		rule, ok := scopeRules[t.Scope]
+		if !ok {
+			return nil, fmt.Errorf("stamp of %s: tool %q has unknown scope %q", addr, t.Name, t.Scope)
+		}
+		actions[t.HandlerAction] = true
+		p.tools[t.Name] = toolEntry{action: t.HandlerAction, access: t.Access, scope: t.Scope, rule: rule}
+	}
+	for _, b := range st.HumanSurfaces {
+		p.surfaces[b.Surface+"/"+b.Target] = true
+	}
+	for _, c := range opts.Learned {
+		if c.Key.StampHash != hash {
+			continue
+		}
+		if p.learned == nil {
+			p.learned = make(map[learnedKey]Choice)
+		}
+		p.learned[learnedKey{c.Key.HandlerAction, c.Key.Target, c.Key.Shape}] = c
+	}
+	return p, nil
+}
+
+// Stamp is the indexed stamp.
+func (p *Policy) Stamp() *stamp.Stamp { return p.stamp }
+
+// Hash is the stamp's canonical hash.
+func (p *Policy) Hash() string { return p.hash }
+
+// Address is the persona's canonical address.
+func (p *Policy) Address() string { return p.address }
+
+// Profile is the persona's capability profile.
+func (p *Policy) Profile() string { return p.stamp.Path.Profile }
+
+// Tool returns the stamp's tool by name, for building an Operation.
+func (p *Policy) Tool(name string) (handlerAction string, ok bool) {
+	t, ok := p.tools[name]
+	return t.action, ok
+}

@@ -1,0 +1,231 @@
+package confirm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Remember is where a decision is remembered, if at all.
+type Remember string
+
+// The places a learned choice lives (spec: "Learned prompt fingerprints live
+// in the persona experience layer. A prompt that is genuinely class-common
+// may instead live in the shared class overlay.").
+const (
+	RememberNone    Remember = ""
+	RememberPersona Remember = "persona"
+	RememberClass   Remember = "class"
+)
+
+// PromptKey is the exact key of a learned choice (spec: "keyed by stamp
+// hash, handler action, normalized target scope, and operation shape").
+type PromptKey struct {
+	StampHash     string `json:"stamp_hash"`
+	HandlerAction string `json:"handler_action"`
+	Target        Target `json:"target"`
+	Shape         Shape  `json:"shape"`
+}
+
+// id is the key's store id; any change to any part changes it.
+func (k PromptKey) id() string {
+	return digest(k.StampHash, k.HandlerAction, k.Target.String(), string(k.Shape))
+}
+
+// Choice is one learned decision of the prompt registry.
+type Choice struct {
+	Key PromptKey `json:"key"`
+	// Verdict is Allow (a remembered approval) or Deny (a remembered denial).
+	Verdict Verdict `json:"verdict"`
+	// Boundary is the confirm boundary the choice answers.
+	Boundary BoundaryID `json:"boundary"`
+	// Persona is who it was learned for; Profile its class.
+	Persona string `json:"persona"`
+	Profile string `json:"profile"`
+	// Where is the experience layer (persona) or the class overlay (class).
+	Where          Remember  `json:"where"`
+	Decider        Principal `json:"decider"`
+	ConfirmationID string    `json:"confirmation_id"`
+	CreatedAt      time.Time `json:"created_at"`
+	Reason         string    `json:"reason,omitempty"`
+}
+
+// apply turns a confirm decision into the remembered one. It is called only
+// for confirm verdicts: a choice never turns a deny into an allow, and never
+// reaches a tool the stamp does not expose (those are denied before).
+func (c Choice) apply(d Decision) Decision {
+	if c.Verdict == Allow {
+		return Decision{Verdict: Allow, Boundary: d.Boundary, Remembered: true,
+			Reason: "remembered approval by " + c.Decider.String() + " (" + c.ConfirmationID + ")"}
+	}
+	return Decision{Verdict: Deny, Boundary: BoundaryRememberedDenial, Remembered: true,
+		Reason: "remembered denial at " + d.Boundary.String() + " by " + c.Decider.String() + " (" + c.ConfirmationID + ")"}
+}
+
+// storeKey is where the choice lives.
+func (c Choice) storeKey() string {
+	if c.Where == RememberClass {
+		return PrefixPromptsClass + c.Profile + "/" + c.Key.id()
+	}
+	return PrefixPromptsPersona + c.Persona + "/" + c.Key.id()
+}
+
+// Prompts is the prompt registry over a store.
+type Prompts struct {
+	st  store.Store
+	now func() time.Time
+}
+
+// NewPrompts opens the prompt registry on st; now is the clock (nil: time.Now).
+func NewPrompts(st store.Store, now func() time.Time) *Prompts {
+	if now == nil {
+		now = time.Now
+	}
+	return &Prompts{st: st, now: now}
+}
+
+// List returns every learned choice of a persona: those in its experience
+// layer and the class-common ones learned for it, stale or not.
+func (r *Prompts) List(ctx context.Context, persona, profile string) ([]Choice, error) {
+	own, err := r.list(ctx, PrefixPromptsPersona+persona+"/")
+	if err != nil {
+		return nil, err
+	}
+	class, err := r.list(ctx, PrefixPromptsClass+profile+"/")
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range class {
+		if c.Persona == persona {
+			own = append(own, c)
+		}
+	}
+	return own, nil
+}
+
+// All returns every learned choice of the installation.
+func (r *Prompts) All(ctx context.Context) ([]Choice, error) {
+	own, err := r.list(ctx, PrefixPromptsPersona)
+	if err != nil {
+		return nil, err
+	}
+	class, err := r.list(ctx, PrefixPromptsClass)
+	return append(own, class...), err
+}
+
+func (r *Prompts) list(ctx context.Context, prefix string) ([]Choice, error) {
+	kvs, err := r.st.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("list learned choices: %w", err)
+	}
+	out := make([]Choice, 0, len(kvs))
+	for _, kv := range kvs {
+		var c Choice
+		if err := json.Unmarshal(kv.Value, &c); err != nil {
+			return nil, fmt.Errorf("learned choice %s: %w", kv.Key, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Active returns the choices that match under currentHash (for
+// Options.Learned): a changed stamp makes the others stale, and stale
+// choices stop matching.
+func (r *Prompts) Active(ctx context.Context, persona, profile, currentHash string) ([]Choice, error) {
+	all, err := r.List(ctx, persona, profile)
+	var out []Choice
+	for _, c := range all {
+		if c.Key.StampHash == currentHash {
+			out = append(out, c)
+		}
+	}
+	return out, err
+}
+
+// Review lists the persona's stale choices: learned under another stamp
+// hash than currentHash. A human resolves each with CarryForward or Drop.
+func (r *Prompts) Review(ctx context.Context, persona, profile, currentHash string) ([]Choice, error) {
+	all, err := r.List(ctx, persona, profile)
+	var out []Choice
+	for _, c := range all {
+		if c.Key.StampHash != currentHash {
+			out = append(out, c)
+		}
+	}
+	return out, err
+}
+
+// Lookup finds the exact choice for a key: the persona's own first, then a
+// class-common one.
+func (r *Prompts) Lookup(ctx context.Context, persona, profile string, k PromptKey) (Choice, bool, error) {
+	for _, key := range []string{PrefixPromptsPersona + persona + "/" + k.id(), PrefixPromptsClass + profile + "/" + k.id()} {
+		kv, err := r.st.Get(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return Choice{}, false, fmt.Errorf("look up learned choice: %w", err)
+		}
+		var c Choice
+		if err := json.Unmarshal(kv.Value, &c); err != nil {
+			return Choice{}, false, fmt.Errorf("learned choice %s: %w", key, err)
+		}
+		if c.Key == k {
+			return c, true, nil
+		}
+	}
+	return Choice{}, false, nil
+}
+
+// CarryForward re-keys a stale choice to newHash, on a human's word; the
+// stale one is removed in the same transaction, with an audit entry.
+func (r *Prompts) CarryForward(ctx context.Context, decider Principal, c Choice, newHash string) (Choice, error) {
+	next := c
+	next.Key.StampHash = newHash
+	next.Decider = decider
+	next.CreatedAt = r.now().UTC()
+	val, err := json.Marshal(next)
+	if err != nil {
+		return Choice{}, err
+	}
+	return next, r.resolve(ctx, decider, c, newHash, "prompt-carried-forward", store.Put(next.storeKey(), val))
+}
+
+// Drop removes a stale choice on a human's word, with an audit entry.
+func (r *Prompts) Drop(ctx context.Context, decider Principal, c Choice, currentHash string) error {
+	return r.resolve(ctx, decider, c, currentHash, "prompt-dropped")
+}
+
+func (r *Prompts) resolve(ctx context.Context, decider Principal, c Choice, currentHash, event string, extra ...store.Op) error {
+	if decider.Kind != PrincipalHuman {
+		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrModelDecision)
+	}
+	if c.Key.StampHash == currentHash {
+		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNotStale)
+	}
+	kv, err := r.st.Get(ctx, c.storeKey())
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNoChoice)
+	}
+	if err != nil {
+		return err
+	}
+	now := r.now().UTC()
+	entry, err := json.Marshal(AuditEntry{Time: now, Event: event, ConfirmationID: c.ConfirmationID, Actor: decider,
+		Persona: c.Persona, Operation: c.Key.HandlerAction + " " + string(c.Key.Shape) + " on " + c.Key.Target.String(),
+		Boundary: c.Boundary, StampHash: currentHash})
+	if err != nil {
+		return err
+	}
+	ops := append([]store.Op{{Key: c.storeKey(), Delete: true}}, extra...)
+	ops = append(ops, store.Put(auditKey(now, c.ConfirmationID, event), entry))
+	if _, err := r.st.Txn(ctx, []store.Cond{{Key: c.storeKey(), ModRev: kv.ModRev}}, ops); err != nil {
+		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, err)
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package confirm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// DefaultTTL is how long a confirmation waits before it expires (and then
+// counts as denied).
+const DefaultTTL = time.Hour
+
+// QueueOptions tune a Queue; the zero value is the default.
+type QueueOptions struct {
+	// TTL is the expiry of a new confirmation; 0 means DefaultTTL.
+	TTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Seats finds the active holder of the owning lead seat; nil leaves
+	// every deputy-scope confirmation unroutable.
+	Seats SeatHolders
+}
+
+// Queue is the durable confirmation queue over a store. Every state change
+// is one compare-and-swap transaction that also appends its audit entry;
+// store.Txn is synced to stable storage before it returns, so a decision
+// is durable before any caller hears of it.
+type Queue struct {
+	st      store.Store
+	ttl     time.Duration
+	now     func() time.Time
+	seats   SeatHolders
+	prompts *Prompts
+}
+
+// NewQueue opens the confirmation queue on st.
+func NewQueue(st store.Store, opts QueueOptions) *Queue {
+	if opts.TTL <= 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Queue{st: st, ttl: opts.TTL, now: opts.Now, seats: opts.Seats, prompts: NewPrompts(st, opts.Now)}
+}
+
+// Prompts is the queue's prompt registry.
+func (q *Queue) Prompts() *Prompts { return q.prompts }
+
+// fingerprint identifies "the same operation asked again": requester, stamp
+// hash, handler action, normalized target and shape.
+func fingerprint(requester Principal, hash string, op Operation) string {
+	return digest(requester.String(), hash, op.HandlerAction, op.Target.String(), string(op.Shape))
+}
+
+// Request authorizes op under p for caller (the identity the transport
+// established, never a field of the request) and answers what the caller
+// may do. Allow and deny answer at once; a confirm verdict first consults
+// the prompt registry, then joins a pending confirmation with the same
+// fingerprint or queues a new one routed to its authority. Retrying under
+// the same correlation id returns the same result: the terminal one once it
+// is known, StatusUnknown until then.
+func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Operation, correlationID string) (Result, error) {
+	if err := checkCaller(caller, op.Persona); err != nil {
+		return Result{}, err
+	}
+	if _, err := NormalizeID(correlationID); err != nil {
+		return Result{}, fmt.Errorf("correlation id: %w (%w)", ErrNoCorrelation, err)
+	}
+	fp := fingerprint(caller, p.Hash(), op)
+	if c, ok, err := q.byCorrelation(ctx, caller, correlationID); err != nil || ok {
+		return q.retried(c, ok, fp, err)
+	}
+	d := p.Authorize(op)
+	if d.Verdict == Confirm {
+		c, ok, err := q.prompts.Lookup(ctx, p.Address(), p.Profile(), PromptKey{p.Hash(), op.HandlerAction, op.Target, op.Shape})
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			d = c.apply(d)
+		}
+	}
+	switch d.Verdict {
+	case Allow:
+		return Result{Status: StatusAllowed, Decision: d}, nil
+	case Deny:
+		return Result{Status: StatusDenied, Decision: d}, nil
+	}
+	st := p.Stamp()
+	return q.enqueue(ctx, caller, pendingInput{kind: KindOperation, op: op, stamp: st, hash: p.Hash(),
+		decision: d, corr: correlationID, fp: fp})
+}
+
+func checkCaller(caller Principal, persona string) error {
+	if caller.IsZero() {
+		return fmt.Errorf("request: no caller identity: %w", ErrBadPrincipal)
+	}
+	if caller.IsModel() && caller.Name != persona {
+		return fmt.Errorf("request by %s under the stamp of %s: %w", caller, persona, ErrWrongPersona)
+	}
+	return nil
+}
+
+func (q *Queue) retried(c *Confirmation, ok bool, fp string, err error) (Result, error) {
+	if err != nil {
+		return Result{}, err
+	}
+	if c.Fingerprint != fp {
+		return Result{}, fmt.Errorf("correlation id %s (confirmation %s): %w", c.CorrelationID, c.ID, ErrCorrelationReuse)
+	}
+	return resultOf(c, Decision{Verdict: Confirm, Boundary: c.Boundary, Reason: c.Reason}, q.now()), nil
+}
+
+// pendingInput is what enqueue needs to queue a confirmation.
+type pendingInput struct {
+	kind     Kind
+	op       Operation
+	stamp    *stamp.Stamp
+	hash     string
+	decision Decision
+	detail   string
+	corr     string
+	fp       string
+}
+
+// enqueue joins the pending confirmation with the same fingerprint or
+// creates one; it retries on a conflicting concurrent writer.
+func (q *Queue) enqueue(ctx context.Context, caller Principal, in pendingInput) (Result, error) {
+	ck := keyCorrelation(caller, in.corr)
+	fk := keyFingerprint(in.fp)
+	for {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		if c, ok, err := q.byCorrelation(ctx, caller, in.corr); err != nil || ok {
+			return q.retried(c, ok, in.fp, err)
+		}
+		now := q.now().UTC()
+		conds := []store.Cond{{Key: ck}}
+		fkv, err := q.st.Get(ctx, fk)
+		switch {
+		case err == nil:
+			c, rkv, err := q.load(ctx, string(fkv.Value))
+			if err != nil {
+				return Result{}, err
+			}
+			if c.effective(now) == StatePending {
+				res, err := q.join(ctx, caller, in, c, append(conds, store.Cond{Key: fk, ModRev: fkv.ModRev},
+					store.Cond{Key: keyConfirmation(c.ID), ModRev: rkv.ModRev}), now)
+				if errors.Is(err, store.ErrConflict) {
+					continue
+				}
+				return res, err
+			}
+			conds = append(conds, store.Cond{Key: fk, ModRev: fkv.ModRev})
+		case errors.Is(err, store.ErrNotFound):
+			conds = append(conds, store.Cond{Key: fk})
+		default:
+			return Result{}, fmt.Errorf("queue confirmation: %w", err)
+		}
+		res, err := q.create(ctx, caller, in, conds, now)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		return res, err
+	}
+}
+
+func (q *Queue) join(ctx context.Context, caller Principal, in pendingInput, c *Confirmation, conds []store.Cond, now time.Time) (Result, error) {
+	a, err := auditOp(AuditEntry{Time: now, Event: "joined", ConfirmationID: c.ID, CorrelationID: in.corr,
+		Actor: caller, Persona: c.Operation.Persona, Operation: c.Operation.String(), Boundary: c.Boundary, StampHash: c.StampHash})
+	if err != nil {
+		return Result{}, err
+	}
+	ops := []store.Op{store.Put(keyCorrelation(caller, in.corr), []byte(c.ID)), a}
+	if _, err := q.st.Txn(ctx, conds, ops); err != nil {
+		return Result{}, fmt.Errorf("join confirmation %s: %w", c.ID, err)
+	}
+	return resultOf(c, in.decision, now), nil
+}
+
+func (q *Queue) create(ctx context.Context, caller Principal, in pendingInput, conds []store.Cond, now time.Time) (Result, error) {
+	rt, err := routeFor(ctx, q.seats, in.stamp, in.decision.Route())
+	if err != nil {
+		return Result{}, err
+	}
+	c := &Confirmation{
+		ID: newID(), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
+		Route: in.decision.Route(), Unroutable: rt.unroutable, Operation: in.op, PersonaID: in.stamp.Persona.ID,
+		Profile: in.stamp.Path.Profile, StampHash: in.hash, CorrelationID: in.corr, Fingerprint: in.fp,
+		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail,
+		CreatedAt: now, ExpiresAt: now.Add(q.ttl), State: StatePending,
+	}
+	val, err := json.Marshal(c)
+	if err != nil {
+		return Result{}, err
+	}
+	a, err := auditOp(AuditEntry{Time: now, Event: "requested", ConfirmationID: c.ID, CorrelationID: in.corr,
+		Actor: caller, Persona: in.op.Persona, Operation: in.op.String(), Boundary: c.Boundary,
+		Authority: c.Authority, StampHash: in.hash, Reason: rt.binding})
+	if err != nil {
+		return Result{}, err
+	}
+	conds = append(conds, store.Cond{Key: keyConfirmation(c.ID)})
+	ops := []store.Op{
+		store.Put(keyConfirmation(c.ID), val),
+		store.Put(keyFingerprint(in.fp), []byte(c.ID)),
+		store.Put(keyCorrelation(caller, in.corr), []byte(c.ID)),
+		a,
+	}
+	if _, err := q.st.Txn(ctx, conds, ops); err != nil {
+		return Result{}, fmt.Errorf("queue confirmation for %s: %w", in.op.Persona, err)
+	}
+	return resultOf(c, in.decision, now), nil
+}
+
+// byCorrelation finds the confirmation a requester's correlation id names.
+func (q *Queue) byCorrelation(ctx context.Context, requester Principal, corr string) (*Confirmation, bool, error) {
+	kv, err := q.st.Get(ctx, keyCorrelation(requester, corr))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("correlation id %s: %w", corr, err)
+	}
+	c, _, err := q.load(ctx, string(kv.Value))
+	return c, err == nil, err
+}
+
+// load reads one confirmation and its stored revisions.
+func (q *Queue) load(ctx context.Context, id string) (*Confirmation, store.KV, error) {
+	kv, err := q.st.Get(ctx, keyConfirmation(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, kv, fmt.Errorf("confirmation %s: %w", id, ErrNoConfirmation)
+	}
+	if err != nil {
+		return nil, kv, fmt.Errorf("confirmation %s: %w", id, err)
+	}
+	var c Confirmation
+	if err := json.Unmarshal(kv.Value, &c); err != nil {
+		return nil, kv, fmt.Errorf("confirmation %s: %w", id, err)
+	}
+	return &c, kv, nil
+}
+
+// Get returns one confirmation as stored (see Confirmation.StateAt for the
+// state as it counts now).
+func (q *Queue) Get(ctx context.Context, id string) (*Confirmation, error) {
+	c, _, err := q.load(ctx, id)
+	return c, err
+}
+
+// List returns the pending confirmations (those not yet expired), or with
+// all every confirmation, in id order.
+func (q *Queue) List(ctx context.Context, all bool) ([]*Confirmation, error) {
+	kvs, err := q.st.List(ctx, PrefixConfirmation)
+	if err != nil {
+		return nil, fmt.Errorf("list confirmations: %w", err)
+	}
+	now := q.now()
+	var out []*Confirmation
+	for _, kv := range kvs {
+		var c Confirmation
+		if err := json.Unmarshal(kv.Value, &c); err != nil {
+			return nil, fmt.Errorf("confirmation %s: %w", kv.Key, err)
+		}
+		if all || c.effective(now) == StatePending {
+			out = append(out, &c)
+		}
+	}
+	return out, nil
+}

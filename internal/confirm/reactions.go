@@ -1,0 +1,96 @@
+package confirm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Outcome is the result of a human-surface reaction (spec: "Human-surface
+// reactions return a definitive terminal result: applied: true or applied:
+// false with a reason. unknown is not a terminal success and remains
+// retryable under the same correlation id."). The zero Outcome is unknown.
+type Outcome struct {
+	// Known is false for unknown: not terminal, retry under the same id.
+	Known   bool      `json:"known"`
+	Applied bool      `json:"applied"`
+	Reason  string    `json:"reason,omitempty"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+// Unknown is the outcome that is not yet known.
+var Unknown = Outcome{}
+
+// Applied is the terminal success.
+func Applied() Outcome { return Outcome{Known: true, Applied: true} }
+
+// NotApplied is the terminal refusal, with the reason an operator reads.
+func NotApplied(reason string) Outcome { return Outcome{Known: true, Reason: reason} }
+
+// Reactions records reaction outcomes by correlation id: the first terminal
+// outcome of an id is its only one.
+type Reactions struct {
+	st  store.Store
+	now func() time.Time
+}
+
+// NewReactions opens the reaction record on st; now is the clock (nil: time.Now).
+func NewReactions(st store.Store, now func() time.Time) *Reactions {
+	if now == nil {
+		now = time.Now
+	}
+	return &Reactions{st: st, now: now}
+}
+
+// Get returns the recorded outcome of a correlation id, Unknown if none.
+func (r *Reactions) Get(ctx context.Context, correlationID string) (Outcome, error) {
+	kv, err := r.st.Get(ctx, PrefixReactions+correlationID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Unknown, nil
+	}
+	if err != nil {
+		return Unknown, fmt.Errorf("reaction %s: %w", correlationID, err)
+	}
+	var o Outcome
+	if err := json.Unmarshal(kv.Value, &o); err != nil {
+		return Unknown, fmt.Errorf("reaction %s: %w", correlationID, err)
+	}
+	return o, nil
+}
+
+// Do applies a reaction under correlationID at most until it has a terminal
+// outcome: a recorded terminal outcome is returned without calling apply;
+// otherwise apply runs, an unknown result is returned (and recorded as
+// nothing, so a retry under the same id runs apply again), and a terminal
+// result is committed unless a concurrent retry committed first — then the
+// first one is returned. One id ends in exactly one terminal result.
+func (r *Reactions) Do(ctx context.Context, correlationID string, apply func(context.Context) Outcome) (Outcome, error) {
+	if _, err := NormalizeID(correlationID); err != nil {
+		return Unknown, fmt.Errorf("reaction correlation id: %w", err)
+	}
+	if o, err := r.Get(ctx, correlationID); err != nil || o.Known {
+		return o, err
+	}
+	o := apply(ctx)
+	if !o.Known {
+		return Unknown, nil
+	}
+	o.At = r.now().UTC()
+	val, err := json.Marshal(o)
+	if err != nil {
+		return Unknown, err
+	}
+	key := PrefixReactions + correlationID
+	_, err = r.st.Txn(ctx, []store.Cond{{Key: key}}, []store.Op{store.Put(key, val)})
+	if errors.Is(err, store.ErrConflict) {
+		return r.Get(ctx, correlationID)
+	}
+	if err != nil {
+		return Unknown, fmt.Errorf("record reaction %s: %w", correlationID, err)
+	}
+	return o, nil
+}

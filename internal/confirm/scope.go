@@ -1,0 +1,41 @@
+package confirm
+
+import "github.com/virgo-hub/virgo-tui/internal/stamp"
+
+// kindSet is a set of target kinds.
+type kindSet uint8
+
+func kinds(ks ...TargetKind) kindSet {
+	var s kindSet
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+func (s kindSet) has(k TargetKind) bool { return s&(1<<k) != 0 }
+
+// scopeRule is what a stamp tool's scope lets it reach: the target kinds,
+// whether it only reads, and whether a run outside the assigned task routes
+// to the owning lead.
+type scopeRule struct {
+	targets  kindSet
+	readOnly bool
+	assigned bool
+}
+
+// scopeRules is the handler's reading of the stamp's scope vocabulary
+// (stamp.Scopes). A tool whose scope is not here reaches nothing.
+var scopeRules = map[string]scopeRule{
+	stamp.ScopeOwnWorkspace:    {targets: kinds(TargetPath)},
+	stamp.ScopeOwn:             {targets: kinds(TargetAddress, TargetTask, TargetRun)},
+	stamp.ScopeDirectory:       {targets: kinds(TargetAddress), readOnly: true},
+	stamp.ScopeGraphNamespace:  {targets: kinds(TargetAddress), readOnly: true},
+	stamp.ScopeSubtree:         {targets: kinds(TargetAddress, TargetTask, TargetRun)},
+	stamp.ScopeAssignedTask:    {targets: kinds(TargetTask, TargetRun), assigned: true},
+	stamp.ScopeRelayBoundHuman: {targets: kinds(TargetTask)},
+	stamp.ScopeLaneApprover:    {targets: kinds(TargetTask)},
+	stamp.ScopeBoundSurfaces:   {targets: kinds(TargetSurface)},
+	stamp.ScopeGateway:         {targets: kinds(TargetSurface), readOnly: true},
+	stamp.ScopeExternal:        {targets: kinds(TargetExternal)},
+}
