@@ -127,10 +127,10 @@ func (p *Policy) checkTarget(op Operation, tool toolEntry, info shapeInfo) Decis
 		return p.checkPath(op, info)
 	case TargetAddress:
 		return p.checkAddress(op, tool, info)
-	case TargetTask, TargetRun:
+	case TargetTask, TargetRun, TargetDecision:
 		return p.checkRecord(op, tool, info)
 	case TargetSurface:
-		if !p.surfaces[t.Value] {
+		if !p.surfaces[t.Value] && !tool.rule.anySurface {
 			return deny(BoundaryCrossScope, "human surface %s is not bound on the stamp", t.Value)
 		}
 		if info.kind == kindWrite {

@@ -23,10 +23,12 @@ const (
 	TargetSurface
 	// TargetExternal: a destination outside the installation (a URL).
 	TargetExternal
+	// TargetDecision: a decision record within its scope and project.
+	TargetDecision
 )
 
 var kindNames = [...]string{TargetPath: "path", TargetAddress: "address", TargetTask: "task",
-	TargetRun: "run", TargetSurface: "surface", TargetExternal: "external"}
+	TargetRun: "run", TargetSurface: "surface", TargetExternal: "external", TargetDecision: "decision"}
 
 // String is the kind's prefix in a target's text form.
 func (k TargetKind) String() string {
@@ -72,7 +74,8 @@ type Target struct {
 //
 //	path:memory/notes.md          path@other-ws:QUEUE.md
 //	address:work/core/lead        task:work/core/t-12
-//	run:work/core/t-12/r-3        surface:teams/chat-7
+//	run:work/core/t-12/r-3        decision:work/core/d-4
+//	surface:teams/chat-7
 //	external:https://example.org/release
 //
 // It is what fingerprints and the prompt registry key on.
@@ -83,8 +86,8 @@ func (t Target) String() string {
 			return "path@" + t.Workspace + ":" + t.Value
 		}
 		return "path:" + t.Value
-	case TargetTask:
-		return "task:" + t.Scope + "/" + t.Project + "/" + t.Value
+	case TargetTask, TargetDecision:
+		return t.Kind.String() + ":" + t.Scope + "/" + t.Project + "/" + t.Value
 	case TargetRun:
 		return "run:" + t.Scope + "/" + t.Project + "/" + t.Task + "/" + t.Value
 	}
@@ -96,7 +99,7 @@ func (t Target) String() string {
 func ParseTarget(s string) (Target, error) {
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok {
-		return Target{}, fmt.Errorf("target %q: want kind:value with kind one of path, address, task, run, surface, external: %w", s, ErrUnknownKind)
+		return Target{}, fmt.Errorf("target %q: want kind:value with kind one of path, address, task, run, decision, surface, external: %w", s, ErrUnknownKind)
 	}
 	if ws, isPath := strings.CutPrefix(kind, "path@"); isPath {
 		id, err := NormalizeID(ws)
@@ -117,7 +120,7 @@ func ParseTarget(s string) (Target, error) {
 	case TargetAddress:
 		a, err := NormalizeAddress(rest)
 		return Target{Kind: k, Value: a}, err
-	case TargetTask, TargetRun:
+	case TargetTask, TargetRun, TargetDecision:
 		return parseRecordTarget(k, rest)
 	case TargetSurface:
 		v, err := NormalizeSurface(rest)
@@ -153,7 +156,7 @@ func recordForm(k TargetKind) string {
 	if k == TargetRun {
 		return "scope/project/task/run"
 	}
-	return "scope/project/task"
+	return "scope/project/" + k.String()
 }
 
 // Operation is one normalized tool call of a persona.

@@ -22,20 +22,23 @@ type scopeRule struct {
 	targets  kindSet
 	readOnly bool
 	assigned bool
+	// anySurface: gateway status reads a surface's health, not its
+	// content, so it needs no binding to the surface.
+	anySurface bool
 }
 
 // scopeRules is the handler's reading of the stamp's scope vocabulary
 // (stamp.Scopes). A tool whose scope is not here reaches nothing.
 var scopeRules = map[string]scopeRule{
 	stamp.ScopeOwnWorkspace:    {targets: kinds(TargetPath)},
-	stamp.ScopeOwn:             {targets: kinds(TargetAddress, TargetTask, TargetRun)},
+	stamp.ScopeOwn:             {targets: kinds(TargetAddress, TargetTask, TargetRun, TargetDecision)},
 	stamp.ScopeDirectory:       {targets: kinds(TargetAddress), readOnly: true},
 	stamp.ScopeGraphNamespace:  {targets: kinds(TargetAddress), readOnly: true},
-	stamp.ScopeSubtree:         {targets: kinds(TargetAddress, TargetTask, TargetRun)},
+	stamp.ScopeSubtree:         {targets: kinds(TargetAddress, TargetTask, TargetRun, TargetDecision)},
 	stamp.ScopeAssignedTask:    {targets: kinds(TargetTask, TargetRun), assigned: true},
-	stamp.ScopeRelayBoundHuman: {targets: kinds(TargetTask)},
-	stamp.ScopeLaneApprover:    {targets: kinds(TargetTask)},
+	stamp.ScopeRelayBoundHuman: {targets: kinds(TargetDecision)},
+	stamp.ScopeLaneApprover:    {targets: kinds(TargetDecision)},
 	stamp.ScopeBoundSurfaces:   {targets: kinds(TargetSurface)},
-	stamp.ScopeGateway:         {targets: kinds(TargetSurface), readOnly: true},
+	stamp.ScopeGateway:         {targets: kinds(TargetSurface), readOnly: true, anySurface: true},
 	stamp.ScopeExternal:        {targets: kinds(TargetExternal)},
 }

@@ -1,0 +1,370 @@
+package confirm
+
+import (
+	"errors"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Spec: "The default is positive: ordinary, recoverable work inside the
+// persona's own declared scope is allowed." and "Workspace writes are
+// recoverable and confined by the materialization stamp. For a normal
+// persona this includes QUEUE.md, DECISIONS.md, FINDINGS.md, and memory/**;
+// class overlays may add project worktrees."
+func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
+	p := policyFor(t, "work/core/lead", Options{}, "worktree/**")
+	allowed := []Operation{
+		op(t, p, "workspace_write", "path:QUEUE.md", ShapeWriteOverwrite),
+		op(t, p, "workspace_write", "path:DECISIONS.md", ShapeWriteCreate),
+		op(t, p, "workspace_write", "path:FINDINGS.md", ShapeWriteOverwrite),
+		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteCreate),
+		op(t, p, "workspace_write", "path:./memory//today.md", ShapeWriteOverwrite),
+		op(t, p, "workspace_write", "path:worktree/cmd/main.go", ShapeWriteOverwrite), // class overlay
+		op(t, p, "workspace_read", "path:README.md", ShapeReadRange),
+		op(t, p, "workspace_stat", "path:memory", ShapeReadMeta),
+		op(t, p, "workspace_list", "path:memory", ShapeReadMeta),
+		op(t, p, "send_broker_message", "address:work/core/deputy", ShapeMessageSend),
+		op(t, p, "list_peers", "address:root/secretary", ShapeReadMeta),
+		op(t, p, "set_summary", "address:work/core/lead", ShapeRecordWrite),
+		op(t, p, "query_graph_context", "address:work/core/lead", ShapeReadMeta),
+		op(t, p, "raise_decision", "decision:work/core/d-1", ShapeRecordWrite),
+		op(t, p, "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite),
+		op(t, p, "assign_task", "task:work/core/t-1", ShapeRecordWrite),
+		op(t, p, "create_run", "run:work/core/t-1/r-1", ShapeRecordWrite),
+		op(t, p, "get_human_surface_status", "surface:teams/chat-7", ShapeReadMeta),
+	}
+	for _, o := range allowed {
+		if d := p.Authorize(o); d.Verdict != Allow || d.Boundary != BoundaryNone {
+			t.Errorf("%s: %s, want allow", o, d)
+		}
+	}
+	// Outside the declared mutable paths the stamp grants nothing.
+	for _, target := range []string{"path:README.md", "path:memory", "path:src/main.go"} {
+		d := p.Authorize(op(t, p, "workspace_write", target, ShapeWriteCreate))
+		if d.Verdict != Deny || d.Boundary != BoundaryStampedScope {
+			t.Errorf("write %s: %s, want deny outside-stamped-scope", target, d)
+		}
+	}
+}
+
+// Spec: "Reads support byte offset and length and return continuation
+// metadata, so a large operational file never becomes unreadable."
+func TestRangedReadsWithContinuation(t *testing.T) {
+	p := policyFor(t, "work/core/deputy", Options{})
+	if d := p.Authorize(op(t, p, "workspace_read", "path:QUEUE.md", ShapeReadRange)); d.Verdict != Allow {
+		t.Fatalf("ranged read: %s", d)
+	}
+	size := int64(2*MaxReadLength + 12345)
+	var off, total int64
+	pages := 0
+	for {
+		r, err := ReadRange(size, off, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Offset != off || r.NextOffset != off+r.Length {
+			t.Fatalf("page %d: %+v", pages, r)
+		}
+		total += r.Length
+		pages++
+		if r.EOF {
+			break
+		}
+		off = r.NextOffset
+	}
+	if total != size || pages != 3 {
+		t.Fatalf("read %d bytes in %d pages, want %d in 3", total, pages, size)
+	}
+	cases := []struct {
+		size, off, n int64
+		want         Range
+	}{
+		{100, 0, 10, Range{0, 10, 10, false}},
+		{100, 90, 50, Range{90, 10, 100, true}},
+		{100, 100, 10, Range{100, 0, 100, true}},
+		{0, 0, 0, Range{0, 0, 0, true}},
+	}
+	for _, c := range cases {
+		got, err := ReadRange(c.size, c.off, c.n)
+		if err != nil || got != c.want {
+			t.Errorf("ReadRange(%d,%d,%d) = %+v, %v; want %+v", c.size, c.off, c.n, got, err, c.want)
+		}
+	}
+	for _, bad := range [][3]int64{{100, -1, 1}, {100, 101, 1}, {100, 0, -5}} {
+		if _, err := ReadRange(bad[0], bad[1], bad[2]); !errors.Is(err, ErrBadRange) {
+			t.Errorf("ReadRange%v: %v, want ErrBadRange", bad, err)
+		}
+	}
+}
+
+// Strict scope binding: every escape attempt is refused with a named error
+// (normalization) or a named boundary (Authorize), never passed through.
+func TestStrictScopeBinding(t *testing.T) {
+	refusedByNormalization := []struct {
+		target string
+		want   error
+	}{
+		{"path:../etc/passwd", ErrDotDot},
+		{"path:memory/../../secrets", ErrDotDot},
+		{"path:memory/../QUEUE.md", ErrDotDot},
+		{"path:...", ErrDotDot},
+		{"path:/etc/passwd", ErrAbsolutePath},
+		{"path://server/share", ErrAbsolutePath},
+		{"path:~/.ssh/id_ed25519", ErrAbsolutePath},
+		{"path:C:/Windows/system.ini", ErrAbsolutePath},
+		{"path:memory\\..\\..\\x", ErrBackslash},
+		{"path:memory/a\x00.md", ErrControlChar},
+		{"path:memory/a\n.md", ErrControlChar},
+		{"path:%2e%2e/etc/passwd", ErrPercentEncoded},
+		{"path:memory%2f..%2fx", ErrPercentEncoded},
+		{"path:memory\uff0f..\uff0fx", ErrNonASCII}, // fullwidth solidus
+		{"path:memory\u2215..\u2215x", ErrNonASCII}, // division slash
+		{"path:\u2024\u2024/x", ErrNonASCII},        // one dot leader
+		{"path:\uff0e\uff0e/x", ErrNonASCII},        // fullwidth full stop
+		{"path:QUEUE.md\u200b", ErrNonASCII},        // zero-width space
+		{"path:memory/cafe\u0301.md", ErrNonASCII},  // NFD combining accent
+		{"path:memory/\xff\xfe", ErrNonASCII},       // invalid UTF-8
+		{"path:", ErrEmptyTarget},
+		{"path:.", ErrEmptyTarget},
+		{"address:Work/Core/Lead", ErrUpperCase},
+		{"address:work/core/le\u0430d", ErrNonASCII}, // Cyrillic a
+		{"address:work/../lead", ErrTargetSyntax},
+		{"run:work/core/t-1/../r-2", ErrTargetSyntax},
+		{"task:work/Core/t-1", ErrUpperCase},
+		{"external:https://user:pw@example.org/x", ErrTargetSyntax},
+		{"external:https://example.org/a/%2e%2e/b", ErrPercentEncoded},
+		{"external:http://example.org/", ErrTargetSyntax},
+		{"external:https://ex\u0430mple.org/", ErrNonASCII},
+	}
+	for _, c := range refusedByNormalization {
+		if _, err := ParseTarget(c.target); !errors.Is(err, c.want) {
+			t.Errorf("ParseTarget(%q) = %v, want %v", c.target, err, c.want)
+		}
+	}
+
+	lead := policyFor(t, "work/core/lead", Options{})
+	refusedByAuthorize := []struct {
+		tool, target string
+		shape        Shape
+		want         BoundaryID
+	}{
+		{"workspace_read", "path@ws-other:QUEUE.md", ShapeReadRange, BoundaryCrossScope},
+		{"workspace_write", "path@ws-other:memory/x.md", ShapeWriteCreate, BoundaryCrossScope},
+		{"get_task", "task:work/other/t-1", ShapeReadMeta, BoundaryCrossScope},
+		{"get_run", "run:home/core/t-1/r-1", ShapeReadMeta, BoundaryCrossScope},
+		{"query_graph_context", "address:work/other/lead", ShapeReadMeta, BoundaryCrossScope},
+		{"set_summary", "address:work/core/deputy", ShapeRecordWrite, BoundaryCrossScope},
+		{"workspace_write", "path:memory", ShapeWriteCreate, BoundaryStampedScope},
+		{"workspace_write", "path:Memory/x.md", ShapeWriteCreate, BoundaryStampedScope}, // case variant: no match
+		{"workspace_write", "path:queue.md", ShapeWriteCreate, BoundaryStampedScope},
+		{"workspace_read", "address:work/core/lead", ShapeReadRange, BoundaryStampedScope}, // scope reaches paths only
+		{"list_peers", "address:work/core/deputy", ShapeRecordWrite, BoundaryStampedScope}, // directory is read-only
+	}
+	for _, c := range refusedByAuthorize {
+		d := lead.Authorize(op(t, lead, c.tool, c.target, c.shape))
+		if d.Verdict != Deny || d.Boundary != c.want {
+			t.Errorf("%s %s %s: %s, want deny %s", c.tool, c.target, c.shape, d, c.want)
+		}
+	}
+	// An operation presented under another persona's or generation's stamp.
+	o := op(t, lead, "workspace_read", "path:QUEUE.md", ShapeReadRange)
+	o.Persona = "work/core/deputy"
+	if d := lead.Authorize(o); d.Boundary != BoundaryCrossScope {
+		t.Errorf("other persona: %s", d)
+	}
+	o = op(t, lead, "workspace_read", "path:QUEUE.md", ShapeReadRange)
+	o.Generation = 2
+	if d := lead.Authorize(o); d.Boundary != BoundaryCrossScope {
+		t.Errorf("other generation: %s", d)
+	}
+	if n := len(refusedByNormalization) + len(refusedByAuthorize) + 2; n < 20 {
+		t.Fatalf("only %d escape attempts", n)
+	}
+}
+
+// Symbolic links are resolved against the workspace on disk; one leaving it
+// is refused, one staying inside is followed to where the write lands.
+func TestSymlinkEscapeRefused(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, "memory"), 0o700))
+	must(os.MkdirAll(filepath.Join(root, "notes"), 0o700))
+	must(os.Symlink(outside, filepath.Join(root, "memory", "out")))
+	must(os.Symlink("../../"+filepath.Base(outside), filepath.Join(root, "memory", "rel")))
+	must(os.Symlink(filepath.Join(outside, "missing"), filepath.Join(root, "memory", "dangling")))
+	must(os.Symlink(filepath.Join(root, "notes"), filepath.Join(root, "memory", "in")))
+	must(os.Symlink("/etc/passwd", filepath.Join(root, "QUEUE.md")))
+	for _, p := range []string{"memory/out/x.md", "memory/dangling", "QUEUE.md", "memory/rel/x"} {
+		if got, err := NormalizePathOnDisk(root, p); !errors.Is(err, ErrSymlinkEscape) {
+			t.Errorf("NormalizePathOnDisk(%q) = %q, %v; want ErrSymlinkEscape", p, got, err)
+		}
+	}
+	got, err := NormalizePathOnDisk(root, "memory/in/today.md")
+	if err != nil || got != "notes/today.md" {
+		t.Fatalf("inside link: %q, %v; want notes/today.md", got, err)
+	}
+	got, err = NormalizePathOnDisk(root, "memory/new/deeper/x.md")
+	if err != nil || got != "memory/new/deeper/x.md" {
+		t.Fatalf("new path: %q, %v", got, err)
+	}
+	// Resolved to notes/, the write is no longer inside memory/**: denied.
+	p := policyFor(t, "work/core/lead", Options{})
+	o := op(t, p, "workspace_write", "path:"+got, ShapeWriteCreate)
+	o.Target.Value = "notes/today.md"
+	if d := p.Authorize(o); d.Verdict != Deny {
+		t.Fatalf("write through inside link to notes/: %s", d)
+	}
+}
+
+// Spec: "Only these global boundaries exist in v1: confirm credential or
+// permission changes; confirm destructive or materially irreversible
+// operations; confirm consequential external publication or deployment
+// outside standing delegation; deny reading or exporting secret credential
+// values; deny exporting lease/fence/authority material; and deny
+// cross-workspace, cross-project, or cross-persona access outside an
+// explicit binding."
+func TestLoudRefusalForEachGlobalBoundary(t *testing.T) {
+	p := policyFor(t, "root/secretary", Options{})
+	cases := []struct {
+		spec   string
+		o      Operation
+		want   BoundaryID
+		effect Verdict
+		route  Route
+	}{
+		{"confirm credential or permission changes",
+			op(t, p, "workspace_write", "path:credentials/api-token", ShapeWriteOverwrite), BoundaryCredentialOrPermission, Confirm, RouteHuman},
+		{"confirm destructive or materially irreversible operations",
+			op(t, p, "workspace_write", "path:memory/old.md", ShapeDelete), BoundaryDestructive, Confirm, RouteHuman},
+		{"confirm consequential external publication or deployment outside standing delegation",
+			op(t, p, "publish_deployment_v1", "external:https://example.org/release", ShapeDeploy), BoundaryPublication, Confirm, RouteHuman},
+		{"deny reading or exporting secret credential values",
+			op(t, p, "workspace_read", "path:.env", ShapeReadRange), BoundarySecretValues, Deny, RouteNone},
+		{"deny exporting lease/fence/authority material",
+			op(t, p, "workspace_read", "path:run/seat.fence", ShapeReadRange), BoundaryAuthorityMaterial, Deny, RouteNone},
+		{"deny cross-workspace, cross-project, or cross-persona access outside an explicit binding",
+			op(t, p, "send_human_message", "surface:teams/chat-99", ShapeMessageSend), BoundaryCrossScope, Deny, RouteNone},
+	}
+	if len(cases) != len(GlobalBoundaries) {
+		t.Fatalf("%d cases for %d global boundaries", len(cases), len(GlobalBoundaries))
+	}
+	for i, c := range cases {
+		t.Run(c.want.String(), func(t *testing.T) {
+			if GlobalBoundaries[i] != c.want || !c.want.Info().Global {
+				t.Fatalf("global boundary %d is %s", i, GlobalBoundaries[i])
+			}
+			d := p.Authorize(c.o)
+			if d.Verdict != c.effect || d.Boundary != c.want || d.Route() != c.route {
+				t.Fatalf("%s: %s", c.spec, d)
+			}
+			msg := d.String()
+			if !strings.Contains(msg, c.want.String()) || !strings.Contains(msg, c.want.Info().Text) {
+				t.Fatalf("refusal %q does not name its boundary %s", msg, c.want)
+			}
+		})
+	}
+	// The shapes alone hit the same boundaries, whatever the tool.
+	for shape, want := range map[Shape]BoundaryID{
+		ShapeCredentialRead: BoundarySecretValues, ShapeCredentialExport: BoundarySecretValues,
+		ShapeExportAuthority: BoundaryAuthorityMaterial, ShapeCredentialChange: BoundaryCredentialOrPermission,
+		ShapePermissionChange: BoundaryCredentialOrPermission, ShapePublishExternal: BoundaryPublication,
+	} {
+		d := p.Authorize(op(t, p, "workspace_read", "path:memory/x.md", shape))
+		if d.Boundary != want {
+			t.Errorf("shape %s: %s, want %s", shape, d, want)
+		}
+	}
+}
+
+// Spec: "An exposed tool has access: allow or access: confirm; denied
+// capabilities are not exposed."
+func TestToolNotOnStampIsNotExposed(t *testing.T) {
+	deputy := policyFor(t, "work/core/deputy", Options{})
+	for _, tool := range []string{"assign_task", "resolve_decision", "send_human_message", "shell_exec"} {
+		d := deputy.Authorize(op(t, deputy, tool, "task:work/core/t-1", ShapeRecordWrite))
+		if d.Verdict != Deny || d.Boundary != BoundaryNotExposed || !strings.Contains(d.String(), "not exposed") {
+			t.Errorf("%s: %s", tool, d)
+		}
+	}
+	o := op(t, deputy, "workspace_read", "path:QUEUE.md", ShapeReadRange)
+	o.HandlerAction = "workspace.write"
+	if d := deputy.Authorize(o); d.Boundary != BoundaryNotExposed {
+		t.Errorf("mismatched handler action: %s", d)
+	}
+}
+
+// Deputy scope: runs and artifacts outside the assigned task are routed to
+// the owning lead, not the human; inside it they are allowed.
+func TestDeputyScopeRoutesToOwningLead(t *testing.T) {
+	p := policyFor(t, "work/core/deputy", Options{Assignments: assigned{"t-1": true}})
+	if d := p.Authorize(op(t, p, "append_run_event", "run:work/core/t-1/r-1", ShapeRecordWrite)); d.Verdict != Allow {
+		t.Fatalf("assigned task: %s", d)
+	}
+	d := p.Authorize(op(t, p, "append_run_event", "run:work/core/t-2/r-9", ShapeRecordWrite))
+	if d.Verdict != Confirm || d.Boundary != BoundaryDeputyScope || d.Route() != RouteOwningLead {
+		t.Fatalf("other task: %s", d)
+	}
+	if d := p.Authorize(op(t, p, "get_run", "run:work/other/t-1/r-1", ShapeReadMeta)); d.Boundary != BoundaryCrossScope {
+		t.Fatalf("other project: %s", d)
+	}
+}
+
+func TestNewPolicyRefusesUnenforceableStamps(t *testing.T) {
+	st, hash := buildStamp(t, "work/core/lead", 1)
+	dup := *st
+	dup.Tools = append(append([]stamp.Tool{}, st.Tools...), st.Tools[0])
+	if _, err := NewPolicy(&dup, hash, Options{}); err == nil {
+		t.Error("duplicate tool accepted")
+	}
+	bad := *st
+	bad.Tools = append([]stamp.Tool{}, st.Tools...)
+	bad.Tools[0].Scope = "everywhere"
+	if _, err := NewPolicy(&bad, hash, Options{}); err == nil {
+		t.Error("unknown scope accepted")
+	}
+	glob := *st
+	glob.Workspace.MutablePaths = []string{"../x/**"}
+	if _, err := NewPolicy(&glob, hash, Options{}); err == nil {
+		t.Error("climbing mutable path accepted")
+	}
+}
+
+func TestGlobSemantics(t *testing.T) {
+	cases := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"memory/**", "memory/a.md", true},
+		{"memory/**", "memory/a/b/c.md", true},
+		{"memory/**", "memory", false},
+		{"memory/**", "memoryx/a", false},
+		{"**/.env", ".env", true},
+		{"**/.env", "a/b/.env", true},
+		{"**/*.pem", "x/y.pem", true},
+		{"a/**/z", "a/z", true},
+		{"a/**/z", "a/b/c/z", true},
+		{"a/**/z", "a/b/c/y", false},
+		{"QUEUE.md", "QUEUE.md", true},
+		{"QUEUE.md", "queue.md", false},
+		{"docs/*.md", "docs/a.md", true},
+		{"docs/*.md", "docs/a/b.md", false},
+	}
+	for _, c := range cases {
+		g, err := compileGlob(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.match(c.path); got != c.want {
+			t.Errorf("%s ~ %s = %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+}

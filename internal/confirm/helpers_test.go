@@ -1,0 +1,119 @@
+package confirm
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// buildStamp makes a real factory stamp for address, with the test's bound
+// human and owning lead, and returns it with its canonical hash.
+func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (*stamp.Stamp, string) {
+	t.Helper()
+	in := stamp.Input{
+		Persona:         stamp.Identity{ID: "p" + digest(address)[:8], Name: "Vega", Generation: gen, SessionLineage: "s-1"},
+		CompositionHash: "sha256:" + digest("composition", address) + digest("c2", address),
+		Address:         address,
+		GraphNamespace:  "virgo",
+		Authority:       stamp.Authority{Human: "human:henry"},
+		Workspace:       stamp.Workspace{Root: "ws-" + digest(address)[:6], MutablePaths: extraMutable},
+	}
+	switch address {
+	case "root/secretary", "home/secretary", "work/coordinator":
+		in.HumanSurfaces = []stamp.SurfaceBinding{{Surface: "teams", Target: "chat-7"}}
+	case "work/core/deputy":
+		in.Authority.OwningLead = "work/core/lead"
+	}
+	st, err := stamp.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := stamp.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := stamp.Hash(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &st, hash
+}
+
+// policyFor indexes a fresh stamp of address.
+func policyFor(t testing.TB, address string, opts Options, extraMutable ...string) *Policy {
+	t.Helper()
+	st, hash := buildStamp(t, address, 1, extraMutable...)
+	p, err := NewPolicy(st, hash, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// op builds an operation of p's persona for tool (its handler action from
+// the stamp), on the target text form, with shape.
+func op(t testing.TB, p *Policy, tool, target string, shape Shape) Operation {
+	t.Helper()
+	tg, err := ParseTarget(target)
+	if err != nil {
+		t.Fatalf("target %s: %v", target, err)
+	}
+	action, ok := p.Tool(tool)
+	if !ok {
+		action = "unknown." + tool
+	}
+	return Operation{Persona: p.Address(), Generation: p.stamp.Persona.Generation, Tool: tool, HandlerAction: action,
+		Target: tg, Shape: shape}
+}
+
+// openStore opens a real bbolt file in the test's directory.
+func openStore(t testing.TB) (*store.Bolt, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "virgo", "virgo.db")
+	s, err := store.OpenBolt(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// fakeClock is a settable clock for expiry tests.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// seats is a SeatHolders of fixed holders.
+type seats map[string]string
+
+func (s seats) ActiveHolder(_ context.Context, addr string) (string, bool, error) {
+	h, ok := s[addr]
+	return h, ok, nil
+}
+
+// assigned is an Assignments of fixed tasks.
+type assigned map[string]bool
+
+func (a assigned) IsAssigned(_, task string) bool { return a[task] }
+
+var henry = Principal{Kind: PrincipalHuman, Name: "henry"}
