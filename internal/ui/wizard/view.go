@@ -34,7 +34,7 @@ func (m Model) View(width, height int) string {
 		body = m.choiceView(width, height-m.footerHeight(width))
 	}
 	if m.err != nil {
-		body = append(body, "", m.styles.Refusal.Width(width).Render("✗ "+m.err.Error()))
+		body = append(body, "", m.styles.Refusal.Width(wrapWidth(width)).Render("✗ "+m.err.Error()))
 	}
 	content := lipgloss.NewStyle().Height(height - m.footerHeight(width)).
 		MaxHeight(height - m.footerHeight(width)).Render(strings.Join(body, "\n"))
@@ -90,14 +90,14 @@ func (m Model) crumbs() string {
 // the offered options around the highlighted one.
 func (m Model) choiceView(width, height int) []string {
 	s := m.step
-	lines := []string{m.title(), m.crumbs(), "", m.styles.Prompt.Width(width).Render(questions[s])}
+	lines := []string{m.title(), m.crumbs(), "", m.styles.Prompt.Width(wrapWidth(width)).Render(questions[s])}
 	in := m.inputs[s]
 	in.SetWidth(max(10, width-len(in.Prompt)-2))
 	lines = append(lines, in.View())
 	lines = append(lines, m.verdict(width)...)
 	if o, ok := m.current(s); ok && s == stepRole && o.err == nil {
 		r, _ := registry.LookupRole(o.value)
-		lines = append(lines, m.styles.Detail.Width(width).Render("  "+r.Name+": "+r.Duty))
+		lines = append(lines, m.styles.Detail.Width(wrapWidth(width)).Render("  "+r.Name+": "+r.Duty))
 	}
 	lines = append(lines, "")
 	rows := m.options(s)
@@ -133,7 +133,7 @@ func (m Model) verdict(width int) []string {
 	case !ok:
 		return []string{m.styles.Detail.Render("  nothing to choose: type a value")}
 	case o.err != nil:
-		return strings.Split(m.styles.Refusal.Width(width).Render("✗ "+o.err.Error()), "\n")
+		return strings.Split(m.styles.Refusal.Width(wrapWidth(width)).Render("✗ "+o.err.Error()), "\n")
 	}
 	return []string{m.styles.Accepted.Render("✓ " + m.acceptance(o))}
 }
@@ -220,7 +220,7 @@ func (m Model) pane(p *previewState, which pane, width, height int) string {
 
 func (m Model) submittedView(width int) []string {
 	reg, s := m.Registration(), m.submitted
-	w := lipgloss.NewStyle().Width(width)
+	w := lipgloss.NewStyle().Width(wrapWidth(width))
 	lines := []string{m.title(), "",
 		w.Render(fmt.Sprintf("%s (%s) is registered and waits for activation.", reg.Address, reg.Name)),
 		w.Render("Activation confirmation " + s.ConfirmationID + " is queued."), ""}
@@ -230,10 +230,14 @@ func (m Model) submittedView(width int) []string {
 	case m.approving:
 		lines = append(lines, m.styles.Notice.Render("approving…"))
 	case s.OperatorIsBoundHuman:
-		lines = append(lines, m.styles.Notice.Width(width).Render(
+		lines = append(lines, m.styles.Notice.Width(wrapWidth(width)).Render(
 			"You are the bound human: press a to approve it now, or enter to leave it pending in the approval queue."))
 	default:
 		lines = append(lines, w.Render("It waits for its bound human in the approval queue."))
 	}
 	return lines
 }
+
+// wrapWidth is the width text is word-wrapped to: one column short, because
+// ansi's word wrap can let a hyphen at the break overhang the limit by one.
+func wrapWidth(width int) int { return max(1, width-1) }
