@@ -1,9 +1,11 @@
 package confirm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -38,12 +40,14 @@ func auditOp(e AuditEntry) (store.Op, error) {
 	return store.Put(auditKey(e.Time, e.ConfirmationID, e.Event), b), nil
 }
 
-// Audit returns the audit log in time order.
+// Audit returns the audit log in commit order (the store revision that
+// wrote each entry; clocks may tie or step back, revisions do not).
 func Audit(ctx context.Context, st store.Store) ([]AuditEntry, error) {
 	kvs, err := st.List(ctx, PrefixAudit)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
+	slices.SortStableFunc(kvs, func(a, b store.KV) int { return cmp.Compare(a.CreateRev, b.CreateRev) })
 	out := make([]AuditEntry, 0, len(kvs))
 	for _, kv := range kvs {
 		var e AuditEntry

@@ -1,0 +1,282 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// queueFor opens a queue on a real bbolt file with a fake clock.
+func queueFor(t testing.TB, opts QueueOptions) (*Queue, *fakeClock) {
+	t.Helper()
+	s, _ := openStore(t)
+	clk := newClock()
+	if opts.Now == nil {
+		opts.Now = clk.Now
+	}
+	return NewQueue(s, opts), clk
+}
+
+// deployOp is a confirm-level operation of p: a deployment (global boundary).
+func deployOp(t testing.TB, p *Policy) Operation {
+	return op(t, p, "publish_deployment_v1", "external:https://example.org/release", ShapeDeploy)
+}
+
+func mustRequest(t testing.TB, q *Queue, caller Principal, p *Policy, o Operation, corr string) Result {
+	t.Helper()
+	r, err := q.Request(context.Background(), caller, p, o, corr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	r := mustRequest(t, q, me, p, deployOp(t, p), "corr-1")
+	if r.Status != StatusUnknown || r.Confirmation == nil {
+		t.Fatalf("confirm-level request: %+v", r)
+	}
+	c := r.Confirmation
+	if c.Authority != henry || c.Requester != me || c.Boundary != BoundaryPublication || c.Unroutable {
+		t.Fatalf("routing: %+v", c)
+	}
+	if _, err := q.Approve(ctx, henry, c.ID, RememberNone); err != nil {
+		t.Fatal(err)
+	}
+	// Retrying under the same correlation id returns the terminal result.
+	r = mustRequest(t, q, me, p, deployOp(t, p), "corr-1")
+	if r.Status != StatusAllowed || r.Confirmation.Decision == nil || r.Confirmation.Decision.Decider != henry {
+		t.Fatalf("after approval: %+v", r)
+	}
+	rec := r.Confirmation.Decision
+	if rec.Requester != me || rec.Authority != henry || rec.StampHash != p.Hash() || rec.CorrelationID != "corr-1" ||
+		rec.Operation != deployOp(t, p) || rec.Decision != StateApproved {
+		t.Fatalf("decision record: %+v", rec)
+	}
+	// Allow and deny verdicts answer at once and queue nothing.
+	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:QUEUE.md", ShapeReadRange), "corr-2"); r.Status != StatusAllowed || r.Confirmation != nil {
+		t.Fatalf("allow: %+v", r)
+	}
+	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:.env", ShapeReadRange), "corr-3"); r.Status != StatusDenied || r.Decision.Boundary != BoundarySecretValues {
+		t.Fatalf("deny: %+v", r)
+	}
+	// The audit log has the request and the decision.
+	entries, err := Audit(ctx, q.st)
+	if err != nil || len(entries) != 2 || entries[0].Event != "requested" || entries[1].Event != "approved" || entries[1].Actor != henry {
+		t.Fatalf("audit: %+v, %v", entries, err)
+	}
+}
+
+// Spec: "A model cannot confirm its own request."
+func TestSelfConfirmationRefused(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{Seats: seats{"work/core/lead": "Vega#1"}})
+	p := policyFor(t, "work/core/deputy", Options{})
+	me := PersonaPrincipal(p.Address())
+	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta), "c1")
+	if _, err := q.Approve(ctx, me, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+		t.Fatalf("persona approving its own request: %v", err)
+	}
+	// A human who requested on the persona's behalf cannot decide it either.
+	hp := policyFor(t, "work/core/lead", Options{})
+	r = mustRequest(t, q, henry, hp, deployOp(t, hp), "c2")
+	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+		t.Fatalf("human approving own request: %v", err)
+	}
+	// A persona may not request under another persona's stamp.
+	if _, err := q.Request(ctx, PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta), "c3"); !errors.Is(err, ErrWrongPersona) {
+		t.Fatalf("request under another stamp: %v", err)
+	}
+}
+
+func TestModelDecidingGlobalBoundaryRefused(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/deputy", Options{})
+	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
+	for _, model := range []Principal{PersonaPrincipal("work/core/lead"), PersonaPrincipal("root/secretary")} {
+		if _, err := q.Approve(ctx, model, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
+			t.Fatalf("%s approving a deployment: %v", model, err)
+		}
+	}
+	if _, err := q.Approve(ctx, Principal{Kind: PrincipalHuman, Name: "mallory"}, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+		t.Fatalf("another human: %v", err)
+	}
+	if _, err := q.Deny(ctx, henry, r.Confirmation.ID, "not today", RememberNone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
+		t.Fatalf("second decision: %v", err)
+	}
+}
+
+// Deputy-scope confirmations go to the owning lead (a model may decide
+// those); an empty lead seat leaves the confirmation pending and unroutable.
+func TestDeputyScopeRoutingAndUnroutable(t *testing.T) {
+	ctx := context.Background()
+	holders := seats{"work/core/lead": "Vega#1"}
+	q, _ := queueFor(t, QueueOptions{Seats: holders})
+	p := policyFor(t, "work/core/deputy", Options{})
+	me := PersonaPrincipal(p.Address())
+	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta), "c1")
+	lead := PersonaPrincipal("work/core/lead")
+	if r.Confirmation.Authority != lead || r.Confirmation.Unroutable {
+		t.Fatalf("deputy scope routing: %+v", r.Confirmation)
+	}
+	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+		t.Fatalf("human deciding a lead's confirmation: %v", err)
+	}
+	if _, err := q.Approve(ctx, lead, r.Confirmation.ID, RememberNone); err != nil {
+		t.Fatalf("lead approving: %v", err)
+	}
+	delete(holders, "work/core/lead")
+	r = mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-8/r-1", ShapeReadMeta), "c2")
+	c := r.Confirmation
+	if !c.Unroutable || r.Status != StatusUnknown {
+		t.Fatalf("empty seat: %+v", c)
+	}
+	holders["work/core/lead"] = "Vega-II#2"
+	for _, who := range []Principal{lead, henry} {
+		if _, err := q.Approve(ctx, who, c.ID, RememberNone); !errors.Is(err, ErrUnroutable) {
+			t.Fatalf("%s deciding an unroutable confirmation: %v", who, err)
+		}
+	}
+	if got, _ := q.Get(ctx, c.ID); got.State != StatePending || !got.Unroutable {
+		t.Fatalf("unroutable confirmation re-routed or decided: %+v", got)
+	}
+}
+
+func TestSameOperationJoinsPendingRequest(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	a := mustRequest(t, q, me, p, deployOp(t, p), "c1")
+	b := mustRequest(t, q, me, p, deployOp(t, p), "c2")
+	if a.Confirmation.ID != b.Confirmation.ID {
+		t.Fatalf("same operation queued twice: %s, %s", a.Confirmation.ID, b.Confirmation.ID)
+	}
+	if list, _ := q.List(ctx, false); len(list) != 1 {
+		t.Fatalf("%d pending, want 1", len(list))
+	}
+	if _, err := q.Request(ctx, me, p, op(t, p, "workspace_write", "path:memory/x.md", ShapeDelete), "c1"); !errors.Is(err, ErrCorrelationReuse) {
+		t.Fatalf("correlation id reused for another operation: %v", err)
+	}
+	if _, err := q.Deny(ctx, henry, a.Confirmation.ID, "no", RememberNone); err != nil {
+		t.Fatal(err)
+	}
+	for _, corr := range []string{"c1", "c2"} {
+		if r := mustRequest(t, q, me, p, deployOp(t, p), corr); r.Status != StatusDenied {
+			t.Fatalf("%s after denial: %+v", corr, r)
+		}
+	}
+	// Asked again under a new id after the (unremembered) denial: a new request.
+	if r := mustRequest(t, q, me, p, deployOp(t, p), "c3"); r.Status != StatusUnknown || r.Confirmation.ID == a.Confirmation.ID {
+		t.Fatalf("new request after denial: %+v", r)
+	}
+}
+
+func TestExpiryCountsAsDenied(t *testing.T) {
+	ctx := context.Background()
+	q, clk := queueFor(t, QueueOptions{TTL: 10 * time.Minute})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	r := mustRequest(t, q, me, p, deployOp(t, p), "c1")
+	if got := r.Confirmation.ExpiresAt.Sub(r.Confirmation.CreatedAt); got != 10*time.Minute {
+		t.Fatalf("expiry after %s", got)
+	}
+	clk.Advance(10 * time.Minute)
+	if r := mustRequest(t, q, me, p, deployOp(t, p), "c1"); r.Status != StatusDenied {
+		t.Fatalf("retry after expiry: %+v", r)
+	}
+	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
+		t.Fatalf("approving an expired confirmation: %v", err)
+	}
+	c, _ := q.Get(ctx, r.Confirmation.ID)
+	if c.State != StateExpired || c.Decision == nil || c.Decision.Decision != StateExpired {
+		t.Fatalf("expiry not recorded: %+v", c)
+	}
+	if _, err := q.Approve(ctx, henry, c.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
+		t.Fatalf("after recorded expiry: %v", err)
+	}
+	// Sweep records the others; the default TTL is one hour.
+	q2, clk2 := queueFor(t, QueueOptions{})
+	r2 := mustRequest(t, q2, me, p, deployOp(t, p), "c9")
+	if got := r2.Confirmation.ExpiresAt.Sub(r2.Confirmation.CreatedAt); got != time.Hour {
+		t.Fatalf("default expiry %s", got)
+	}
+	clk2.Advance(time.Hour + time.Second)
+	if n, err := q2.Sweep(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep: %d, %v", n, err)
+	}
+}
+
+// Concurrent approve and deny of one confirmation from many goroutines end
+// in exactly one decision.
+func TestConcurrentDecisionsExactlyOne(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%2 == 0 {
+				_, errs[i] = q.Approve(ctx, henry, r.Confirmation.ID, RememberNone)
+			} else {
+				_, errs[i] = q.Deny(ctx, henry, r.Confirmation.ID, fmt.Sprintf("deny %d", i), RememberNone)
+			}
+		}()
+	}
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, ErrAlreadyDecided):
+			t.Fatalf("unexpected: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d decisions, want exactly 1", wins)
+	}
+	entries, _ := Audit(ctx, q.st)
+	decided := 0
+	for _, e := range entries {
+		if e.Event == "approved" || e.Event == "denied" {
+			decided++
+		}
+	}
+	if decided != 1 {
+		t.Fatalf("%d decision audit entries", decided)
+	}
+}
+
+func TestWaitReturnsOnDecision(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, _ := openStore(t)
+	q := NewQueue(s, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_, _ = q.Approve(ctx, henry, r.Confirmation.ID, RememberNone)
+	}()
+	c, err := q.Wait(ctx, r.Confirmation.ID)
+	if err != nil || c.State != StateApproved {
+		t.Fatalf("wait: %+v, %v", c, err)
+	}
+}
