@@ -148,10 +148,14 @@ func checkWorkspace(ws Workspace, add adder) {
 	}
 }
 
-// isHuman reports whether s is of the form human:<name>.
+// isHuman reports whether s is a canonical human authority, human:<name>,
+// by the registry's own rule (registry.NormalizeHuman).
 func isHuman(s string) bool {
-	name, ok := strings.CutPrefix(s, "human:")
-	return ok && registry.CheckSegment("scope", name) == nil
+	if !strings.HasPrefix(s, "human:") {
+		return false
+	}
+	norm, err := registry.NormalizeHuman(s)
+	return err == nil && norm == s
 }
 
 // checkAuthority binds the deputy to its owning lead, the coordinator to its

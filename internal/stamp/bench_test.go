@@ -1,0 +1,55 @@
+package stamp
+
+import "testing"
+
+// BenchmarkBuildValidateHash is one stamp through the whole factory path:
+// build (which runs the JSON Schema and the semantic validator), render the
+// file bytes, and hash their JCS form. Goal: under 1 ms.
+func BenchmarkBuildValidateHash(b *testing.B) {
+	in := inputFor("work/coordinator")
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Build(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bs, err := Marshal(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Hash(bs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProjectAndCheck derives the three consumer projections from a
+// stamp file's bytes and proves their equality. Goal: under 100 µs.
+func BenchmarkProjectAndCheck(b *testing.B) {
+	bs := mustMarshal(b, mustBuild(b, "work/coordinator"))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Project(bs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := CheckProjections(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRead is what a runtime does at start: hash check, version
+// dispatch, both validators.
+func BenchmarkRead(b *testing.B) {
+	bs := mustMarshal(b, mustBuild(b, "work/coordinator"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Hash(bs); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Read(bs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
