@@ -1,0 +1,175 @@
+package hub
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// APIVersion is the version prefix this hub serves.
+const APIVersion = "v1"
+
+// SupportedVersions lists every API version the hub answers.
+var SupportedVersions = []string{APIVersion}
+
+// MaxBody is the largest request body the hub reads (1 MiB); a larger one
+// is refused with 413 before it is parsed.
+const MaxBody = 1 << 20
+
+// who may call an endpoint.
+type access uint8
+
+const (
+	anyone   access = iota // no token needed (health, versions)
+	operator               // a human principal's token
+	persona                // a persona generation's token
+	either                 // an operator or a persona
+)
+
+// route is one endpoint: data, so that the mux, the JSON 405 answers and
+// docs/api.md are checked against one table.
+type route struct {
+	method  string
+	pattern string // a net/http pattern without the method
+	access  access
+	handle  func(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error
+}
+
+// Handler returns the hub's HTTP API.
+func (h *Hub) Handler() http.Handler {
+	mux := http.NewServeMux()
+	byPattern := map[string]map[string]route{}
+	var patterns []string
+	for _, rt := range routes() {
+		if byPattern[rt.pattern] == nil {
+			byPattern[rt.pattern] = map[string]route{}
+			patterns = append(patterns, rt.pattern)
+		}
+		byPattern[rt.pattern][rt.method] = rt
+	}
+	for _, p := range patterns {
+		methods := byPattern[p]
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { h.dispatch(w, r, methods) })
+	}
+	mux.HandleFunc("/", h.notFound)
+	return mux
+}
+
+// dispatch checks the method and the caller's token, then runs the endpoint.
+func (h *Hub) dispatch(w http.ResponseWriter, r *http.Request, methods map[string]route) {
+	rt, ok := methods[r.Method]
+	if !ok {
+		allowed := make([]string, 0, len(methods))
+		for m := range methods {
+			allowed = append(allowed, m)
+		}
+		sort.Strings(allowed)
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, apiErrorf(http.StatusMethodNotAllowed, "method_not_allowed",
+			"%s %s is not an endpoint; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
+		return
+	}
+	id, err := h.authorize(r, rt.access)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := rt.handle(h, w, r, id); err != nil {
+		writeError(w, err)
+	}
+}
+
+// authorize derives the caller's identity from its bearer token, never
+// from the request body, and checks it against the endpoint's access.
+func (h *Hub) authorize(r *http.Request, acc access) (Identity, error) {
+	if acc == anyone {
+		return Identity{}, nil
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return Identity{}, ErrUnauthenticated
+	}
+	id, err := h.tokens.Authenticate(strings.TrimSpace(tok))
+	if err != nil {
+		return Identity{}, err
+	}
+	if id.Kind == PrincipalPersona {
+		// Belt and braces: a generation retired by any path is refused
+		// even before its revocation reached the token book.
+		if p, ok := h.presence.Get(id.PersonaID); ok && p.State == StateRetired {
+			return Identity{}, fmt.Errorf("%s: %w", id.Principal, ErrRevoked)
+		}
+	}
+	switch {
+	case acc == operator && !id.IsHuman():
+		return Identity{}, fmt.Errorf("%w: %s %s needs an operator token; %s is a persona", ErrForbidden, r.Method, r.URL.Path, id.Principal)
+	case acc == persona && id.IsHuman():
+		return Identity{}, fmt.Errorf("%w: %s %s needs a persona generation's token; %s is an operator", ErrForbidden, r.Method, r.URL.Path, id.Principal)
+	}
+	return id, nil
+}
+
+// notFound answers every path outside the route table: an unknown version
+// names the supported ones; an unknown path of v1 says so.
+func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
+	version, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if version != APIVersion {
+		writeJSON(w, http.StatusNotFound, &APIError{Code: "unsupported_version", Versions: SupportedVersions,
+			Msg: fmt.Sprintf("%s: unknown API version %q; this hub serves /%s/ (see docs/api.md)", r.URL.Path, version, APIVersion)})
+		return
+	}
+	writeError(w, apiErrorf(http.StatusNotFound, "no_endpoint", "%s %s is not an endpoint of the hub (see docs/api.md)", r.Method, r.URL.Path))
+}
+
+// decodeBody reads a JSON object of at most MaxBody bytes into v. Unknown
+// fields are refused, so a typo is not silently ignored; identity fields
+// are the exception (see identityClaims). An empty body decodes as {} when
+// optional is set.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if errors.Is(err, io.EOF) && optional {
+		return nil
+	}
+	if err == nil {
+		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
+			err = errors.New("trailing data after the JSON object")
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var tooBig *http.MaxBytesError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooBig):
+		return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "request body is over the %d-byte limit", MaxBody)
+	case errors.Is(err, io.EOF):
+		return apiErrorf(http.StatusBadRequest, "malformed_json", "request body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed JSON: the body ends in the middle of a value")
+	case errors.As(err, &syn):
+		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		return apiErrorf(http.StatusBadRequest, "malformed_json", "field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
+	default:
+		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed request: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+}
+
+// identityClaims are fields a client may send but the hub ignores: who
+// asks and who decides come from the bearer token only. Accepting them
+// (rather than refusing unknown fields) keeps old clients working and makes
+// the rule visible in one place.
+type identityClaims struct {
+	Requester json.RawMessage `json:"requester,omitempty"`
+	Decider   json.RawMessage `json:"decider,omitempty"`
+	Principal json.RawMessage `json:"principal,omitempty"`
+}

@@ -1,0 +1,130 @@
+package hub
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EpochHeader carries the stream's epoch on every stream answer, so a
+// client knows which hub run its sequence numbers belong to.
+const EpochHeader = "Virgo-Epoch"
+
+// streamKeepAlive is how often an idle stream sends a blank line (NDJSON)
+// or a comment (SSE), so a dead peer is noticed on both sides.
+const streamKeepAlive = 15 * time.Second
+
+// streamWriteTimeout drops a subscriber that stops reading.
+const streamWriteTimeout = 30 * time.Second
+
+// streamChanges is GET /v1/stream?after=N[&epoch=E]: every change after
+// sequence N, then live, as NDJSON, or as server-sent events when the
+// client accepts text/event-stream. A sequence that is no longer kept, or
+// an epoch of an earlier hub run, is 410 with code "resync".
+func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+	after, err := parseAfter(r)
+	if err != nil {
+		return err
+	}
+	if e := r.URL.Query().Get("epoch"); e != "" && e != h.stream.Epoch() {
+		return h.resyncError(fmt.Sprintf("sequence %d belongs to an earlier hub run (epoch %s)", after, e))
+	}
+	if _, _, err := h.stream.Read(after, 0, nil); err != nil {
+		return h.resyncError(err.Error())
+	}
+	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+	rc := http.NewResponseController(w)
+	// The stream outlives any read deadline meant for request bodies.
+	_ = rc.SetReadDeadline(time.Time{})
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set(EpochHeader, h.stream.Epoch())
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return nil
+	}
+
+	var line []byte
+	write := func(cs []Change) error {
+		line = line[:0]
+		for _, c := range cs {
+			b, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			if sse {
+				line = fmt.Appendf(line, "id: %d\nevent: %s\ndata: ", c.Seq, c.Kind)
+				line = append(line, b...)
+				line = append(line, '\n', '\n')
+			} else {
+				line = append(line, b...)
+				line = append(line, '\n')
+			}
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+
+	ka := time.NewTicker(streamKeepAlive)
+	defer ka.Stop()
+	ctx := r.Context()
+	var buf []Change
+	for {
+		batch, wake, err := h.stream.Read(after, 512, buf[:0])
+		if err != nil {
+			// Fell behind the ring: say so in-band and end; the client resyncs.
+			_ = write([]Change{{Kind: KindResync, Seq: h.stream.Head(), Epoch: h.stream.Epoch(), Time: time.Now().UTC()}})
+			return nil
+		}
+		if len(batch) > 0 {
+			if err := write(batch); err != nil {
+				return nil
+			}
+			after, buf = batch[len(batch)-1].Seq, batch
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-h.streamsDone:
+			return nil
+		case <-wake:
+		case <-ka.C:
+			ping := "\n"
+			if sse {
+				ping = ": keep-alive\n\n"
+			}
+			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+			if _, err := w.Write([]byte(ping)); err != nil || rc.Flush() != nil {
+				return nil
+			}
+		}
+	}
+}
+
+func parseAfter(r *http.Request) (uint64, error) {
+	s := r.URL.Query().Get("after")
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, apiErrorf(http.StatusBadRequest, "bad_query", "after=%q: want a sequence number (0 or more)", s)
+	}
+	return n, nil
+}
+
+func (h *Hub) resyncError(why string) *APIError {
+	return &APIError{Status: http.StatusGone, Code: "resync", Head: h.stream.Head(), Epoch: h.stream.Epoch(),
+		Msg: "resync: " + why + "; fetch GET /v1/snapshot and resume after its seq"}
+}

@@ -1,0 +1,291 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// ErrNoHub: no hub serves this home (no socket, or nobody listening on it).
+var ErrNoHub = errors.New("no hub is running for this home; start one with `virgo-tui serve`")
+
+// PrincipalEnv names the human principal a client acts as ("human:<name>").
+const PrincipalEnv = "VIRGO_PRINCIPAL"
+
+// Client is the one way every subcommand, the console and a persona
+// runtime talk to a hub: typed methods for each endpoint over the home's
+// socket, authenticated by one token.
+type Client struct {
+	home  string
+	token string
+	http  *http.Client
+
+	mu    sync.Mutex
+	epoch string // of the last Snapshot or stream answer
+}
+
+// DialOption chooses who a client acts as.
+type DialOption func(*dialConfig) error
+
+type dialConfig struct {
+	token    string
+	operator string
+}
+
+// AsOperator acts as human principal name ("human:<name>" or a bare name),
+// with its operator token (created 0600 on first use).
+func AsOperator(name string) DialOption {
+	return func(c *dialConfig) error {
+		h, err := registry.NormalizeHuman(name)
+		c.operator = h
+		return err
+	}
+}
+
+// WithToken acts as whoever the token identifies (a persona runtime).
+func WithToken(tok string) DialOption {
+	return func(c *dialConfig) error { c.token = strings.TrimSpace(tok); return nil }
+}
+
+// WithTokenFile reads the token from a file, such as a persona
+// generation's <GenerationDir>/token.
+func WithTokenFile(path string) DialOption {
+	return func(c *dialConfig) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read token: %w", err)
+		}
+		c.token = strings.TrimSpace(string(b))
+		return nil
+	}
+}
+
+// DefaultOperator is the human principal a client acts as without an
+// option: $VIRGO_PRINCIPAL, else human:$USER, else human:owner.
+func DefaultOperator() (string, error) {
+	return registry.NormalizeHuman(os.Getenv(PrincipalEnv))
+}
+
+// Dial connects to the hub serving home, acting as the default operator
+// unless an option says otherwise. It fails with ErrNoHub when none runs.
+func Dial(ctx context.Context, home string, opts ...DialOption) (*Client, error) {
+	c, err := newClient(home, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Health(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func newClient(home string, opts ...DialOption) (*Client, error) {
+	var cfg dialConfig
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.token == "" {
+		name, err := cfg.operator, error(nil)
+		if name == "" {
+			if name, err = DefaultOperator(); err != nil {
+				return nil, err
+			}
+		}
+		if cfg.token, err = OperatorToken(home, name); err != nil {
+			return nil, err
+		}
+	}
+	sock := SocketPath(home)
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		MaxIdleConns:        64,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     time.Minute,
+	}
+	return &Client{home: home, token: cfg.token, http: &http.Client{Transport: tr}}, nil
+}
+
+// Home is the home this client's hub serves.
+func (c *Client) Home() string { return c.home }
+
+// Close releases the client's idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// do sends one request and decodes a JSON answer into out (if not nil);
+// a non-2xx answer becomes an *APIError.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://hub"+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return dialError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return readAPIError(resp)
+	}
+	if out == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: unreadable answer: %w", method, path, err)
+	}
+	return nil
+}
+
+func readAPIError(resp *http.Response) error {
+	ae := &APIError{Status: resp.StatusCode}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	if json.Unmarshal(b, ae) != nil || ae.Msg == "" {
+		ae.Code, ae.Msg = "http_"+strconv.Itoa(resp.StatusCode), strings.TrimSpace(string(b))
+	}
+	return ae
+}
+
+// dialError turns "nobody listens" into ErrNoHub.
+func dialError(err error) error {
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("%w (%v)", ErrNoHub, err)
+	}
+	return err
+}
+
+// Health asks which hub runs; it needs no valid token.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	err := c.do(ctx, "GET", "/v1/health", nil, &h)
+	return h, err
+}
+
+// WhoAmI returns the identity the hub derives from this client's token.
+func (c *Client) WhoAmI(ctx context.Context) (Identity, error) {
+	var id Identity
+	err := c.do(ctx, "GET", "/v1/whoami", nil, &id)
+	return id, err
+}
+
+// Snapshot returns the installation's state as of a stream sequence.
+func (c *Client) Snapshot(ctx context.Context) (Snapshot, error) {
+	var s Snapshot
+	if err := c.do(ctx, "GET", "/v1/snapshot", nil, &s); err != nil {
+		return Snapshot{}, err
+	}
+	c.setEpoch(s.Epoch)
+	return s, nil
+}
+
+// Beat sends a heartbeat as the token's persona.
+func (c *Client) Beat(ctx context.Context) (BeatAck, error) {
+	var a BeatAck
+	err := c.do(ctx, "POST", "/v1/presence/beat", nil, &a)
+	return a, err
+}
+
+// SetPresence reports a new activity and/or summary (nil leaves one as it is).
+func (c *Client) SetPresence(ctx context.Context, activity, summary *string) (BeatAck, error) {
+	var a BeatAck
+	err := c.do(ctx, "POST", "/v1/presence/set", PresenceReport{Activity: activity, Summary: summary}, &a)
+	return a, err
+}
+
+// Presence lists every tracked generation's presence.
+func (c *Client) Presence(ctx context.Context) ([]Presence, error) {
+	var ps []Presence
+	err := c.do(ctx, "GET", "/v1/presence", nil, &ps)
+	return ps, err
+}
+
+// Personas lists seat holders (pending and active), or every generation with all.
+func (c *Client) Personas(ctx context.Context, all bool) ([]PersonaView, error) {
+	var ps []PersonaView
+	path := "/v1/personas"
+	if all {
+		path += "?all=true"
+	}
+	err := c.do(ctx, "GET", path, nil, &ps)
+	return ps, err
+}
+
+// Persona finds one persona by generation id, address or name.
+func (c *Client) Persona(ctx context.Context, ref string) (PersonaView, error) {
+	var p PersonaView
+	err := c.do(ctx, "GET", "/v1/personas/"+escapeRef(ref), nil, &p)
+	return p, err
+}
+
+// Retire retires the persona named by ref, with a reason.
+func (c *Client) Retire(ctx context.Context, ref, reason string) (PersonaView, error) {
+	var p PersonaView
+	err := c.do(ctx, "POST", "/v1/personas/retire", RetireRequest{Persona: ref, Reason: reason}, &p)
+	return p, err
+}
+
+// SeatHistory lists every generation that held the seat at address.
+func (c *Client) SeatHistory(ctx context.Context, address string) ([]registry.Persona, error) {
+	var ps []registry.Persona
+	err := c.do(ctx, "GET", "/v1/seats/"+escapeRef(address), nil, &ps)
+	return ps, err
+}
+
+// SuggestNames returns n free constellation names.
+func (c *Client) SuggestNames(ctx context.Context, n int) ([]string, error) {
+	var out Names
+	err := c.do(ctx, "GET", "/v1/names?n="+strconv.Itoa(n), nil, &out)
+	return out.Suggestions, err
+}
+
+// escapeRef escapes each segment of an address-like reference.
+func escapeRef(ref string) string {
+	segs := strings.Split(ref, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+func (c *Client) setEpoch(e string) {
+	c.mu.Lock()
+	c.epoch = e
+	c.mu.Unlock()
+}
+
+func (c *Client) getEpoch() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch
+}

@@ -1,0 +1,145 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// testHub is a real hub on a real socket in a short temporary home.
+type testHub struct {
+	home registry.Home
+	hub  *Hub
+	stop func()
+}
+
+// shortHome makes a home whose socket path fits the 108-byte limit of Unix
+// socket addresses (t.TempDir() paths can be longer).
+func shortHome(t testing.TB) registry.Home {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "vh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return registry.Home{Dir: dir}
+}
+
+func startHub(t testing.TB, home registry.Home, cfg Config, to Timeouts) *testHub {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *Hub, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, ServeOptions{Home: home, Hub: cfg, Timeouts: to, Ready: func(h *Hub) { ready <- h }})
+	}()
+	th := &testHub{home: home}
+	select {
+	case th.hub = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("hub did not start: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("hub did not start in 10 s")
+	}
+	stopped := false
+	th.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("hub stopped with %v", err)
+		}
+	}
+	t.Cleanup(th.stop)
+	return th
+}
+
+// addPersona registers and activates a generation through the hub's own
+// registry (the hub owns the store) and waits until its token is issued.
+func (th *testHub) addPersona(t testing.TB, addr, name string) registry.Persona {
+	t.Helper()
+	ctx := context.Background()
+	reg := th.hub.Registry()
+	p, err := reg.Register(ctx, registry.Registration{Address: addr, Name: name, Human: "human:henry", Pending: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = reg.Activate(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := th.hub.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runtime dials as the persona's generation, with its token file.
+func (th *testHub) runtime(t testing.TB, p registry.Persona) *Client {
+	t.Helper()
+	c, err := Dial(context.Background(), th.home.Dir, WithTokenFile(th.home.GenerationDir(p.ID)+"/"+TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// operator dials as a human principal.
+func (th *testHub) operator(t testing.TB, name string) *Client {
+	t.Helper()
+	c, err := Dial(context.Background(), th.home.Dir, AsOperator(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// wantCode asserts err is an API error with the code.
+func wantCode(t testing.TB, err error, code string) *APIError {
+	t.Helper()
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		t.Fatalf("got %v, want API error %q", err, code)
+	}
+	if ae.Code != code {
+		t.Fatalf("got code %q (%d: %s), want %q", ae.Code, ae.Status, ae.Msg, code)
+	}
+	return ae
+}
+
+// collect reads changes from a subscription until pred holds or the
+// timeout passes.
+func collect(t testing.TB, ch <-chan []Change, timeout time.Duration, pred func([]Change) bool) []Change {
+	t.Helper()
+	var got []Change
+	deadline := time.After(timeout)
+	for !pred(got) {
+		select {
+		case b, ok := <-ch:
+			if !ok {
+				t.Fatalf("subscription closed after %d changes", len(got))
+			}
+			got = append(got, b...)
+		case <-deadline:
+			t.Fatalf("timed out after %d changes: %s", len(got), kinds(got))
+		}
+	}
+	return got
+}
+
+func kinds(cs []Change) string {
+	s := ""
+	for _, c := range cs {
+		s += c.Kind + ":" + c.Key + " "
+	}
+	return s
+}

@@ -1,0 +1,335 @@
+// Package hub is the process that owns an installation's store and serves
+// everyone else over a local socket: the HTTP+JSON API (docs/api.md), the
+// change stream that keeps every console live, presence intake from persona
+// runtimes, identity by token, and the one client every subcommand and the
+// console use.
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// presencePrefix is the store prefix of persisted presence entries.
+const presencePrefix = "presence/"
+
+// Config is what a hub is built from. Zero fields take defaults.
+type Config struct {
+	Home  registry.Home
+	Store store.Store
+	// Clock drives presence; the wall clock by default.
+	Clock Clock
+	// Intervals are the presence thresholds; DefaultIntervals by default.
+	Intervals Intervals
+	// RingSize is how many changes the stream keeps for resuming.
+	RingSize int
+	// FlushEvery is how often changed presence is written to the store
+	// (one transaction for all of it) and time-driven states are swept.
+	FlushEvery time.Duration
+	// Coalesce is how long presence changes gather before they are
+	// published: one change per persona per window, however many beats.
+	Coalesce time.Duration
+	// Log receives operational messages; never tokens.
+	Log *slog.Logger
+}
+
+// Hub is the in-process core: registry, presence, tokens and stream over
+// one store. Serve it with Handler; run its loops with Run.
+type Hub struct {
+	cfg      Config
+	st       store.Store
+	reg      *registry.Registry
+	presence *Tracker
+	stream   *Stream
+	tokens   *Tokens
+	log      *slog.Logger
+
+	startRev int64
+
+	// streamsDone is closed when the hub shuts down, ending every stream
+	// response so that the server's drain does not wait on them.
+	streamsDone chan struct{}
+	stopOnce    sync.Once
+
+	// applied is the last store revision the watcher has published, so a
+	// handler can return only once its write is on the stream.
+	appliedMu sync.Mutex
+	applied   int64
+	appliedCh chan struct{}
+}
+
+// New loads the installation's personas and persisted presence and
+// returns a hub ready to Run.
+func New(ctx context.Context, cfg Config) (*Hub, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("hub: no store")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.Intervals == (Intervals{}) {
+		cfg.Intervals = DefaultIntervals
+	}
+	if cfg.FlushEvery <= 0 {
+		cfg.FlushEvery = time.Second
+	}
+	if cfg.Coalesce <= 0 {
+		cfg.Coalesce = 10 * time.Millisecond
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	h := &Hub{
+		cfg:       cfg,
+		st:        cfg.Store,
+		reg:       registry.New(cfg.Store, cfg.Home, registry.WithClock(cfg.Clock.Now)),
+		presence:  NewTracker(cfg.Clock, cfg.Intervals),
+		stream:    NewStream(cfg.RingSize),
+		tokens:    NewTokens(cfg.Home.Dir + "/operators"),
+		log:       cfg.Log,
+		appliedCh: make(chan struct{}),
+
+		streamsDone: make(chan struct{}),
+	}
+	rev, err := h.st.Rev(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	h.startRev, h.applied = rev, rev
+	if err := h.restorePresence(ctx); err != nil {
+		return nil, err
+	}
+	ps, err := h.reg.List(ctx, registry.ListOptions{All: true})
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	for _, p := range ps {
+		if err := h.trackPersona(p); err != nil {
+			return nil, err
+		}
+	}
+	h.presence.TakeChanged() // the starting state is the snapshot, not news
+	return h, nil
+}
+
+// Registry is the hub's registry over its store.
+func (h *Hub) Registry() *registry.Registry { return h.reg }
+
+// Presence is the hub's presence tracker.
+func (h *Hub) Presence() *Tracker { return h.presence }
+
+// Stream is the hub's change stream.
+func (h *Hub) Stream() *Stream { return h.stream }
+
+// Tokens is the hub's token book.
+func (h *Hub) Tokens() *Tokens { return h.tokens }
+
+// restorePresence reloads the last flushed presence, so last-seen, activity
+// and summary survive a restart.
+func (h *Hub) restorePresence(ctx context.Context) error {
+	kvs, err := h.st.List(ctx, presencePrefix)
+	if err != nil {
+		return fmt.Errorf("hub: restore presence: %w", err)
+	}
+	for _, kv := range kvs {
+		var p Presence
+		if err := json.Unmarshal(kv.Value, &p); err != nil {
+			h.log.Warn("skipping unreadable presence record", "key", kv.Key, "err", err)
+			continue
+		}
+		h.presence.Track(p)
+	}
+	return nil
+}
+
+// trackPersona brings presence and tokens in line with a persona record:
+// an active generation is tracked and holds a token; a retired one is
+// retired in presence and its token revoked at once.
+func (h *Hub) trackPersona(p registry.Persona) error {
+	switch p.State {
+	case registry.StateActive:
+		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
+		return h.tokens.EnsurePersona(h.cfg.Home.GenerationDir(p.ID), p.ID, p.Address)
+	case registry.StateRetired:
+		h.tokens.Revoke(p.ID)
+		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation, State: StateRetired})
+		h.presence.Retire(p.ID)
+	}
+	return nil
+}
+
+// Run runs the hub's loops until ctx ends: the store watch feeding the
+// stream, the presence publisher, and the sweep-and-flush ticker. It
+// flushes presence a last time before it returns.
+func (h *Hub) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); h.watchStore(ctx) }()
+	go func() { defer wg.Done(); h.publishPresence(ctx) }()
+	t := time.NewTicker(h.cfg.FlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return h.Flush(context.Background())
+		case <-t.C:
+			h.presence.Sweep()
+			if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
+				h.log.Error("presence flush failed; will retry", "err", err)
+			}
+		}
+	}
+}
+
+// Flush writes every presence entry changed since the last flush in one
+// store transaction.
+func (h *Hub) Flush(ctx context.Context) error {
+	dirty := h.presence.TakeDirty()
+	if len(dirty) == 0 {
+		return nil
+	}
+	ops := make([]store.Op, 0, len(dirty))
+	for _, p := range dirty {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("flush presence: %w", err)
+		}
+		ops = append(ops, store.Put(presencePrefix+p.ID, b))
+	}
+	if _, err := h.st.Txn(ctx, nil, ops); err != nil {
+		h.presence.Redirty(dirty)
+		return fmt.Errorf("flush presence of %d personas: %w", len(dirty), err)
+	}
+	return nil
+}
+
+// publishPresence turns coalesced presence changes into stream changes: it
+// wakes on the first change, lets the window fill, then publishes each
+// changed persona once.
+func (h *Hub) publishPresence(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.presence.Notify():
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(h.cfg.Coalesce):
+		}
+		h.publishPresenceNow()
+	}
+}
+
+func (h *Hub) publishPresenceNow() {
+	ps := h.presence.TakeChanged()
+	if len(ps) == 0 {
+		return
+	}
+	now := time.Now().UTC()
+	cs := make([]Change, 0, len(ps))
+	for _, p := range ps {
+		b, err := json.Marshal(p)
+		if err != nil {
+			continue
+		}
+		cs = append(cs, Change{Kind: KindPresence, Key: p.ID, Time: now, Data: b})
+	}
+	h.stream.Publish(cs...)
+}
+
+// watchStore publishes every committed store write (but presence, which the
+// tracker publishes itself) and keeps presence and tokens in line with
+// persona records. A watch that ends while ctx lives is resumed from the
+// last revision; if that history is gone, readers are told to resync.
+func (h *Hub) watchStore(ctx context.Context) {
+	after := h.startRev
+	for ctx.Err() == nil {
+		events, err := h.st.Watch(ctx, "", after)
+		if errors.Is(err, store.ErrCompacted) {
+			h.log.Warn("store history compacted under the hub's watch; readers must resync", "after", after)
+			after, _ = h.st.Rev(ctx)
+			h.stream.Publish(Change{Kind: KindResync, Time: time.Now().UTC()})
+			continue
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Error("store watch failed", "err", err)
+			}
+			return
+		}
+		for ev := range events {
+			h.apply(ev)
+			after = ev.Rev
+			h.markApplied(ev.Rev)
+		}
+	}
+}
+
+// apply publishes one store event and reacts to persona records.
+func (h *Hub) apply(ev store.Event) {
+	if strings.HasPrefix(ev.Key, presencePrefix) {
+		return
+	}
+	kind, _, _ := strings.Cut(ev.Key, "/")
+	c := Change{Kind: kind, Key: ev.Key, Rev: ev.Rev, Delete: ev.Delete, Time: time.Now().UTC()}
+	if json.Valid(ev.Value) {
+		c.Data = ev.Value
+	}
+	if kind == "persona" && !ev.Delete {
+		var p registry.Persona
+		if err := json.Unmarshal(ev.Value, &p); err == nil {
+			if err := h.trackPersona(p); err != nil {
+				h.log.Error("persona token", "persona", p.Address, "err", err)
+			}
+		}
+	}
+	h.stream.Publish(c)
+}
+
+func (h *Hub) markApplied(rev int64) {
+	h.appliedMu.Lock()
+	if rev > h.applied {
+		h.applied = rev
+		close(h.appliedCh)
+		h.appliedCh = make(chan struct{})
+	}
+	h.appliedMu.Unlock()
+}
+
+// endStreams ends every stream response; subscribers reconnect to the next hub.
+func (h *Hub) endStreams() { h.stopOnce.Do(func() { close(h.streamsDone) }) }
+
+// Settle waits until every store write committed so far is on the stream
+// (and reflected in presence and tokens), so a caller that wrote something
+// and then reads the stream sees its own write.
+func (h *Hub) Settle(ctx context.Context) error {
+	rev, err := h.st.Rev(ctx)
+	if err != nil {
+		return err
+	}
+	for {
+		h.appliedMu.Lock()
+		done, ch := h.applied >= rev, h.appliedCh
+		h.appliedMu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}

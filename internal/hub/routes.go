@@ -1,0 +1,23 @@
+package hub
+
+// routes is the hub's API: every endpoint, who may call it, and its
+// handler. docs/api.md documents each row; TestRoutesDocumented keeps them
+// in step.
+func routes() []route {
+	return []route{
+		{"GET", "/v1/health", anyone, health},
+		{"GET", "/v1/whoami", either, whoami},
+		{"GET", "/v1/snapshot", operator, snapshot},
+		{"GET", "/v1/stream", operator, streamChanges},
+
+		{"POST", "/v1/presence/beat", persona, beat},
+		{"POST", "/v1/presence/set", persona, setPresence},
+		{"GET", "/v1/presence", operator, listPresence},
+
+		{"GET", "/v1/personas", operator, listPersonas},
+		{"GET", "/v1/personas/{ref...}", either, getPersona},
+		{"POST", "/v1/personas/retire", operator, retirePersona},
+		{"GET", "/v1/seats/{address...}", operator, seatHistory},
+		{"GET", "/v1/names", operator, suggestNames},
+	}
+}

@@ -1,0 +1,229 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// ErrHubRunning: another hub already serves this home.
+var ErrHubRunning = errors.New("a hub is already running for this home")
+
+// RunDir is the hub's directory under the home (0700): socket and pid file.
+func RunDir(home string) string { return filepath.Join(home, "run") }
+
+// SocketPath is where the hub of a home listens.
+func SocketPath(home string) string { return filepath.Join(RunDir(home), "hub.sock") }
+
+// PIDPath is the hub's pid file, held locked while the hub runs.
+func PIDPath(home string) string { return filepath.Join(RunDir(home), "hub.pid") }
+
+// Timeouts bound what a slow or stuck client can hold. Zero fields take
+// the defaults.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers (slowloris).
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included.
+	Read time.Duration
+	// Idle bounds a keep-alive connection waiting for its next request.
+	Idle time.Duration
+	// Shutdown bounds draining requests in flight at shutdown.
+	Shutdown time.Duration
+}
+
+// DefaultTimeouts are generous for a local socket and short for an attacker.
+var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Idle: 2 * time.Minute, Shutdown: 5 * time.Second}
+
+// ServeOptions configure Serve.
+type ServeOptions struct {
+	Home registry.Home
+	// Hub is the rest of the hub's configuration; Home and Store are set by Serve.
+	Hub      Config
+	Timeouts Timeouts
+	Log      *slog.Logger
+	// Ready, if set, is called once the socket accepts connections.
+	Ready func(*Hub)
+}
+
+// Serve runs a hub for the home until ctx ends: it takes the home's hub
+// lock (a second hub is refused with the pid holding it), opens the store
+// as its one owner, listens on the socket (0600 in a 0700 directory), and
+// on ctx's end stops taking requests, drains those in flight, flushes
+// presence and closes the store.
+func Serve(ctx context.Context, opts ServeOptions) (err error) {
+	home := opts.Home.Dir
+	lock, err := acquireHubLock(home)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+
+	st, err := store.OpenBolt(opts.Home.DBPath(), store.Options{})
+	if err != nil {
+		return fmt.Errorf("hub: open the database: %w", err)
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+
+	cfg := opts.Hub
+	cfg.Home, cfg.Store = opts.Home, st
+	if cfg.Log == nil {
+		cfg.Log = opts.Log
+	}
+	h, err := New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return h.ServeSocket(ctx, opts.Timeouts, opts.Ready)
+}
+
+// ServeSocket serves the hub's API on the home's socket until ctx ends,
+// running its loops alongside; the caller holds the hub lock and owns the
+// store. The console uses it to run a hub inside its own process.
+func (h *Hub) ServeSocket(ctx context.Context, to Timeouts, ready func(*Hub)) error {
+	to = to.withDefaults()
+	sock := SocketPath(h.cfg.Home.Dir)
+	// Only the lock holder gets here, so a socket file left by a killed hub
+	// is stale and may go.
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("hub: remove stale socket: %w", err)
+	}
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", sock)
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("hub: listen on %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("hub: socket mode: %w", err)
+	}
+	defer os.Remove(sock)
+
+	srv := &http.Server{
+		Handler:           h.Handler(),
+		ReadHeaderTimeout: to.ReadHeader,
+		ReadTimeout:       to.Read,
+		IdleTimeout:       to.Idle,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+	}
+	loops, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
+	loopsDone := make(chan error, 1)
+	go func() { loopsDone <- h.Run(loops) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	h.log.Info("hub serving", "socket", sock, "pid", os.Getpid())
+	if ready != nil {
+		ready(h)
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	drain, cancel := context.WithTimeout(context.Background(), to.Shutdown)
+	defer cancel()
+	// Streams never go idle by themselves: end them first, so the drain
+	// waits only for ordinary requests.
+	h.endStreams()
+	shutErr := srv.Shutdown(drain)
+	if errors.Is(shutErr, context.DeadlineExceeded) {
+		shutErr = srv.Close()
+	}
+	stopLoops()
+	flushErr := <-loopsDone
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	h.log.Info("hub stopped")
+	return errors.Join(serveErr, shutErr, flushErr)
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	d := DefaultTimeouts
+	if t.ReadHeader > 0 {
+		d.ReadHeader = t.ReadHeader
+	}
+	if t.Read > 0 {
+		d.Read = t.Read
+	}
+	if t.Idle > 0 {
+		d.Idle = t.Idle
+	}
+	if t.Shutdown > 0 {
+		d.Shutdown = t.Shutdown
+	}
+	return d
+}
+
+// hubLock is the home's pid file, held with an exclusive flock while a hub
+// runs. The kernel drops the lock when the process dies, SIGKILL included,
+// so a killed hub never blocks the next one.
+type hubLock struct{ f *os.File }
+
+func acquireHubLock(home string) (*hubLock, error) {
+	dir := RunDir(home)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("hub: create %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("hub: make %s private: %w", dir, err)
+	}
+	f, err := os.OpenFile(PIDPath(home), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("hub: open pid file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: %s (pid %s holds %s); stop it or connect to it", ErrHubRunning, home, readPID(home), PIDPath(home))
+		}
+		return nil, fmt.Errorf("hub: lock pid file: %w", err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("hub: write pid file: %w", err)
+	}
+	return &hubLock{f: f}, nil
+}
+
+// release empties the pid file and drops the lock.
+func (l *hubLock) release() {
+	_ = l.f.Truncate(0)
+	_ = l.f.Close()
+}
+
+// readPID is the pid written in a home's pid file, or "unknown".
+func readPID(home string) string {
+	b, err := os.ReadFile(PIDPath(home))
+	if s := strings.TrimSpace(string(b)); err == nil && s != "" {
+		return s
+	}
+	return "unknown"
+}
+
+// AcquireLock takes the home's hub lock for a process that will serve a hub
+// in-process (the console); release it with the returned function.
+func AcquireLock(home string) (release func(), err error) {
+	l, err := acquireHubLock(home)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}

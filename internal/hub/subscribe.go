@@ -1,0 +1,141 @@
+package hub
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Reconnect backoff of Subscribe.
+const (
+	subscribeMinBackoff = 50 * time.Millisecond
+	subscribeMaxBackoff = 2 * time.Second
+)
+
+// maxBatch bounds how many changes Subscribe hands over at once.
+const maxBatch = 512
+
+// Subscribe streams every change after sequence after, in order, as
+// batches (one per read from the socket, so a console can render once per
+// batch). It reconnects by itself with backoff when the hub goes away and
+// resumes after the last sequence it delivered, so nothing is missed or
+// repeated. When that is impossible (the hub restarted, or the changes
+// were dropped from its ring) it delivers a one-change batch of kind
+// "resync" whose Seq is the new head: fetch a Snapshot and carry on. The
+// channel closes when ctx ends.
+//
+// after belongs to the epoch of the client's last Snapshot; without one,
+// to whichever hub answers first.
+func (c *Client) Subscribe(ctx context.Context, after uint64) <-chan []Change {
+	out := make(chan []Change, 16)
+	go func() {
+		defer close(out)
+		pos := streamPos{after: after, epoch: c.getEpoch()}
+		backoff := subscribeMinBackoff
+		for ctx.Err() == nil {
+			connected, err := c.follow(ctx, &pos, out)
+			var ae *APIError
+			if errors.As(err, &ae) && ae.Code == "resync" {
+				pos = streamPos{after: ae.Head, epoch: ae.Epoch}
+				if !send(ctx, out, []Change{{Kind: KindResync, Seq: ae.Head, Epoch: ae.Epoch, Time: time.Now().UTC()}}) {
+					return
+				}
+				continue
+			}
+			if connected {
+				backoff = subscribeMinBackoff
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, subscribeMaxBackoff)
+		}
+	}()
+	return out
+}
+
+type streamPos struct {
+	after uint64
+	epoch string
+}
+
+func send(ctx context.Context, out chan<- []Change, b []Change) bool {
+	select {
+	case out <- b:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// follow reads one stream connection until it ends. connected reports
+// whether the hub answered at all (to reset the backoff).
+func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []Change) (connected bool, err error) {
+	q := url.Values{"after": {strconv.FormatUint(pos.after, 10)}}
+	if pos.epoch != "" {
+		q.Set("epoch", pos.epoch)
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://hub/v1/stream?"+q.Encode(), nil)
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return false, dialError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return true, readAPIError(resp)
+	}
+	pos.epoch = resp.Header.Get(EpochHeader)
+	c.setEpoch(pos.epoch)
+	rd := bufio.NewReaderSize(resp.Body, 64<<10)
+	var batch []Change
+	for {
+		line, err := rd.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A change larger than the buffer: gather it whole.
+			rest, rerr := rd.ReadBytes('\n')
+			line, err = append(append([]byte{}, line...), rest...), rerr
+		}
+		if err != nil {
+			if len(batch) > 0 {
+				send(ctx, out, batch)
+			}
+			return true, err
+		}
+		if len(line) > 1 {
+			var ch Change
+			if err := json.Unmarshal(line, &ch); err != nil {
+				return true, fmt.Errorf("stream: unreadable change: %w", err)
+			}
+			if ch.Kind == KindResync {
+				if len(batch) > 0 && !send(ctx, out, batch) {
+					return true, ctx.Err()
+				}
+				return true, &APIError{Code: "resync", Head: ch.Seq, Epoch: ch.Epoch, Msg: "resync"}
+			}
+			if ch.Seq != pos.after+1 {
+				return true, fmt.Errorf("stream: sequence %d after %d: %w", ch.Seq, pos.after, ErrResync)
+			}
+			pos.after = ch.Seq
+			batch = append(batch, ch)
+		}
+		if len(batch) > 0 && (rd.Buffered() == 0 || len(batch) >= maxBatch) {
+			if !send(ctx, out, batch) {
+				return true, ctx.Err()
+			}
+			batch = nil
+		}
+	}
+}

@@ -1,0 +1,233 @@
+package hub
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// TokenFile is the name of a persona generation's token in its private directory.
+const TokenFile = "token"
+
+// tokenPrefix marks a virgo hub token, so one pasted into the wrong place is
+// recognisable (and a secret scanner can find it).
+const tokenPrefix = "vgt_"
+
+// Named errors of identity.
+var (
+	// ErrUnauthenticated: the request carries no token, or one the hub does not know.
+	ErrUnauthenticated = errors.New("unauthenticated: send Authorization: Bearer <token> with a persona or operator token")
+	// ErrRevoked: the token belonged to a generation that is retired.
+	ErrRevoked = errors.New("token revoked: its persona generation is retired")
+	// ErrForbidden: the caller's identity may not do this.
+	ErrForbidden = errors.New("forbidden")
+	// ErrBadOperatorName: an operator name that cannot name a file.
+	ErrBadOperatorName = errors.New("invalid operator name")
+)
+
+// Kind of principal a token identifies.
+const (
+	PrincipalHuman   = "human"
+	PrincipalPersona = "persona"
+)
+
+// Identity is who a request comes from, derived by the hub from its token
+// and never from the request body.
+type Identity struct {
+	// Kind is "human" or "persona".
+	Kind string `json:"kind"`
+	// Principal is "human:<name>", or the persona's address.
+	Principal string `json:"principal"`
+	// PersonaID is the generation id of a persona identity.
+	PersonaID string `json:"persona_id,omitempty"`
+}
+
+// IsHuman reports whether the identity is an operator.
+func (id Identity) IsHuman() bool { return id.Kind == PrincipalHuman }
+
+// NewToken returns a fresh random token (256 bits).
+func NewToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+type tokenHash [sha256.Size]byte
+
+func hashToken(tok string) tokenHash { return sha256.Sum256([]byte(tok)) }
+
+// Tokens maps token hashes to identities. Only hashes are kept in memory, so
+// a heap dump or a log of the map shows no token; lookups index by the hash
+// and confirm it with a constant-time comparison.
+type Tokens struct {
+	opDir string
+
+	mu      sync.RWMutex
+	byHash  map[tokenHash]Identity
+	persona map[string]tokenHash // generation id -> hash, to revoke
+}
+
+// NewTokens returns an empty token book reading operator tokens from opDir.
+func NewTokens(opDir string) *Tokens {
+	return &Tokens{opDir: opDir, byHash: make(map[tokenHash]Identity), persona: make(map[string]tokenHash)}
+}
+
+// Authenticate returns the identity of a bearer token.
+func (t *Tokens) Authenticate(tok string) (Identity, error) {
+	if !strings.HasPrefix(tok, tokenPrefix) {
+		return Identity{}, ErrUnauthenticated
+	}
+	h := hashToken(tok)
+	if id, ok := t.lookup(h); ok {
+		return id, nil
+	}
+	// An operator token may have been created since the last look.
+	if err := t.loadOperators(); err != nil {
+		return Identity{}, err
+	}
+	if id, ok := t.lookup(h); ok {
+		return id, nil
+	}
+	return Identity{}, ErrUnauthenticated
+}
+
+func (t *Tokens) lookup(h tokenHash) (Identity, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	id, ok := t.byHash[h]
+	if !ok {
+		return Identity{}, false
+	}
+	// The map found the entry by h; comparing the stored persona hash in
+	// constant time keeps a revoked-and-reissued slot from matching an old token.
+	if id.Kind == PrincipalPersona {
+		cur := t.persona[id.PersonaID]
+		if subtle.ConstantTimeCompare(cur[:], h[:]) != 1 {
+			return Identity{}, false
+		}
+	}
+	return id, true
+}
+
+// EnsurePersona makes sure an active generation has a token file in its
+// private directory (creating one, 0600, if missing) and accepts it.
+func (t *Tokens) EnsurePersona(dir, id, address string) error {
+	tok, err := readOrCreateToken(filepath.Join(dir, TokenFile))
+	if err != nil {
+		return fmt.Errorf("token of %s: %w", address, err)
+	}
+	h := hashToken(tok)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old, ok := t.persona[id]; ok && old != h {
+		delete(t.byHash, old)
+	}
+	t.persona[id] = h
+	t.byHash[h] = Identity{Kind: PrincipalPersona, Principal: address, PersonaID: id}
+	return nil
+}
+
+// Revoke makes a generation's token stop working at once.
+func (t *Tokens) Revoke(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h, ok := t.persona[id]; ok {
+		delete(t.byHash, h)
+		delete(t.persona, id)
+	}
+}
+
+var operatorName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// OperatorTokenPath is where a human principal's token lives in a home.
+func OperatorTokenPath(home, name string) string {
+	return filepath.Join(home, "operators", name+".token")
+}
+
+// OperatorToken returns the token of human principal name ("human:<name>"
+// or a bare name), creating it 0600 on first use.
+func OperatorToken(home, name string) (string, error) {
+	name = strings.TrimPrefix(name, "human:")
+	if !operatorName.MatchString(name) {
+		return "", fmt.Errorf("operator %q: %w: use letters, digits, '.', '_' or '-'", name, ErrBadOperatorName)
+	}
+	dir := filepath.Join(home, "operators")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("operator token: %w", err)
+	}
+	return readOrCreateToken(OperatorTokenPath(home, name))
+}
+
+// loadOperators reads every <name>.token in the operators directory.
+func (t *Tokens) loadOperators() error {
+	ents, err := os.ReadDir(t.opDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read operator tokens: %w", err)
+	}
+	found := make(map[tokenHash]Identity)
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".token")
+		if !ok || !operatorName.MatchString(name) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(t.opDir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if tok := strings.TrimSpace(string(b)); strings.HasPrefix(tok, tokenPrefix) {
+			found[hashToken(tok)] = Identity{Kind: PrincipalHuman, Principal: "human:" + name}
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for h, id := range found {
+		t.byHash[h] = id
+	}
+	return nil
+}
+
+// readOrCreateToken reads a token file, or creates it with a new token,
+// 0600. The file is written aside and hard-linked into place, so a reader
+// never sees it half written and two first uses at once agree on one token.
+func readOrCreateToken(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		tok := strings.TrimSpace(string(b))
+		if !strings.HasPrefix(tok, tokenPrefix) {
+			return "", fmt.Errorf("%s does not hold a virgo token; remove it to issue a new one", path)
+		}
+		return tok, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".token-*")
+	if err != nil {
+		return "", fmt.Errorf("create token: %w", err)
+	}
+	defer os.Remove(f.Name())
+	tok := NewToken()
+	_, err = f.WriteString(tok + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("write token %s: %w", path, err)
+	}
+	if err := os.Link(f.Name(), path); errors.Is(err, os.ErrExist) {
+		return readOrCreateToken(path)
+	} else if err != nil {
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	return tok, nil
+}
