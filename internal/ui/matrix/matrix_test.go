@@ -204,3 +204,17 @@ func TestScrollStaysInBounds(t *testing.T) {
 		t.Fatalf("scroll past the top: %d", top.offset[modeDossier])
 	}
 }
+
+func TestHideHelpLeavesFooterToShell(t *testing.T) {
+	m := New(Options{HideHelp: true})
+	v := ansi.Strip(m.View(80, 10))
+	if n := strings.Count(v, "\n") + 1; n != 10 {
+		t.Fatalf("%d lines, want 10", n)
+	}
+	if strings.Contains(v, "c compare") {
+		t.Fatal("footer drawn although the shell draws it")
+	}
+	if len(m.ShortHelp()) == 0 || len(m.FullHelp()) == 0 {
+		t.Fatal("no help bindings for the shell")
+	}
+}

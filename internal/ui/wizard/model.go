@@ -28,6 +28,9 @@ type Options struct {
 	Styles *Styles
 	// Snapshot, when the shell already holds one, skips Backend.Snapshot.
 	Snapshot *Snapshot
+	// HideHelp leaves the footer help line to the shell (which reads
+	// ShortHelp/FullHelp); by default the wizard draws its own.
+	HideHelp bool
 }
 
 // Model is the wizard's state. Update returns a new Model; nothing in it
@@ -38,6 +41,8 @@ type Model struct {
 	keys    KeyMap
 	styles  Styles
 	help    help.Model
+	// hideHelp: the shell draws the footer from ShortHelp.
+	hideHelp bool
 
 	snap    Snapshot
 	loading bool
@@ -63,7 +68,7 @@ type Model struct {
 // New returns a wizard at its first step. Call Init for the command that
 // loads the snapshot (nil when Options.Snapshot was given).
 func New(b Backend, opts Options) Model {
-	m := Model{backend: b, ctx: opts.Context, keys: DefaultKeyMap(), styles: DefaultStyles(), help: help.New(), pageHint: 20}
+	m := Model{backend: b, ctx: opts.Context, keys: DefaultKeyMap(), styles: DefaultStyles(), help: help.New(), pageHint: 20, hideHelp: opts.HideHelp}
 	if m.ctx == nil {
 		m.ctx = context.Background()
 	}

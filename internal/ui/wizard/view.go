@@ -36,12 +36,20 @@ func (m Model) View(width, height int) string {
 	if m.err != nil {
 		body = append(body, "", m.styles.Refusal.Width(wrapWidth(width)).Render("✗ "+m.err.Error()))
 	}
-	content := lipgloss.NewStyle().Height(height - m.footerHeight(width)).
-		MaxHeight(height - m.footerHeight(width)).Render(strings.Join(body, "\n"))
+	room := height - m.footerHeight(width)
+	content := lipgloss.NewStyle().Height(room).MaxHeight(room).Render(strings.Join(body, "\n"))
+	if m.hideHelp {
+		return lipgloss.NewStyle().MaxWidth(width).Render(content)
+	}
 	return lipgloss.NewStyle().MaxWidth(width).Render(content + "\n" + m.footer(width))
 }
 
-func (m Model) footerHeight(width int) int { return lipgloss.Height(m.footer(width)) }
+func (m Model) footerHeight(width int) int {
+	if m.hideHelp {
+		return 0
+	}
+	return lipgloss.Height(m.footer(width))
+}
 
 func (m Model) footer(width int) string {
 	h := m.help

@@ -377,3 +377,23 @@ func TestStalePreviewDropped(t *testing.T) {
 		t.Fatal("a preview for an earlier answer was shown")
 	}
 }
+
+// Embedded with HideHelp the wizard fills the given size without its own
+// footer; the shell draws one from ShortHelp.
+func TestHideHelpLeavesFooterToShell(t *testing.T) {
+	s := existing()
+	m := New(&fakeBackend{}, Options{Snapshot: &s, HideHelp: true})
+	v := m.View(80, 20)
+	if n := strings.Count(v, "\n") + 1; n != 20 {
+		t.Fatalf("%d lines, want 20", n)
+	}
+	if strings.Contains(v, "ctrl+c cancel") {
+		t.Fatal("footer drawn although the shell draws it")
+	}
+	if len(m.ShortHelp()) == 0 || len(m.FullHelp()) == 0 {
+		t.Fatal("no help bindings for the shell")
+	}
+	if m.Init() != nil {
+		t.Fatal("a given snapshot must not be loaded again")
+	}
+}
