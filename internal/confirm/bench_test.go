@@ -1,0 +1,147 @@
+package confirm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The allow path neither allocates nor scans: Authorize on recoverable work
+// is a few map lookups and a glob match over the stamp's index.
+func TestAuthorizeAllowPathDoesNotAllocate(t *testing.T) {
+	p := policyFor(t, "work/core/lead", Options{})
+	ops := []Operation{
+		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteOverwrite),
+		op(t, p, "workspace_read", "path:docs/big.log", ShapeReadRange),
+		op(t, p, "get_run", "run:work/core/t-1/r-1", ShapeReadMeta),
+		op(t, p, "send_broker_message", "address:work/core/deputy", ShapeMessageSend),
+	}
+	for _, o := range ops {
+		if n := testing.AllocsPerRun(100, func() { _ = p.Authorize(o) }); n != 0 {
+			t.Errorf("%s: %v allocations on the allow path", o, n)
+		}
+	}
+}
+
+func BenchmarkAuthorizeAllow(b *testing.B) {
+	p := policyFor(b, "work/core/lead", Options{})
+	o := op(b, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteOverwrite)
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := p.Authorize(o); d.Verdict != Allow {
+			b.Fatal(d)
+		}
+	}
+}
+
+// pendingConfirmations queues n distinct confirmations, concurrently so the
+// store's group commit batches the setup.
+func pendingConfirmations(b *testing.B, q *Queue, p *Policy, n int) []string {
+	b.Helper()
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	sem := make(chan struct{}, 64)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			o := op(b, p, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/r/%d", i), ShapeDeploy)
+			r, err := q.Request(context.Background(), PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("bench-%d", i))
+			if err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+				return
+			}
+			ids[i] = r.Confirmation.ID
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+	return ids
+}
+
+// A decision commit (read, CAS transaction with the record and its audit
+// entry, fsync) against a bare fsync of a file in the same directory, in the
+// same run. Reported: ns per decision, ns per bare fsync, and their ratio.
+func BenchmarkDecisionCommitVsFsync(b *testing.B) {
+	s, path := openStore(b)
+	q := NewQueue(s, QueueOptions{})
+	p := policyFor(b, "work/core/lead", Options{})
+	ids := pendingConfirmations(b, q, p, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for _, id := range ids {
+		if _, err := q.Approve(context.Background(), henry, id, RememberNone); err != nil {
+			b.Fatal(err)
+		}
+	}
+	commit := time.Since(start)
+	b.StopTimer()
+	f, err := os.Create(filepath.Join(filepath.Dir(path), "fsync-baseline"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	start = time.Now()
+	for i := range b.N {
+		if _, err := f.WriteAt([]byte{byte(i)}, 0); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fsync := time.Since(start)
+	b.ReportMetric(float64(fsync.Nanoseconds())/float64(b.N), "fsync-ns/op")
+	b.ReportMetric(float64(commit)/float64(fsync), "commit/fsync")
+}
+
+// Many concurrent deciders, batched by the store's group commit: decisions
+// per second at 1, 8 and 64 callers.
+func BenchmarkConcurrentDeciders(b *testing.B) {
+	for _, callers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			s, _ := openStore(b)
+			q := NewQueue(s, QueueOptions{})
+			p := policyFor(b, "work/core/lead", Options{})
+			ids := pendingConfirmations(b, q, p, b.N)
+			work := make(chan string, len(ids))
+			for _, id := range ids {
+				work <- id
+			}
+			close(work)
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for id := range work {
+						if _, err := q.Approve(context.Background(), henry, id, RememberNone); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "decisions/s")
+		})
+	}
+}

@@ -1,0 +1,137 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// Spec: "An exact blocked operation may be learned through the prompt
+// registry. The stored choice is keyed by stamp hash, handler action,
+// normalized target scope, and operation shape. It cannot broaden the class
+// profile or survive a changed stamp without review."
+func TestPromptRegistryExactMatching(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	learned := op(t, p, "workspace_write", "path:memory/old.md", ShapeDelete)
+	r := mustRequest(t, q, me, p, learned, "c1")
+	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberPersona); err != nil {
+		t.Fatal(err)
+	}
+	// The exact operation is now allowed without asking, through the queue
+	// and through a policy built with the active choices.
+	if r := mustRequest(t, q, me, p, learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered || r.Confirmation != nil {
+		t.Fatalf("remembered approval: %+v", r)
+	}
+	active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Hash())
+	if err != nil || len(active) != 1 {
+		t.Fatalf("active choices: %v, %v", active, err)
+	}
+	lp, err := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: active})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := lp.Authorize(learned); d.Verdict != Allow || !d.Remembered || d.Boundary != BoundaryDestructive {
+		t.Fatalf("policy with learned choice: %s", d)
+	}
+
+	// Change any one of the four key parts: no match, asked again.
+	otherTarget := op(t, p, "workspace_write", "path:memory/older.md", ShapeDelete)
+	otherShape := op(t, p, "workspace_write", "path:memory/old.md", ShapePublishExternal)
+	otherAction := op(t, p, "workspace_read", "path:memory/old.md", ShapeDelete)
+	for name, o := range map[string]Operation{"target": otherTarget, "shape": otherShape, "handler action": otherAction} {
+		if d := lp.Authorize(o); d.Verdict != Confirm || d.Remembered {
+			t.Errorf("changed %s still matches: %s", name, d)
+		}
+	}
+	st2, hash2 := buildStamp(t, "work/core/lead", 2)
+	p2, err := NewPolicy(st2, hash2, Options{Learned: active})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2 := learned
+	o2.Generation = 2
+	if d := p2.Authorize(o2); d.Verdict != Confirm || d.Remembered {
+		t.Fatalf("changed stamp hash still matches: %s", d)
+	}
+	r2, err := q.Request(ctx, me, p2, o2, "c3")
+	if err != nil || r2.Status != StatusUnknown {
+		t.Fatalf("changed stamp through the queue: %+v, %v", r2, err)
+	}
+
+	// A changed stamp makes the choice stale; review lists it; only a human
+	// carries it forward or drops it.
+	stale, err := q.Prompts().Review(ctx, p.Address(), p.Profile(), hash2)
+	if err != nil || len(stale) != 1 || stale[0].Key.StampHash != p.Hash() {
+		t.Fatalf("review: %+v, %v", stale, err)
+	}
+	if _, err := q.Prompts().CarryForward(ctx, PersonaPrincipal("root/secretary"), stale[0], hash2); !errors.Is(err, ErrModelDecision) {
+		t.Fatalf("model carrying forward: %v", err)
+	}
+	if _, err := q.Prompts().CarryForward(ctx, henry, stale[0], hash2); err != nil {
+		t.Fatal(err)
+	}
+	if stale, _ := q.Prompts().Review(ctx, p.Address(), p.Profile(), hash2); len(stale) != 0 {
+		t.Fatalf("still stale after carry-forward: %+v", stale)
+	}
+	active2, _ := q.Prompts().Active(ctx, p.Address(), p.Profile(), hash2)
+	p2, _ = NewPolicy(st2, hash2, Options{Learned: active2})
+	if d := p2.Authorize(o2); d.Verdict != Allow || !d.Remembered {
+		t.Fatalf("carried-forward choice: %s", d)
+	}
+	if err := q.Prompts().Drop(ctx, henry, active2[0], hash2); !errors.Is(err, ErrNotStale) {
+		t.Fatalf("dropping a current choice: %v", err)
+	}
+}
+
+// A remembered denial is not asked again (like a rejected directive in
+// smrt-personas, "a rejected rewrite is never re-surfaced"), and a learned
+// choice never turns a deny into an allow nor exposes a missing tool.
+func TestRememberedDenialNotAskedAgain(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	r := mustRequest(t, q, me, p, deployOp(t, p), "c1")
+	if _, err := q.Deny(ctx, henry, r.Confirmation.ID, "never to example.org", RememberClass); err != nil {
+		t.Fatal(err)
+	}
+	for _, corr := range []string{"c2", "c3"} {
+		r := mustRequest(t, q, me, p, deployOp(t, p), corr)
+		if r.Status != StatusDenied || r.Decision.Boundary != BoundaryRememberedDenial || r.Confirmation != nil {
+			t.Fatalf("%s: %+v", corr, r)
+		}
+	}
+	if list, _ := q.List(ctx, false); len(list) != 0 {
+		t.Fatalf("remembered denial queued again: %d pending", len(list))
+	}
+	choices, _ := q.Prompts().List(ctx, p.Address(), p.Profile())
+	if len(choices) != 1 || choices[0].Where != RememberClass {
+		t.Fatalf("class-common choice: %+v", choices)
+	}
+	// Forged allow choices for a deny-level and a not-exposed operation.
+	secret := op(t, p, "workspace_read", "path:.env", ShapeReadRange)
+	missing := op(t, p, "send_human_message", "surface:teams/chat-7", ShapeMessageSend)
+	var forged []Choice
+	for _, o := range []Operation{secret, missing} {
+		forged = append(forged, Choice{Key: PromptKey{p.Hash(), o.HandlerAction, o.Target, o.Shape}, Verdict: Allow})
+	}
+	fp, _ := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: forged})
+	if d := fp.Authorize(secret); d.Verdict != Deny || d.Boundary != BoundarySecretValues {
+		t.Fatalf("learned allow widened a deny: %s", d)
+	}
+	if d := fp.Authorize(missing); d.Verdict != Deny || d.Boundary != BoundaryNotExposed {
+		t.Fatalf("learned allow exposed a tool: %s", d)
+	}
+	// Activations are not remembered.
+	st, hash := buildStamp(t, "work/core/deputy", 1)
+	ar, err := q.RequestActivation(ctx, st, hash, "+ tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Approve(ctx, henry, ar.Confirmation.ID, RememberPersona); !errors.Is(err, ErrNotRememberable) {
+		t.Fatalf("remembering an activation: %v", err)
+	}
+}
