@@ -32,7 +32,10 @@ var damagedStamps = []damaged{
 	{name: "duplicate handler action", seat: "work/core/lead", rule: RuleDuplicateAction, tool: "get_run",
 		mutate: func(s *Stamp) { s.Tools[find(s, "get_run")].HandlerAction = "run.list" }},
 	{name: "missing required tool", seat: "work/coordinator", rule: RuleMissingTool, tool: "get_human_surface_status",
-		mutate: func(s *Stamp) { i := find(s, "get_human_surface_status"); s.Tools = append(s.Tools[:i], s.Tools[i+1:]...) }},
+		mutate: func(s *Stamp) {
+			i := find(s, "get_human_surface_status")
+			s.Tools = append(s.Tools[:i], s.Tools[i+1:]...)
+		}},
 	{name: "unknown access value", seat: "work/core/deputy", rule: RuleAccess, tool: "workspace_write",
 		mutate: func(s *Stamp) { s.Tools[find(s, "workspace_write")].Access = "deny" }},
 	{name: "extra tool beyond the profile: deputy resolves", seat: "work/core/deputy", rule: RuleExtraTool, tool: "resolve_decision",
@@ -50,7 +53,9 @@ var damagedStamps = []damaged{
 	{name: "unparsable address", seat: "work/coordinator", rule: RuleAddress,
 		mutate: func(s *Stamp) { s.Path.Address = "work/all/coordinator" }},
 	{name: "dot-dot in a mutable path", seat: "work/core/lead", rule: RulePathEscape,
-		mutate: func(s *Stamp) { s.Workspace.MutablePaths = append(s.Workspace.MutablePaths, "memory/../../other/QUEUE.md") }},
+		mutate: func(s *Stamp) {
+			s.Workspace.MutablePaths = append(s.Workspace.MutablePaths, "memory/../../other/QUEUE.md")
+		}},
 	{name: "absolute mutable path", seat: "root/secretary", rule: RulePathAbsolute,
 		mutate: func(s *Stamp) { s.Workspace.MutablePaths = append(s.Workspace.MutablePaths, "/etc/passwd") }},
 	{name: "empty mutable path", seat: "root/secretary", rule: RulePathEmpty,
@@ -76,11 +81,15 @@ var damagedStamps = []damaged{
 	{name: "lead binds a human surface", seat: "work/core/lead", rule: RuleSurfaceBinding,
 		mutate: func(s *Stamp) { s.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "chat:henry"}} }},
 	{name: "unknown schema version", seat: "root/secretary", rule: RuleSchemaVersion,
-		raw: func(b []byte) []byte { return []byte(strings.Replace(string(b), `"schema_version": 3`, `"schema_version": 4`, 1)) }},
+		raw: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"schema_version": 3`, `"schema_version": 4`, 1))
+		}},
 	{name: "no version at all", seat: "root/secretary", rule: RuleSchemaVersion,
 		raw: func(b []byte) []byte { return []byte(strings.Replace(string(b), `"schema_version": 3,`, ``, 1)) }},
 	{name: "unknown field", seat: "root/secretary", rule: RuleSchema,
-		raw: func(b []byte) []byte { return []byte(strings.Replace(string(b), `"graph_namespace"`, `"tenant_secret": "x", "graph_namespace"`, 1)) }},
+		raw: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"graph_namespace"`, `"tenant_secret": "x", "graph_namespace"`, 1))
+		}},
 	{name: "not JSON", seat: "root/secretary", rule: RuleJSON,
 		raw: func(b []byte) []byte { return b[:len(b)/2] }},
 }

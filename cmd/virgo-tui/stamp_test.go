@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stampedHome registers a secretary and a deputy and stamps both.
+func stampedHome(t *testing.T) (*cli, string) {
+	c := newCLI(t)
+	c.ok("persona", "add", "--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry")
+	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Porrima", "--human", "human:henry")
+	c.ok("stamp", "build", "root/secretary", "--surface", "teams=chat:henry")
+	var res struct{ Path, Hash string }
+	if err := json.Unmarshal([]byte(c.ok("stamp", "build", "Porrima", "--mutable", "worktree/**", "-o", "json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	return c, res.Path
+}
+
+func TestStampBuildWritesOnceAndRecordsTheHash(t *testing.T) {
+	c, path := stampedHome(t)
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("stamp %s: %v %v", path, fi, err)
+	}
+	hash := strings.TrimSpace(c.ok("stamp", "hash", path))
+	wantContains(t, "persona show", c.ok("persona", "show", "Porrima", "-o", "json"), hash)
+	_, errOut, code := c.run("stamp", "build", "work/core/deputy")
+	if code == 0 || !strings.Contains(errOut, "capability stamp already exists") {
+		t.Fatalf("second build: exit %d, %s", code, errOut)
+	}
+	out := c.ok("stamp", "show", "work/core/deputy")
+	wantContains(t, "show", out, "work/core/deputy (coder-deputy, schema v3)", "owning lead work/core/lead", "publish_deployment_v1")
+	// A changed byte in the written file is refused on load.
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"confirm"`, `"allow"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = c.run("stamp", "show", "work/core/deputy")
+	if code == 0 || !strings.Contains(errOut, "hash mismatch") {
+		t.Fatalf("tampered stamp shown: exit %d, %s", code, errOut)
+	}
+}
+
+func TestStampBuildRefusesAnUnregisteredAddress(t *testing.T) {
+	c := newCLI(t)
+	_, errOut, code := c.run("stamp", "build", "work/core/lead")
+	if code == 0 || !strings.Contains(errOut, "no persona was ever registered at work/core/lead") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestStampValidateListsEveryProblem(t *testing.T) {
+	c, path := stampedHome(t)
+	b, _ := os.ReadFile(path)
+	bad := strings.Replace(string(b), `"confirm"`, `"allow"`, 1)
+	bad = strings.Replace(bad, `"memory/**"`, `"../memory/**"`, 1)
+	badPath := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(badPath, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := c.run("stamp", "validate", path, badPath)
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	wantContains(t, "validate", out, path+": ok (v3 work/core/deputy",
+		badPath+": refused, 2 problem(s)",
+		"tool-access tools[26].access [publish_deployment_v1]",
+		"mutable-path-escape workspace.mutable_paths[3]")
+}
+
+func TestStampProjectDiffMatrixSchema(t *testing.T) {
+	c, path := stampedHome(t)
+	wantContains(t, "project", c.ok("stamp", "project", path),
+		"equality: ok: 27 tools in all three projections", "boot: ok")
+	var p struct {
+		Launcher []string
+		Equal    bool
+	}
+	if err := json.Unmarshal([]byte(c.ok("stamp", "project", path, "--consumer", "launcher", "-o", "json")), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Equal || len(p.Launcher) != 27 {
+		t.Errorf("launcher projection %+v", p)
+	}
+	wantContains(t, "diff", c.ok("stamp", "diff", "work/core/deputy", "secretary"),
+		"work/core/deputy -> secretary", "gains human-surface messaging", "gains task assignment")
+	wantContains(t, "diff nothing", c.ok("stamp", "diff", "nothing", "Spica"), "nothing -> root/secretary", "+ send_human_message")
+	wantContains(t, "matrix", c.ok("stamp", "matrix"),
+		"runs and artifacts                    R                   R                   R/W           R/W (assigned task)")
+	wantContains(t, "dossier", c.ok("stamp", "dossier", "coder-deputy"), "explicitly not granted:", "resolve_decision")
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(c.ok("stamp", "schema")), &schema); err != nil || schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("schema: %v %v", err, schema["$schema"])
+	}
+}
