@@ -33,14 +33,17 @@ type Principal struct {
 	Name string
 }
 
-// ParsePrincipal reads "human:<name>" (name: a lowercase id, so that
-// "Henry" cannot pose as "henry") or a canonical persona address.
+// ParsePrincipal reads "human:<name>" or a canonical persona address. A
+// human name has the registry's grammar (letters, digits, '.', '_', '-', at
+// most 64) and is folded to lower case: "human:Henry" on a stamp and
+// "--as human:henry" are one person, and no second principal can differ
+// from a human only in case.
 func ParsePrincipal(s string) (Principal, error) {
 	if name, ok := strings.CutPrefix(s, HumanPrefix); ok {
-		if _, err := NormalizeID(name); err != nil {
-			return Principal{}, fmt.Errorf("principal %q: %w (%w)", s, ErrBadPrincipal, err)
+		if !humanName(name) {
+			return Principal{}, fmt.Errorf("principal %q: %w: a human name is letters, digits, '.', '_' or '-' (at most 64)", s, ErrBadPrincipal)
 		}
-		return Principal{Kind: PrincipalHuman, Name: name}, nil
+		return Principal{Kind: PrincipalHuman, Name: strings.ToLower(name)}, nil
 	}
 	if _, err := NormalizeAddress(s); err != nil {
 		return Principal{}, fmt.Errorf("principal %q: %w (%w)", s, ErrBadPrincipal, err)
@@ -104,4 +107,19 @@ func principalOfAddress(addr string) (Principal, error) {
 		return Principal{}, err
 	}
 	return PersonaPrincipal(a.String()), nil
+}
+
+// humanName is the registry's grammar of a human authority's name.
+func humanName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
 }

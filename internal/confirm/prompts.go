@@ -54,6 +54,9 @@ type Choice struct {
 	Reason         string    `json:"reason,omitempty"`
 }
 
+// ID names the choice for review commands: its key's digest.
+func (c Choice) ID() string { return c.Key.id() }
+
 // apply turns a confirm decision into the remembered one. It is called only
 // for confirm verdicts: a choice never turns a deny into an allow, and never
 // reaches a tool the stamp does not expose (those are denied before).

@@ -280,3 +280,20 @@ func TestWaitReturnsOnDecision(t *testing.T) {
 		t.Fatalf("wait: %+v, %v", c, err)
 	}
 }
+
+func TestPrincipals(t *testing.T) {
+	for in, want := range map[string]Principal{
+		"human:henry":    henry,
+		"human:Henry":    henry,
+		"work/core/lead": PersonaPrincipal("work/core/lead"),
+	} {
+		if got, err := ParsePrincipal(in); err != nil || got != want {
+			t.Errorf("ParsePrincipal(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "henry", "human:", "human:-x", "system:expiry", "Work/Core/Lead", "human:h\u0435nry"} {
+		if _, err := ParsePrincipal(bad); !errors.Is(err, ErrBadPrincipal) {
+			t.Errorf("ParsePrincipal(%q): %v", bad, err)
+		}
+	}
+}
