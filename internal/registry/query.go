@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -75,8 +74,8 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Persona, error
 	}
 	out := make([]Persona, 0, len(kvs))
 	for _, kv := range kvs {
-		var p Persona
-		if err := json.Unmarshal(kv.Value, &p); err != nil {
+		p, err := decodePersona(kv.Value)
+		if err != nil {
 			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
 		if opts.All || p.State.holdsSeat() {

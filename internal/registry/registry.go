@@ -88,8 +88,8 @@ func (r *Registry) getPersona(ctx context.Context, id string) (Persona, int64, e
 	if err != nil {
 		return Persona{}, 0, fmt.Errorf("read persona %s: %w", id, err)
 	}
-	var p Persona
-	if err := json.Unmarshal(kv.Value, &p); err != nil {
+	p, err := decodePersona(kv.Value)
+	if err != nil {
 		return Persona{}, 0, fmt.Errorf("read persona %s: %w: %v", id, store.ErrCorrupt, err)
 	}
 	return p, kv.ModRev, nil
@@ -136,5 +136,7 @@ func (o *ops) put(key string, v any) {
 	o.list, o.err = append(o.list, op), err
 }
 
-func (o *ops) persona(p Persona)              { o.put(personaPrefix+p.ID, p) }
+func (o *ops) persona(p Persona) {
+	o.list = append(o.list, store.Put(personaPrefix+p.ID, p.AppendJSON(nil)))
+}
 func (o *ops) seat(addr string, s seatRecord) { o.put(seatPrefix+addr, s) }
