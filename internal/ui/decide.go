@@ -44,7 +44,7 @@ func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 	delete(m.deciding, msg.c.ID)
 	what := msg.c.Requester + " " + msg.c.Operation
 	if msg.err != nil {
-		m.setNote(noteError, "could not "+verb(msg.d)+" "+what+": "+msg.err.Error(), 10*time.Second)
+		m.setNote(noteError, msg.err.Error()+" ("+verb(msg.d)+" "+what+" not done)", 10*time.Second)
 		return nil
 	}
 	m.queue.remove(msg.c.ID)

@@ -158,7 +158,7 @@ func (m *Model) actionableSelected() (*Confirmation, bool) {
 		m.setNote(noteWarn, "unroutable: no authority is bound for this confirmation; view only", 4*time.Second)
 	case !m.queue.actionable(c):
 		m.setNote(noteWarn, "not yours: routed to "+c.Authority+"; view only", 4*time.Second)
-	case m.deciding[c.ID]:
+	case m.isDeciding(c.ID):
 		m.setNote(noteWarn, "already sent: waiting for the hub", 3*time.Second)
 	default:
 		return c, true
@@ -175,7 +175,7 @@ func (m *Model) decideSelected(d Decision) tea.Cmd {
 }
 
 func (m *Model) decide(c *Confirmation, d Decision) tea.Cmd {
-	m.deciding[c.ID] = true
+	m.deciding[c.ID] = d
 	m.setNote(noteInfo, "sending "+verb(d)+" for "+c.Requester+" "+c.Operation+"…", 10*time.Second)
 	return decideCmd(m.ctx, m.client, m.log, *c, d)
 }
@@ -184,6 +184,7 @@ func (m *Model) decide(c *Confirmation, d Decision) tea.Cmd {
 func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
 	m.prompt = k
 	m.input.Prompt = label
+	m.input.SetWidth(max(8, m.width-len([]rune(label))-2))
 	m.input.SetValue(value)
 	m.input.CursorEnd()
 	m.layout()
@@ -266,4 +267,10 @@ func (m *Model) filterCurrent(q string) {
 		return
 	}
 	m.presence.table.SetFilter(q)
+}
+
+// isDeciding says whether a decision on id is on its way to the hub.
+func (m *Model) isDeciding(id string) bool {
+	_, ok := m.deciding[id]
+	return ok
 }

@@ -101,7 +101,7 @@ type Model struct {
 	prompt       promptKind
 	input        textinput.Model
 	reasonFor    string // confirmation id the deny reason is for
-	deciding     map[string]bool
+	deciding     map[string]Decision
 	note         note
 	lastKey      time.Time
 	graceUntil   time.Time
@@ -136,12 +136,15 @@ func New(client Client, opts Options) *Model {
 	st := DefaultStyles()
 	in := textinput.New()
 	in.CharLimit = 256
+	ist := textinput.DefaultStyles(true)
+	ist.Cursor.Blink = false // a steady cursor: no blink ticks, stable screens
+	in.SetStyles(ist)
 	m := &Model{
 		client: client, ctx: opts.Context, log: opts.Logger, keys: keys, styles: st,
 		help: help.New(), now: opts.Now, opts: opts,
 		width: 80, height: 24,
 		presence: newPresenceView(st), queue: newQueueView(st),
-		input: in, deciding: map[string]bool{}, feed: &feed{}, tickInterval: opts.Tick,
+		input: in, deciding: map[string]Decision{}, feed: &feed{}, tickInterval: opts.Tick,
 	}
 	m.plugins = newPlugins(opts.Plugins, opts.Context)
 	m.layout()
@@ -283,7 +286,7 @@ func (m *Model) decidedElsewhere(c *Change) {
 	if by == "" {
 		by = "someone else"
 	}
-	m.setNote(noteInfo, what+": "+outcome+" — decided by "+by, 5*time.Second)
+	m.setNote(noteInfo, outcome+", decided by "+by+": "+what, 5*time.Second)
 	m.closeReasonIfGone()
 }
 
@@ -310,7 +313,6 @@ func (m *Model) layout() {
 	h := m.bodyHeight()
 	m.presence.setSize(m.width, h)
 	m.queue.setSize(m.width, h)
-	m.input.SetWidth(max(10, m.width-20))
 }
 
 // bodyHeight is what is left for the view between the bars.

@@ -20,13 +20,13 @@ const (
 )
 
 var presenceColumns = []Column{
-	pcAddress:  {Title: "ADDRESS", Min: 14, Max: 28},
-	pcName:     {Title: "NAME", Min: 8, Max: 14},
-	pcClass:    {Title: "CLASS", Min: 8, Max: 16},
+	pcAddress:  {Title: "ADDRESS", Min: 16, Max: 24},
+	pcName:     {Title: "NAME", Min: 9, Max: 14},
+	pcClass:    {Title: "CLASS", Min: 12, Max: 16},
 	pcGen:      {Title: "GEN", Min: 3, Max: 3, Right: true},
 	pcState:    {Title: "STATE", Min: 9, Max: 9},
-	pcActivity: {Title: "ACTIVITY", Min: 8, Max: 20},
-	pcSummary:  {Title: "SUMMARY", Min: 6},
+	pcActivity: {Title: "ACTIVITY", Min: 8, Max: 16},
+	pcSummary:  {Title: "SUMMARY", Min: 5},
 	pcSeen:     {Title: "SEEN", Min: 4, Max: 5, Right: true},
 	pcWaiting:  {Title: "WAIT", Min: 4, Max: 4, Right: true},
 }
@@ -156,6 +156,7 @@ func changedColumns(a, b *Persona) uint64 {
 
 // load replaces every row with the snapshot's personas.
 func (v *presenceView) load(ps []Persona, now time.Time) {
+	fresh := v.table.Total() == 0
 	v.table.Begin(len(ps) + v.table.Total())
 	keep := make(map[string]bool, len(ps))
 	for i := range ps {
@@ -168,6 +169,9 @@ func (v *presenceView) load(ps []Persona, now time.Time) {
 		}
 	}
 	v.table.End()
+	if fresh {
+		v.table.First()
+	}
 }
 
 // upsert applies one changed persona, highlighting what changed.

@@ -132,6 +132,7 @@ func confirmationHaystack(c *Confirmation) string {
 // load replaces every row with the snapshot's confirmations.
 func (v *queueView) load(operator string, cs []Confirmation, now time.Time) {
 	v.operator = operator
+	fresh := v.table.Total() == 0
 	v.table.Begin(len(cs) + v.table.Total())
 	keep := make(map[string]bool, len(cs))
 	for i := range cs {
@@ -144,6 +145,9 @@ func (v *queueView) load(operator string, cs []Confirmation, now time.Time) {
 		}
 	}
 	v.table.End()
+	if fresh {
+		v.table.First()
+	}
 	v.recount()
 }
 

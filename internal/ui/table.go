@@ -366,10 +366,9 @@ func (t *Table[T]) settle() {
 	}
 	t.selPos = pos
 	page := t.PageSize()
-	t.selOff = max(0, min(t.selOff, page-1, pos))
-	if top := pos - t.selOff; top > len(vis)-page && len(vis) >= page {
-		t.selOff = pos - (len(vis) - page)
-	}
+	top := pos - max(0, min(t.selOff, page-1))
+	top = max(0, min(top, len(vis)-page))
+	t.selOff = pos - top
 }
 
 // SetSize sets the table's size in cells (the header takes one line) and
@@ -381,7 +380,8 @@ func (t *Table[T]) SetSize(width, height int) {
 }
 
 // layoutColumns gives every column its minimum, then shares what is left
-// among the columns in order up to their maximum, the unbounded last.
+// one cell at a time among the columns below their maximum, and gives the
+// rest to the unbounded ones; too narrow a width shrinks from the right.
 func layoutColumns(cols []Column, width int) []int {
 	w := make([]int, len(cols))
 	left := width - (len(cols) - 1) // one space between columns
@@ -389,23 +389,23 @@ func layoutColumns(cols []Column, width int) []int {
 		w[i] = c.Min
 		left -= c.Min
 	}
-	for pass := 0; pass < 2 && left > 0; pass++ {
+	for grew := true; grew && left > 0; {
+		grew = false
 		for i, c := range cols {
-			if left <= 0 {
-				break
+			if left > 0 && c.Max > 0 && w[i] < c.Max {
+				w[i]++
+				left--
+				grew = true
 			}
-			if c.Max == 0 && pass == 0 {
-				continue
-			}
-			add := left
-			if c.Max > 0 {
-				add = min(left, c.Max-w[i])
-			}
-			w[i] += add
-			left -= add
 		}
 	}
-	for i := len(w) - 1; i > 0 && left < 0; i-- { // too narrow: shrink from the right
+	for i, c := range cols {
+		if left > 0 && c.Max == 0 {
+			w[i] += left
+			left = 0
+		}
+	}
+	for i := len(w) - 1; i > 0 && left < 0; i-- {
 		cut := min(w[i]-1, -left)
 		w[i] -= cut
 		left += cut

@@ -50,15 +50,13 @@ func (m *Model) Render() string {
 	return b.String()
 }
 
-// statusBar is the top line: installation, operator, hub, pending count.
+// statusBar is the top line: installation, operator, hub, pending count,
+// then the home, which is the first to be cut on a narrow terminal.
 func (m *Model) statusBar() string {
 	st := m.styles
 	inst := m.installation
 	if inst == "" {
-		inst = "virgo"
-	}
-	if m.home != "" {
-		inst += " (" + m.home + ")"
+		inst = "—"
 	}
 	operator := m.operator
 	if operator == "" {
@@ -68,12 +66,14 @@ func (m *Model) statusBar() string {
 	if m.conn == Connected {
 		conn = "● connected"
 	}
-	pending := strconv.Itoa(m.queue.mine) + " for you"
 	parts := []string{
 		st.Title.Render("virgo-tui") + " " + inst,
-		st.Label.Render("operator ") + operator,
+		st.Label.Render("as ") + operator,
 		st.Label.Render("hub ") + conn,
-		st.Label.Render("pending ") + pending,
+		st.StatusKey.Render(strconv.Itoa(m.queue.mine)) + " pending for you",
+	}
+	if m.home != "" {
+		parts = append(parts, st.Dim.Render(m.home))
 	}
 	line := strings.Join(parts, st.Dim.Render(" │ "))
 	return ansi.Truncate(line, m.width, "…")
@@ -120,31 +120,31 @@ func (m *Model) currentTable() (interface {
 	return nil, false
 }
 
-// statusLine is the line above the help: a prompt, the grace notice, a
-// note, or the active filter.
+// statusLine is the line above the help: the grace notice, an open
+// prompt, the latest note and the active filter, in that order of weight.
 func (m *Model) statusLine(now time.Time) string {
 	st := m.styles
-	var s string
-	switch {
-	case m.inGrace(now):
-		s = st.Warn.Render("⏸ new confirmation: keys paused for " + m.opts.Grace.String())
-	case m.prompt != promptNone:
-		s = m.input.View()
-	case m.note.text != "" && now.Before(m.note.until):
+	var parts []string
+	if m.inGrace(now) {
+		parts = append(parts, st.Warn.Render("⏸ keys paused "+m.opts.Grace.String()+": new confirmation"))
+	}
+	if m.prompt != promptNone {
+		parts = append(parts, strings.TrimRight(m.input.View(), " "))
+	}
+	if m.note.text != "" && now.Before(m.note.until) {
 		switch m.note.kind {
 		case noteError:
-			s = st.Error.Render("✗ " + m.note.text)
+			parts = append(parts, st.Error.Render("✗ "+m.note.text))
 		case noteWarn:
-			s = st.Warn.Render("! " + m.note.text)
+			parts = append(parts, st.Warn.Render("! "+m.note.text))
 		default:
-			s = st.Note.Render(m.note.text)
-		}
-	default:
-		if t, ok := m.currentTable(); ok && t.Filter() != "" {
-			s = st.Dim.Render("filter: " + t.Filter() + "  (esc clears)")
+			parts = append(parts, st.Note.Render(m.note.text))
 		}
 	}
-	return ansi.Truncate(s, m.width, "…")
+	if t, ok := m.currentTable(); ok && t.Filter() != "" && m.prompt == promptNone {
+		parts = append(parts, st.Dim.Render("filter: "+t.Filter()+" (esc clears)"))
+	}
+	return ansi.Truncate(strings.Join(parts, "  "), m.width, "…")
 }
 
 // helpKeys is the help of what has the keys now.

@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// t0 is the fixed clock of every test: ages are stable in golden files.
+var t0 = time.Date(2026, 8, 4, 12, 0, 0, 0, time.UTC)
+
+// hubDouble is the test double of the Client: the hub cannot run in this
+// package's tests (ui must not import it). It records every Decide.
+type hubDouble struct {
+	mu        sync.Mutex
+	snap      Snapshot
+	decisions []decideCall
+	decideErr error
+}
+
+type decideCall struct {
+	id string
+	d  Decision
+}
+
+func (h *hubDouble) Snapshot(context.Context) (Snapshot, error) { return h.snap, nil }
+
+func (h *hubDouble) Subscribe(context.Context, uint64) (<-chan Batch, error) {
+	return make(chan Batch), nil
+}
+
+func (h *hubDouble) Decide(_ context.Context, id string, d Decision) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.decisions = append(h.decisions, decideCall{id, d})
+	return h.decideErr
+}
+
+func (h *hubDouble) approvals() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.decisions {
+		if c.d.Approve {
+			n++
+		}
+	}
+	return n
+}
+
+var errExpired = errors.New("confirmation c-1 expired at 12:05; ask the requester to retry")
+
+// demoSnapshot is a small installation: five personas and four
+// confirmations (two for the operator, one for a lead, one unroutable).
+func demoSnapshot() Snapshot {
+	p := func(id, addr, name, class string, gen int, st PresenceState, act, sum string, seen time.Duration, wait int) Persona {
+		return Persona{ID: id, Address: addr, Name: name, Class: class, Generation: gen, State: st, Activity: act,
+			Summary: sum, LastSeen: t0.Add(-seen), Waiting: wait, StampHash: "sha256:" + strings.Repeat(id[:1], 12),
+			StampSummary: class + ", 31 tools, 1 confirm",
+			Bindings:     []Binding{{Kind: "authority", Target: "human:henry"}, {Kind: "workspace", Target: "ws-" + id}},
+			Seats:        []SeatRecord{{Generation: gen, Name: name, State: "active", From: t0.Add(-72 * time.Hour)}}}
+	}
+	c := func(id, req, auth, boundary, op string, age, left time.Duration) Confirmation {
+		return Confirmation{ID: id, CorrelationID: "corr-" + id, Requester: req, Authority: auth, Boundary: boundary,
+			Operation: op, Action: "workspace_write", StampHash: "sha256:abc" + id, Created: t0.Add(-age), Expires: t0.Add(left)}
+	}
+	perm := c("c-2", "work/core/deputy", "human:henry", "permission change", "activate work/core/deputy gen 1", 3*time.Minute, 12*time.Minute)
+	perm.MatrixDiff = "+ runs and artifacts: R/W (assigned task)\n- tasks: assign"
+	return Snapshot{
+		Installation: "demo", Home: "/home/henry/.virgo", Operator: "human:henry", Seq: 10,
+		Personas: []Persona{
+			p("p1", "root/secretary", "Spica", "secretary", 1, PresenceActive, "routing", "relaying the owner's decisions", 5*time.Second, 0),
+			p("p2", "work/coordinator", "Vindemiatrix", "team-coordinator", 2, PresenceIdle, "waiting", "lane review at 14:00", 3*time.Minute, 1),
+			p("p3", "work/core/lead", "Porrima", "project-lead", 1, PresenceAway, "reviewing", "core release notes", 40*time.Minute, 0),
+			p("p4", "work/core/deputy", "Zavijava", "coder-deputy", 1, PresenceOffline, "", "", 26*time.Hour, 2),
+			p("p5", "home/secretary", "Heze", "secretary", 3, PresenceRetired, "", "retired", 30*24*time.Hour, 0),
+		},
+		Confirmations: []Confirmation{
+			c("c-1", "work/core/lead", "human:henry", "external publication", "publish release v1.2 to registry", 10*time.Minute, 5*time.Minute),
+			perm,
+			c("c-3", "work/core/deputy", "work/core/lead", "destructive operation", "delete branch feature/x", 20*time.Minute, 40*time.Minute),
+			c("c-4", "home/secretary", "", "credential change", "rotate gateway token", time.Minute, time.Hour),
+		},
+	}
+}
+
+// console builds a loaded console at a size with a fixed clock.
+func console(t testing.TB, h *hubDouble, width, height int) *Model {
+	t.Helper()
+	clock := t0
+	m := New(h, Options{Now: func() time.Time { return clock }})
+	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	snap, _ := h.Snapshot(context.Background())
+	m.Update(snapshotMsg{snap: snap})
+	m.Update(subscribedMsg{})
+	return m
+}
+
+// setClock moves the console's clock.
+func setClock(m *Model, t time.Time) { m.now = func() time.Time { return t } }
+
+// press sends key presses by name and runs any command they return that
+// completes at once (a Decide), feeding its message back.
+func press(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		_, cmd := m.Update(keyMsg(k))
+		runCmd(m, cmd)
+	}
+}
+
+// runCmd executes the decide commands a key returned and delivers their
+// results; ticks and cursor blinks are left alone.
+func runCmd(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		switch msg := msg.(type) {
+		case decidedMsg:
+			m.Update(msg)
+		case tea.BatchMsg:
+			for _, c := range msg {
+				runCmd(m, c)
+			}
+		}
+	case <-time.After(5 * time.Millisecond): // a blink or tick: not ours
+	}
+}
+
+// keyMsg builds the key press a terminal sends for a key name.
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	if len(r) != 1 {
+		panic(fmt.Sprintf("keyMsg: unknown key %q", k))
+	}
+	if r[0] >= 'A' && r[0] <= 'Z' {
+		return tea.KeyPressMsg{Code: r[0] + 32, ShiftedCode: r[0], Text: k, Mod: tea.ModShift}
+	}
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// typeText presses each rune of s.
+func typeText(t testing.TB, m *Model, s string) {
+	t.Helper()
+	for _, r := range s {
+		press(t, m, string(r))
+	}
+}
+
+// plain is the screen with colour off.
+func plain(m *Model) string { return ansi.Strip(m.Render()) }
+
+// golden compares the screen with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the screen (go test -update to accept):\n--- want\n%s\n--- got\n%s", name, want, got)
+	}
+}
