@@ -158,7 +158,7 @@ func (p *Policy) checkAddress(op Operation, tool toolEntry, info shapeInfo) Deci
 func (p *Policy) checkPath(op Operation, info shapeInfo) Decision {
 	t := op.Target
 	bound := t.Workspace == "" || t.Workspace == p.workspace
-	inRepo := t.Workspace != "" && t.Workspace == p.repository
+	inRepo := t.Workspace == WorkspaceRepository && p.repository != ""
 	if !bound && !inRepo {
 		return deny(BoundaryCrossScope, "workspace %s is not bound on the stamp of %s", t.Workspace, p.address)
 	}

@@ -23,6 +23,8 @@ func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
 		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteCreate),
 		op(t, p, "workspace_write", "path:./memory//today.md", ShapeWriteOverwrite),
 		op(t, p, "workspace_write", "path:worktree/cmd/main.go", ShapeWriteOverwrite), // class overlay
+		op(t, p, "workspace_write", "path@repository:cmd/main.go", ShapeWriteOverwrite), // bound repository
+		op(t, p, "workspace_write", "path@work/core/lead:QUEUE.md", ShapeWriteOverwrite), // own root, named
 		op(t, p, "workspace_read", "path:README.md", ShapeReadRange),
 		op(t, p, "workspace_stat", "path:memory", ShapeReadMeta),
 		op(t, p, "workspace_list", "path:memory", ShapeReadMeta),
@@ -151,7 +153,7 @@ func TestStrictScopeBinding(t *testing.T) {
 		shape        Shape
 		want         BoundaryID
 	}{
-		{"workspace_read", "path@ws-other:QUEUE.md", ShapeReadRange, BoundaryCrossScope},
+		{"workspace_read", "path@work/other/lead:QUEUE.md", ShapeReadRange, BoundaryCrossScope},
 		{"workspace_write", "path@ws-other:memory/x.md", ShapeWriteCreate, BoundaryCrossScope},
 		{"get_task", "task:work/other/t-1", ShapeReadMeta, BoundaryCrossScope},
 		{"get_run", "run:home/core/t-1/r-1", ShapeReadMeta, BoundaryCrossScope},
@@ -315,6 +317,10 @@ func TestDeputyScopeRoutesToOwningLead(t *testing.T) {
 	}
 	if d := p.Authorize(op(t, p, "get_run", "run:work/other/t-1/r-1", ShapeReadMeta)); d.Boundary != BoundaryCrossScope {
 		t.Fatalf("other project: %s", d)
+	}
+	// No repository is bound on the deputy's stamp.
+	if d := p.Authorize(op(t, p, "workspace_read", "path@repository:go.mod", ShapeReadRange)); d.Boundary != BoundaryCrossScope {
+		t.Fatalf("unbound repository: %s", d)
 	}
 }
 

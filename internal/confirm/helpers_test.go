@@ -21,13 +21,15 @@ func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (
 		Address:         address,
 		GraphNamespace:  "virgo",
 		Authority:       stamp.Authority{Human: "human:henry"},
-		Workspace:       stamp.Workspace{Root: "ws-" + digest(address)[:6], MutablePaths: extraMutable},
+		Workspace:       stamp.Workspace{Root: address, MutablePaths: extraMutable},
 	}
 	switch address {
 	case "root/secretary", "home/secretary", "work/coordinator":
 		in.HumanSurfaces = []stamp.SurfaceBinding{{Surface: "teams", Target: "chat-7"}}
 	case "work/core/deputy":
 		in.Authority.OwningLead = "work/core/lead"
+	case "work/core/lead":
+		in.Workspace.Repository = "/src/core"
 	}
 	st, err := stamp.Build(in)
 	if err != nil {

@@ -216,7 +216,9 @@ func NormalizeID(s string) (string, error) {
 	return s, nil
 }
 
-// NormalizeSurface accepts "surface/target", both ids.
+// NormalizeSurface accepts "surface/target": the surface an id, the target
+// as the stamp's binding spells it (ASCII letters, digits, '.', '_', ':',
+// '@', '-'; matched exactly, so a case variant only fails to match).
 func NormalizeSurface(s string) (string, error) {
 	surface, target, ok := strings.Cut(s, "/")
 	if !ok {
@@ -225,8 +227,14 @@ func NormalizeSurface(s string) (string, error) {
 	if _, err := NormalizeID(surface); err != nil {
 		return "", err
 	}
-	if _, err := NormalizeID(target); err != nil {
+	if err := checkBytes(target); err != nil {
 		return "", err
+	}
+	for i := 0; i < len(target); i++ {
+		c := target[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:@-", c) >= 0) {
+			return "", refuseTarget(s, ErrTargetSyntax, fmt.Sprintf("surface target byte %d is %q", i, c))
+		}
 	}
 	return s, nil
 }

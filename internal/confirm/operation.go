@@ -52,6 +52,19 @@ func (k *TargetKind) UnmarshalText(text []byte) error {
 	return fmt.Errorf("target kind %q: %w", text, ErrUnknownKind)
 }
 
+// WorkspaceRepository selects the persona's bound repository worktree as a
+// path target's workspace. Workspace roots are ids or addresses, so it
+// cannot name another workspace.
+const WorkspaceRepository = "repository"
+
+// normalizeWorkspace accepts a workspace selector: an id or an address.
+func normalizeWorkspace(ws string) (string, error) {
+	if strings.Contains(ws, "/") {
+		return NormalizeAddress(ws)
+	}
+	return NormalizeID(ws)
+}
+
 // Target is a normalized operation target. Build one with ParseTarget or
 // the Normalize functions; a Target built by hand skips normalization and
 // is only as safe as its builder. Target is comparable, so it can key maps.
@@ -59,8 +72,9 @@ type Target struct {
 	Kind TargetKind `json:"kind"`
 	// Value is the normalized path, address, id, surface target or URL.
 	Value string `json:"value"`
-	// Workspace names another workspace for a path target; empty means the
-	// persona's own.
+	// Workspace names the workspace of a path target: empty for the
+	// persona's own, WorkspaceRepository for its bound repository worktree,
+	// else another workspace's root (an id or a persona address).
 	Workspace string `json:"workspace,omitempty"`
 	// Scope and Project own a task or run (filled by the handler from the
 	// record, never from the model's arguments).
@@ -72,7 +86,8 @@ type Target struct {
 
 // String is the target's canonical text form, the one ParseTarget reads:
 //
-//	path:memory/notes.md          path@other-ws:QUEUE.md
+//	path:memory/notes.md          path@repository:cmd/main.go
+//	path@work/other/lead:QUEUE.md (another workspace: cross-workspace)
 //	address:work/core/lead        task:work/core/t-12
 //	run:work/core/t-12/r-3        decision:work/core/d-4
 //	surface:teams/chat-7
@@ -102,7 +117,7 @@ func ParseTarget(s string) (Target, error) {
 		return Target{}, fmt.Errorf("target %q: want kind:value with kind one of path, address, task, run, decision, surface, external: %w", s, ErrUnknownKind)
 	}
 	if ws, isPath := strings.CutPrefix(kind, "path@"); isPath {
-		id, err := NormalizeID(ws)
+		id, err := normalizeWorkspace(ws)
 		if err != nil {
 			return Target{}, err
 		}
