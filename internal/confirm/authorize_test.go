@@ -22,8 +22,8 @@ func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
 		op(t, p, "workspace_write", "path:FINDINGS.md", ShapeWriteOverwrite),
 		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteCreate),
 		op(t, p, "workspace_write", "path:./memory//today.md", ShapeWriteOverwrite),
-		op(t, p, "workspace_write", "path:worktree/cmd/main.go", ShapeWriteOverwrite), // class overlay
-		op(t, p, "workspace_write", "path@repository:cmd/main.go", ShapeWriteOverwrite), // bound repository
+		op(t, p, "workspace_write", "path:worktree/cmd/main.go", ShapeWriteOverwrite),    // class overlay
+		op(t, p, "workspace_write", "path@repository:cmd/main.go", ShapeWriteOverwrite),  // bound repository
 		op(t, p, "workspace_write", "path@work/core/lead:QUEUE.md", ShapeWriteOverwrite), // own root, named
 		op(t, p, "workspace_read", "path:README.md", ShapeReadRange),
 		op(t, p, "workspace_stat", "path:memory", ShapeReadMeta),
