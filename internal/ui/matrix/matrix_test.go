@@ -218,3 +218,11 @@ func TestHideHelpLeavesFooterToShell(t *testing.T) {
 		t.Fatal("no help bindings for the shell")
 	}
 }
+
+func BenchmarkMatrixView(b *testing.B) {
+	m := New(Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View(120, 40)
+	}
+}

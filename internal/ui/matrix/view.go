@@ -34,11 +34,17 @@ func (m Model) View(width, height int) string {
 	}
 	all := m.lines(width)
 	off := max(0, min(m.offset[m.mode], len(all)-room))
-	visible := all[off:min(len(all), off+room)]
-	for i, l := range visible {
-		visible[i] = ansi.Truncate(l, width, "…")
+	visible := make([]string, 0, room)
+	for _, l := range all[off:min(len(all), off+room)] {
+		if ansi.StringWidth(l) > width {
+			l = ansi.Truncate(l, width, "…")
+		}
+		visible = append(visible, l)
 	}
-	body := lipgloss.NewStyle().Height(room).MaxHeight(room).Render(strings.Join(visible, "\n"))
+	for len(visible) < room {
+		visible = append(visible, "")
+	}
+	body := strings.Join(visible, "\n")
 	if footer == "" {
 		return body
 	}

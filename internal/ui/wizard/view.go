@@ -36,12 +36,33 @@ func (m Model) View(width, height int) string {
 	if m.err != nil {
 		body = append(body, "", m.styles.Refusal.Width(wrapWidth(width)).Render("✗ "+m.err.Error()))
 	}
-	room := height - m.footerHeight(width)
-	content := lipgloss.NewStyle().Height(room).MaxHeight(room).Render(strings.Join(body, "\n"))
+	out := frame(body, width, height-m.footerHeight(width))
 	if m.hideHelp {
-		return lipgloss.NewStyle().MaxWidth(width).Render(content)
+		return out
 	}
-	return lipgloss.NewStyle().MaxWidth(width).Render(content + "\n" + m.footer(width))
+	return out + "\n" + frame([]string{m.footer(width)}, width, m.footerHeight(width))
+}
+
+// frame lays lines (each possibly several) into exactly width×height:
+// longer lines are cut, missing lines are blank. It measures each line once,
+// which keeps a frame cheap enough to redraw on every keystroke.
+func frame(lines []string, width, height int) string {
+	out := make([]string, 0, height)
+	for _, l := range lines {
+		for _, part := range strings.Split(l, "\n") {
+			if len(out) == height {
+				return strings.Join(out, "\n")
+			}
+			if ansi.StringWidth(part) > width {
+				part = ansi.Truncate(part, width, "…")
+			}
+			out = append(out, part)
+		}
+	}
+	for len(out) < height {
+		out = append(out, "")
+	}
+	return strings.Join(out, "\n")
 }
 
 func (m Model) footerHeight(width int) int {
@@ -205,25 +226,36 @@ func (m Model) previewView(width, height int) []string {
 		half := (width - 3) / 2
 		left := m.pane(p, paneStamp, half, paneH)
 		right := m.pane(p, paneDiff, width-3-half, paneH)
-		return append(lines, lipgloss.JoinHorizontal(lipgloss.Top, left, " │ ", right))
+		for i := range left {
+			lines = append(lines, left[i]+" │ "+right[i])
+		}
+		return lines
 	}
-	return append(lines, m.pane(p, p.focus, width, paneH))
+	return append(lines, m.pane(p, p.focus, width, paneH)...)
 }
 
 var paneTitles = [2]string{"stamp · " + "CAPABILITY-STAMP.json", "class-matrix diff"}
 
-// pane renders one pane with its header; the focused one's header is lit.
-func (m Model) pane(p *previewState, which pane, width, height int) string {
+// pane renders one pane with its header as exactly height lines of exactly
+// width cells; the focused pane's header is lit.
+func (m Model) pane(p *previewState, which pane, width, height int) []string {
 	head := m.styles.PaneOff.Render(" " + paneTitles[which] + " ")
 	if which == p.focus {
 		head = m.styles.PaneOn.Render(" " + paneTitles[which] + " ")
 	}
 	head += m.styles.Detail.Render(fmt.Sprintf(" %d lines", len(p.lines[which])))
-	lines := []string{ansi.Truncate(head, width, "…")}
-	for _, l := range p.window(which, height-1) {
-		lines = append(lines, ansi.Truncate(l, width, "…"))
+	lines := make([]string, 0, height)
+	for _, l := range append([]string{head}, p.window(which, height-1)...) {
+		w := ansi.StringWidth(l)
+		if w > width {
+			l, w = ansi.Truncate(l, width, "…"), width
+		}
+		lines = append(lines, l+strings.Repeat(" ", width-w))
 	}
-	return lipgloss.NewStyle().Width(width).Height(height).Render(strings.Join(lines, "\n"))
+	for len(lines) < height {
+		lines = append(lines, strings.Repeat(" ", width))
+	}
+	return lines
 }
 
 func (m Model) submittedView(width int) []string {

@@ -1,11 +1,14 @@
 package wizard
 
 import (
+	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 func optionValues(m Model, s step) []string {
@@ -395,5 +398,79 @@ func TestHideHelpLeavesFooterToShell(t *testing.T) {
 	}
 	if m.Init() != nil {
 		t.Fatal("a given snapshot must not be loaded again")
+	}
+}
+
+// A seat held before is diffed against its previous generation, not against
+// nothing: the same class gives no change.
+func TestPreviewDiffsAgainstPreviousGeneration(t *testing.T) {
+	b := &fakeBackend{snap: existing()}
+	prevReg := Registration{Address: registry.Address{Scope: "work", Project: "core", Role: "lead"}, Name: "Spica"}
+	prev, err := b.Preview(context.Background(), prevReg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.previous = map[string]*stamp.Stamp{"work/core/lead": &prev.Stamp}
+	h := newHarness(t, b)
+	h.typ("work")
+	h.keys("enter", "down", "enter", "enter", "enter")
+	if h.m.preview == nil {
+		t.Fatalf("no preview: %v", h.m.err)
+	}
+	if got := h.m.preview.summary; got != "diff vs generation 1 (Spica): no change" {
+		t.Fatalf("summary %q", got)
+	}
+	if !strings.Contains(h.m.View(120, 40), "no change: both carry the same tools") {
+		t.Fatalf("diff pane:\n%s", h.m.View(120, 40))
+	}
+	if h.m.preview.data.Stamp.Persona.Generation != 2 {
+		t.Fatalf("generation %d", h.m.preview.data.Stamp.Persona.Generation)
+	}
+}
+
+// The preview of a new deputy crosses the boundaries its class gains and
+// never lists tools the class lacks.
+func TestPreviewDeputyAgainstNothing(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("work")
+	h.keys("enter", "down", "enter", "down", "enter", "enter")
+	diff := strings.Join(h.m.preview.lines[paneDiff], "\n")
+	for _, s := range []string{"nothing -> work/core/deputy", "gains publication", "+ " + stamp.PublishTool + " (confirm, external)"} {
+		if !strings.Contains(diff, s) {
+			t.Errorf("diff lacks %q", s)
+		}
+	}
+	for _, s := range []string{"resolve_decision", "assign_task", "send_human_message"} {
+		if strings.Contains(diff, s) {
+			t.Errorf("a deputy's diff must not add %s", s)
+		}
+	}
+}
+
+func BenchmarkPreviewView(b *testing.B) {
+	t := &testing.T{}
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("work")
+	h.keys("enter", "down", "enter", "down", "enter", "enter")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = h.m.View(120, 40)
+	}
+}
+
+func BenchmarkTypeName(b *testing.B) {
+	t := &testing.T{}
+	snap := existing()
+	for i := range 10000 {
+		snap.Taken = append(snap.Taken, "Taken "+strconv.Itoa(i))
+	}
+	h := newHarness(t, &fakeBackend{snap: snap})
+	h.typ("home")
+	h.keys("enter", "enter", "enter")
+	key := keyMsg(t, "x")
+	b.ReportAllocs()
+	for b.Loop() {
+		m, _ := h.m.Update(key)
+		_ = m.View(80, 24)
 	}
 }
