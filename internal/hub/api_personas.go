@@ -2,10 +2,12 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strconv"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -74,28 +76,74 @@ type RetireRequest struct {
 	Reason  string `json:"reason"`
 }
 
-// retirePersona is POST /v1/personas/retire (operators): the generation is
-// retired, its token refused from this answer on.
-func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+// Retirement is the answer of POST /v1/personas/retire: the persona and,
+// for a stamped one, the retirement confirmation queued for its bound human.
+type Retirement struct {
+	Persona      PersonaView           `json:"persona"`
+	Confirmation *confirm.Confirmation `json:"confirmation,omitempty"`
+}
+
+// retirePersona is POST /v1/personas/retire. Retirement is destructive, so
+// for a stamped generation it is queued as a confirmation for the bound
+// human (who may be the caller: then approve it with decide); the token
+// stops working the moment it is approved. A generation without a stamp
+// holds no capability, and is retired at once.
+func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
 	var req RetireRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	ref := req.Persona
-	if p, err := h.reg.Get(r.Context(), ref); err == nil {
-		ref = p.Name
-	}
-	p, err := h.reg.Retire(r.Context(), ref, req.Reason)
+	ctx := r.Context()
+	p, err := h.resolve(ctx, req.Persona)
 	if err != nil {
 		return err
 	}
-	if err := h.trackPersona(p); err != nil {
+	if p.StampHash == "" {
+		if p, err = h.reg.Retire(ctx, p.Name, req.Reason); err != nil {
+			return err
+		}
+		if err := h.trackPersona(p); err != nil {
+			return err
+		}
+		if err := h.Settle(ctx); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, Retirement{Persona: h.view(p)})
+		return nil
+	}
+	if req.Reason == "" {
+		return fmt.Errorf("retire %s: %w", p.Address, registry.ErrReasonRequired)
+	}
+	st, err := h.loadStamp(p)
+	if err != nil {
 		return err
 	}
-	if err := h.Settle(r.Context()); err != nil {
+	askedBy, err := id.principal()
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, h.view(p))
+	res, err := h.queue.RequestRetirement(ctx, askedBy, &st, p.StampHash, req.Reason)
+	if err != nil {
+		return err
+	}
+	if err := h.Settle(ctx); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, Retirement{Persona: h.view(p), Confirmation: res.Confirmation})
+	return nil
+}
+
+// registerPersona is POST /v1/personas (operators): see Hub.Register.
+func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+	var req RegisterRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	res, err := h.Register(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, res)
 	return nil
 }
 

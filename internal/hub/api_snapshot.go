@@ -3,6 +3,7 @@ package hub
 import (
 	"net/http"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -15,6 +16,8 @@ type Snapshot struct {
 	Home     string        `json:"home"`
 	Operator Identity      `json:"operator"`
 	Personas []PersonaView `json:"personas"`
+	// Confirmations are the pending ones.
+	Confirmations []*confirm.Confirmation `json:"confirmations"`
 }
 
 // snapshot is GET /v1/snapshot.
@@ -26,7 +29,11 @@ func snapshot(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error
 	if err != nil {
 		return err
 	}
-	snap := Snapshot{Epoch: h.stream.Epoch(), Seq: seq, Home: h.cfg.Home.Dir, Operator: id, Personas: make([]PersonaView, len(ps))}
+	cs, err := h.queue.List(r.Context(), false)
+	if err != nil {
+		return err
+	}
+	snap := Snapshot{Confirmations: cs, Epoch: h.stream.Epoch(), Seq: seq, Home: h.cfg.Home.Dir, Operator: id, Personas: make([]PersonaView, len(ps))}
 	for i, p := range ps {
 		snap.Personas[i] = h.view(p)
 	}

@@ -248,13 +248,6 @@ func (c *Client) Persona(ctx context.Context, ref string) (PersonaView, error) {
 	return p, err
 }
 
-// Retire retires the persona named by ref, with a reason.
-func (c *Client) Retire(ctx context.Context, ref, reason string) (PersonaView, error) {
-	var p PersonaView
-	err := c.do(ctx, "POST", "/v1/personas/retire", RetireRequest{Persona: ref, Reason: reason}, &p)
-	return p, err
-}
-
 // SeatHistory lists every generation that held the seat at address.
 func (c *Client) SeatHistory(ctx context.Context, address string) ([]registry.Persona, error) {
 	var ps []registry.Persona

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -74,6 +76,22 @@ var errorTable = []struct {
 	{registry.ErrReasonRequired, http.StatusBadRequest, "reason_required"},
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
+	{ErrNoStamp, http.StatusConflict, "no_stamp"},
+	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
+	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
+	{confirm.ErrNotAuthority, http.StatusForbidden, "not_authority"},
+	{confirm.ErrUnroutable, http.StatusConflict, "unroutable"},
+	{confirm.ErrAlreadyDecided, http.StatusConflict, "already_decided"},
+	{confirm.ErrExpired, http.StatusConflict, "expired"},
+	{confirm.ErrNoConfirmation, http.StatusNotFound, "not_found"},
+	{confirm.ErrCorrelationReuse, http.StatusConflict, "correlation_reuse"},
+	{confirm.ErrNoCorrelation, http.StatusBadRequest, "correlation_required"},
+	{confirm.ErrWrongPersona, http.StatusForbidden, "wrong_persona"},
+	{confirm.ErrNotRememberable, http.StatusBadRequest, "not_rememberable"},
+	{confirm.ErrNoReason, http.StatusBadRequest, "reason_required"},
+	{confirm.ErrBadPrincipal, http.StatusBadRequest, "invalid_principal"},
+	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
+	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 }
 
 // toAPIError classifies any error for the wire.

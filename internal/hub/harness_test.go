@@ -62,23 +62,41 @@ func startHub(t testing.TB, home registry.Home, cfg Config, to Timeouts) *testHu
 	return th
 }
 
-// addPersona registers and activates a generation through the hub's own
-// registry (the hub owns the store) and waits until its token is issued.
+// addPersona registers a generation through the API as operator henry
+// (its bound human), approves its activation, and returns it active.
 func (th *testHub) addPersona(t testing.TB, addr, name string) registry.Persona {
 	t.Helper()
 	ctx := context.Background()
-	reg := th.hub.Registry()
-	p, err := reg.Register(ctx, registry.Registration{Address: addr, Name: name, Human: "human:henry", Pending: true})
+	op := th.operator(t, "henry")
+	reg, err := op.Register(ctx, RegisterRequest{Address: addr, Name: name, Human: "human:henry"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err = reg.Activate(ctx, p.ID); err != nil {
+	if _, err := op.Decide(ctx, reg.Confirmation.ID, DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := th.hub.Settle(ctx); err != nil {
+	p, err := th.hub.Registry().Get(ctx, reg.Persona.ID)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if p.State != registry.StateActive {
+		t.Fatalf("%s is %s after its activation was approved", addr, p.State)
 	}
 	return p
+}
+
+// retire asks for the persona's retirement and approves it as henry.
+func (th *testHub) retire(t testing.TB, ref, reason string) {
+	t.Helper()
+	ctx := context.Background()
+	op := th.operator(t, "henry")
+	r, err := op.RequestRetirement(ctx, ref, reason)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Decide(ctx, r.Confirmation.ID, DecideRequest{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // runtime dials as the persona's generation, with its token file.

@@ -15,12 +15,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // presencePrefix is the store prefix of persisted presence entries.
 const presencePrefix = "presence/"
+
+// expirySweep is how often pending confirmations past their expiry are
+// recorded expired (they count as denied from their expiry on regardless).
+const expirySweep = 10 * time.Second
 
 // Config is what a hub is built from. Zero fields take defaults.
 type Config struct {
@@ -38,6 +43,8 @@ type Config struct {
 	// Coalesce is how long presence changes gather before they are
 	// published: one change per persona per window, however many beats.
 	Coalesce time.Duration
+	// ConfirmTTL is how long a confirmation waits before it expires.
+	ConfirmTTL time.Duration
 	// Log receives operational messages; never tokens.
 	Log *slog.Logger
 }
@@ -48,12 +55,17 @@ type Hub struct {
 	cfg      Config
 	st       store.Store
 	reg      *registry.Registry
+	queue    *confirm.Queue
 	presence *Tracker
 	stream   *Stream
 	tokens   *Tokens
 	log      *slog.Logger
 
 	startRev int64
+
+	waitMu    sync.Mutex
+	waitingOn map[string]string // pending confirmation id -> persona id
+	waitCount map[string]int    // persona id -> pending confirmations
 
 	// streamsDone is closed when the hub shuts down, ending every stream
 	// response so that the server's drain does not wait on them.
@@ -99,9 +111,18 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		appliedCh: make(chan struct{}),
 
 		streamsDone: make(chan struct{}),
+		waitingOn:   make(map[string]string),
+		waitCount:   make(map[string]int),
 	}
 	rev, err := h.st.Rev(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg}})
+	if err := h.reconcileLifecycle(ctx); err != nil {
+		return nil, err
+	}
+	if rev, err = h.st.Rev(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	h.startRev, h.applied = rev, rev
@@ -117,12 +138,22 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 			return nil, err
 		}
 	}
+	pending, err := h.queue.List(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	for _, c := range pending {
+		h.countWaiting(c)
+	}
 	h.presence.TakeChanged() // the starting state is the snapshot, not news
 	return h, nil
 }
 
 // Registry is the hub's registry over its store.
 func (h *Hub) Registry() *registry.Registry { return h.reg }
+
+// Queue is the hub's confirmation queue.
+func (h *Hub) Queue() *confirm.Queue { return h.queue }
 
 // Presence is the hub's presence tracker.
 func (h *Hub) Presence() *Tracker { return h.presence }
@@ -177,11 +208,17 @@ func (h *Hub) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); h.publishPresence(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)
 	defer t.Stop()
+	expiry := time.NewTicker(expirySweep)
+	defer expiry.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
 			return h.Flush(context.Background())
+		case <-expiry.C:
+			if _, err := h.queue.Sweep(ctx); err != nil && ctx.Err() == nil {
+				h.log.Error("expiring confirmations failed; will retry", "err", err)
+			}
 		case <-t.C:
 			h.presence.Sweep()
 			if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
@@ -277,25 +314,90 @@ func (h *Hub) watchStore(ctx context.Context) {
 	}
 }
 
-// apply publishes one store event and reacts to persona records.
+// Kinds of store change on the stream.
+const (
+	KindPersona      = "persona"
+	KindSeat         = "seat"
+	KindConfirmation = "confirmation"
+	KindPrompt       = "prompt"
+	KindAudit        = "audit"
+	KindReaction     = "reaction"
+)
+
+// streamKinds names the kind of change of each store prefix, first match
+// wins; "" keeps a prefix off the stream (internal indexes, and presence,
+// which the tracker publishes coalesced).
+var streamKinds = []struct{ prefix, kind string }{
+	{presencePrefix, ""},
+	{"persona/", KindPersona},
+	{"seat/", KindSeat},
+	{"name/", ""},
+	{confirm.PrefixConfirmation, KindConfirmation},
+	{"confirm/", ""},
+	{"prompts/", KindPrompt},
+	{confirm.PrefixAudit, KindAudit},
+	{confirm.PrefixReactions, KindReaction},
+}
+
+func streamKind(key string) string {
+	for _, k := range streamKinds {
+		if strings.HasPrefix(key, k.prefix) {
+			return k.kind
+		}
+	}
+	kind, _, _ := strings.Cut(key, "/")
+	return kind
+}
+
+// apply publishes one store event and keeps presence, tokens and waiting
+// counts in line with persona and confirmation records.
 func (h *Hub) apply(ev store.Event) {
-	if strings.HasPrefix(ev.Key, presencePrefix) {
+	kind := streamKind(ev.Key)
+	if kind == "" {
 		return
 	}
-	kind, _, _ := strings.Cut(ev.Key, "/")
 	c := Change{Kind: kind, Key: ev.Key, Rev: ev.Rev, Delete: ev.Delete, Time: time.Now().UTC()}
 	if json.Valid(ev.Value) {
 		c.Data = ev.Value
 	}
-	if kind == "persona" && !ev.Delete {
+	switch {
+	case ev.Delete:
+	case kind == KindPersona:
 		var p registry.Persona
 		if err := json.Unmarshal(ev.Value, &p); err == nil {
 			if err := h.trackPersona(p); err != nil {
 				h.log.Error("persona token", "persona", p.Address, "err", err)
 			}
 		}
+	case kind == KindConfirmation:
+		var cf confirm.Confirmation
+		if err := json.Unmarshal(ev.Value, &cf); err == nil {
+			h.countWaiting(&cf)
+		}
 	}
 	h.stream.Publish(c)
+}
+
+// countWaiting keeps, per persona generation, the number of its pending
+// confirmations (shown as "waiting" in presence).
+func (h *Hub) countWaiting(c *confirm.Confirmation) {
+	if c.PersonaID == "" {
+		return
+	}
+	h.waitMu.Lock()
+	defer h.waitMu.Unlock()
+	_, had := h.waitingOn[c.ID]
+	switch pending := c.State == confirm.StatePending; {
+	case pending && !had:
+		h.waitingOn[c.ID] = c.PersonaID
+		h.waitCount[c.PersonaID]++
+	case !pending && had:
+		delete(h.waitingOn, c.ID)
+		h.waitCount[c.PersonaID]--
+	default:
+		return
+	}
+	h.presence.SetWaiting(c.PersonaID, h.waitCount[c.PersonaID])
 }
 
 func (h *Hub) markApplied(rev int64) {

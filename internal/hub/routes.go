@@ -15,9 +15,21 @@ func routes() []route {
 		{"GET", "/v1/presence", operator, listPresence},
 
 		{"GET", "/v1/personas", operator, listPersonas},
+		{"POST", "/v1/personas", operator, registerPersona},
 		{"GET", "/v1/personas/{ref...}", either, getPersona},
 		{"POST", "/v1/personas/retire", operator, retirePersona},
 		{"GET", "/v1/seats/{address...}", operator, seatHistory},
 		{"GET", "/v1/names", operator, suggestNames},
+
+		{"GET", "/v1/stamps/diff", operator, diffStamps},
+		{"GET", "/v1/stamps/{ref...}", either, getStamp},
+		{"POST", "/v1/authorize", either, authorizeOp},
+
+		{"POST", "/v1/confirmations", either, requestConfirmation},
+		{"GET", "/v1/confirmations", either, listConfirmations},
+		{"GET", "/v1/confirmations/{id}", either, getConfirmation},
+		{"POST", "/v1/confirmations/{id}/decide", either, decide},
+		{"GET", "/v1/prompts", operator, listPrompts},
+		{"GET", "/v1/audit", operator, listAudit},
 	}
 }

@@ -75,7 +75,9 @@ func TestTwoClientsSeeEachOthersChangesInOrder(t *testing.T) {
 		mustNil(t, err)
 	}
 	// an operator's change: A retires the deputy; B must see it too
-	_, err = a.Retire(ctx, "work/core/deputy", "task done")
+	r, err := a.RequestRetirement(ctx, "work/core/deputy", "task done")
+	mustNil(t, err)
+	_, err = th.operator(t, "henry").Decide(ctx, r.Confirmation.ID, DecideRequest{Approve: true})
 	mustNil(t, err)
 
 	sawRetired := func(cs []Change) bool {
@@ -228,8 +230,7 @@ func TestRetiredTokenRefusedAtOnce(t *testing.T) {
 	ctx := context.Background()
 	_, err := rt.Beat(ctx)
 	mustNil(t, err)
-	_, err = th.operator(t, "henry").Retire(ctx, p.Address, "task done")
-	mustNil(t, err)
+	th.retire(t, p.Address, "task done")
 	_, err = rt.Beat(ctx)
 	wantCode(t, err, "unauthenticated")
 }
@@ -238,7 +239,7 @@ func TestRuntimeTokenCannotActAsOperator(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	p := th.addPersona(t, "work/core/lead", "Spica")
 	rt := th.runtime(t, p)
-	_, err := rt.Retire(context.Background(), "work/core/lead", "I quit")
+	_, err := rt.RequestRetirement(context.Background(), "work/core/lead", "I quit")
 	wantCode(t, err, "forbidden")
 	_, err = th.hub.Registry().Get(context.Background(), p.ID)
 	mustNil(t, err)

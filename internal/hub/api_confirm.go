@@ -1,0 +1,257 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// principal is the confirmation queue's principal of a token's identity.
+func (id Identity) principal() (confirm.Principal, error) {
+	if id.IsHuman() {
+		return confirm.ParsePrincipal(id.Principal)
+	}
+	return confirm.PersonaPrincipal(id.Principal), nil
+}
+
+// OperationRequest names one tool call of a persona: the body of
+// POST /v1/authorize and POST /v1/confirmations.
+type OperationRequest struct {
+	identityClaims
+	// Persona is whose stamp applies: ignored for a persona's token (its
+	// own), required for an operator's.
+	Persona string `json:"persona,omitempty"`
+	Tool    string `json:"tool"`
+	// Target is the target in its kind's text form ("path:QUEUE.md",
+	// "address:work/core/lead", ...).
+	Target string `json:"target"`
+	Shape  string `json:"shape"`
+	// CorrelationID names the request for retries (confirmations only).
+	CorrelationID string `json:"correlation_id,omitempty"`
+}
+
+// operation resolves the persona, its policy and the normalized operation.
+func (h *Hub) operation(ctx context.Context, id Identity, req OperationRequest) (*confirm.Policy, confirm.Operation, error) {
+	var p registry.Persona
+	var err error
+	switch {
+	case !id.IsHuman():
+		p, err = h.reg.Get(ctx, id.PersonaID)
+	case req.Persona == "":
+		return nil, confirm.Operation{}, apiErrorf(http.StatusBadRequest, "persona_required", "an operator names the persona: send \"persona\" (an address, name or id)")
+	default:
+		p, err = h.resolve(ctx, req.Persona)
+	}
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	if p.State != registry.StateActive {
+		return nil, confirm.Operation{}, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, ErrForbidden)
+	}
+	st, err := h.loadStamp(p)
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	learned, err := h.queue.Prompts().Active(ctx, p.Address, string(p.Profile), p.StampHash)
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	pol, err := confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned})
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	target, err := confirm.ParseTarget(req.Target)
+	if err != nil {
+		return nil, confirm.Operation{}, badOperation(err)
+	}
+	shape, err := confirm.ParseShape(req.Shape)
+	if err != nil {
+		return nil, confirm.Operation{}, badOperation(err)
+	}
+	action, _ := pol.Tool(req.Tool) // a tool not on the stamp is denied "not exposed" by Authorize
+	return pol, confirm.Operation{Persona: p.Address, Generation: p.Generation, Tool: req.Tool,
+		HandlerAction: action, Target: target, Shape: shape}, nil
+}
+
+func badOperation(err error) error {
+	return apiErrorf(http.StatusBadRequest, "invalid_operation", "%v", err)
+}
+
+// authorizeOp is POST /v1/authorize: the handler's verdict, nothing queued.
+func authorizeOp(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	var req OperationRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	pol, op, err := h.operation(r.Context(), id, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, pol.Authorize(op))
+	return nil
+}
+
+// requestConfirmation is POST /v1/confirmations: authorize and, on a
+// confirm verdict, queue (or join) a confirmation. The requester is the
+// token's identity; a "requester" in the body is ignored.
+func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	var req OperationRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	pol, op, err := h.operation(r.Context(), id, req)
+	if err != nil {
+		return err
+	}
+	caller, err := id.principal()
+	if err != nil {
+		return err
+	}
+	res, err := h.queue.Request(r.Context(), caller, pol, op, req.CorrelationID)
+	if err != nil {
+		return err
+	}
+	if err := h.Settle(r.Context()); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// visible reports whether a caller may see a confirmation: operators see
+// all; a persona sees those it asked and those routed to it.
+func visible(id Identity, c *confirm.Confirmation) bool {
+	if id.IsHuman() {
+		return true
+	}
+	return c.PersonaID == id.PersonaID || c.Authority.Name == id.Principal
+}
+
+// listConfirmations is GET /v1/confirmations[?all=true].
+func listConfirmations(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	cs, err := h.queue.List(r.Context(), r.URL.Query().Get("all") == "true")
+	if err != nil {
+		return err
+	}
+	out := make([]*confirm.Confirmation, 0, len(cs))
+	for _, c := range cs {
+		if visible(id, c) {
+			out = append(out, c)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getConfirmation is GET /v1/confirmations/{id}.
+func getConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	c, err := h.queue.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if !visible(id, c) {
+		return fmt.Errorf("confirmation %s: %w", c.ID, confirm.ErrNoConfirmation)
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// DecideRequest is the body of POST /v1/confirmations/{id}/decide.
+type DecideRequest struct {
+	identityClaims
+	Approve bool `json:"approve"`
+	// Remember is "", "persona" or "class".
+	Remember confirm.Remember `json:"remember,omitempty"`
+	// Reason is required for a denial.
+	Reason string `json:"reason,omitempty"`
+}
+
+// decide is POST /v1/confirmations/{id}/decide. The decider is the token's
+// identity. The decision and its audit entry are committed (and synced)
+// before the answer; a decided activation or retirement is then carried
+// out in the registry.
+func decide(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	var req DecideRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	decider, err := id.principal()
+	if err != nil {
+		return err
+	}
+	c, err := h.queue.Decide(r.Context(), decider, r.PathValue("id"), req.Approve, req.Remember, req.Reason)
+	if err != nil {
+		return err
+	}
+	if err := h.applyDecision(r.Context(), c); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// applyDecision carries out a decided activation or retirement and waits
+// until its effects (a token issued or revoked) are in place.
+func (h *Hub) applyDecision(ctx context.Context, c *confirm.Confirmation) error {
+	if err := confirm.ApplyLifecycle(ctx, c, lifecycle{h.reg}); err != nil {
+		return fmt.Errorf("confirmation %s is %s, but carrying it out failed (the hub retries at its next start): %w", c.ID, c.State, err)
+	}
+	if c.Kind == confirm.KindRetirement && c.State == confirm.StateApproved {
+		h.tokens.Revoke(c.PersonaID)
+		h.presence.Retire(c.PersonaID)
+	}
+	return h.Settle(ctx)
+}
+
+// listPrompts is GET /v1/prompts[?persona=REF[&review=true]]: every learned
+// choice, or a persona's active ones, or its stale ones awaiting review.
+func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+	q := r.URL.Query()
+	ctx := r.Context()
+	if q.Get("persona") == "" {
+		all, err := h.queue.Prompts().All(ctx)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, all)
+		return nil
+	}
+	p, err := h.resolve(ctx, q.Get("persona"))
+	if err != nil {
+		return err
+	}
+	list := h.queue.Prompts().Active
+	if q.Get("review") == "true" {
+		list = h.queue.Prompts().Review
+	}
+	cs, err := list(ctx, p.Address, string(p.Profile), p.StampHash)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, cs)
+	return nil
+}
+
+// listAudit is GET /v1/audit[?limit=N]: the audit log in commit order, the
+// last N entries with a limit.
+func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+	es, err := confirm.Audit(r.Context(), h.st)
+	if err != nil {
+		return err
+	}
+	if s := r.URL.Query().Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return apiErrorf(http.StatusBadRequest, "bad_query", "limit=%q: want a count (0 or more)", s)
+		}
+		if n < len(es) {
+			es = es[len(es)-n:]
+		}
+	}
+	writeJSON(w, http.StatusOK, es)
+	return nil
+}

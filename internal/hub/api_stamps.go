@@ -1,0 +1,76 @@
+package hub
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// StampView is a persona generation's stamp as the API returns it.
+type StampView struct {
+	PersonaID string      `json:"persona_id"`
+	Address   string      `json:"address"`
+	Hash      string      `json:"hash"`
+	Stamp     stamp.Stamp `json:"stamp"`
+}
+
+// getStamp is GET /v1/stamps/{ref...}: the stamp of a persona (id, address
+// or name), read from its file and checked against its recorded hash.
+func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+	p, err := h.resolve(r.Context(), r.PathValue("ref"))
+	if err != nil {
+		return err
+	}
+	st, err := h.loadStamp(p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, StampView{PersonaID: p.ID, Address: p.Address, Hash: p.StampHash, Stamp: st})
+	return nil
+}
+
+// DiffView is the answer of GET /v1/stamps/diff: the class-matrix diff and
+// its rendering.
+type DiffView struct {
+	Diff stamp.MatrixDiff `json:"diff"`
+	Text string           `json:"text"`
+}
+
+// diffStamps is GET /v1/stamps/diff?from=A&to=B: each side a capability
+// profile (a class), a persona reference, or empty for "nothing".
+func diffStamps(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+	q := r.URL.Query()
+	fromLabel, from, err := h.diffSide(r.Context(), q.Get("from"))
+	if err != nil {
+		return err
+	}
+	toLabel, to, err := h.diffSide(r.Context(), q.Get("to"))
+	if err != nil {
+		return err
+	}
+	d := stamp.DiffTools(fromLabel, from, toLabel, to)
+	writeJSON(w, http.StatusOK, DiffView{Diff: d, Text: stamp.RenderDiff(d)})
+	return nil
+}
+
+func (h *Hub) diffSide(ctx context.Context, ref string) (string, []stamp.Tool, error) {
+	if ref == "" {
+		return stamp.Nothing, nil, nil
+	}
+	for _, p := range registry.Profiles {
+		if string(p) == ref {
+			return ref, stamp.ToolsFor(p), nil
+		}
+	}
+	p, err := h.resolve(ctx, ref)
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := h.loadStamp(p)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.Address + " (" + p.Name + ")", st.Tools, nil
+}

@@ -1,0 +1,111 @@
+package hub
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+)
+
+// Register asks for a new persona generation (see Hub.Register): pending
+// until its bound human approves the returned activation confirmation.
+func (c *Client) Register(ctx context.Context, req RegisterRequest) (Registered, error) {
+	var out Registered
+	err := c.do(ctx, "POST", "/v1/personas", req, &out)
+	return out, err
+}
+
+// RequestRetirement asks to retire the persona named by ref; see
+// POST /v1/personas/retire.
+func (c *Client) RequestRetirement(ctx context.Context, ref, reason string) (Retirement, error) {
+	var out Retirement
+	err := c.do(ctx, "POST", "/v1/personas/retire", RetireRequest{Persona: ref, Reason: reason}, &out)
+	return out, err
+}
+
+// Authorize returns the handler's verdict on one operation; nothing is queued.
+func (c *Client) Authorize(ctx context.Context, req OperationRequest) (confirm.Decision, error) {
+	var d confirm.Decision
+	err := c.do(ctx, "POST", "/v1/authorize", req, &d)
+	return d, err
+}
+
+// RequestConfirmation authorizes an operation and queues (or joins) a
+// confirmation on a confirm verdict. Retry with the same CorrelationID.
+func (c *Client) RequestConfirmation(ctx context.Context, req OperationRequest) (confirm.Result, error) {
+	var r confirm.Result
+	err := c.do(ctx, "POST", "/v1/confirmations", req, &r)
+	return r, err
+}
+
+// Confirmations lists pending confirmations, or all with all.
+func (c *Client) Confirmations(ctx context.Context, all bool) ([]*confirm.Confirmation, error) {
+	var cs []*confirm.Confirmation
+	path := "/v1/confirmations"
+	if all {
+		path += "?all=true"
+	}
+	err := c.do(ctx, "GET", path, nil, &cs)
+	return cs, err
+}
+
+// Confirmation returns one confirmation.
+func (c *Client) Confirmation(ctx context.Context, id string) (*confirm.Confirmation, error) {
+	var cf confirm.Confirmation
+	if err := c.do(ctx, "GET", "/v1/confirmations/"+url.PathEscape(id), nil, &cf); err != nil {
+		return nil, err
+	}
+	return &cf, nil
+}
+
+// Decide approves or denies a confirmation as this client's identity. The
+// answer comes after the decision is committed durably.
+func (c *Client) Decide(ctx context.Context, id string, d DecideRequest) (*confirm.Confirmation, error) {
+	var cf confirm.Confirmation
+	if err := c.do(ctx, "POST", "/v1/confirmations/"+url.PathEscape(id)+"/decide", d, &cf); err != nil {
+		return nil, err
+	}
+	return &cf, nil
+}
+
+// Prompts lists learned choices: all (persona ""), a persona's active
+// ones, or with review its stale ones.
+func (c *Client) Prompts(ctx context.Context, persona string, review bool) ([]confirm.Choice, error) {
+	q := url.Values{}
+	if persona != "" {
+		q.Set("persona", persona)
+	}
+	if review {
+		q.Set("review", "true")
+	}
+	var cs []confirm.Choice
+	err := c.do(ctx, "GET", "/v1/prompts?"+q.Encode(), nil, &cs)
+	return cs, err
+}
+
+// Audit returns the audit log in commit order; limit > 0 keeps the last entries.
+func (c *Client) Audit(ctx context.Context, limit int) ([]confirm.AuditEntry, error) {
+	path := "/v1/audit"
+	if limit > 0 {
+		path += "?limit=" + strconv.Itoa(limit)
+	}
+	var es []confirm.AuditEntry
+	err := c.do(ctx, "GET", path, nil, &es)
+	return es, err
+}
+
+// Stamp returns a persona's capability stamp.
+func (c *Client) Stamp(ctx context.Context, ref string) (StampView, error) {
+	var s StampView
+	err := c.do(ctx, "GET", "/v1/stamps/"+escapeRef(ref), nil, &s)
+	return s, err
+}
+
+// DiffStamps compares two sides, each a capability profile, a persona
+// reference, or "" for nothing.
+func (c *Client) DiffStamps(ctx context.Context, from, to string) (DiffView, error) {
+	var d DiffView
+	err := c.do(ctx, "GET", "/v1/stamps/diff?"+url.Values{"from": {from}, "to": {to}}.Encode(), nil, &d)
+	return d, err
+}
