@@ -54,7 +54,7 @@ func Build(in Input) (Stamp, error) {
 	if err != nil {
 		return Stamp{}, err
 	}
-	if _, err := validateV3(b, "build "+a.String()); err != nil {
+	if _, err := validStamp(s, b, "build "+a.String()); err != nil {
 		return Stamp{}, err
 	}
 	return s, nil

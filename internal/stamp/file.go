@@ -37,7 +37,7 @@ func Write(dir string, s Stamp) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(dir, FileName)
-	if _, err := validateV3(b, p); err != nil {
+	if _, err := validStamp(s, b, p); err != nil {
 		return "", err
 	}
 	h, err := Hash(b)

@@ -48,23 +48,34 @@ func ReadSource(source string, b []byte) (Stamp, error) {
 // validateV3 runs the JSON Schema and then the semantic validator over a v3
 // document and lists every problem of both.
 func validateV3(b []byte, source string) (Stamp, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleJSON, Message: err.Error()}})
-	}
-	ps := schemaProblems(doc)
 	var s Stamp
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		// The schema has already named the field; a stamp that does not
-		// decode cannot be checked further.
+		// Name the fields with the schema; a stamp that does not decode
+		// cannot be checked further.
+		ps := schemaOf(b)
 		ps = append(ps, Problem{Rule: RuleSchema, Message: "does not decode: " + err.Error()})
 		return Stamp{}, problems(source, ErrInvalidStamp, ps)
 	}
-	ps = append(ps, Semantic(s)...)
+	return validStamp(s, b, source)
+}
+
+// validStamp returns s when its file bytes b pass the schema and s passes
+// the semantic validator; otherwise every problem of both.
+func validStamp(s Stamp, b []byte, source string) (Stamp, error) {
+	ps := append(schemaOf(b), Semantic(s)...)
 	if err := problems(source, ErrInvalidStamp, ps); err != nil {
 		return Stamp{}, err
 	}
 	return s, nil
+}
+
+// schemaOf checks bytes against schema v3.
+func schemaOf(b []byte) []Problem {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return []Problem{{Rule: RuleJSON, Message: err.Error()}}
+	}
+	return schemaProblems(doc)
 }

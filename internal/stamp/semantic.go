@@ -38,6 +38,15 @@ func Semantic(s Stamp) []Problem {
 	return ps
 }
 
+// scopeSet is the vocabulary as a set, for the per-tool check.
+var scopeSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range Scopes() {
+		m[s] = true
+	}
+	return m
+}()
+
 type adder func(rule Rule, field, tool, format string, args ...any)
 
 // checkPath checks the canonical address and returns the profile the role
@@ -92,7 +101,7 @@ func checkTools(tools []Tool, profile registry.Profile, add adder) {
 		if !validAccess {
 			add(RuleAccess, at("access"), t.Name, "access %q is neither allow nor confirm; denied tools are not exposed", t.Access)
 		}
-		validScope := slices.Contains(Scopes(), t.Scope)
+		validScope := scopeSet[t.Scope]
 		if !validScope {
 			add(RuleScope, at("scope"), t.Name, "scope %q is not in the vocabulary %v", t.Scope, Scopes())
 		}
