@@ -97,10 +97,14 @@ func demoSnapshot() Snapshot {
 }
 
 // console builds a loaded console at a size with a fixed clock.
-func console(t testing.TB, h *hubDouble, width, height int) *Model {
+func console(t testing.TB, h *hubDouble, width, height int, opts ...Options) *Model {
 	t.Helper()
-	clock := t0
-	m := New(h, Options{Now: func() time.Time { return clock }})
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Now = func() time.Time { return t0 }
+	m := New(h, o)
 	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	snap, _ := h.Snapshot(context.Background())
 	m.Update(snapshotMsg{snap: snap})
@@ -204,3 +208,5 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the screen (go test -update to accept):\n--- want\n%s\n--- got\n%s", name, want, got)
 	}
 }
+
+func resizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
