@@ -39,13 +39,12 @@ func newPersonaListCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// writePersonaList renders a list: a JSON array (never null), or a table.
+// writePersonaList renders a list: a JSON array with one persona per line
+// (never null), or a table.
 func writePersonaList(w io.Writer, o outputFormat, list []registry.Persona) error {
 	if o == outputJSON {
-		if list == nil {
-			list = []registry.Persona{}
-		}
-		return writeJSON(w, list)
+		_, err := w.Write(registry.AppendJSONArray(make([]byte, 0, 64+700*len(list)), list))
+		return err
 	}
 	if len(list) == 0 {
 		_, err := fmt.Fprintln(w, "no personas; register one with: virgo-tui persona add --help")

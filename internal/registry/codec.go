@@ -127,7 +127,7 @@ func decodePersona(data []byte) (Persona, error) {
 // null. It reports ok=false for anything else, and decodePersona then falls
 // back to encoding/json, which gives the same result on what both accept.
 func fastDecode(data []byte) (p Persona, ok bool) {
-	d := decoder{data: data}
+	d := decoder{data: data, src: string(data)}
 	if !d.byte('{') {
 		return Persona{}, false
 	}
@@ -145,8 +145,11 @@ func fastDecode(data []byte) (p Persona, ok bool) {
 	}
 }
 
+// decoder reads data; src is data as one string, so that every decoded
+// field is a substring of it: one allocation per record, not one per field.
 type decoder struct {
 	data []byte
+	src  string
 	i    int
 }
 
@@ -168,9 +171,9 @@ func (d *decoder) str() (string, bool) {
 		c := d.data[d.i]
 		switch {
 		case c == '"':
-			s := d.data[start:d.i]
+			s := d.src[start:d.i]
 			d.i++
-			return string(s), utf8.Valid(s)
+			return s, utf8.ValidString(s)
 		case c == '\\' || c < 0x20:
 			return "", false
 		}
@@ -274,8 +277,26 @@ func (d *decoder) time() (*time.Time, bool) {
 	}
 	// UnmarshalText is what encoding/json uses: the same strict RFC 3339.
 	var t time.Time
-	if err := t.UnmarshalText([]byte(s)); err != nil {
+	if err := t.UnmarshalText(d.data[d.i-len(s)-1 : d.i-1]); err != nil {
 		return nil, false
 	}
 	return &t, true
+}
+
+// AppendJSONArray appends list as a JSON array with one persona object per
+// line — the `persona list -o json` document: valid JSON for jq, and one
+// line per persona for grep. An empty list is "[]".
+func AppendJSONArray(b []byte, list []Persona) []byte {
+	b = append(b, '[')
+	for i, p := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+		b = p.AppendJSON(b)
+	}
+	if len(list) > 0 {
+		b = append(b, '\n')
+	}
+	return append(b, ']', '\n')
 }
