@@ -28,7 +28,8 @@ type Backend interface {
 
 // Snapshot is the installation as the wizard's steps see it.
 type Snapshot struct {
-	// Scopes lists the existing scopes, root excluded (root is always offered).
+	// Scopes lists the existing scopes; root is always offered, whether
+	// listed here or not (registry.Scopes includes it once a root seat exists).
 	Scopes []string
 	// Projects lists the existing projects of each scope.
 	Projects map[string][]string

@@ -80,6 +80,9 @@ func (m Model) options(s step) []option {
 func (m Model) scopeOptions() []option {
 	out := make([]option, 0, len(m.snap.Scopes)+1)
 	for _, s := range m.snap.Scopes {
+		if s == registry.RootScope {
+			continue // offered once, last, with what it means
+		}
 		n := len(m.snap.Projects[s])
 		out = append(out, option{value: s, label: s, detail: plural(n, "project")})
 	}

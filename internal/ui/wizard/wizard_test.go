@@ -77,6 +77,15 @@ func TestWalkToProjectDeputy(t *testing.T) {
 	}
 }
 
+func TestRootOfferedOnce(t *testing.T) {
+	s := existing()
+	s.Scopes = []string{"home", "root", "work"}
+	h := newHarness(t, &fakeBackend{snap: s})
+	if got := strings.Join(optionValues(h.m, stepScope), ","); got != "home,work,root" {
+		t.Fatalf("scopes %s", got)
+	}
+}
+
 func TestRolesFilteredByArity(t *testing.T) {
 	for _, tc := range []struct {
 		scope, project string
