@@ -104,37 +104,17 @@ generation that already has a stamp is refused; a new generation gets a new stam
 }
 
 // stampInput turns a registered persona and the build flags into the
-// factory's input.
+// factory's input, through the one mapping stamp.InputFor.
 func stampInput(p registry.Persona, f buildFlags) (stamp.Input, error) {
-	in := stamp.Input{
-		Persona:         stamp.Identity{ID: p.ID, Name: p.Name, Generation: p.Generation, SessionLineage: p.SessionLineage},
-		CompositionHash: p.CharacterHash,
-		Address:         p.Address,
-		GraphNamespace:  f.graphNS,
-		Authority:       stamp.Authority{Human: p.Human},
-		Workspace:       stamp.Workspace{Root: p.Address, MutablePaths: f.mutable, Repository: p.Repository},
-	}
-	if in.GraphNamespace == "" {
-		in.GraphNamespace = "virgo/" + p.Address
-	}
+	b := stamp.Bindings{LaneApprover: f.laneApprover, GraphNamespace: f.graphNS, MutablePaths: f.mutable}
 	for _, sv := range f.surfaces {
 		surface, target, ok := strings.Cut(sv, "=")
 		if !ok {
 			return stamp.Input{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
 		}
-		in.HumanSurfaces = append(in.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
+		b.HumanSurfaces = append(b.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
 	}
-	switch p.Profile {
-	case registry.ProfileCoderDeputy:
-		a := p.Path()
-		in.Authority.OwningLead = registry.Address{Scope: a.Scope, Project: a.Project, Role: "lead"}.String()
-	case registry.ProfileTeamCoordinator:
-		in.Authority.LaneApprover = f.laneApprover
-		if in.Authority.LaneApprover == "" {
-			in.Authority.LaneApprover = p.Human
-		}
-	}
-	return in, nil
+	return stamp.InputFor(p, b), nil
 }
 
 // readStampFile reads and validates a stamp file of any known version.

@@ -186,9 +186,11 @@ func checkAuthority(s Stamp, profile registry.Profile, add adder) {
 		add(RuleOwningLead, "authority.owning_lead", "", "only a coder-deputy has an owning lead; %s has %q", profile, au.OwningLead)
 	}
 	if profile == registry.ProfileTeamCoordinator {
+		// Absent is allowed here and refused at boot (the resolve tool has
+		// nothing to route to); present must be a human or an address.
 		_, addrErr := registry.ParseAddress(au.LaneApprover)
-		if !isHuman(au.LaneApprover) && addrErr != nil {
-			add(RuleLaneApprover, "authority.lane_approver", "", "a team coordinator resolves only with a bound lane approver (human:<name> or an address); got %q", au.LaneApprover)
+		if au.LaneApprover != "" && !isHuman(au.LaneApprover) && addrErr != nil {
+			add(RuleLaneApprover, "authority.lane_approver", "", "a lane approver is human:<name> or a canonical address, not %q", au.LaneApprover)
 		}
 	} else if au.LaneApprover != "" {
 		add(RuleLaneApprover, "authority.lane_approver", "", "only a team coordinator has a lane approver; %s has %q", profile, au.LaneApprover)
