@@ -1,19 +1,26 @@
 package matrix
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// compareLines renders the diff from class A to class B with the stamp
-// package's renderer (boundaries crossed, then changes by bundle), coloured
-// by the kind of change.
+// compareLines renders the diff from class A to class B (or between the two
+// stamps given to CompareStamps) with the stamp package's renderer
+// (boundaries crossed, then changes by bundle), coloured by kind of change.
 func (m Model) compareLines(int) []string {
 	a, b := m.Compared()
 	st := m.styles
-	text := strings.TrimRight(stamp.RenderDiff(stamp.DiffProfiles(a, b)), "\n")
-	lines := []string{st.Title.Render("Compare · A " + string(a) + " → B " + string(b)), ""}
+	d := stamp.DiffProfiles(a, b)
+	title := "Compare · A " + string(a) + " → B " + string(b)
+	if m.stamps != nil {
+		d = stamp.Diff(m.stamps[0], m.stamps[1])
+		title = "Compare stamps · A " + stampLabel(m.stamps[0]) + " → B " + stampLabel(m.stamps[1])
+	}
+	text := strings.TrimRight(stamp.RenderDiff(d), "\n")
+	lines := []string{st.Title.Render(title), ""}
 	for _, l := range strings.Split(text, "\n") {
 		switch {
 		case strings.HasPrefix(l, "  + "):
@@ -28,4 +35,12 @@ func (m Model) compareLines(int) []string {
 		lines = append(lines, l)
 	}
 	return lines
+}
+
+// stampLabel names a stamp by its holder: "Spica (work/core/lead, generation 1)".
+func stampLabel(s stamp.Stamp) string {
+	if s.Path.Address == "" {
+		return stamp.Nothing
+	}
+	return fmt.Sprintf("%s (%s, generation %d)", s.Persona.Name, s.Path.Address, s.Persona.Generation)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -224,5 +225,42 @@ func BenchmarkMatrixView(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.View(120, 40)
+	}
+}
+
+func TestCompareStamps(t *testing.T) {
+	build := func(addr, name string, gen int, human string) stamp.Stamp {
+		a, err := registry.ParseAddress(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth := stamp.Authority{Human: human}
+		if a.Role == "deputy" {
+			auth.OwningLead = a.Scope + "/" + a.Project + "/lead"
+		}
+		s, err := stamp.Build(stamp.Input{
+			Persona:         stamp.Identity{ID: "p-" + name, Name: name, Generation: gen, SessionLineage: "l-" + name},
+			CompositionHash: "sha256:" + strings.Repeat("0", 63) + strconv.Itoa(gen),
+			Address:         addr, GraphNamespace: "virgo/" + addr, Authority: auth,
+			Workspace: stamp.Workspace{Root: addr},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	lead := build("work/core/lead", "Spica", 1, "human:ada")
+	deputy := build("work/core/deputy", "Heze", 1, "human:ada")
+	m := New(Options{}).CompareStamps(lead, deputy)
+	v := ansi.Strip(m.View(120, 60))
+	for _, s := range []string{"Compare stamps · A Spica (work/core/lead, generation 1) → B Heze (work/core/deputy, generation 1)",
+		"work/core/lead -> work/core/deputy", "  - resolve_decision"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("stamp diff lacks %q:\n%s", s, v)
+		}
+	}
+	m = press(t, m, "a")
+	if v := ansi.Strip(m.View(120, 60)); strings.Contains(v, "Compare stamps") {
+		t.Fatal("a did not return to comparing classes")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // mode is what the view shows.
@@ -46,6 +47,9 @@ type Model struct {
 	// compared ones (A -> B).
 	class, a, b int
 	offset      [3]int
+	// stamps, when set, are compared instead of classes A and B (a persona's
+	// generation against another's); choosing a class clears them.
+	stamps *[2]stamp.Stamp
 	// widthHint and pageHint are the last window size seen, so that Update
 	// can bound scrolling without rendering.
 	widthHint, pageHint int
@@ -75,6 +79,15 @@ func (m Model) Compared() (a, b registry.Profile) {
 	return registry.Profiles[m.a], registry.Profiles[m.b]
 }
 
+// CompareStamps shows the class-matrix diff from stamp a to stamp b (two
+// generations of a seat, or any two personas); a, b or c return to
+// comparing classes.
+func (m Model) CompareStamps(a, b stamp.Stamp) Model {
+	m.stamps = &[2]stamp.Stamp{a, b}
+	m.mode, m.offset[modeCompare] = modeCompare, 0
+	return m
+}
+
 // Update handles keys and window sizes; everything else is ignored.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -97,14 +110,17 @@ func (m Model) handleKey(msg tea.KeyPressMsg) Model {
 	case key.Matches(msg, k.Dossier) && m.mode != modeCompare:
 		m.mode, m.offset[modeDossier] = modeDossier, 0
 	case key.Matches(msg, k.Compare):
-		m.mode, m.offset[modeCompare] = modeCompare, 0
+		m.mode, m.offset[modeCompare], m.stamps = modeCompare, 0, nil
 		m.a, m.b = m.class, (m.class+1)%n
 	case m.mode == modeCompare && key.Matches(msg, k.CycleA):
-		m.a = (m.a + 1) % n
+		m.a, m.stamps = (m.a+1)%n, nil
 	case m.mode == modeCompare && key.Matches(msg, k.CycleB):
-		m.b = (m.b + 1) % n
+		m.b, m.stamps = (m.b+1)%n, nil
 	case m.mode == modeCompare && key.Matches(msg, k.Swap):
 		m.a, m.b = m.b, m.a
+		if m.stamps != nil {
+			m.stamps = &[2]stamp.Stamp{m.stamps[1], m.stamps[0]}
+		}
 	case key.Matches(msg, k.Back):
 		m.mode = modeMatrix
 	case key.Matches(msg, k.Up):
