@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -33,6 +34,9 @@ func (d Decision) String() string {
 		return "allow: " + Boundaries[BoundaryNone].Text
 	}
 	b := d.Boundary.Info()
+	if d.Verdict == Allow {
+		return fmt.Sprintf("allow [%s]: %s", b.Name, d.Reason)
+	}
 	s := fmt.Sprintf("%s [%s]: %s", d.Verdict, b.Name, b.Text)
 	if d.Verdict == Confirm {
 		s += " (routed to the " + b.Route.String() + ")"
@@ -41,6 +45,21 @@ func (d Decision) String() string {
 		s += "; " + d.Reason
 	}
 	return s
+}
+
+// TargetRefusal is the decision for a target that normalization refused:
+// a deny, never an error to retry differently. Escapes and look-alike
+// tricks (climbing, absolute paths, links out, encodings, non-ASCII, case)
+// are cross-workspace attempts; a malformed target is outside the stamped
+// scope. The refusal's words are the reason.
+func TargetRefusal(err error) Decision {
+	b := BoundaryCrossScope
+	for _, syntax := range []error{ErrEmptyTarget, ErrTargetSyntax, ErrTargetTooLong, ErrUnknownKind, ErrControlChar} {
+		if errors.Is(err, syntax) {
+			b = BoundaryStampedScope
+		}
+	}
+	return Decision{Verdict: Deny, Boundary: b, Reason: err.Error()}
 }
 
 func deny(b BoundaryID, format string, args ...any) Decision {

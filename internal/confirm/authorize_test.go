@@ -142,8 +142,12 @@ func TestStrictScopeBinding(t *testing.T) {
 		{"external:https://ex\u0430mple.org/", ErrNonASCII},
 	}
 	for _, c := range refusedByNormalization {
-		if _, err := ParseTarget(c.target); !errors.Is(err, c.want) {
+		_, err := ParseTarget(c.target)
+		if !errors.Is(err, c.want) {
 			t.Errorf("ParseTarget(%q) = %v, want %v", c.target, err, c.want)
+		}
+		if d := TargetRefusal(err); d.Verdict != Deny || !strings.Contains(d.String(), d.Boundary.String()) {
+			t.Errorf("refusal of %q: %s", c.target, d)
 		}
 	}
 
