@@ -165,6 +165,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.loading || m.step >= stepPreview {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.inputs[m.step], cmd = m.inputs[m.step].Update(msg)
+		m.cursor[m.step] = 0
+		return m, cmd
 	}
 	return m, nil
 }

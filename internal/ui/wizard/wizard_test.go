@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
@@ -481,5 +483,20 @@ func BenchmarkTypeName(b *testing.B) {
 	for b.Loop() {
 		m, _ := h.m.Update(key)
 		_ = m.View(80, 24)
+	}
+}
+
+// A pasted name is validated like a typed one.
+func TestPastedNameValidated(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	h.typ("home")
+	h.keys("enter", "enter", "enter")
+	h.send(tea.PasteMsg{Content: "SPICA"})
+	if o, _ := h.m.current(stepName); !errors.Is(o.err, registry.ErrNameTaken) {
+		t.Fatalf("pasted taken name not refused: %+v", o)
+	}
+	h.send(tea.PasteMsg{Content: " II"})
+	if o, _ := h.m.current(stepName); o.err != nil || o.value != "SPICA II" {
+		t.Fatalf("pasted free name: %+v", o)
 	}
 }
