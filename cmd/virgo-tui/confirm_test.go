@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// confirmSetup registers and stamps a lead and its deputy, both bound to henry.
+func confirmSetup(t *testing.T) *cli {
+	c := newCLI(t)
+	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima", "--human", "human:henry")
+	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
+	c.ok("stamp", "build", "work/core/lead")
+	c.ok("stamp", "build", "work/core/deputy")
+	return c
+}
+
+func TestAuthorizeExitCodes(t *testing.T) {
+	c := confirmSetup(t)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--tool", "workspace_write", "--target", "path:memory/today.md", "--shape", "write:create"}, 0, "allow"},
+		{[]string{"--tool", "publish_deployment_v1", "--target", "external:https://example.org/r", "--shape", "deploy"}, exitConfirm,
+			"confirm [external-publication-or-deployment]"},
+		{[]string{"--tool", "workspace_read", "--target", "path:.env", "--shape", "read:range"}, exitDeny, "deny [secret-credential-values]"},
+		{[]string{"--tool", "workspace_write", "--target", "path:../lead/QUEUE.md", "--shape", "write:create"}, exitDeny,
+			"deny [cross-workspace-project-persona]"},
+		{[]string{"--tool", "assign_task", "--target", "task:work/core/t-1", "--shape", "record:write"}, exitDeny, "deny [not-exposed]"},
+	}
+	for _, tc := range cases {
+		out, errOut, code := c.run(append([]string{"authorize", "--persona", "work/core/deputy"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("authorize %v: exit %d, %q (stderr %q); want exit %d and %q", tc.args, code, out, errOut, tc.code, tc.want)
+		}
+	}
+	out, _, code := c.run("authorize", "--persona", "work/core/deputy", "--tool", "get_run", "--target", "run:work/core/t-9/r-1",
+		"--shape", "read:meta", "-o", "json")
+	var got struct {
+		Decision struct{ Verdict, Boundary string }
+		Route    string
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitConfirm || got.Decision.Boundary != "deputy-scope" || got.Route != "owning-lead" {
+		t.Fatalf("deputy scope json: exit %d, %+v, %v\n%s", code, got, err, out)
+	}
+}
+
+func TestConfirmRequestApproveAudit(t *testing.T) {
+	c := confirmSetup(t)
+	req := []string{"confirm", "request", "--as", "work/core/deputy", "--persona", "work/core/deputy", "--tool", "get_run",
+		"--target", "run:work/core/t-9/r-1", "--shape", "read:meta", "--correlation-id", "q-1"}
+	out, _, code := c.run(append(req, "-o", "json")...)
+	var res struct {
+		Status       string
+		Confirmation struct{ ID, Authority string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitConfirm || res.Status != "unknown" || res.Confirmation.Authority != "work/core/lead" {
+		t.Fatalf("request: exit %d, %+v, %v\n%s", code, res, err, out)
+	}
+	id := res.Confirmation.ID
+	wantContains(t, "list", c.ok("confirm", "list"), id, "deputy-scope", "work/core/lead")
+	wantContains(t, "self decision", c.fails("confirm", "approve", id, "--as", "work/core/deputy"), "nobody decides their own request")
+	wantContains(t, "wrong authority", c.fails("confirm", "approve", id, "--as", "human:henry"), "only the routed authority decides")
+	wantContains(t, "approve", c.ok("confirm", "approve", id, "--as", "work/core/lead"), "approved "+id, "decision committed")
+	wantContains(t, "second decision", c.fails("confirm", "deny", id, "--as", "work/core/lead", "--reason", "late"), "already decided")
+	out, _, code = c.run(req...)
+	if code != 0 || !strings.HasPrefix(out, "allowed: approved by work/core/lead") {
+		t.Fatalf("retry: exit %d\n%s", code, out)
+	}
+	wantContains(t, "audit", c.ok("audit"), "requested", "approved", id)
+	wantContains(t, "show", c.ok("confirm", "show", id), "decision", "approved by work/core/lead")
+	if out := c.ok("confirm", "list"); strings.Contains(out, id) {
+		t.Fatalf("decided confirmation still listed as pending:\n%s", out)
+	}
+}
+
+func TestConfirmDenyRememberAndPrompts(t *testing.T) {
+	c := confirmSetup(t)
+	req := []string{"confirm", "request", "--as", "work/core/lead", "--persona", "work/core/lead", "--tool", "publish_deployment_v1",
+		"--target", "external:https://example.org/r", "--shape", "deploy"}
+	out, _, _ := c.run(append(req, "--correlation-id", "d-1", "-o", "json")...)
+	var res struct{ Confirmation struct{ ID string } }
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "model deciding", c.fails("confirm", "approve", res.Confirmation.ID, "--as", "root/secretary"), "cannot decide a global-boundary")
+	t.Setenv("VIRGO_PRINCIPAL", "human:henry")
+	c.ok("confirm", "deny", res.Confirmation.ID, "--reason", "never there", "--remember")
+	out, _, code := c.run(append(req, "--correlation-id", "d-2")...)
+	if code != exitDeny || !strings.Contains(out, "remembered-denial") {
+		t.Fatalf("remembered denial asked again: exit %d\n%s", code, out)
+	}
+	wantContains(t, "prompts list", c.ok("prompts", "list", "--persona", "work/core/lead"), "deny", "deployment.publish.v1", "external:https://example.org/r")
+	if out := c.ok("prompts", "review", "--persona", "work/core/lead"); strings.Count(out, "\n") != 1 {
+		t.Fatalf("nothing should be stale yet:\n%s", out)
+	}
+}
