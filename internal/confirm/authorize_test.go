@@ -359,6 +359,10 @@ func TestGlobSemantics(t *testing.T) {
 		{"memory/**", "memoryx/a", false},
 		{"**/.env", ".env", true},
 		{"**/.env", "a/b/.env", true},
+		{"**/.env", "a/.env/b", false},
+		{"**/.ssh/**", "home/.ssh/id", true},
+		{"**/.ssh/**", ".ssh/id", true},
+		{"**/.ssh/**", "home/.ssh", false},
 		{"**/*.pem", "x/y.pem", true},
 		{"a/**/z", "a/z", true},
 		{"a/**/z", "a/b/c/z", true},
@@ -367,14 +371,23 @@ func TestGlobSemantics(t *testing.T) {
 		{"QUEUE.md", "queue.md", false},
 		{"docs/*.md", "docs/a.md", true},
 		{"docs/*.md", "docs/a/b.md", false},
+		{"docs/draft*", "docs/draft-2.md", true},
+		{"docs/dr?ft.md", "docs/draft.md", true},
+		{"docs/[a-c].md", "docs/d.md", false},
+		{"*", "QUEUE.md", true},
+		{"*", "memory/x", false},
 	}
 	for _, c := range cases {
 		g, err := compileGlob(c.pattern)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := g.match(c.path); got != c.want {
-			t.Errorf("%s ~ %s = %v, want %v", c.pattern, c.path, got, c.want)
+		set, err := compileGlobs([]string{c.pattern})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, inSet := g.match(c.path), set.match(c.path); got != c.want || inSet != c.want {
+			t.Errorf("%s ~ %s = %v (in a set %v), want %v", c.pattern, c.path, got, inSet, c.want)
 		}
 	}
 }

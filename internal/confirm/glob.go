@@ -11,7 +11,59 @@ import (
 // whole segments — zero or more in the middle or at the start ("**/.env"
 // matches ".env"), one or more at the end ("memory/**" matches everything
 // under memory/ but not a file named "memory" itself).
-type glob []string
+type glob []segment
+
+// segKind is how a compiled segment matches, fastest first: most patterns
+// are literals, "*", "*.ext" or "name*", which need no path.Match.
+type segKind uint8
+
+const (
+	segLiteral segKind = iota
+	segAny
+	segSuffix
+	segPrefix
+	segPattern
+	segDeep
+)
+
+// segment is one compiled pattern segment.
+type segment struct {
+	kind segKind
+	// text is the literal, the suffix or prefix without '*', or the pattern.
+	text string
+}
+
+func compileSegment(s string) segment {
+	const meta = `*?[\`
+	switch {
+	case s == "**":
+		return segment{kind: segDeep}
+	case s == "*":
+		return segment{kind: segAny}
+	case !strings.ContainsAny(s, meta):
+		return segment{kind: segLiteral, text: s}
+	case s[0] == '*' && !strings.ContainsAny(s[1:], meta):
+		return segment{kind: segSuffix, text: s[1:]}
+	case s[len(s)-1] == '*' && !strings.ContainsAny(s[:len(s)-1], meta):
+		return segment{kind: segPrefix, text: s[:len(s)-1]}
+	}
+	return segment{kind: segPattern, text: s}
+}
+
+func (s segment) match(name string) bool {
+	switch s.kind {
+	case segLiteral:
+		return name == s.text
+	case segAny:
+		return true
+	case segSuffix:
+		return strings.HasSuffix(name, s.text)
+	case segPrefix:
+		return strings.HasPrefix(name, s.text)
+	}
+	ok, _ := path.Match(s.text, name) // checked when compiled
+	return ok
+}
 
 // compileGlob checks a pattern once, when a Policy is built, so that
 // matching never meets a bad pattern.
@@ -19,14 +71,15 @@ func compileGlob(p string) (glob, error) {
 	if p == "" || p[0] == '/' || strings.ContainsRune(p, '\\') {
 		return nil, fmt.Errorf("mutable path %q: patterns are workspace-relative with '/': %w", p, path.ErrBadPattern)
 	}
-	g := glob(strings.Split(p, "/"))
-	for _, seg := range g {
+	var g glob
+	for seg := range strings.SplitSeq(p, "/") {
 		if seg == "" || seg == "." || seg == ".." {
 			return nil, fmt.Errorf("mutable path %q: empty, '.' or '..' segment: %w", p, path.ErrBadPattern)
 		}
 		if _, err := path.Match(seg, ""); err != nil {
 			return nil, fmt.Errorf("mutable path %q: %w", p, err)
 		}
+		g = append(g, compileSegment(seg))
 	}
 	return g, nil
 }
@@ -34,7 +87,7 @@ func compileGlob(p string) (glob, error) {
 // match reports whether the normalized path p matches. It does not allocate.
 func (g glob) match(p string) bool {
 	for len(g) > 0 {
-		if g[0] == "**" {
+		if g[0].kind == segDeep {
 			if len(g) == 1 {
 				return p != ""
 			}
@@ -56,7 +109,7 @@ func (g glob) match(p string) bool {
 		if i := strings.IndexByte(p, '/'); i >= 0 {
 			seg, rest = p[:i], p[i+1:]
 		}
-		if ok, _ := path.Match(g[0], seg); !ok {
+		if !g[0].match(seg) {
 			return false
 		}
 		g, p = g[1:], rest
@@ -64,24 +117,62 @@ func (g glob) match(p string) bool {
 	return p == ""
 }
 
-// globSet is a list of compiled patterns.
-type globSet []glob
+// globSet is a set of compiled patterns. The common "anywhere" shapes —
+// "**/NAME" (the last segment) and "**/NAME/**" (a directory on the way) —
+// are checked in one walk over the path's segments, whatever their number;
+// the rest are matched one by one.
+type globSet struct {
+	last  []segment
+	dir   []segment
+	globs []glob
+}
 
 func compileGlobs(patterns []string) (globSet, error) {
-	out := make(globSet, 0, len(patterns))
+	var out globSet
 	for _, p := range patterns {
 		g, err := compileGlob(p)
 		if err != nil {
-			return nil, err
+			return globSet{}, err
 		}
-		out = append(out, g)
+		switch {
+		case len(g) == 2 && g[0].kind == segDeep && g[1].kind != segDeep:
+			out.last = append(out.last, g[1])
+		case len(g) == 3 && g[0].kind == segDeep && g[1].kind != segDeep && g[2].kind == segDeep:
+			out.dir = append(out.dir, g[1])
+		default:
+			out.globs = append(out.globs, g)
+		}
 	}
 	return out, nil
 }
 
 func (s globSet) match(p string) bool {
-	for _, g := range s {
+	if len(s.last)+len(s.dir) > 0 {
+		for rest := p; ; {
+			i := strings.IndexByte(rest, '/')
+			if i < 0 {
+				if anyMatch(s.last, rest) {
+					return true
+				}
+				break
+			}
+			if anyMatch(s.dir, rest[:i]) {
+				return true
+			}
+			rest = rest[i+1:]
+		}
+	}
+	for _, g := range s.globs {
 		if g.match(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyMatch(segs []segment, name string) bool {
+	for _, s := range segs {
+		if s.match(name) {
 			return true
 		}
 	}
