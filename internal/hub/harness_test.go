@@ -156,6 +156,9 @@ func collect(t testing.TB, ch <-chan []Change, timeout time.Duration, pred func(
 
 func kinds(cs []Change) string {
 	s := ""
+	if len(cs) > 20 {
+		s, cs = "... ", cs[len(cs)-20:]
+	}
 	for _, c := range cs {
 		s += c.Kind + ":" + c.Key + " "
 	}

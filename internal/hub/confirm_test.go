@@ -1,0 +1,132 @@
+package hub
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+)
+
+// deployOp is a confirm-level operation at the publication boundary: it
+// goes to the bound human.
+func deployOp(corr string) OperationRequest {
+	return OperationRequest{Tool: "publish_deployment_v1", Target: "external:https://example.org/release",
+		Shape: "deploy", CorrelationID: corr}
+}
+
+func TestRuntimeTokenCannotApprove(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	other := th.addPersona(t, "work/web/lead", "Arcturus")
+	ctx := context.Background()
+	res, err := th.runtime(t, lead).RequestConfirmation(ctx, deployOp("deploy-1"))
+	mustNil(t, err)
+	if res.Status != confirm.StatusUnknown || res.Confirmation == nil {
+		t.Fatalf("deploy: %+v, want a pending confirmation", res)
+	}
+	id := res.Confirmation.ID
+	// "Nobody confirms their own request"
+	_, err = th.runtime(t, lead).Decide(ctx, id, DecideRequest{Approve: true})
+	wantCode(t, err, "self_decision")
+	// "a model never confirms a global boundary"
+	_, err = th.runtime(t, other).Decide(ctx, id, DecideRequest{Approve: true})
+	wantCode(t, err, "model_decision")
+	// a human who is not the routed authority
+	_, err = th.operator(t, "ada").Decide(ctx, id, DecideRequest{Approve: true})
+	wantCode(t, err, "not_authority")
+	c, err := th.operator(t, "henry").Confirmation(ctx, id)
+	mustNil(t, err)
+	if c.State != confirm.StatePending {
+		t.Fatalf("after refused decisions the confirmation is %s", c.State)
+	}
+	// the bound human decides; the decision is single use
+	c, err = th.operator(t, "henry").Decide(ctx, id, DecideRequest{Approve: true})
+	mustNil(t, err)
+	if c.State != confirm.StateApproved || c.Decision.Decider.String() != "human:henry" {
+		t.Fatalf("decided: %s by %v", c.State, c.Decision)
+	}
+	_, err = th.operator(t, "henry").Decide(ctx, id, DecideRequest{Approve: false, Reason: "changed my mind"})
+	wantCode(t, err, "already_decided")
+	// retrying the request under its correlation id gives the terminal result
+	res, err = th.runtime(t, lead).RequestConfirmation(ctx, deployOp("deploy-1"))
+	mustNil(t, err)
+	if res.Status != confirm.StatusAllowed {
+		t.Fatalf("retry after approval: %s", res.Status)
+	}
+}
+
+func TestForgedRequesterInConfirmationIsIgnored(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	tok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + TokenFile)
+	mustNil(t, err)
+	body := `{"requester":"human:henry","decider":"human:henry","tool":"publish_deployment_v1",` +
+		`"target":"external:https://example.org/release","shape":"deploy","correlation_id":"forged-1"}`
+	resp, ae := rawRequest(t, th.home.Dir, "POST", "/v1/confirmations", strings.TrimSpace(string(tok)), []byte(body))
+	if resp.StatusCode != 200 {
+		t.Fatalf("request with a forged requester: %d %s", resp.StatusCode, ae.Msg)
+	}
+	cs, err := th.operator(t, "henry").Confirmations(context.Background(), false)
+	mustNil(t, err)
+	if len(cs) != 1 {
+		t.Fatalf("%d pending confirmations, want 1", len(cs))
+	}
+	if got := cs[0].Requester.String(); got != "work/core/lead" {
+		t.Fatalf("requester recorded as %q, want the token's persona work/core/lead", got)
+	}
+	// and henry can decide it: the forged field did not make it his own request
+	_, err = th.operator(t, "henry").Decide(context.Background(), cs[0].ID, DecideRequest{Approve: false, Reason: "not today"})
+	mustNil(t, err)
+}
+
+func TestWaitingCountFollowsPendingConfirmations(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	ctx := context.Background()
+	res, err := th.runtime(t, lead).RequestConfirmation(ctx, deployOp("w-1"))
+	mustNil(t, err)
+	if p, _ := th.hub.Presence().Get(lead.ID); p.Waiting != 1 {
+		t.Fatalf("waiting %d with one pending confirmation", p.Waiting)
+	}
+	_, err = th.operator(t, "henry").Decide(ctx, res.Confirmation.ID, DecideRequest{Approve: true})
+	mustNil(t, err)
+	if p, _ := th.hub.Presence().Get(lead.ID); p.Waiting != 0 {
+		t.Fatalf("waiting %d after the decision", p.Waiting)
+	}
+}
+
+func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	th.addPersona(t, "work/core/lead", "Spica")
+	op := th.operator(t, "henry")
+	ctx := context.Background()
+	d, err := op.Authorize(ctx, OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:QUEUE.md", Shape: "write:overwrite"})
+	mustNil(t, err)
+	if d.Verdict != confirm.Allow {
+		t.Fatalf("recoverable workspace write: %v", d)
+	}
+	d, err = op.Authorize(ctx, OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:secrets/token", Shape: "credential:read"})
+	mustNil(t, err)
+	if d.Verdict != confirm.Deny {
+		t.Fatalf("secret read: %v", d)
+	}
+	_, err = op.Authorize(ctx, OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:../x", Shape: "read:range"})
+	wantCode(t, err, "invalid_operation")
+	es, err := op.Audit(ctx, 0)
+	mustNil(t, err)
+	if len(es) == 0 || es[len(es)-1].Event != "approved" {
+		t.Fatalf("audit log ends with %+v, want the activation's approval", es)
+	}
+	sv, err := op.Stamp(ctx, "work/core/lead")
+	mustNil(t, err)
+	if sv.Stamp.Path.Address != "work/core/lead" || !strings.HasPrefix(sv.Hash, "sha256:") {
+		t.Fatalf("stamp: %+v", sv)
+	}
+	dv, err := op.DiffStamps(ctx, "coder-deputy", "work/core/lead")
+	mustNil(t, err)
+	if dv.Text == "" || dv.Diff.Empty() {
+		t.Fatalf("deputy to lead diff is empty")
+	}
+}
