@@ -45,6 +45,7 @@ type Model struct {
 	hideHelp bool
 
 	snap    Snapshot
+	taken   map[string]bool
 	loading bool
 	// err is the last backend error; it stays on screen until the next
 	// successful call or step change, never swallowed.
@@ -117,7 +118,7 @@ func (m Model) Registration() Registration {
 // the first persona defaults to root/secretary with the first suggestion
 // (the operator can still change each answer).
 func (m Model) applySnapshot(s Snapshot) Model {
-	m.snap, m.loading = s, false
+	m.snap, m.taken, m.loading = s, takenSet(s.Taken), false
 	if s.Empty {
 		m.chosen[stepScope] = registry.RootScope
 		m.chosen[stepRole] = "secretary"

@@ -16,10 +16,18 @@ func (m Model) checkName(name string) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range m.snap.Taken {
-		if strings.EqualFold(t, n) {
-			return fmt.Errorf("%q: %w", n, registry.ErrNameTaken)
-		}
+	if m.taken[strings.ToLower(n)] {
+		return fmt.Errorf("%q: %w", n, registry.ErrNameTaken)
 	}
 	return nil
+}
+
+// takenSet indexes taken names by their lowercase form, the registry's
+// uniqueness key, so a keystroke costs one lookup at any installation size.
+func takenSet(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[strings.ToLower(n)] = true
+	}
+	return out
 }
