@@ -18,6 +18,7 @@ import (
 type fakeBackend struct {
 	mu        sync.Mutex
 	snap      Snapshot
+	snapErr   error
 	previous  map[string]*stamp.Stamp
 	bound     bool
 	submitErr error
@@ -25,7 +26,7 @@ type fakeBackend struct {
 	approvals []string
 }
 
-func (f *fakeBackend) Snapshot(context.Context) (Snapshot, error) { return f.snap, nil }
+func (f *fakeBackend) Snapshot(context.Context) (Snapshot, error) { return f.snap, f.snapErr }
 
 func (f *fakeBackend) Preview(_ context.Context, r Registration) (Preview, error) {
 	prev := f.previous[r.Address.String()]

@@ -24,6 +24,8 @@ func (m Model) View(width, height int) string {
 	width, height = max(width, 20), max(height, 6)
 	var body []string
 	switch {
+	case m.loading && m.err != nil:
+		body = []string{m.title(), "", "The installation could not be read; esc leaves the wizard."}
 	case m.loading:
 		body = []string{m.title(), "", "reading the installation…"}
 	case m.step == stepPreview:

@@ -500,3 +500,20 @@ func TestPastedNameValidated(t *testing.T) {
 		t.Fatalf("pasted free name: %+v", o)
 	}
 }
+
+// A backend error is shown, not swallowed, and the wizard can still be left.
+func TestSnapshotErrorShown(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snapErr: registry.ErrContention})
+	v := h.m.View(80, 24)
+	if !strings.Contains(v, registry.ErrContention.Error()) || !strings.Contains(v, "could not be read") {
+		t.Fatalf("snapshot error not shown:\n%s", v)
+	}
+	h.keys("enter")
+	if h.m.step != stepScope || h.done != nil {
+		t.Fatal("enter acted without a snapshot")
+	}
+	h.keys("esc")
+	if h.done == nil || !h.done.Cancelled {
+		t.Fatalf("esc must leave: %+v", h.done)
+	}
+}
