@@ -77,19 +77,10 @@ generation that already has a stamp is refused; a new generation gets a new stam
 			if f.dryRun {
 				return writeStamp(w, *out, s)
 			}
-			if p.StampHash != "" {
-				return fmt.Errorf("stamp build %s: %w: generation %d (%s) has stamp %s; a new generation gets a new stamp",
-					p.Address, stamp.ErrStampExists, p.Generation, p.Name, p.StampHash)
-			}
-			dir := r.Home().GenerationDir(p.ID)
-			hash, err := stamp.Write(dir, s)
+			path, hash, err := writeGenerationStamp(ctx, r, p, s)
 			if err != nil {
 				return err
 			}
-			if _, err := r.SetStampHash(ctx, p.ID, hash); err != nil {
-				return err
-			}
-			path := filepath.Join(dir, stamp.FileName)
 			if *out == outputJSON {
 				return writeJSON(w, map[string]any{"path": path, "hash": hash, "address": p.Address, "tools": len(s.Tools)})
 			}
@@ -101,6 +92,24 @@ generation that already has a stamp is refused; a new generation gets a new stam
 		})
 	}
 	return cmd
+}
+
+// writeGenerationStamp writes a built stamp once into the generation's
+// private directory and records its hash in the persona. persona add calls
+// it for each new generation, stamp build for one that has none yet.
+func writeGenerationStamp(ctx context.Context, r *registry.Registry, p registry.Persona, s stamp.Stamp) (path, hash string, err error) {
+	if p.StampHash != "" {
+		return "", "", fmt.Errorf("stamp %s: %w: generation %d (%s) has stamp %s; a new generation gets a new stamp",
+			p.Address, stamp.ErrStampExists, p.Generation, p.Name, p.StampHash)
+	}
+	dir := r.Home().GenerationDir(p.ID)
+	if hash, err = stamp.Write(dir, s); err != nil {
+		return "", "", err
+	}
+	if _, err := r.SetStampHash(ctx, p.ID, hash); err != nil {
+		return "", "", err
+	}
+	return filepath.Join(dir, stamp.FileName), hash, nil
 }
 
 // stampInput turns a registered persona and the build flags into the
