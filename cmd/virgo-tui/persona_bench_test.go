@@ -39,11 +39,21 @@ func BenchmarkPersonaListJSON10k(b *testing.B) {
 	}
 }
 
+// seeded10k is the home seed10k built; the benchmark function runs more
+// than once (b.N = 1 first) and seeding takes tens of seconds.
+var seeded10k string
+
 // seed10k registers 10,000 personas (5,000 projects, a lead and a deputy
-// each) through the registry, the way persona add does.
+// each) through the registry, the way persona add does, once per run.
 func seed10k(b *testing.B) string {
 	b.Helper()
-	dir := b.TempDir()
+	if seeded10k != "" {
+		return seeded10k
+	}
+	dir, err := os.MkdirTemp("", "virgo-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
 	home, err := registry.ResolveHome(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -68,5 +78,15 @@ func seed10k(b *testing.B) string {
 	if fi, err := os.Stat(home.DBPath()); err == nil {
 		b.Logf("10,000-persona database: %d bytes", fi.Size())
 	}
+	seeded10k = dir
 	return dir
+}
+
+// TestMain removes the seeded benchmark home, which outlives one benchmark.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if seeded10k != "" {
+		os.RemoveAll(seeded10k)
+	}
+	os.Exit(code)
 }
