@@ -71,8 +71,15 @@ func (l lifecycle) Refuse(ctx context.Context, id, reason string) error {
 	return err
 }
 
+// Retire retires the generation by its for-life name: the registry
+// resolves an address to the seat's current holder, which may be a later
+// generation than the one whose retirement was confirmed.
 func (l lifecycle) Retire(ctx context.Context, id, reason string) error {
-	_, err := l.r.Retire(ctx, id, reason)
+	p, err := l.r.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = l.r.Retire(ctx, p.Name, reason)
 	return err
 }
 

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // confirmSetup registers and stamps a lead and its deputy, both bound to henry.
@@ -97,4 +101,33 @@ func TestConfirmDenyRememberAndPrompts(t *testing.T) {
 	if out := c.ok("prompts", "review", "--persona", "work/core/lead"); strings.Count(out, "\n") != 1 {
 		t.Fatalf("nothing should be stale yet:\n%s", out)
 	}
+}
+
+// A retirement confirmed through the queue retires the persona when its
+// bound human approves (the adapter to the registry is the one the CLI uses).
+func TestConfirmedRetirementRetires(t *testing.T) {
+	c := confirmSetup(t)
+	ctx := context.Background()
+	home, err := registry.ResolveHome(c.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := registry.New(s, home)
+	p, st, err := personaStamp(ctx, r, "work/core/deputy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	henry, _ := confirm.ParsePrincipal("human:henry")
+	res, err := confirm.NewQueue(s, confirm.QueueOptions{}).RequestRetirement(ctx, henry, &st, p.StampHash, "task done")
+	if closeErr := s.Close(); err != nil || closeErr != nil {
+		t.Fatal(err, closeErr)
+	}
+	id := res.Confirmation.ID
+	wantContains(t, "show", c.ok("confirm", "show", id), "destructive-or-irreversible", "asked by human:henry: task done")
+	wantContains(t, "approve", c.ok("confirm", "approve", id, "--as", "human:henry"), "approved "+id)
+	wantContains(t, "persona list", c.ok("persona", "list", "--all"), "Zaniah", "retired")
 }
