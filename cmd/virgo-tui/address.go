@@ -15,6 +15,9 @@ func newAddressCmd(*app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "address",
 		Short: "Work with persona addresses",
+		Long: `An address is scope/role (root/secretary, root/operator, home/secretary,
+work/coordinator) or scope/project/role (work/core/lead, work/core/deputy).`,
+		Example: `  virgo-tui address check work/core/lead`,
 	}
 	cmd.AddCommand(newAddressCheckCmd())
 	return cmd

@@ -26,6 +26,11 @@ func newPersonaCmd(a *app) *cobra.Command {
 		Long: `A persona holds a seat: an address such as root/secretary, work/coordinator or
 work/core/lead. A seat has at most one pending or active holder; a retired
 holder's seat may be granted to a new generation under a new for-life name.`,
+		Example: `  virgo-tui persona names --count 3
+  virgo-tui persona add --scope work --project core --role lead --name Spica --repo ~/src/core
+  virgo-tui persona list --all
+  virgo-tui persona show work/core/lead
+  virgo-tui persona retire Spica --reason "context exhausted"`,
 	}
 	cmd.AddCommand(newPersonaAddCmd(a), newPersonaListCmd(a), newPersonaShowCmd(a),
 		newPersonaRetireCmd(a), newPersonaNamesCmd(a))
