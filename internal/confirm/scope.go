@@ -3,7 +3,7 @@ package confirm
 import "github.com/virgo-hub/virgo-tui/internal/stamp"
 
 // kindSet is a set of target kinds.
-type kindSet uint8
+type kindSet uint16
 
 func kinds(ks ...TargetKind) kindSet {
 	var s kindSet
