@@ -34,13 +34,18 @@ type Tool struct {
 
 // Identity is the persona a stamp belongs to.
 type Identity struct {
-	ID             string `json:"id"`
-	Name           string `json:"name"`
-	Generation     int    `json:"generation"`
+	// ID is the generation's registry id; it names its private directory.
+	ID string `json:"id"`
+	// Name is the for-life, owner-facing name.
+	Name string `json:"name"`
+	// Generation counts the seat's holders, from 1.
+	Generation int `json:"generation"`
+	// SessionLineage is the native session lineage id, when known.
 	SessionLineage string `json:"session_lineage,omitempty"`
 }
 
-// Path is the canonical registered address and its parts.
+// Path is the canonical registered address and its parts. Address is
+// authoritative: the parts and the profile must agree with it.
 type Path struct {
 	Address string `json:"address"`
 	Scope   string `json:"scope"`
@@ -52,8 +57,10 @@ type Path struct {
 // SurfaceBinding binds a human surface (a channel the persona may message
 // through virgo-channel). Bindings only: never tenant credentials.
 type SurfaceBinding struct {
+	// Surface names the kind of surface ("teams").
 	Surface string `json:"surface"`
-	Target  string `json:"target"`
+	// Target is the conversation on it ("chat:henry").
+	Target string `json:"target"`
 }
 
 // Authority names who decides this persona's confirmations.
@@ -77,7 +84,8 @@ type Workspace struct {
 }
 
 // Stamp is the in-memory capability stamp of one persona generation. v1 and
-// v2 readers yield this same type.
+// v2 readers yield this same type, with SchemaVersion 1 or 2 kept. Field
+// by field: docs/stamp-v3.md.
 type Stamp struct {
 	SchemaVersion   int              `json:"schema_version"`
 	Persona         Identity         `json:"persona"`
