@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -257,7 +258,7 @@ func (q *Queue) Get(ctx context.Context, id string) (*Confirmation, error) {
 }
 
 // List returns the pending confirmations (those not yet expired), or with
-// all every confirmation, in id order.
+// all every confirmation, oldest first.
 func (q *Queue) List(ctx context.Context, all bool) ([]*Confirmation, error) {
 	kvs, err := q.st.List(ctx, PrefixConfirmation)
 	if err != nil {
@@ -274,5 +275,6 @@ func (q *Queue) List(ctx context.Context, all bool) ([]*Confirmation, error) {
 			out = append(out, &c)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b *Confirmation) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
