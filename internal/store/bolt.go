@@ -93,7 +93,10 @@ func (b *Bolt) Rev(ctx context.Context) (int64, error) {
 	if b.closed.Load() {
 		return 0, ErrClosed
 	}
-	return b.rev.Load(), ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return b.rev.Load(), nil
 }
 
 // Stats is a snapshot of the store for the hub's status view.

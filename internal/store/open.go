@@ -156,11 +156,7 @@ func readHeader(db *bolt.DB) (header, error) {
 		return db.View(func(tx *bolt.Tx) error {
 			meta := tx.Bucket(bucketMeta)
 			if meta == nil {
-				var names []string
-				_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-					names = append(names, fmt.Sprintf("%q", name))
-					return nil
-				})
+				names := bucketNames(tx, 3)
 				if len(names) == 0 {
 					h.fresh = true
 					return nil
@@ -195,6 +191,23 @@ func readHeader(db *bolt.DB) (header, error) {
 		})
 	})
 	return h, err
+}
+
+// bucketNames quotes up to n top-level bucket names, shortened, for a
+// message; it stops early so a damaged root cannot make it slow.
+func bucketNames(tx *bolt.Tx, n int) []string {
+	var names []string
+	c := tx.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(names) == n {
+			return append(names, "…")
+		}
+		if len(k) > 40 {
+			k = k[:40]
+		}
+		names = append(names, fmt.Sprintf("%q", k))
+	}
+	return names
 }
 
 // initialise lays out a fresh file at revision 0.

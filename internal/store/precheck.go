@@ -10,7 +10,8 @@ import (
 // What precheck knows of bbolt's on-disk format (bbolt v1.4, format version
 // 2): every page starts with a 16-byte header (id, flags, count, overflow);
 // pages 0 and 1 hold a meta record each, the valid one with the higher
-// transaction id wins.
+// transaction id wins; the meta names the root bucket's page, the freelist
+// page and the high-water mark (pages in use).
 const (
 	pageHeaderSize   = 16
 	metaSize         = 64
@@ -49,10 +50,11 @@ func parseMeta(b []byte) boltMeta {
 
 func (m boltMeta) valid() bool { return m.magicOK && m.version == boltVersion && m.checksumOK }
 
-// precheck refuses, before bbolt maps it, a file whose damage is cheap to
-// see: empty, not bbolt at all, both meta pages bad, shorter than its meta
-// says (truncated), or with an impossible freelist page. bbolt would panic or
-// fault on some of these; the rest it reports less clearly.
+// precheck refuses, before bbolt maps it, a file whose damage it can see:
+// empty, not bbolt at all, both meta pages bad, shorter than its meta says
+// (truncated), or with a page structure that does not hold together (see
+// pageWalk). bbolt trusts its pages: on such files it panics, faults, or —
+// worse — allocates gigabytes and grows the file on the next write.
 func precheck(path string, size int64) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrCorrupt, path, fmt.Sprintf(format, args...))
@@ -65,18 +67,24 @@ func precheck(path string, size int64) error {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	read := func(off int64, n int) []byte {
-		buf := make([]byte, n)
-		got, _ := f.ReadAt(buf, off)
-		return buf[:got]
+	data, unmap, err := mapFile(f, size)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer unmap()
+	at := func(off int64) []byte {
+		if off >= int64(len(data)) {
+			return nil
+		}
+		return data[off:]
 	}
 
-	m0 := parseMeta(read(pageHeaderSize, metaSize))
+	m0 := parseMeta(at(pageHeaderSize))
 	pageSize := int64(os.Getpagesize())
 	if m0.valid() {
 		pageSize = int64(m0.pageSize)
 	}
-	m1 := parseMeta(read(pageSize+pageHeaderSize, metaSize))
+	m1 := parseMeta(at(pageSize + pageHeaderSize))
 	m := m0
 	if !m0.valid() || (m1.valid() && m1.txid > m0.txid) {
 		m = m1
@@ -96,31 +104,15 @@ func precheck(path string, size int64) error {
 	if m.pgid < 4 || m.pgid > uint64(size/ps) {
 		return bad("truncated: the meta page says %d pages of %d bytes (%d bytes), the file has %d bytes", m.pgid, ps, m.pgid*uint64(ps), size)
 	}
-	if m.root < 2 || m.root >= m.pgid {
-		return bad("root page %d outside the file's %d pages", m.root, m.pgid)
-	}
-	if m.freelist == noFreelist {
-		return nil
-	}
-	if m.freelist < 2 || m.freelist >= m.pgid {
-		return bad("freelist page %d outside the file's %d pages", m.freelist, m.pgid)
-	}
-	hdr := read(int64(m.freelist)*ps, pageHeaderSize+8)
-	if len(hdr) < pageHeaderSize+8 {
-		return bad("freelist page %d cut short", m.freelist)
-	}
-	le := binary.LittleEndian
-	flags, count, overflow := le.Uint16(hdr[8:]), uint64(le.Uint16(hdr[10:])), uint64(le.Uint32(hdr[12:]))
-	if flags != freelistPageFlag {
-		return bad("page %d is not a freelist page (flags %#x)", m.freelist, flags)
-	}
-	head := uint64(pageHeaderSize)
-	if count == 0xFFFF {
-		count, head = le.Uint64(hdr[pageHeaderSize:]), head+8
-	}
-	span := (overflow + 1) * uint64(ps)
-	if m.freelist+overflow >= m.pgid || count > (span-head)/8 {
-		return bad("freelist page %d claims %d entries over %d pages", m.freelist, count, overflow+1)
+	w := pageWalk{data: data, pageSize: uint64(ps), hwm: m.pgid, seen: make([]bool, m.pgid)}
+	err = guard("check the pages of "+path, func() error {
+		if err := w.tree(m.root, 0); err != nil {
+			return err
+		}
+		return w.freelist(m.freelist)
+	})
+	if err != nil {
+		return bad("%v", err)
 	}
 	return nil
 }
