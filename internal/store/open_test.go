@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -169,6 +170,16 @@ func TestBadFiles(t *testing.T) {
 			src[4096+pageHeaderSize+metaSumOffset] ^= 0xff
 			os.WriteFile(path, src, 0o600)
 		}, ErrCorrupt, "checksum"},
+		{"damaged page", func(t *testing.T, path string) {
+			src, _ := os.ReadFile(populated(t, 10))
+			meta := src[pageHeaderSize:] // the live meta has the higher txid
+			if m1 := src[4096+pageHeaderSize:]; binary.LittleEndian.Uint64(m1[48:]) > binary.LittleEndian.Uint64(meta[48:]) {
+				meta = m1
+			}
+			root := binary.LittleEndian.Uint64(meta[16:])
+			binary.LittleEndian.PutUint16(src[root*4096+10:], 0xFFFF) // element count
+			os.WriteFile(path, src, 0o600)
+		}, ErrCorrupt, "elements do not fit"},
 		{"newer schema version", func(t *testing.T, path string) {
 			src, _ := os.ReadFile(populated(t, 10))
 			os.WriteFile(path, src, 0o600)
