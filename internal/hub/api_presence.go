@@ -1,7 +1,13 @@
 package hub
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
+	"time"
 )
 
 // PresenceReport is the body of a beat or set: a heartbeat with, optionally,
@@ -42,6 +48,16 @@ func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) er
 }
 
 func (h *Hub) report(w http.ResponseWriter, id Identity, rep PresenceReport) error {
+	if err := h.applyReport(id, rep); err != nil {
+		return err
+	}
+	p, _ := h.presence.Get(id.PersonaID)
+	writeJSON(w, http.StatusOK, BeatAck{State: p.State, Beats: p.Beats})
+	return nil
+}
+
+// applyReport records one beat, with its activity and summary if given.
+func (h *Hub) applyReport(id Identity, rep PresenceReport) error {
 	var err error
 	switch {
 	case rep.Activity != nil:
@@ -52,16 +68,63 @@ func (h *Hub) report(w http.ResponseWriter, id Identity, rep PresenceReport) err
 	if err == nil && rep.Summary != nil {
 		err = h.presence.SetSummary(id.PersonaID, *rep.Summary)
 	}
-	if err != nil {
-		return err
-	}
-	p, _ := h.presence.Get(id.PersonaID)
-	writeJSON(w, http.StatusOK, BeatAck{State: p.State, Beats: p.Beats})
-	return nil
+	return err
 }
 
 // listPresence is GET /v1/presence.
 func listPresence(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
 	writeJSON(w, http.StatusOK, h.presence.List())
+	return nil
+}
+
+// maxReportLine bounds one line of a beat stream.
+const maxReportLine = 4 * MaxPresenceText
+
+// BeatStreamResult is the answer when a beat stream ends.
+type BeatStreamResult struct {
+	Reports uint64 `json:"reports"`
+	State   State  `json:"state"`
+}
+
+// beatStream is POST /v1/presence/stream: a persona runtime's keep-alive
+// path. The body is a stream of lines, each an empty line (a heartbeat) or a
+// PresenceReport object, applied as it arrives; the answer comes when the
+// runtime ends the body. One request carries any number of heartbeats, so a
+// busy runtime pays for HTTP once, not per beat. The connection may stay
+// silent up to the offline interval between lines.
+func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	rc := http.NewResponseController(w)
+	rd := bufio.NewReaderSize(r.Body, 4096)
+	var n uint64
+	for {
+		_ = rc.SetReadDeadline(time.Now().Add(h.cfg.Intervals.Offline))
+		line, err := rd.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxReportLine {
+			return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "beat stream line %d is over %d bytes", n+1, maxReportLine)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			var rep PresenceReport
+			if jerr := json.Unmarshal(line, &rep); jerr != nil {
+				return apiErrorf(http.StatusBadRequest, "malformed_json", "beat stream line %d: %v", n+1, jerr)
+			}
+			if rerr := h.applyReport(id, rep); rerr != nil {
+				return rerr
+			}
+			n++
+		} else if len(line) > 0 {
+			if berr := h.presence.Beat(id.PersonaID); berr != nil {
+				return berr
+			}
+			n++
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return apiErrorf(http.StatusBadRequest, "stream_broken", "beat stream ended after %d reports: %v", n, err)
+		}
+	}
+	p, _ := h.presence.Get(id.PersonaID)
+	writeJSON(w, http.StatusOK, BeatStreamResult{Reports: n, State: p.State})
 	return nil
 }

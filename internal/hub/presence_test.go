@@ -141,7 +141,7 @@ func TestPresenceRejectsLongText(t *testing.T) {
 	}
 }
 
-func mustNil(t *testing.T, err error) {
+func mustNil(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

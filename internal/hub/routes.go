@@ -12,6 +12,7 @@ func routes() []route {
 
 		{"POST", "/v1/presence/beat", persona, beat},
 		{"POST", "/v1/presence/set", persona, setPresence},
+		{"POST", "/v1/presence/stream", persona, beatStream},
 		{"GET", "/v1/presence", operator, listPresence},
 
 		{"GET", "/v1/personas", operator, listPersonas},
