@@ -143,7 +143,7 @@ func runCmd(m *Model, cmd tea.Cmd) {
 				runCmd(m, c)
 			}
 		}
-	case <-time.After(5 * time.Millisecond): // a blink or tick: not ours
+	case <-time.After(2 * time.Second): // a tick: not ours
 	}
 }
 

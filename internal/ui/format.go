@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,4 +47,33 @@ func stateCell(s PresenceState) string {
 		return "? unknown"
 	}
 	return "? " + string(s)
+}
+
+// appendLower appends the fields lowercased and separated by a NUL (so a
+// filter never matches across two fields) to dst.
+func appendLower(dst []byte, fields ...string) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, 0)
+		}
+		ascii := true
+		for j := 0; j < len(f); j++ {
+			if f[j] >= 0x80 {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			dst = append(dst, strings.ToLower(f)...)
+			continue
+		}
+		for j := 0; j < len(f); j++ {
+			c := f[j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }

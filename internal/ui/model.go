@@ -230,7 +230,13 @@ func (m *Model) onBatch(msg batchMsg) tea.Cmd {
 // apply applies a run of changes, starting the grace period when a
 // confirmation for the operator arrives under their fingers.
 func (m *Model) apply(changes []Change, now time.Time) {
-	selBefore := m.queue.table.Selected()
+	// A selection that moves on its own in the queue on screen opens a
+	// prompt under the operator's finger: see the grace period below.
+	onQueue := m.view == viewQueue
+	selBefore := ""
+	if onQueue {
+		selBefore = m.queue.table.Selected()
+	}
 	arrived := false
 	persons := 0
 	for i := range changes {
@@ -262,7 +268,12 @@ func (m *Model) apply(changes []Change, now time.Time) {
 		}
 	}
 	m.presence.table.End()
-	opened := m.view == viewQueue && m.queue.table.Selected() != selBefore && m.queue.table.Selected() != ""
+	opened := false
+	if onQueue {
+		m.queue.table.ensure()
+		sel := m.queue.table.Selected()
+		opened = sel != selBefore && sel != ""
+	}
 	typing := !m.lastKey.IsZero() && now.Sub(m.lastKey) < m.opts.TypingWindow
 	if (arrived && typing) || opened {
 		m.graceUntil = now.Add(m.opts.Grace)

@@ -130,8 +130,8 @@ func personaPaint(st *Styles, p *Persona, col int) paint {
 	return st.plain
 }
 
-func personaHaystack(p *Persona) string {
-	return strings.ToLower(p.Address + "\x00" + p.Name + "\x00" + p.Class + "\x00" + string(p.State) + "\x00" + p.Activity + "\x00" + p.Summary)
+func personaHaystack(p *Persona, dst []byte) []byte {
+	return appendLower(dst, p.Address, p.Name, p.Class, string(p.State), p.Activity, p.Summary)
 }
 
 // changedColumns marks the cells that differ between two versions of a
@@ -154,24 +154,18 @@ func changedColumns(a, b *Persona) uint64 {
 	return m
 }
 
-// load replaces every row with the snapshot's personas.
+// load replaces every row with the snapshot's personas; the table keeps
+// pointers into ps, which the console owns from then on.
 func (v *presenceView) load(ps []Persona, now time.Time) {
 	fresh := v.table.Total() == 0
 	v.table.Begin(len(ps) + v.table.Total())
-	keep := make(map[string]bool, len(ps))
 	for i := range ps {
-		keep[ps[i].ID] = true
-		v.table.Upsert(ps[i].ID, ps[i], 0, now)
+		v.table.Upsert(ps[i].ID, &ps[i], 0, now)
 	}
-	for id := range v.table.rows {
-		if !keep[id] {
-			v.table.Delete(id)
-		}
+	if !fresh {
+		dropMissing(v.table, len(ps), func(i int) string { return ps[i].ID })
 	}
 	v.table.End()
-	if fresh {
-		v.table.First()
-	}
 }
 
 // upsert applies one changed persona, highlighting what changed.
@@ -180,19 +174,7 @@ func (v *presenceView) upsert(p Persona, now time.Time) {
 	if old, ok := v.table.Get(p.ID); ok {
 		changed = changedColumns(old, &p)
 	}
-	v.table.Upsert(p.ID, p, changed, now)
-}
-
-// cycleSort moves the sort to the next column, keeping the direction.
-func (v *presenceView) cycleSort() {
-	col, desc := v.table.Sort()
-	v.table.SortBy((col+1)%len(presenceColumns), desc)
-}
-
-// reverseSort flips the sort direction.
-func (v *presenceView) reverseSort() {
-	col, desc := v.table.Sort()
-	v.table.SortBy(col, !desc)
+	v.table.Upsert(p.ID, &p, changed, now)
 }
 
 // jump selects the persona at an address or with a name (exact first, then

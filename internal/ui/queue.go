@@ -125,36 +125,30 @@ func (v *queueView) paint(c *Confirmation, col int) paint {
 	return v.styles.plain
 }
 
-func confirmationHaystack(c *Confirmation) string {
-	return strings.ToLower(c.Requester + "\x00" + c.Boundary + "\x00" + c.Operation + "\x00" + c.Authority + "\x00" + c.ID + "\x00" + c.CorrelationID)
+func confirmationHaystack(c *Confirmation, dst []byte) []byte {
+	return appendLower(dst, c.Requester, c.Boundary, c.Operation, c.Authority, c.ID, c.CorrelationID)
 }
 
-// load replaces every row with the snapshot's confirmations.
+// load replaces every row with the snapshot's confirmations; the table
+// keeps pointers into cs, which the console owns from then on.
 func (v *queueView) load(operator string, cs []Confirmation, now time.Time) {
 	v.operator = operator
 	fresh := v.table.Total() == 0
 	v.table.Begin(len(cs) + v.table.Total())
-	keep := make(map[string]bool, len(cs))
 	for i := range cs {
-		keep[cs[i].ID] = true
-		v.table.Upsert(cs[i].ID, cs[i], 0, now)
+		v.table.Upsert(cs[i].ID, &cs[i], 0, now)
 	}
-	for id := range v.table.rows {
-		if !keep[id] {
-			v.table.Delete(id)
-		}
+	if !fresh {
+		dropMissing(v.table, len(cs), func(i int) string { return cs[i].ID })
 	}
 	v.table.End()
-	if fresh {
-		v.table.First()
-	}
 	v.recount()
 }
 
 // add inserts a newly pending confirmation.
 func (v *queueView) add(c Confirmation, now time.Time) {
 	_, had := v.table.Get(c.ID)
-	v.table.Upsert(c.ID, c, 0, now)
+	v.table.Upsert(c.ID, &c, 0, now)
 	if !had && v.actionable(&c) {
 		v.mine++
 	}
@@ -175,8 +169,8 @@ func (v *queueView) remove(id string) bool {
 
 func (v *queueView) recount() {
 	v.mine = 0
-	for _, r := range v.table.rows {
-		if v.actionable(&r.val) {
+	for _, r := range v.table.sorted {
+		if v.actionable(r.val) {
 			v.mine++
 		}
 	}

@@ -47,18 +47,21 @@ type TableSpec[T any] struct {
 	Cell func(v *T, col int, now time.Time) string
 	// Paint styles a cell (presence state colours, dimmed rows).
 	Paint func(v *T, col int) paint
-	// Haystack is the lowercase text a filter matches against.
-	Haystack func(v *T) string
+	// Haystack appends the lowercase text a filter matches against to dst
+	// (see appendLower); appending lets a bulk load share one buffer.
+	Haystack func(v *T, dst []byte) []byte
 }
 
 // tableRow is one record with what the table caches about it.
 type tableRow[T any] struct {
 	id    string
-	val   T
+	val   *T
 	group int
-	keys  []SortKey
-	hay   string
-	match bool
+	key   SortKey // the sort column's key
+	hay    string
+	hasHay bool
+	match  bool
+	gone   bool // deleted while the order was stale
 	// changed and changedCols drive the brief highlight of changed cells.
 	changed     time.Time
 	changedCols uint64
@@ -88,8 +91,11 @@ type Table[T any] struct {
 
 	// Highlight is how long changed cells stay highlighted.
 	Highlight time.Duration
-	// bulk is true during a large update: positions are settled by End.
-	bulk bool
+	// stale is true when sorted holds the rows in no order (after a bulk
+	// update); filtered and the selection's position are then stale too.
+	stale bool
+	// slab holds the rows a bulk update adds, allocated together.
+	slab []tableRow[T]
 }
 
 // NewTable returns an empty table.
@@ -101,9 +107,11 @@ func NewTable[T any](spec TableSpec[T], styles *Styles) *Table[T] {
 func (t *Table[T]) Len() int { return len(t.visible()) }
 
 // Total is the number of rows held.
-func (t *Table[T]) Total() int { return len(t.sorted) }
+func (t *Table[T]) Total() int { return len(t.rows) }
 
+// visible is the shown rows in order; reading it settles a stale order.
 func (t *Table[T]) visible() []*tableRow[T] {
+	t.ensure()
 	if t.filter == "" {
 		return t.sorted
 	}
@@ -114,14 +122,12 @@ func (t *Table[T]) less(a, b *tableRow[T]) int {
 	if a.group != b.group {
 		return a.group - b.group
 	}
-	if len(a.keys) > 0 {
-		c := a.keys[t.sortCol].compare(b.keys[t.sortCol])
-		if t.desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
+	c := a.key.compare(b.key)
+	if t.desc {
+		c = -c
+	}
+	if c != 0 {
+		return c
 	}
 	return strings.Compare(a.id, b.id)
 }
@@ -148,45 +154,87 @@ func (t *Table[T]) matches(r *tableRow[T]) bool {
 	return t.filter == "" || strings.Contains(r.hay, t.filter)
 }
 
-// refresh recomputes a row's cached keys from its record.
+// refresh recomputes a row's cached keys from its record. The haystack is
+// dropped and rebuilt only when a filter needs it (see haystacks): the first
+// frame of a large installation never pays for filtering it has not asked for.
 func (t *Table[T]) refresh(r *tableRow[T]) {
 	if t.spec.Group != nil {
-		r.group = t.spec.Group(&r.val)
+		r.group = t.spec.Group(r.val)
 	}
-	for c := range t.spec.Columns {
-		r.keys[c] = t.spec.Key(&r.val, c)
+	r.key = t.spec.Key(r.val, t.sortCol)
+	r.hay, r.hasHay = "", false
+	if t.filter != "" && !t.stale {
+		r.hay, r.hasHay = string(t.spec.Haystack(r.val, nil)), true
 	}
-	r.hay = t.spec.Haystack(&r.val)
-	r.match = t.matches(r)
+	r.match = t.stale || t.matches(r)
 }
 
-// Begin starts a bulk update of about n records: when n is a large share
-// of the table, positions are settled once by End instead of per record.
-func (t *Table[T]) Begin(n int) { t.bulk = n > 64 && n > len(t.sorted)/8 }
-
-// End settles a bulk update.
-func (t *Table[T]) End() {
-	if !t.bulk {
+// Begin starts a bulk update of about n records. When n is a large share
+// of the table (or the table is empty) the order goes stale: records are
+// taken in O(1) each and the order is rebuilt once, the next time it is
+// read (see ensure), so a table nobody looks at never sorts. Rows added
+// until End are allocated together.
+func (t *Table[T]) Begin(n int) {
+	if !(len(t.rows) == 0 || n > 64 && n > len(t.rows)/8) {
 		return
 	}
-	t.bulk = false
-	t.sorted = t.sorted[:0]
-	for _, r := range t.rows {
-		t.sorted = append(t.sorted, r)
+	t.stale = true
+	t.slab = make([]tableRow[T], 0, n)
+	if len(t.rows) == 0 {
+		t.rows = make(map[string]*tableRow[T], n)
+		t.sorted = make([]*tableRow[T], 0, n)
 	}
+}
+
+// End ends a bulk update.
+func (t *Table[T]) End() { t.slab = nil }
+
+// ensure rebuilds a stale order: sort, filter, and find the selection.
+func (t *Table[T]) ensure() {
+	if !t.stale {
+		return
+	}
+	t.stale = false
+	t.sorted = slices.DeleteFunc(t.sorted, func(r *tableRow[T]) bool { return r.gone })
 	slices.SortFunc(t.sorted, t.less)
 	t.refilter(false)
 	t.settle()
 }
 
+// haystacks builds the haystacks rows lack, all in one buffer: one
+// allocation instead of one per row.
+func (t *Table[T]) haystacks() {
+	var buf []byte
+	var todo []*tableRow[T]
+	var ends []int
+	for _, r := range t.sorted {
+		if !r.hasHay {
+			buf = t.spec.Haystack(r.val, buf)
+			todo = append(todo, r)
+			ends = append(ends, len(buf))
+		}
+	}
+	all := string(buf)
+	start := 0
+	for i, r := range todo {
+		r.hay, r.hasHay = all[start:ends[i]], true
+		start = ends[i]
+	}
+}
+
 // Upsert adds or replaces the record with this id. changedCols marks the
 // cells to highlight (bit c for column c); 0 highlights nothing.
-func (t *Table[T]) Upsert(id string, v T, changedCols uint64, now time.Time) {
+func (t *Table[T]) Upsert(id string, v *T, changedCols uint64, now time.Time) {
 	r, ok := t.rows[id]
-	if !ok {
-		r = &tableRow[T]{id: id, keys: make([]SortKey, len(t.spec.Columns))}
+	switch {
+	case !ok && t.slab != nil:
+		t.slab = append(t.slab, tableRow[T]{id: id})
+		r = &t.slab[len(t.slab)-1]
 		t.rows[id] = r
-	} else if !t.bulk {
+	case !ok:
+		r = &tableRow[T]{id: id}
+		t.rows[id] = r
+	case !t.stale:
 		t.sorted = t.remove(t.sorted, r)
 		if t.filter != "" && r.match {
 			t.filtered = t.remove(t.filtered, r)
@@ -197,7 +245,7 @@ func (t *Table[T]) Upsert(id string, v T, changedCols uint64, now time.Time) {
 		r.changed, r.changedCols = now, changedCols
 	}
 	t.refresh(r)
-	if t.bulk {
+	if t.stale {
 		if !ok {
 			t.sorted = append(t.sorted, r)
 		}
@@ -216,27 +264,25 @@ func (t *Table[T]) Delete(id string) {
 	if !ok {
 		return
 	}
-	if !t.bulk {
-		t.sorted = t.remove(t.sorted, r)
-		if t.filter != "" && r.match {
-			t.filtered = t.remove(t.filtered, r)
-		}
-	} else {
-		t.sorted = slices.DeleteFunc(t.sorted, func(x *tableRow[T]) bool { return x == r })
-	}
 	delete(t.rows, id)
-	if !t.bulk {
-		t.settle()
+	if t.stale { // ensure drops it with every other gone row in one pass
+		r.gone = true
+		return
 	}
+	t.sorted = t.remove(t.sorted, r)
+	if t.filter != "" && r.match {
+		t.filtered = t.remove(t.filtered, r)
+	}
+	t.settle()
 }
 
-// Get returns the record with this id.
+// Get returns the record with this id; the table owns it, callers only read.
 func (t *Table[T]) Get(id string) (*T, bool) {
 	r, ok := t.rows[id]
 	if !ok {
 		return nil, false
 	}
-	return &r.val, true
+	return r.val, true
 }
 
 // SetFilter keeps only rows whose haystack contains q (case-insensitive).
@@ -247,6 +293,7 @@ func (t *Table[T]) SetFilter(q string) {
 	if q == t.filter {
 		return
 	}
+	t.ensure()
 	narrow := t.filter != "" && strings.Contains(q, t.filter)
 	t.filter = q
 	t.refilter(narrow)
@@ -265,6 +312,9 @@ func (t *Table[T]) refilter(narrow bool) {
 		return
 	}
 	src := t.sorted
+	if !narrow {
+		t.haystacks()
+	}
 	if narrow {
 		src = t.filtered
 	} else {
@@ -285,6 +335,12 @@ func (t *Table[T]) refilter(narrow bool) {
 func (t *Table[T]) SortBy(col int, desc bool) {
 	if col < 0 || col >= len(t.spec.Columns) || (col == t.sortCol && desc == t.desc) {
 		return
+	}
+	t.ensure()
+	if col != t.sortCol {
+		for _, r := range t.sorted {
+			r.key = t.spec.Key(r.val, col)
+		}
 	}
 	t.sortCol, t.desc = col, desc
 	slices.SortFunc(t.sorted, t.less)
@@ -315,7 +371,7 @@ func (t *Table[T]) Select(id string) bool {
 // pred holds (the jump prompt).
 func (t *Table[T]) SelectFirst(pred func(v *T) bool) bool {
 	for _, r := range t.visible() {
-		if pred(&r.val) {
+		if pred(r.val) {
 			t.selID = r.id
 			t.settle()
 			return true
@@ -463,12 +519,12 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 		if c > 0 {
 			b.WriteByte(' ')
 		}
-		text := t.spec.Cell(&r.val, c, now)
+		text := t.spec.Cell(r.val, c, now)
 		if selected {
 			writeCell(b, text, t.widths[c], col.Right)
 			continue
 		}
-		p := t.spec.Paint(&r.val, c)
+		p := t.spec.Paint(r.val, c)
 		if hot && r.changedCols&(1<<c) != 0 {
 			p = st.changed
 		}
@@ -518,4 +574,18 @@ func spaces(n int) string {
 		return blank[:max(0, n)]
 	}
 	return strings.Repeat(" ", n)
+}
+
+// dropMissing deletes the rows whose ids are not among the n ids given,
+// after a fresh snapshot replaced the records.
+func dropMissing[T any](t *Table[T], n int, id func(int) string) {
+	keep := make(map[string]bool, n)
+	for i := range n {
+		keep[id(i)] = true
+	}
+	for rid := range t.rows {
+		if !keep[rid] {
+			t.Delete(rid)
+		}
+	}
 }

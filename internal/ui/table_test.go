@@ -57,6 +57,7 @@ func TestSelectionSurvivesThousandRowsUpdating(t *testing.T) {
 			t.Fatalf("round %d: selection moved from %s to %s", round, want, got)
 		}
 		tb := m.presence.table
+		tb.ensure()
 		if edge := tb.selPos < line || tb.selPos > tb.Len()-tb.PageSize()+line; !edge && tb.selOff != line {
 			t.Fatalf("round %d: the selected row moved from screen line %d to %d", round, line, tb.selOff)
 		}
@@ -72,6 +73,7 @@ func TestSelectionSurvivesThousandRowsUpdating(t *testing.T) {
 // assertSorted checks the incremental order against a full sort.
 func assertSorted[T any](t *testing.T, tb *Table[T]) {
 	t.Helper()
+	tb.ensure()
 	got := slices.Clone(tb.sorted)
 	if !slices.IsSortedFunc(got, tb.less) {
 		t.Fatal("the incrementally maintained order is not sorted")

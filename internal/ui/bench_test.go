@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"syscall"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/table"
+)
+
+// confirmations makes n pending confirmations, a third of them the
+// operator's.
+func confirmations(n int, rng *rand.Rand) []Confirmation {
+	auth := []string{"human:henry", "work/core/lead", ""}
+	cs := make([]Confirmation, n)
+	for i := range cs {
+		cs[i] = Confirmation{ID: fmt.Sprintf("c%07d", i), CorrelationID: "corr" + strconv.Itoa(i), Requester: fmt.Sprintf("work/proj%05d/deputy", i%50000),
+			Authority: auth[i%3], Boundary: "destructive operation", Operation: "delete branch b" + strconv.Itoa(i), Action: "workspace_write",
+			Created: t0.Add(-time.Duration(rng.IntN(3600)) * time.Second), Expires: t0.Add(time.Hour)}
+	}
+	return cs
+}
+
+func benchConsole(b *testing.B, np, nc int) (*Model, Snapshot) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	snap := demoSnapshot()
+	snap.Personas = personas(np, rng)
+	snap.Confirmations = confirmations(nc, rng)
+	return console(b, &hubDouble{snap: snap}, 120, 40), snap
+}
+
+// stockTable is the bubbles table holding the same rows, the baseline.
+func stockTable(cols []Column, rows []table.Row) table.Model {
+	tc := make([]table.Column, len(cols))
+	ws := layoutColumns(cols, 118)
+	for i, c := range cols {
+		tc[i] = table.Column{Title: c.Title, Width: ws[i]}
+	}
+	return table.New(table.WithColumns(tc), table.WithRows(rows), table.WithHeight(34), table.WithWidth(120), table.WithFocused(true))
+}
+
+func personaRows(ps []Persona) []table.Row {
+	rows := make([]table.Row, len(ps))
+	for i := range ps {
+		r := make(table.Row, len(presenceColumns))
+		for c := range presenceColumns {
+			r[c] = personaCell(&ps[i], c, t0)
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// BenchmarkPresenceFrame renders one frame of the console on the presence
+// view after a live update of one persona, against the stock bubbles table
+// given the same rows (SetRows after the update, as it has no other way to
+// take a change, then View).
+func BenchmarkPresenceFrame(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("console/n=%d", n), func(b *testing.B) {
+			m, snap := benchConsole(b, n, 0)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				p := snap.Personas[i%n]
+				p.Activity = "step " + strconv.Itoa(i)
+				i++
+				m.Update(batchMsg{changes: []Change{{Kind: PersonaChanged, Persona: p}}})
+				_ = m.Render()
+			}
+		})
+		b.Run(fmt.Sprintf("console-view-only/n=%d", n), func(b *testing.B) {
+			m, _ := benchConsole(b, n, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.Render()
+			}
+		})
+		b.Run(fmt.Sprintf("bubbles-table/n=%d", n), func(b *testing.B) {
+			_, snap := benchConsole(b, n, 0)
+			rows := personaRows(snap.Personas)
+			t := stockTable(presenceColumns, rows)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				rows[i%n][pcActivity] = "step " + strconv.Itoa(i)
+				i++
+				t.SetRows(rows)
+				_ = t.View()
+			}
+		})
+		b.Run(fmt.Sprintf("bubbles-table-view-only/n=%d", n), func(b *testing.B) {
+			_, snap := benchConsole(b, n, 0)
+			t := stockTable(presenceColumns, personaRows(snap.Personas))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = t.View()
+			}
+		})
+	}
+}
+
+// BenchmarkQueueFrame renders one frame of the queue after a confirmation
+// arrives, against the stock table given the same rows.
+func BenchmarkQueueFrame(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprintf("console/n=%d", n), func(b *testing.B) {
+			m, snap := benchConsole(b, 10, n)
+			m.Update(keyMsg("2"))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				c := snap.Confirmations[i%n]
+				c.ID = "new" + strconv.Itoa(i)
+				i++
+				m.Update(batchMsg{changes: []Change{{Kind: ConfirmationPending, Confirmation: c}}})
+				_ = m.Render()
+			}
+		})
+		b.Run(fmt.Sprintf("bubbles-table/n=%d", n), func(b *testing.B) {
+			_, snap := benchConsole(b, 10, n)
+			q := newQueueView(DefaultStyles())
+			q.operator = "human:henry"
+			rows := make([]table.Row, n)
+			for i := range snap.Confirmations {
+				r := make(table.Row, len(queueColumns))
+				for c := range queueColumns {
+					r[c] = q.cell(&snap.Confirmations[i], c, t0)
+				}
+				rows[i] = r
+			}
+			t := stockTable(queueColumns, rows)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				rows = append(rows, rows[i%n])
+				i++
+				t.SetRows(rows)
+				_ = t.View()
+			}
+		})
+	}
+}
+
+// BenchmarkFilterKeystroke types into the filter prompt over 100,000
+// personas: each op is one key press (a narrowing letter, then a
+// backspace that widens and rescans every row) and the frame after it.
+func BenchmarkFilterKeystroke(b *testing.B) {
+	m, _ := benchConsole(b, 100000, 0)
+	m.Update(keyMsg("/"))
+	for _, r := range "proj0" {
+		m.Update(keyMsg(string(r)))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			m.Update(keyMsg("1"))
+		} else {
+			m.Update(keyMsg("backspace"))
+		}
+		i++
+		_ = m.Render()
+	}
+}
+
+// BenchmarkColdStart builds the console from a snapshot and renders the
+// first frame: the data (10,000 personas, 100,000 confirmations)
+// and 100,000 of each.
+func BenchmarkColdStart(b *testing.B) {
+	for _, size := range [][2]int{{10000, 100000}, {100000, 100000}} {
+		b.Run(fmt.Sprintf("personas=%d/confirmations=%d", size[0], size[1]), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(9, 10))
+			snap := demoSnapshot()
+			snap.Personas = personas(size[0], rng)
+			snap.Confirmations = confirmations(size[1], rng)
+			h := &hubDouble{snap: snap}
+			b.ReportAllocs()
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				s := snap // the console owns its snapshot's slices: give it fresh ones
+				s.Personas = slices.Clone(snap.Personas)
+				s.Confirmations = slices.Clone(snap.Confirmations)
+				runtime.GC()
+				c0 := cpuTime()
+				b.StartTimer()
+				m := New(h, Options{Now: func() time.Time { return t0 }})
+				m.Update(resizeMsg(120, 40))
+				m.Update(snapshotMsg{snap: s})
+				_ = m.Render()
+				cpu += cpuTime() - c0
+			}
+			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime is the process's CPU time so far. The benchmarks report CPU time
+// per op beside wall time because this machine is shared: wall time
+// includes waiting for a core, CPU time is the work done.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+}
