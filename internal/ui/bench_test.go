@@ -2,11 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
-	"syscall"
-	"math/rand/v2"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 

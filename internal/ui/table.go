@@ -54,10 +54,10 @@ type TableSpec[T any] struct {
 
 // tableRow is one record with what the table caches about it.
 type tableRow[T any] struct {
-	id    string
-	val   *T
-	group int
-	key   SortKey // the sort column's key
+	id     string
+	val    *T
+	group  int
+	key    SortKey // the sort column's key
 	hay    string
 	hasHay bool
 	match  bool
