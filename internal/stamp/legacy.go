@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
@@ -121,17 +122,22 @@ func legacyTool(profile registry.Profile, name string, access Access) Tool {
 	return t
 }
 
-func decodeStrict(b []byte, v any) error {
+// decodeStrict decodes a legacy stamp refusing unknown fields, including
+// keys that match a field only case-insensitively.
+func decodeStrict(source string, b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return problems(source, ErrInvalidStamp, []Problem{{Rule: RuleSchema, Message: err.Error()}})
+	}
+	return problems(source, ErrInvalidStamp, exactKeys(b, reflect.TypeOf(v)))
 }
 
 // readV1 maps a v1 stamp to the in-memory type. The file is never rewritten.
 func readV1(source string, b []byte) (Stamp, error) {
 	var v stampV1
-	if err := decodeStrict(b, &v); err != nil {
-		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleSchema, Message: "v1: " + err.Error()}})
+	if err := decodeStrict(source, b, &v); err != nil {
+		return Stamp{}, err
 	}
 	a, err := LegacyAddress(v.Class, "", v.Project)
 	if err != nil {
@@ -154,8 +160,8 @@ func readV1(source string, b []byte) (Stamp, error) {
 // readV2 maps a v2 stamp to the in-memory type. The file is never rewritten.
 func readV2(source string, b []byte) (Stamp, error) {
 	var v stampV2
-	if err := decodeStrict(b, &v); err != nil {
-		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleSchema, Message: "v2: " + err.Error()}})
+	if err := decodeStrict(source, b, &v); err != nil {
+		return Stamp{}, err
 	}
 	a, err := LegacyAddress(v.Class, v.Scope, v.Project)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -110,4 +111,19 @@ func hasRule(err error, rule Rule) bool {
 		}
 	}
 	return false
+}
+
+func TestLegacyKeysMatchExactly(t *testing.T) {
+	// encoding/json alone would take "ClAss" for "class".
+	b, _ := os.ReadFile(filepath.Join("testdata", "v2-coordinator.json"))
+	for _, bad := range []string{
+		strings.Replace(string(b), `"class"`, `"ClAss"`, 1),
+		strings.Replace(string(b), `"surface"`, `"Surface"`, 1),
+		strings.Replace(string(b), `"generation"`, `"Generation"`, 1),
+	} {
+		_, err := Read([]byte(bad))
+		if !hasRule(err, RuleSchema) || !strings.Contains(err.Error(), "field names match exactly") {
+			t.Errorf("inexact key accepted: %v", err)
+		}
+	}
 }
