@@ -91,6 +91,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if cfg.Intervals == (Intervals{}) {
 		cfg.Intervals = DefaultIntervals
 	}
+	if err := cfg.Intervals.Validate(); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
 	if cfg.FlushEvery <= 0 {
 		cfg.FlushEvery = time.Second
 	}

@@ -63,6 +63,17 @@ type Intervals struct {
 	Offline time.Duration
 }
 
+// ErrBadIntervals: presence thresholds out of order.
+var ErrBadIntervals = errors.New("presence intervals must satisfy 0 < heartbeat <= stale < offline and 0 < idle")
+
+// Validate checks the thresholds are positive and in order.
+func (iv Intervals) Validate() error {
+	if iv.Heartbeat <= 0 || iv.Stale < iv.Heartbeat || iv.Offline <= iv.Stale || iv.Idle <= 0 {
+		return fmt.Errorf("heartbeat %v, stale %v, offline %v, idle %v: %w", iv.Heartbeat, iv.Stale, iv.Offline, iv.Idle, ErrBadIntervals)
+	}
+	return nil
+}
+
 // DefaultIntervals: heartbeats every 10 s, stale after 3 missed beats,
 // offline after 2 minutes, idle after 5 minutes without a new activity.
 var DefaultIntervals = Intervals{
