@@ -369,3 +369,14 @@ func TestForgedRequesterFieldIsIgnored(t *testing.T) {
 		t.Fatalf("the token's persona was not the one reported: %+v", got)
 	}
 }
+
+func TestRoutesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/api.md")
+	mustNil(t, err)
+	for _, rt := range routes() {
+		want := "`" + rt.method + " " + rt.pattern
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/api.md does not document %s %s", rt.method, rt.pattern)
+		}
+	}
+}
