@@ -181,6 +181,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onBatch(msg)
 	case decidedMsg:
 		return m, m.onDecided(msg)
+	case indexedMsg:
+		msg.install()
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case wizard.DoneMsg:
@@ -205,7 +208,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	m.queue.load(s.Operator, s.Confirmations, now)
 	m.loaded = true
 	m.closeReasonIfGone()
-	return subscribe(m.ctx, m.client, m.feed, s.Seq)
+	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd())
 }
 
 // onBatch applies every change that arrived since the last tick in one go

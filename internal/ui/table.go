@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -201,23 +202,65 @@ func (t *Table[T]) ensure() {
 	t.settle()
 }
 
-// haystacks builds the haystacks rows lack, all in one buffer: one
-// allocation instead of one per row.
+// haystacks builds, on the UI thread, the haystacks rows still lack (a
+// filter typed before the background index finished).
 func (t *Table[T]) haystacks() {
-	var buf []byte
-	var todo []*tableRow[T]
-	var ends []int
+	rows, vals := t.unindexed()
+	all, ends := buildHaystacks(t.spec.Haystack, vals)
+	installHaystacks(rows, vals, all, ends)
+}
+
+// indexCmd builds the haystacks rows lack off the UI thread; the result
+// installs them in Update, skipping rows whose record changed meanwhile
+// (records are never mutated: an update replaces the pointer).
+func (t *Table[T]) indexCmd() tea.Cmd {
+	rows, vals := t.unindexed()
+	if len(rows) == 0 {
+		return nil
+	}
+	fn := t.spec.Haystack
+	return func() tea.Msg {
+		all, ends := buildHaystacks(fn, vals)
+		return indexedMsg{install: func() { installHaystacks(rows, vals, all, ends) }}
+	}
+}
+
+// indexedMsg carries haystacks built off the UI thread.
+type indexedMsg struct{ install func() }
+
+func (t *Table[T]) unindexed() ([]*tableRow[T], []*T) {
+	var rows []*tableRow[T]
+	var vals []*T
 	for _, r := range t.sorted {
-		if !r.hasHay {
-			buf = t.spec.Haystack(r.val, buf)
-			todo = append(todo, r)
-			ends = append(ends, len(buf))
+		if !r.hasHay && !r.gone {
+			rows = append(rows, r)
+			vals = append(vals, r.val)
 		}
 	}
-	all := string(buf)
+	return rows, vals
+}
+
+// buildHaystacks writes every haystack into one buffer: one allocation
+// instead of one per row.
+func buildHaystacks[T any](fn func(*T, []byte) []byte, vals []*T) (string, []int) {
+	if len(vals) == 0 {
+		return "", nil
+	}
+	buf := make([]byte, 0, len(vals)*len(fn(vals[0], nil))*5/4)
+	ends := make([]int, len(vals))
+	for i, v := range vals {
+		buf = fn(v, buf)
+		ends[i] = len(buf)
+	}
+	return string(buf), ends
+}
+
+func installHaystacks[T any](rows []*tableRow[T], vals []*T, all string, ends []int) {
 	start := 0
-	for i, r := range todo {
-		r.hay, r.hasHay = all[start:ends[i]], true
+	for i, r := range rows {
+		if r.val == vals[i] && !r.hasHay {
+			r.hay, r.hasHay = all[start:ends[i]], true
+		}
 		start = ends[i]
 	}
 }

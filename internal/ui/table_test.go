@@ -189,3 +189,25 @@ func TestEmptyQueueAndResize(t *testing.T) {
 		t.Fatalf("after a resize to 100×30 the screen has %d lines", n)
 	}
 }
+
+func TestBackgroundIndexSkipsChangedRows(t *testing.T) {
+	m := console(t, &hubDouble{snap: demoSnapshot()}, 80, 24)
+	cmd := m.presence.table.indexCmd()
+	if cmd == nil {
+		t.Fatal("no index command after a snapshot")
+	}
+	msg := cmd() // built off the UI thread
+	p := demoSnapshot().Personas[0]
+	p.Summary = "Changed Meanwhile"
+	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: PersonaChanged, Persona: p}}})
+	m.Update(msg)
+	r := m.presence.table.rows["p1"]
+	if r.hasHay {
+		t.Fatal("an index built from the old record was installed on a changed row")
+	}
+	press(t, m, "/")
+	typeText(t, m, "meanwhile")
+	if m.presence.table.Len() != 1 {
+		t.Fatalf("filter over a mixed index shows %d rows, want 1", m.presence.table.Len())
+	}
+}
