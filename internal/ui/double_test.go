@@ -125,10 +125,12 @@ func press(t testing.TB, m *Model, keys ...string) {
 	}
 }
 
-// runCmd executes the decide commands a key returned and delivers their
-// results; ticks and cursor blinks are left alone.
-func runCmd(m *Model, cmd tea.Cmd) {
-	if cmd == nil {
+// runCmd executes the commands a key returned (a Decide, the wizard's
+// loads) and delivers their messages, a few levels deep.
+func runCmd(m *Model, cmd tea.Cmd) { runCmdDepth(m, cmd, 3) }
+
+func runCmdDepth(m *Model, cmd tea.Cmd, depth int) {
+	if cmd == nil || depth == 0 {
 		return
 	}
 	done := make(chan tea.Msg, 1)
@@ -136,12 +138,14 @@ func runCmd(m *Model, cmd tea.Cmd) {
 	select {
 	case msg := <-done:
 		switch msg := msg.(type) {
-		case decidedMsg:
-			m.Update(msg)
 		case tea.BatchMsg:
 			for _, c := range msg {
-				runCmd(m, c)
+				runCmdDepth(m, c, depth)
 			}
+		case tea.QuitMsg, nil:
+		default:
+			_, next := m.Update(msg)
+			runCmdDepth(m, next, depth-1)
 		}
 	case <-time.After(2 * time.Second): // a tick: not ours
 	}

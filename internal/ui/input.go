@@ -60,7 +60,7 @@ func (m *Model) switchTo(v viewID) tea.Cmd {
 	m.view = v
 	m.layout()
 	if v == viewWizard {
-		return m.plugins.openWizard(m.width, m.bodyHeight()+m.footerHeight())
+		return m.plugins.openWizard()
 	}
 	return nil
 }

@@ -163,7 +163,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, m.plugins.resize(msg)
+		return m, nil
 	case snapshotMsg:
 		return m, m.onSnapshot(msg)
 	case subscribedMsg:
@@ -327,6 +327,7 @@ func (m *Model) layout() {
 	h := m.bodyHeight()
 	m.presence.setSize(m.width, h)
 	m.queue.setSize(m.width, h)
+	m.plugins.resize(m.width, h)
 }
 
 // bodyHeight is what is left for the view between the bars.

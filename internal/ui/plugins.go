@@ -3,8 +3,10 @@ package ui
 import (
 	"context"
 
+	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/virgo-hub/virgo-tui/internal/ui/matrix"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -15,41 +17,63 @@ type Plugins struct {
 	Wizard wizard.Backend
 }
 
-// plugins holds the live child models of the wizard and matrix views.
+// plugins holds the child models of the wizard and matrix views. They draw
+// no footer of their own: the shell draws their help like its own views'.
 type plugins struct {
 	ctx     context.Context
 	backend wizard.Backend
 	wizard  *wizard.Model
-	wizKeys *wizard.KeyMap
+	matrix  matrix.Model
 	width   int
 	height  int
 }
 
 func newPlugins(p Plugins, ctx context.Context) *plugins {
-	return &plugins{ctx: ctx, backend: p.Wizard}
+	return &plugins{ctx: ctx, backend: p.Wizard, matrix: matrix.New(matrix.Options{HideHelp: true})}
 }
 
 func (p *plugins) hasWizard() bool { return p.wizard != nil }
 
 // openWizard starts a fresh wizard (answers start over each time the view
 // is entered; a finished or cancelled wizard leaves nothing behind).
-func (p *plugins) openWizard(width, height int) tea.Cmd {
+func (p *plugins) openWizard() tea.Cmd {
 	if p.backend == nil {
 		return nil
 	}
-	w := wizard.New(p.backend, wizard.Options{Context: p.ctx, Keys: p.wizKeys})
+	w := wizard.New(p.backend, wizard.Options{Context: p.ctx, HideHelp: true})
+	w, cmd := w.Update(tea.WindowSizeMsg{Width: p.width, Height: p.height})
 	p.wizard = &w
-	p.width, p.height = width, height
-	w2, cmd := p.wizard.Update(tea.WindowSizeMsg{Width: width, Height: height})
-	p.wizard = &w2
-	return tea.Batch(p.wizard.Init(), cmd)
+	return tea.Batch(w.Init(), cmd)
 }
 
 // closeWizard drops the wizard after it is done.
 func (p *plugins) closeWizard() { p.wizard = nil }
 
-// resize tells the children the terminal's size.
-func (p *plugins) resize(msg tea.WindowSizeMsg) tea.Cmd {
+// resize gives the children the body's size.
+func (p *plugins) resize(width, height int) {
+	p.width, p.height = width, height
+	msg := tea.WindowSizeMsg{Width: width, Height: height}
+	p.matrix, _ = p.matrix.Update(msg)
+	if p.wizard != nil {
+		w, _ := p.wizard.Update(msg)
+		p.wizard = &w
+	}
+}
+
+// update routes a message: keys to the current view's child only, other
+// messages (their commands' results) to the wizard, the one child with
+// commands.
+func (p *plugins) update(current viewID, msg tea.Msg) tea.Cmd {
+	if _, isKey := msg.(tea.KeyPressMsg); isKey {
+		switch current {
+		case viewMatrix:
+			p.matrix, _ = p.matrix.Update(msg)
+			return nil
+		case viewWizard:
+		default:
+			return nil
+		}
+	}
 	if p.wizard == nil {
 		return nil
 	}
@@ -58,27 +82,24 @@ func (p *plugins) resize(msg tea.WindowSizeMsg) tea.Cmd {
 	return cmd
 }
 
-// update routes a message: keys to the current view's child only, other
-// messages (their commands' results) to whichever child is alive.
-func (p *plugins) update(current viewID, msg tea.Msg) tea.Cmd {
-	if _, isKey := msg.(tea.KeyPressMsg); isKey && current != viewWizard {
-		return nil
+// help is the current child's key help, for the shell's footer.
+func (p *plugins) help(current viewID) (help.KeyMap, bool) {
+	switch {
+	case current == viewMatrix:
+		return p.matrix, true
+	case current == viewWizard && p.wizard != nil:
+		return p.wizard, true
 	}
-	if p.wizard == nil {
-		return nil
-	}
-	w, cmd := p.wizard.Update(msg)
-	p.wizard = &w
-	return cmd
+	return nil, false
 }
 
 // view renders the current child view, or says why there is none.
 func (p *plugins) view(st *Styles, current viewID, width, height int) string {
 	switch {
-	case current == viewWizard && p.wizard != nil:
+	case current == viewMatrix:
+		return p.matrix.View(width, height)
+	case p.wizard != nil:
 		return p.wizard.View(width, height)
-	case current == viewWizard:
-		return fit(st.Dim.Render("  the persona add wizard needs a hub connection with registration; run `virgo-tui persona add`"), width, height)
 	}
-	return fit(st.Dim.Render("  the class matrix view is not wired into this console build"), width, height)
+	return fit(st.Dim.Render("  persona add needs a hub that registers personas; this console has none wired (see virgo-tui persona add)"), width, height)
 }

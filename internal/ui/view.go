@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -34,12 +35,6 @@ func (m *Model) Render() string {
 		b.WriteString(m.presence.view(now))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
-	case m.view == viewWizard && m.plugins.hasWizard():
-		// The wizard draws its own footer: it gets the footer's lines too.
-		b.WriteString(m.plugins.view(m.styles, m.view, m.width, h+m.footerHeight()))
-		b.WriteByte('\n')
-		b.WriteString(m.statusLine(now))
-		return b.String()
 	default:
 		b.WriteString(m.plugins.view(m.styles, m.view, m.width, h))
 	}
@@ -157,10 +152,20 @@ func (m *Model) helpKeys() helpKeys {
 	case promptReason:
 		return promptHelp("deny with this reason", "cancel (nothing is decided)")
 	}
-	if m.view == viewQueue {
+	switch m.view {
+	case viewQueue:
 		return queueHelp(m.keys)
+	case viewPresence:
+		return presenceHelp(m.keys)
 	}
-	return presenceHelp(m.keys)
+	shell := []key.Binding{m.keys.NextView, m.keys.Help, m.keys.Quit}
+	if child, ok := m.plugins.help(m.view); ok {
+		if m.view == viewWizard { // the wizard takes every key but ctrl+c
+			return helpKeys{short: child.ShortHelp(), full: child.FullHelp()}
+		}
+		return helpKeys{short: append(child.ShortHelp(), shell...), full: append(child.FullHelp(), shell)}
+	}
+	return helpKeys{short: shell, full: [][]key.Binding{shell}}
 }
 
 func (m *Model) footer() string {

@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
+)
+
+// wizardDouble is the wizard's backend in the shell's tests: the wizard's
+// own tests drive it against real parts.
+type wizardDouble struct{}
+
+var errNotHere = errors.New("not in this test")
+
+func (wizardDouble) Snapshot(context.Context) (wizard.Snapshot, error) {
+	return wizard.Snapshot{Scopes: []string{"work"}, Projects: map[string][]string{"work": {"core"}},
+		Suggestions: []string{"Zaniah"}, Operator: "human:henry"}, nil
+}
+func (wizardDouble) Preview(context.Context, wizard.Registration) (wizard.Preview, error) {
+	return wizard.Preview{}, errNotHere
+}
+func (wizardDouble) Submit(context.Context, wizard.Registration) (wizard.Submitted, error) {
+	return wizard.Submitted{}, errNotHere
+}
+func (wizardDouble) Approve(context.Context, string) error { return errNotHere }
+
+func TestWizardPluggedIn(t *testing.T) {
+	m := console(t, &hubDouble{snap: demoSnapshot()}, 80, 24, Options{Plugins: Plugins{Wizard: wizardDouble{}}})
+	press(t, m, "3")
+	if !m.plugins.hasWizard() || !strings.Contains(plain(m), "persona add") {
+		t.Fatalf("3 did not open the wizard:\n%s", plain(m))
+	}
+	press(t, m, "1", "q") // typed into the wizard, not the shell's keys
+	if m.view != viewWizard {
+		t.Fatal("keys typed in the wizard switched the view")
+	}
+	press(t, m, "ctrl+c") // the wizard's cancel
+	if m.view != viewPresence || m.plugins.hasWizard() {
+		t.Fatalf("cancelling the wizard should return to presence (view %s)", viewTitles[m.view])
+	}
+	if !strings.Contains(plain(m), "persona add cancelled") {
+		t.Error("no note of the cancelled wizard")
+	}
+}
+
+func TestWizardUnwiredAndMatrix(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := console(t, &hubDouble{snap: demoSnapshot()}, size[0], size[1])
+		press(t, m, "3")
+		if !strings.Contains(plain(m), "persona add needs a hub") {
+			t.Fatal("the unwired wizard view does not explain itself")
+		}
+		golden(t, fmt.Sprintf("wizard-unwired-%dx%d.golden", size[0], size[1]), plain(m))
+		press(t, m, "4")
+		before := plain(m)
+		press(t, m, "c") // the matrix's compare key reaches the matrix
+		if plain(m) == before {
+			t.Fatal("the matrix view did not take its key")
+		}
+		press(t, m, "esc")
+		golden(t, fmt.Sprintf("matrix-%dx%d.golden", size[0], size[1]), plain(m))
+		press(t, m, "tab")
+		if m.view != viewPresence {
+			t.Fatal("tab from the matrix should wrap to presence")
+		}
+	}
+}
