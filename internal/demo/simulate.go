@@ -1,0 +1,286 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// Intervals are the presence thresholds the demo's hub runs with: short, so
+// a ten-second demo shows a runtime going stale.
+var Intervals = hub.Intervals{Heartbeat: time.Second, Stale: 3 * time.Second, Offline: 10 * time.Second, Idle: 8 * time.Second}
+
+// activities are what simulated runtimes say they are doing, by role.
+var activities = map[string][]string{
+	"secretary":   {"triaging the inbox", "drafting the daily brief", "routing an approval request", "summarizing the week"},
+	"coordinator": {"balancing the lanes", "reviewing the project queues", "planning the sprint"},
+	"lead":        {"reviewing a deputy's report", "assigning a bounded task", "consolidating findings", "reading QUEUE.md"},
+	"deputy":      {"running the test suite", "writing FINDINGS.md", "bisecting a regression", "reporting progress"},
+}
+
+// scenario is one kind of operation a runtime asks about.
+type scenario struct {
+	// role limits the scenario to one role; "" is any.
+	role   string
+	tool   string
+	target string // %s is replaced by the persona's scope/project, %d by a counter
+	shape  string
+}
+
+// scenarios cover every kind of confirmation (and one refusal): the three
+// confirm-level global boundaries go to the bound human, a deputy acting
+// outside its task goes to its owning lead, a secret read is denied.
+var scenarios = []scenario{
+	{tool: "publish_deployment_v1", target: "external:https://example.org/releases/r%d", shape: "deploy"},
+	{tool: "workspace_write", target: "path:memory/old-notes-%d.md", shape: "delete"},
+	{tool: "workspace_write", target: "path:credentials/api-token", shape: "write:overwrite"},
+	{tool: "workspace_read", target: "path:secrets/token", shape: "credential:read"},
+	{role: "deputy", tool: "append_run_event", target: "run:%s/t-9/r-%d", shape: "record:write"},
+}
+
+// Options tune Simulate.
+type Options struct {
+	// Home is the installation's home (for the runtimes' token files).
+	Home string
+	// Operator is the operator client; with AutoDecide it decides the
+	// confirmations routed to its human after a short pause (headless runs).
+	Operator   *hub.Client
+	AutoDecide bool
+	// Beat is each runtime's heartbeat period; Intervals.Heartbeat by default.
+	Beat time.Duration
+	// Seed makes a run repeatable.
+	Seed uint64
+}
+
+// Stats count what a simulation did.
+type Stats struct {
+	Runtimes, Beats, Activities, Requests, Queued, Denied, Decided atomic.Int64
+}
+
+// String is the one-paragraph account the demo prints at the end.
+func (s *Stats) String() string {
+	return fmt.Sprintf("%d runtimes sent %d heartbeats and %d activity or summary changes, asked %d operations "+
+		"(%d queued for confirmation, %d denied outright); %d confirmations decided",
+		s.Runtimes.Load(), s.Beats.Load(), s.Activities.Load(), s.Requests.Load(), s.Queued.Load(), s.Denied.Load(), s.Decided.Load())
+}
+
+// Simulate runs a runtime for every active generation but the first (the
+// root secretary stays standing: its runtime never connects) until ctx
+// ends. The second one's runtime goes away after a few beats, so it turns
+// stale, then offline. Leads decide the deputy-scope confirmations routed to
+// them.
+func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error) {
+	if opts.Beat <= 0 {
+		opts.Beat = Intervals.Heartbeat
+	}
+	st := &Stats{}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(in.Active)+1)
+	for i, p := range in.Active {
+		if i == 0 {
+			continue
+		}
+		rt, err := hub.Dial(ctx, opts.Home, hub.WithTokenFile(filepath.Join(registry.Home{Dir: opts.Home}.GenerationDir(p.ID), hub.TokenFile)))
+		if err != nil {
+			return nil, fmt.Errorf("demo: runtime of %s: %w", p.Address, err)
+		}
+		st.Runtimes.Add(1)
+		stopAfter := 0
+		if i == 1 {
+			stopAfter = 3
+		}
+		r := &runtime{p: p, c: rt, st: st, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer rt.Close()
+			if err := r.run(ctx); err != nil && ctx.Err() == nil {
+				errs <- err
+			}
+		}()
+	}
+	if opts.AutoDecide && opts.Operator != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := autoDecide(ctx, opts.Operator, st); err != nil && ctx.Err() == nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return st, <-errs
+}
+
+// runtime is one simulated persona runtime.
+type runtime struct {
+	p         registry.Persona
+	c         *hub.Client
+	st        *Stats
+	beat      time.Duration
+	stopAfter int
+	rng       *rand.Rand
+	n, asks   int
+}
+
+func (r *runtime) run(ctx context.Context) error {
+	for r.n = 1; ; r.n++ {
+		jitter := time.Duration(r.rng.Int64N(int64(r.beat / 2)))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(r.beat*3/4 + jitter):
+		}
+		if r.stopAfter > 0 && r.n > r.stopAfter {
+			return nil // the runtime went away
+		}
+		if err := r.step(ctx); err != nil {
+			return fmt.Errorf("demo: %s: %w", r.p.Address, err)
+		}
+	}
+}
+
+// step is one tick: a beat, maybe with a new activity or summary, maybe an
+// operation to ask about; a lead also decides what its deputy asked.
+func (r *runtime) step(ctx context.Context) error {
+	var err error
+	switch roll := r.rng.IntN(10); {
+	case roll < 3:
+		act := pick(r.rng, activities[r.p.Role])
+		_, err = r.c.SetPresence(ctx, &act, nil)
+		r.st.Activities.Add(1)
+	case roll < 4:
+		sum := fmt.Sprintf("%s: %d items in QUEUE.md", r.p.Address, r.rng.IntN(12))
+		_, err = r.c.SetPresence(ctx, nil, &sum)
+		r.st.Activities.Add(1)
+	case roll < 6:
+		err = r.ask(ctx)
+	default:
+		_, err = r.c.Beat(ctx)
+	}
+	r.st.Beats.Add(1)
+	if err != nil {
+		return err
+	}
+	if r.p.Role == "lead" {
+		return r.decideForDeputies(ctx)
+	}
+	return nil
+}
+
+// ask requests one operation. A runtime cycles through the scenarios that
+// fit its role, its own role's first, so even a short demo asks every kind.
+func (r *runtime) ask(ctx context.Context) error {
+	var fit []scenario
+	for _, s := range scenarios {
+		if s.role == r.p.Role {
+			fit = append([]scenario{s}, fit...)
+		} else if s.role == "" {
+			fit = append(fit, s)
+		}
+	}
+	s := fit[r.asks%len(fit)]
+	r.asks++
+	target := s.target
+	if strings.Contains(target, "%s") {
+		target = fmt.Sprintf(target, r.p.Scope+"/"+r.p.Project, r.n)
+	} else if strings.Contains(target, "%d") {
+		target = fmt.Sprintf(target, r.n)
+	}
+	res, err := r.c.RequestConfirmation(ctx, hub.OperationRequest{Tool: s.tool, Target: target, Shape: s.shape,
+		CorrelationID: fmt.Sprintf("demo-%s-%d", r.p.ID[:8], r.n)})
+	if err != nil {
+		return err
+	}
+	r.st.Requests.Add(1)
+	switch {
+	case res.Status == confirm.StatusDenied:
+		r.st.Denied.Add(1)
+	case res.Confirmation != nil:
+		r.st.Queued.Add(1)
+	}
+	return nil
+}
+
+// decideForDeputies approves most deputy-scope confirmations routed to this
+// lead and denies the rest with a reason.
+func (r *runtime) decideForDeputies(ctx context.Context) error {
+	cs, err := r.c.Confirmations(ctx, false)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		if c.Authority.String() != r.p.Address || c.Unroutable {
+			continue
+		}
+		d := hub.DecideRequest{Approve: r.rng.IntN(3) > 0}
+		if !d.Approve {
+			d.Reason = "stay on your assigned task"
+		}
+		if _, err := r.c.Decide(ctx, c.ID, d); err != nil {
+			if lost(err) {
+				continue
+			}
+			return err
+		}
+		r.st.Decided.Add(1)
+	}
+	return nil
+}
+
+// autoDecide is the headless stand-in for the operator: every second it
+// decides the operation confirmations routed to it that have waited more
+// than a second, approving two of three. Activations and retirements stay
+// pending for a human.
+func autoDecide(ctx context.Context, op *hub.Client, st *Stats) error {
+	me, err := op.WhoAmI(ctx)
+	if err != nil {
+		return err
+	}
+	for n := 0; ; {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+		cs, err := op.Confirmations(ctx, false)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if c.Kind != confirm.KindOperation || c.Authority.String() != me.Principal || time.Since(c.CreatedAt) < time.Second {
+				continue
+			}
+			n++
+			d := hub.DecideRequest{Approve: n%3 != 0}
+			if !d.Approve {
+				d.Reason = "not during the demo"
+			}
+			if _, err := op.Decide(ctx, c.ID, d); err != nil {
+				if lost(err) {
+					continue
+				}
+				return err
+			}
+			st.Decided.Add(1)
+		}
+	}
+}
+
+// lost reports a decision that came too late: decided elsewhere or expired.
+func lost(err error) bool {
+	return errors.Is(err, confirm.ErrAlreadyDecided) || errors.Is(err, confirm.ErrExpired)
+}
+
+func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
