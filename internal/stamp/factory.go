@@ -80,12 +80,18 @@ func mergePaths(base, extra []string) []string {
 // in schema order, no HTML escaping, one trailing newline. The same stamp
 // always gives the same bytes.
 func Marshal(s Stamp) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(s); err != nil {
 		return nil, fmt.Errorf("marshal stamp %s: %w", s.Path.Address, err)
 	}
-	return buf.Bytes(), nil
+	// Indenting into a buffer sized once is cheaper than the encoder's own
+	// indentation, which grows its buffer as it goes.
+	var out bytes.Buffer
+	out.Grow(compact.Len() * 2)
+	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("marshal stamp %s: %w", s.Path.Address, err)
+	}
+	return out.Bytes(), nil
 }

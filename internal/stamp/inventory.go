@@ -87,7 +87,7 @@ func toolFor(cell Cell, t InventoryTool) Tool {
 // ToolsFor returns exactly the tools a class's matrix row exposes, in matrix
 // order, with the class's access and scope. An unknown profile gets none.
 func ToolsFor(p registry.Profile) []Tool {
-	var out []Tool
+	out := make([]Tool, 0, len(inventory))
 	for _, b := range bundles {
 		cell := CellFor(b, p)
 		for _, t := range b.Tools {

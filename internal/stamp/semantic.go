@@ -201,8 +201,10 @@ func checkAuthority(s Stamp, profile registry.Profile, add adder) {
 // repeated or empty ones.
 func checkSurfaces(s Stamp, profile registry.Profile, add adder) {
 	canMessage := false
-	for _, t := range ToolsFor(profile) {
-		canMessage = canMessage || t.Scope == ScopeBoundSurfaces
+	for _, b := range bundles {
+		for _, t := range b.Tools {
+			canMessage = canMessage || exposes(CellFor(b, profile), t) && t.Scope == ScopeBoundSurfaces
+		}
 	}
 	seen := map[SurfaceBinding]bool{}
 	for i, b := range s.HumanSurfaces {
