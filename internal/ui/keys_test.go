@@ -82,3 +82,18 @@ func FuzzParseKeyMap(f *testing.F) {
 		}
 	})
 }
+
+func TestRunRefusesBadKeysAndLogsToAFile(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "keys.json"), []byte(`{"approve": ["space"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := Run(t.Context(), &hubDouble{snap: demoSnapshot()}, RunOptions{Home: home})
+	if !errors.Is(err, ErrKeyConfig) || !strings.Contains(err.Error(), `"approve" may not use "space"`) {
+		t.Fatalf("Run with a bad keys.json: %v", err)
+	}
+	fi, err := os.Stat(filepath.Join(home, "console.log"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("console.log: %v %v", fi, err)
+	}
+}
