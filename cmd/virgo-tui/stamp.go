@@ -74,17 +74,26 @@ generation that already has a stamp is refused; a new generation gets a new stam
 				return err
 			}
 			w := cmd.OutOrStdout()
+			prev, err := previousStamp(ctx, r, p)
+			if err != nil {
+				return err
+			}
+			diff := stamp.Diff(prev, s)
 			if f.dryRun {
-				return writeStamp(w, *out, s)
+				if err := writeStamp(w, *out, s); err != nil || *out == outputJSON {
+					return err
+				}
+				_, err := fmt.Fprint(w, "\n", stamp.RenderDiff(diff))
+				return err
 			}
 			path, hash, err := writeGenerationStamp(ctx, r, p, s)
 			if err != nil {
 				return err
 			}
 			if *out == outputJSON {
-				return writeJSON(w, map[string]any{"path": path, "hash": hash, "address": p.Address, "tools": len(s.Tools)})
+				return writeJSON(w, map[string]any{"path": path, "hash": hash, "address": p.Address, "tools": len(s.Tools), "diff": diff})
 			}
-			fmt.Fprintf(w, "wrote %s\n%s  %s (%s, %d tools)\n", path, hash, p.Address, s.Path.Profile, len(s.Tools))
+			fmt.Fprintf(w, "wrote %s\n%s  %s (%s, %d tools)\n\n%s", path, hash, p.Address, s.Path.Profile, len(s.Tools), stamp.RenderDiff(diff))
 			if err := stamp.BootCheck(s, stamp.Handlers()); err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: the persona will not stand until this is fixed:\n%v\n", err)
 			}
@@ -110,6 +119,24 @@ func writeGenerationStamp(ctx context.Context, r *registry.Registry, p registry.
 		return "", "", err
 	}
 	return filepath.Join(dir, stamp.FileName), hash, nil
+}
+
+// previousStamp is the stamp of the seat's previous generation, the side a
+// new generation's diff is read against; the zero stamp ("nothing") for a
+// new seat or when no earlier generation was stamped.
+func previousStamp(ctx context.Context, r *registry.Registry, p registry.Persona) (stamp.Stamp, error) {
+	hist, err := r.SeatHistory(ctx, p.Address)
+	if err != nil {
+		return stamp.Stamp{}, err
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		q := hist[i]
+		if q.Generation >= p.Generation || q.StampHash == "" {
+			continue
+		}
+		return stamp.Load(filepath.Join(r.Home().GenerationDir(q.ID), stamp.FileName), q.StampHash)
+	}
+	return stamp.Stamp{}, nil
 }
 
 // stampInput turns a registered persona and the build flags into the

@@ -46,6 +46,18 @@ func TestStampBuildWritesOnceAndRecordsTheHash(t *testing.T) {
 	}
 }
 
+func TestStampBuildShowsTheDiffAgainstThePreviousGeneration(t *testing.T) {
+	c, _ := stampedHome(t)
+	// A new seat: everything is added.
+	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Heze", "--human", "human:henry")
+	wantContains(t, "first lead", c.ok("stamp", "build", "work/core/lead"), "nothing -> work/core/lead", "gains task assignment")
+	// A second generation of the deputy seat: the same class, no change.
+	c.ok("persona", "retire", "Porrima", "--reason", "test")
+	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
+	wantContains(t, "second deputy", c.ok("stamp", "build", "Zaniah", "--dry-run"),
+		"persona      Zaniah, generation 2", "work/core/deputy -> work/core/deputy", "no change: both carry the same tools")
+}
+
 func TestStampBuildRefusesAnUnregisteredAddress(t *testing.T) {
 	c := newCLI(t)
 	_, errOut, code := c.run("stamp", "build", "work/core/lead")
