@@ -18,6 +18,7 @@ const (
 	Disconnected
 )
 
+// String is the state as the status bar words it.
 func (s ConnState) String() string {
 	switch s {
 	case Connected:

@@ -9,7 +9,10 @@ type helpKeys struct {
 	full  [][]key.Binding
 }
 
-func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
+// ShortHelp is the footer line (help.KeyMap).
+func (h helpKeys) ShortHelp() []key.Binding { return h.short }
+
+// FullHelp is the `?` help in columns (help.KeyMap).
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
 // presenceHelp is the presence view's help.

@@ -105,20 +105,18 @@ func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Jump):
 		return m.openPrompt(promptJump, "jump to address or name › ", "")
 	case key.Matches(msg, k.Back):
-		m.back(v.table, &v.detail, func() { v.setSize(v.width, v.height) })
+		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
 	}
 	return nil
 }
 
-// back closes a detail pane, else clears a filter. It never decides.
-func (m *Model) back(clearFilter interface{ SetFilter(string) }, detail *bool, relayout func()) {
-	switch {
-	case *detail:
-		*detail = false
-		relayout()
-	default:
-		clearFilter.SetFilter("")
+// backOut closes a detail pane, else clears a filter. It never decides.
+func backOut(detail bool, toggleDetail func(), setFilter func(string)) {
+	if detail {
+		toggleDetail()
+		return
 	}
+	setFilter("")
 }
 
 func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -129,7 +127,7 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Detail): // enter: detail only, never approves
 		v.toggleDetail()
 	case key.Matches(msg, k.Back): // esc: backs out, never approves
-		m.back(v.table, &v.detail, func() { v.setSize(v.width, v.height) })
+		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
 	case key.Matches(msg, k.Jump):
