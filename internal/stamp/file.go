@@ -83,5 +83,5 @@ func Load(path, wantHash string) (Stamp, error) {
 	if got != wantHash {
 		return Stamp{}, fmt.Errorf("load %s: %w: recorded %s, file is %s", path, ErrHashMismatch, wantHash, got)
 	}
-	return ReadSource(path, b)
+	return readHashed(path, b)
 }

@@ -13,6 +13,7 @@ type Rule string
 // The rules of schema v3 and the semantic validator.
 const (
 	RuleJSON             Rule = "json"                     // not parseable JSON
+	RuleCanonical        Rule = "canonical-form"           // no RFC 8785 form (a duplicate key): no hash
 	RuleSchema           Rule = "schema"                   // a JSON Schema keyword failed
 	RuleSchemaVersion    Rule = "schema-version"           // unknown or missing version
 	RuleAddress          Rule = "address"                  // empty or unparsable canonical address

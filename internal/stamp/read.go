@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/gowebpki/jcs"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -20,8 +21,20 @@ type versionProbe struct {
 // never modifies b.
 func Read(b []byte) (Stamp, error) { return ReadSource("stamp", b) }
 
-// ReadSource is Read with the name of the source for error messages.
+// ReadSource is Read with the name of the source for error messages. A file
+// without an RFC 8785 canonical form (a duplicate key, which consumers'
+// parsers could resolve differently) has no hash and is refused.
 func ReadSource(source string, b []byte) (Stamp, error) {
+	if _, err := jcs.Transform(b); err != nil && json.Valid(b) {
+		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleCanonical,
+			Message: "no RFC 8785 canonical form, so no hash: " + err.Error()}})
+	}
+	return readHashed(source, b)
+}
+
+// readHashed is ReadSource for bytes already known to canonicalize (Load has
+// hashed them).
+func readHashed(source string, b []byte) (Stamp, error) {
 	var probe versionProbe
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleJSON, Message: err.Error()}})

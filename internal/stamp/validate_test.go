@@ -92,6 +92,10 @@ var damagedStamps = []damaged{
 		raw: func(b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"graph_namespace"`, `"tenant_secret": "x", "graph_namespace"`, 1))
 		}},
+	{name: "duplicate key", seat: "root/secretary", rule: RuleCanonical,
+		raw: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"graph_namespace"`, `"tools": [], "graph_namespace"`, 1))
+		}},
 	{name: "not JSON", seat: "root/secretary", rule: RuleJSON,
 		raw: func(b []byte) []byte { return b[:len(b)/2] }},
 }
