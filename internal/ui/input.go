@@ -42,6 +42,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.switchTo(viewWizard)
 	case key.Matches(msg, k.Matrix):
 		return m.switchTo(viewMatrix)
+	case key.Matches(msg, k.Jump):
+		if m.view == viewQueue {
+			return m.openPrompt(promptJump, "jump to requester or id › ", "")
+		}
+		return m.openPrompt(promptJump, "jump to address or name › ", "")
 	}
 	switch m.view {
 	case viewPresence:
@@ -102,8 +107,6 @@ func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.toggleDetail()
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
-	case key.Matches(msg, k.Jump):
-		return m.openPrompt(promptJump, "jump to address or name › ", "")
 	case key.Matches(msg, k.Back):
 		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
 	}
@@ -130,8 +133,6 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
-	case key.Matches(msg, k.Jump):
-		return m.openPrompt(promptJump, "jump to requester or id › ", "")
 	case key.Matches(msg, k.Approve):
 		return m.decideSelected(Decision{Approve: true})
 	case key.Matches(msg, k.ApproveRemember):

@@ -170,7 +170,7 @@ func (v *queueView) remove(id string) bool {
 func (v *queueView) recount() {
 	v.mine = 0
 	for _, r := range v.table.sorted {
-		if v.actionable(r.val) {
+		if !r.gone && v.actionable(r.val) {
 			v.mine++
 		}
 	}

@@ -157,3 +157,17 @@ func TestStaleChangesAreIgnored(t *testing.T) {
 		t.Error("a change older than the snapshot was applied")
 	}
 }
+
+func TestReconnectSnapshotReplacesTheQueue(t *testing.T) {
+	m, _ := queueConsole(t)
+	snap := demoSnapshot()
+	snap.Seq = 30
+	snap.Confirmations = snap.Confirmations[1:] // c-1 was decided while we were away
+	m.Update(snapshotMsg{snap: snap})
+	if _, ok := m.queue.table.Get("c-1"); ok || m.queue.mine != 1 || m.queue.table.Len() != 3 {
+		t.Fatalf("after a fresh snapshot: c-1 held %v, pending for you %d, rows %d", ok, m.queue.mine, m.queue.table.Len())
+	}
+	if m.queue.table.Selected() != "c-2" {
+		t.Errorf("the selection should fall to the row now in c-1's place, got %q", m.queue.table.Selected())
+	}
+}

@@ -84,6 +84,12 @@ func TestFilterAndJump(t *testing.T) {
 	if got := m.presence.table.Selected(); got != "p4" {
 		t.Fatalf(": work/core/deputy selected %q, want p4", got)
 	}
+	press(t, m, "4", ":") // from the matrix, a jump lands in presence
+	typeText(t, m, "spica")
+	press(t, m, "enter")
+	if m.view != viewPresence || m.presence.table.Selected() != "p1" {
+		t.Fatalf(": spica from the matrix: view %s, selected %q", viewTitles[m.view], m.presence.table.Selected())
+	}
 	press(t, m, ":")
 	typeText(t, m, "nobody")
 	press(t, m, "enter")
