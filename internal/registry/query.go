@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,11 +84,8 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Persona, error
 			out = append(out, p)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Address != out[j].Address {
-			return out[i].Address < out[j].Address
-		}
-		return out[i].Generation < out[j].Generation
+	slices.SortFunc(out, func(a, b Persona) int {
+		return cmp.Or(strings.Compare(a.Address, b.Address), cmp.Compare(a.Generation, b.Generation))
 	})
 	return out, nil
 }
