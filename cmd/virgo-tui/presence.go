@@ -90,8 +90,9 @@ func dialRuntime(ctx context.Context, home registry.Home, address, tokenFile str
 		if err != nil {
 			return nil, err
 		}
-		p, err := op.Persona(ctx, address)
+		v, err := op.Persona(ctx, address)
 		op.Close()
+		p := v.Persona
 		if err != nil {
 			return nil, err
 		}

@@ -14,8 +14,8 @@ import (
 // PersonaView is a persona record with its live presence (absent for
 // pending and refused generations, which have no runtime).
 type PersonaView struct {
-	registry.Persona
-	Presence *Presence `json:"presence,omitempty"`
+	Persona  registry.Persona `json:"persona"`
+	Presence *Presence        `json:"presence,omitempty"`
 }
 
 func (h *Hub) view(p registry.Persona) PersonaView {

@@ -119,6 +119,11 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	if len(es) == 0 || es[len(es)-1].Event != "approved" {
 		t.Fatalf("audit log ends with %+v, want the activation's approval", es)
 	}
+	v, err := op.Persona(ctx, "work/core/lead")
+	mustNil(t, err)
+	if v.Presence == nil || v.Presence.State != StateStanding || v.Persona.Name != "Spica" {
+		t.Fatalf("persona view: %+v presence %+v, want Spica standing", v.Persona, v.Presence)
+	}
 	sv, err := op.Stamp(ctx, "work/core/lead")
 	mustNil(t, err)
 	if sv.Stamp.Path.Address != "work/core/lead" || !strings.HasPrefix(sv.Hash, "sha256:") {
