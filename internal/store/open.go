@@ -66,10 +66,12 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 		// Validate through a read-only open first: a read-write open may
 		// write to the file (bbolt syncs a missing freelist), and a file
 		// we refuse must stay byte-for-byte as it was.
-		if err := precheck(path, fi.Size()); err != nil {
+		release, err := precheck(path, opts.Timeout)
+		if err != nil {
 			return nil, err
 		}
 		db, err := openFile(path, opts.Timeout, true)
+		release()
 		if err != nil {
 			return nil, err
 		}
@@ -129,8 +131,7 @@ func openFile(path string, timeout time.Duration, readOnly bool) (*bolt.DB, erro
 	case err == nil:
 		return db, nil
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("%w: %s is held by another virgo-tui (a hub or a command); "+
-			"stop it, or run the command through the running hub", ErrLocked, path)
+		return nil, lockedError(path)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
 		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
@@ -139,6 +140,12 @@ func openFile(path string, timeout time.Duration, readOnly bool) (*bolt.DB, erro
 	default:
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+}
+
+// lockedError names the file and who holds it.
+func lockedError(path string) error {
+	return fmt.Errorf("%w: %s is held by another virgo-tui (a hub or a command); "+
+		"stop it, or run the command through the running hub", ErrLocked, path)
 }
 
 // header is what OpenBolt learns from the meta bucket.

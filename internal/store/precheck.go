@@ -2,9 +2,11 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
+	"time"
 )
 
 // What precheck knows of bbolt's on-disk format (bbolt v1.4, format version
@@ -55,18 +57,43 @@ func (m boltMeta) valid() bool { return m.magicOK && m.version == boltVersion &&
 // (truncated), or with a page structure that does not hold together (see
 // pageWalk). bbolt trusts its pages: on such files it panics, faults, or —
 // worse — allocates gigabytes and grows the file on the next write.
-func precheck(path string, size int64) error {
+//
+// It reads under a shared lock (a writer elsewhere would make it see torn
+// pages and call a healthy file damaged); release drops that lock, and is to
+// be called once bbolt's read-only open holds its own.
+func precheck(path string, timeout time.Duration) (release func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	if err := lockShared(f, timeout); errors.Is(err, errWouldBlock) {
+		return nil, lockedError(path)
+	} else if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := checkFile(path, f, fi.Size()); err != nil {
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// checkFile is precheck's look at the bytes.
+func checkFile(path string, f *os.File, size int64) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrCorrupt, path, fmt.Sprintf(format, args...))
 	}
 	if size == 0 {
 		return bad("the file is empty (0 bytes); a virgo database never is. Move it away to start a new one")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
 	data, unmap, err := mapFile(f, size)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

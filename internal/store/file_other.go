@@ -3,8 +3,10 @@
 package store
 
 import (
+	"errors"
 	"io"
 	"os"
+	"time"
 )
 
 // mapFile reads the file whole where there is no mmap in package syscall.
@@ -15,3 +17,9 @@ func mapFile(f *os.File, size int64) (data []byte, unmap func(), err error) {
 	}
 	return data, func() {}, nil
 }
+
+// errWouldBlock: the lock is held by a writer past the timeout.
+var errWouldBlock = errors.New("lock held")
+
+// lockShared is left to bbolt's own open where package syscall has no flock.
+func lockShared(*os.File, time.Duration) error { return nil }
