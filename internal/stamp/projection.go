@@ -35,7 +35,8 @@ type toolsOnly struct {
 // actions those versions did not record. Each projection is built on its own
 // so that CheckProjections compares three results, not one.
 func Project(b []byte) (Projections, error) {
-	var doc toolsOnly
+	// Sized for the largest class, so decoding never grows the slice.
+	doc := toolsOnly{Tools: make([]Tool, 0, len(inventory))}
 	if err := json.Unmarshal(b, &doc); err != nil || doc.SchemaVersion != SchemaVersion {
 		s, rerr := Read(b)
 		if rerr != nil {
@@ -76,32 +77,32 @@ func CheckProjections(p Projections) error {
 	loss := func(tool, format string, args ...any) {
 		ps = append(ps, Problem{Rule: RuleProjectionLoss, Tool: tool, Message: fmt.Sprintf(format, args...)})
 	}
-	mcp := make(map[string]bool, len(p.MCP))
+	// One map of which consumers carry each tool name.
+	const inMCP, inLauncher, inHandler = 1, 2, 4
+	seen := make(map[string]uint8, len(p.MCP))
 	for _, n := range p.MCP {
-		if mcp[n] {
+		if seen[n]&inMCP != 0 {
 			ps = append(ps, Problem{Rule: RuleDuplicateName, Tool: n, Message: "the MCP list names the tool twice"})
 		}
-		mcp[n] = true
+		seen[n] |= inMCP
 	}
-	launcher := make(map[string]bool, len(p.Launcher))
 	for _, n := range p.Launcher {
-		launcher[n] = true
-		if !mcp[n] {
+		if seen[n]&inMCP == 0 {
 			loss(n, "the launcher allows a tool the MCP server does not expose")
 		}
+		seen[n] |= inLauncher
 	}
-	handled := make(map[string]bool, len(p.Handler))
 	for action, g := range p.Handler {
-		handled[g.Tool] = true
-		if !mcp[g.Tool] {
+		if seen[g.Tool]&inMCP == 0 {
 			loss(g.Tool, "the handler authorizes action %s for a tool the MCP server does not expose", action)
 		}
+		seen[g.Tool] |= inHandler
 	}
 	for _, n := range p.MCP {
-		if !launcher[n] {
+		if seen[n]&inLauncher == 0 {
 			loss(n, "exposed over MCP but missing from the launcher allowlist")
 		}
-		if !handled[n] {
+		if seen[n]&inHandler == 0 {
 			loss(n, "exposed over MCP but no handler row authorizes it (its action is lost or shared)")
 		}
 	}
