@@ -16,10 +16,10 @@ const (
 )
 
 var queueColumns = []Column{
-	qcRequester: {Title: "REQUESTER", Min: 14, Max: 26},
-	qcBoundary:  {Title: "BOUNDARY", Min: 10, Max: 22},
-	qcOperation: {Title: "OPERATION", Min: 12},
-	qcRouted:    {Title: "ROUTED TO", Min: 10, Max: 18},
+	qcRequester: {Title: "REQUESTER", Min: 16, Max: 22},
+	qcBoundary:  {Title: "BOUNDARY", Min: 12, Max: 22},
+	qcOperation: {Title: "OPERATION", Min: 16, Max: 60},
+	qcRouted:    {Title: "ROUTED TO", Min: 10, Max: 16},
 	qcAge:       {Title: "AGE", Min: 4, Max: 5, Right: true},
 	qcLeft:      {Title: "LEFT", Min: 5, Max: 6, Right: true},
 }

@@ -169,13 +169,48 @@ func (m *Model) helpKeys() helpKeys {
 }
 
 func (m *Model) footer() string {
-	return fit(m.help.View(m.helpKeys()), m.width, m.footerHeight())
+	return fit(m.helpView(), m.width, m.footerHeight())
 }
 
-// footerHeight is one line of short help, or the full help's lines.
+// helpView is the short help, or the full help with its columns wrapped
+// into as many bands as the width needs (bubbles' help would cut them).
+func (m *Model) helpView() string {
+	k := m.helpKeys()
+	if !m.help.ShowAll {
+		return m.help.ShortHelpView(k.ShortHelp())
+	}
+	h := m.help
+	h.SetWidth(0) // measure unclipped
+	var bands []string
+	var band [][]key.Binding
+	for _, g := range k.FullHelp() {
+		next := append(band[:len(band):len(band)], g)
+		if len(band) > 0 && lipglossWidth(h.FullHelpView(next)) > m.width {
+			bands = append(bands, h.FullHelpView(band))
+			next = [][]key.Binding{g}
+		}
+		band = next
+	}
+	if len(band) > 0 {
+		bands = append(bands, h.FullHelpView(band))
+	}
+	return strings.Join(bands, "\n")
+}
+
+// footerHeight is one line of short help, or the full help's lines, at
+// most half the screen.
 func (m *Model) footerHeight() int {
 	if !m.help.ShowAll {
 		return 1
 	}
-	return strings.Count(m.help.View(m.helpKeys()), "\n") + 1
+	return min(strings.Count(m.helpView(), "\n")+1, max(1, m.height/2))
+}
+
+// lipglossWidth is the widest line of a block.
+func lipglossWidth(s string) int {
+	w := 0
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
 }
