@@ -282,3 +282,40 @@ func (c *Client) getEpoch() string {
 	defer c.mu.Unlock()
 	return c.epoch
 }
+
+// Connect returns a client of the hub serving home. When none runs, it
+// starts one inside this process, serving the same socket so that runtimes
+// and other consoles can connect too (the console's way); stop ends that
+// hub — it drains, flushes presence and closes the store — and is a no-op
+// when the hub belongs to another process. A one-shot subcommand that
+// prefers to open the database directly uses Dial and handles ErrNoHub.
+func Connect(ctx context.Context, home registry.Home, opts ...DialOption) (c *Client, stop func() error, err error) {
+	noop := func() error { return nil }
+	if c, err = Dial(ctx, home.Dir, opts...); !errors.Is(err, ErrNoHub) {
+		return c, noop, err
+	}
+	hubCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ready, served := make(chan struct{}), make(chan error, 1)
+	go func() {
+		served <- Serve(hubCtx, ServeOptions{Home: home, Ready: func(*Hub) { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-served:
+		cancel()
+		if errors.Is(err, ErrHubRunning) {
+			// Another process won the race; use its hub.
+			c, err := Dial(ctx, home.Dir, opts...)
+			return c, noop, err
+		}
+		return nil, nil, err
+	}
+	stop = func() error {
+		cancel()
+		return <-served
+	}
+	if c, err = Dial(ctx, home.Dir, opts...); err != nil {
+		return nil, nil, errors.Join(err, stop())
+	}
+	return c, stop, nil
+}

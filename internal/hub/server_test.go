@@ -380,3 +380,31 @@ func TestRoutesDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
+	home := shortHome(t)
+	ctx := context.Background()
+	c, stop, err := Connect(ctx, home, AsOperator("henry"))
+	mustNil(t, err)
+	h, err := c.Health(ctx)
+	mustNil(t, err)
+	if h.PID != os.Getpid() {
+		t.Fatalf("in-process hub has pid %d, want ours %d", h.PID, os.Getpid())
+	}
+	// a second console connects to the running hub instead of starting one
+	c2, stop2, err := Connect(ctx, home, AsOperator("ada"))
+	mustNil(t, err)
+	h2, err := c2.Health(ctx)
+	mustNil(t, err)
+	if h2.Epoch != h.Epoch {
+		t.Fatalf("second Connect reached another hub (epoch %s, want %s)", h2.Epoch, h.Epoch)
+	}
+	mustNil(t, stop2()) // not its hub: nothing stops
+	if _, err := c.Health(ctx); err != nil {
+		t.Fatalf("the hub stopped when a client that did not start it left: %v", err)
+	}
+	mustNil(t, stop())
+	if _, err := Dial(ctx, home.Dir); !errors.Is(err, ErrNoHub) {
+		t.Fatalf("after stop: %v, want ErrNoHub", err)
+	}
+}
