@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestKeyConfigRebinds(t *testing.T) {
@@ -27,6 +28,7 @@ func TestKeyConfigRebinds(t *testing.T) {
 	if len(h.decisions) != 1 || !h.decisions[0].d.Approve {
 		t.Fatalf("y did not approve: %+v", h.decisions)
 	}
+	setClock(m, t0.Add(time.Second)) // past the grace period the decision started
 	press(t, m, "x")
 	if m.prompt != promptReason {
 		t.Fatal("x did not open the deny prompt")

@@ -109,3 +109,18 @@ func TestGraceIsConfigurable(t *testing.T) {
 		t.Fatal("Options.Grace ignored")
 	}
 }
+
+// After a decision the next confirmation slides under the cursor: a double
+// press must not decide it unseen.
+func TestDoublePressDecidesOnlyOne(t *testing.T) {
+	m, h := queueConsole(t)
+	press(t, m, "a", "a")
+	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" {
+		t.Fatalf("a, a sent %+v, want only c-1", h.decisions)
+	}
+	setClock(m, t0.Add(time.Second))
+	press(t, m, "a")
+	if len(h.decisions) != 2 || h.decisions[1].id != "c-2" {
+		t.Fatalf("a deliberate press after the grace period should decide c-2: %+v", h.decisions)
+	}
+}
