@@ -94,11 +94,9 @@ func checkFile(path string, f *os.File, size int64) error {
 	if size == 0 {
 		return bad("the file is empty (0 bytes); a virgo database never is. Move it away to start a new one")
 	}
-	data, unmap, err := mapFile(f, size)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	defer unmap()
+	head := make([]byte, 2*(1<<16))
+	n, _ := f.ReadAt(head, 0)
+	data := head[:n]
 	at := func(off int64) []byte {
 		if off >= int64(len(data)) {
 			return nil
@@ -131,14 +129,8 @@ func checkFile(path string, f *os.File, size int64) error {
 	if m.pgid < 4 || m.pgid > uint64(size/ps) {
 		return bad("truncated: the meta page says %d pages of %d bytes (%d bytes), the file has %d bytes", m.pgid, ps, m.pgid*uint64(ps), size)
 	}
-	w := pageWalk{data: data, pageSize: uint64(ps), hwm: m.pgid, seen: make([]bool, m.pgid)}
-	err = guard("check the pages of "+path, func() error {
-		if err := w.tree(m.root, 0); err != nil {
-			return err
-		}
-		return w.freelist(m.freelist)
-	})
-	if err != nil {
+	w := pageWalk{r: chunkReader{f: f, buf: make([]byte, walkChunk)}, pageSize: uint64(ps), hwm: m.pgid, seen: make([]bool, m.pgid)}
+	if err := guard("check the pages of "+path, func() error { return w.run(m.root, m.freelist) }); err != nil {
 		return bad("%v", err)
 	}
 	return nil
