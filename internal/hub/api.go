@@ -130,6 +130,9 @@ func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
 // are the exception (see identityClaims). An empty body decodes as {} when
 // optional is set.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	if optional && r.ContentLength == 0 {
+		return nil // a bare heartbeat: nothing to parse
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()

@@ -1,0 +1,163 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// watchStore publishes every committed store write (but presence, which the
+// tracker publishes itself) and keeps presence and tokens in line with
+// persona records. A watch that ends while ctx lives is resumed from the
+// last revision; if that history is gone, readers are told to resync.
+func (h *Hub) watchStore(ctx context.Context) {
+	after := h.startRev
+	for ctx.Err() == nil {
+		events, err := h.st.Watch(ctx, "", after)
+		if errors.Is(err, store.ErrCompacted) {
+			h.log.Warn("store history compacted under the hub's watch; readers must resync", "after", after)
+			after, _ = h.st.Rev(ctx)
+			h.stream.Publish(Change{Kind: KindResync, Time: time.Now().UTC()})
+			continue
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Error("store watch failed", "err", err)
+			}
+			return
+		}
+		for ev := range events {
+			h.apply(ev)
+			after = ev.Rev
+			h.markApplied(ev.Rev)
+		}
+	}
+}
+
+// Kinds of store change on the stream.
+const (
+	KindPersona      = "persona"
+	KindSeat         = "seat"
+	KindConfirmation = "confirmation"
+	KindPrompt       = "prompt"
+	KindAudit        = "audit"
+	KindReaction     = "reaction"
+)
+
+// streamKinds names the kind of change of each store prefix, first match
+// wins; "" keeps a prefix off the stream (internal indexes, and presence,
+// which the tracker publishes coalesced).
+var streamKinds = []struct{ prefix, kind string }{
+	{presencePrefix, ""},
+	{"persona/", KindPersona},
+	{"seat/", KindSeat},
+	{"name/", ""},
+	{confirm.PrefixConfirmation, KindConfirmation},
+	{"confirm/", ""},
+	{"prompts/", KindPrompt},
+	{confirm.PrefixAudit, KindAudit},
+	{confirm.PrefixReactions, KindReaction},
+}
+
+func streamKind(key string) string {
+	for _, k := range streamKinds {
+		if strings.HasPrefix(key, k.prefix) {
+			return k.kind
+		}
+	}
+	kind, _, _ := strings.Cut(key, "/")
+	return kind
+}
+
+// apply publishes one store event and keeps presence, tokens and waiting
+// counts in line with persona and confirmation records.
+func (h *Hub) apply(ev store.Event) {
+	kind := streamKind(ev.Key)
+	if kind == "" {
+		return
+	}
+	c := Change{Kind: kind, Key: ev.Key, Rev: ev.Rev, Delete: ev.Delete, Time: time.Now().UTC()}
+	if json.Valid(ev.Value) {
+		c.Data = ev.Value
+	}
+	switch {
+	case ev.Delete:
+	case kind == KindPersona:
+		var p registry.Persona
+		if err := json.Unmarshal(ev.Value, &p); err == nil {
+			if err := h.trackPersona(p); err != nil {
+				h.log.Error("persona token", "persona", p.Address, "err", err)
+			}
+		}
+	case kind == KindConfirmation:
+		var cf confirm.Confirmation
+		if err := json.Unmarshal(ev.Value, &cf); err == nil {
+			h.countWaiting(&cf)
+		}
+	}
+	h.stream.Publish(c)
+}
+
+// countWaiting keeps, per persona generation, the number of its pending
+// confirmations (shown as "waiting" in presence).
+func (h *Hub) countWaiting(c *confirm.Confirmation) {
+	if c.PersonaID == "" {
+		return
+	}
+	h.waitMu.Lock()
+	defer h.waitMu.Unlock()
+	_, had := h.waitingOn[c.ID]
+	switch pending := c.State == confirm.StatePending; {
+	case pending && !had:
+		h.waitingOn[c.ID] = c.PersonaID
+		h.waitCount[c.PersonaID]++
+	case !pending && had:
+		delete(h.waitingOn, c.ID)
+		h.waitCount[c.PersonaID]--
+	default:
+		return
+	}
+	h.presence.SetWaiting(c.PersonaID, h.waitCount[c.PersonaID])
+}
+
+func (h *Hub) markApplied(rev int64) {
+	h.appliedMu.Lock()
+	if rev > h.applied {
+		h.applied = rev
+		close(h.appliedCh)
+		h.appliedCh = make(chan struct{})
+	}
+	h.appliedMu.Unlock()
+}
+
+// endStreams ends every stream response; subscribers reconnect to the next hub.
+func (h *Hub) endStreams() { h.stopOnce.Do(func() { close(h.streamsDone) }) }
+
+// Settle waits until every store write committed so far is on the stream
+// (and reflected in presence and tokens), so a caller that wrote something
+// and then reads the stream sees its own write.
+func (h *Hub) Settle(ctx context.Context) error {
+	rev, err := h.st.Rev(ctx)
+	if err != nil {
+		return err
+	}
+	for {
+		h.appliedMu.Lock()
+		done, ch := h.applied >= rev, h.appliedCh
+		h.appliedMu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}
