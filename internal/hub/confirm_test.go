@@ -135,3 +135,28 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 		t.Fatalf("deputy to lead diff is empty")
 	}
 }
+
+func TestDecisionCarriedOutAfterACrashBetweenCommitAndApply(t *testing.T) {
+	home := shortHome(t)
+	th := startHub(t, home, Config{}, Timeouts{})
+	ctx := context.Background()
+	reg, err := th.hub.Register(ctx, RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	mustNil(t, err)
+	henry, err := confirm.ParsePrincipal("human:henry")
+	mustNil(t, err)
+	// the decision commits, but the hub "dies" before activating the persona
+	_, err = th.hub.Queue().Approve(ctx, henry, reg.Confirmation.ID, confirm.RememberNone)
+	mustNil(t, err)
+	if p, _ := th.hub.Registry().Get(ctx, reg.Persona.ID); p.State != "pending" {
+		t.Fatalf("persona %s before the restart", p.State)
+	}
+	th.stop()
+	th2 := startHub(t, home, Config{}, Timeouts{})
+	p, err := th2.hub.Registry().Get(ctx, reg.Persona.ID)
+	mustNil(t, err)
+	if p.State != "active" {
+		t.Fatalf("approved activation not carried out at restart: %s", p.State)
+	}
+	_, err = th2.runtime(t, p).Beat(ctx)
+	mustNil(t, err)
+}
