@@ -44,13 +44,16 @@ type Snapshot struct {
 // PresenceState is a persona's presence as the hub last saw it.
 type PresenceState string
 
-// The presence states the console colours; any other value is shown plain.
+// The presence states of the hub (issue 5): standing means the stamp is valid
+// and no runtime has connected; stale means heartbeats were missed. Any other
+// value is shown plain.
 const (
-	PresenceActive  PresenceState = "active"
-	PresenceIdle    PresenceState = "idle"
-	PresenceAway    PresenceState = "away"
-	PresenceOffline PresenceState = "offline"
-	PresenceRetired PresenceState = "retired"
+	PresenceStanding PresenceState = "standing"
+	PresenceActive   PresenceState = "active"
+	PresenceIdle     PresenceState = "idle"
+	PresenceStale    PresenceState = "stale"
+	PresenceOffline  PresenceState = "offline"
+	PresenceRetired  PresenceState = "retired"
 )
 
 // Persona is one row of the presence view: a seat's current holder.

@@ -83,7 +83,7 @@ func demoSnapshot() Snapshot {
 		Personas: []Persona{
 			p("p1", "root/secretary", "Spica", "secretary", 1, PresenceActive, "routing", "relaying the owner's decisions", 5*time.Second, 0),
 			p("p2", "work/coordinator", "Vindemiatrix", "team-coordinator", 2, PresenceIdle, "waiting", "lane review at 14:00", 3*time.Minute, 1),
-			p("p3", "work/core/lead", "Porrima", "project-lead", 1, PresenceAway, "reviewing", "core release notes", 40*time.Minute, 0),
+			p("p3", "work/core/lead", "Porrima", "project-lead", 1, PresenceStale, "reviewing", "core release notes", 40*time.Minute, 0),
 			p("p4", "work/core/deputy", "Zavijava", "coder-deputy", 1, PresenceOffline, "", "", 26*time.Hour, 2),
 			p("p5", "home/secretary", "Heze", "secretary", 3, PresenceRetired, "", "retired", 30*24*time.Hour, 0),
 		},

@@ -31,11 +31,12 @@ func since(now, t time.Time) string {
 
 // stateGlyph marks a presence state so it reads without colour.
 var stateGlyph = map[PresenceState]string{
-	PresenceActive:  "●",
-	PresenceIdle:    "◐",
-	PresenceAway:    "◌",
-	PresenceOffline: "○",
-	PresenceRetired: "✕",
+	PresenceStanding: "◇",
+	PresenceActive:   "●",
+	PresenceIdle:     "◐",
+	PresenceStale:    "◌",
+	PresenceOffline:  "○",
+	PresenceRetired:  "✕",
 }
 
 // stateCell is the presence column's text.

@@ -83,14 +83,16 @@ func stateRank(s PresenceState) int64 {
 		return 0
 	case PresenceIdle:
 		return 1
-	case PresenceAway:
+	case PresenceStale:
 		return 2
-	case PresenceOffline:
+	case PresenceStanding:
 		return 3
+	case PresenceOffline:
+		return 4
 	case PresenceRetired:
 		return 5
 	}
-	return 4
+	return 6
 }
 
 func personaCell(p *Persona, col int, now time.Time) string {

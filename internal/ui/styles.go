@@ -50,11 +50,12 @@ func DefaultStyles() *Styles {
 	s.changed = paintOf(lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("#000000")).Background(lipgloss.Color("#FFD75F")))
 	s.dim = paintOf(s.Dim)
 	s.presence = map[PresenceState]paint{
-		PresenceActive:  paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#5FD75F"))),
-		PresenceIdle:    paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#D7D75F"))),
-		PresenceAway:    paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#FFAF00"))),
-		PresenceOffline: paintOf(lipgloss.NewStyle().Foreground(muted)),
-		PresenceRetired: paintOf(lipgloss.NewStyle().Foreground(muted).Strikethrough(true)),
+		PresenceStanding: paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#87AFD7"))),
+		PresenceActive:   paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#5FD75F"))),
+		PresenceIdle:     paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#D7D75F"))),
+		PresenceStale:    paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color("#FFAF00"))),
+		PresenceOffline:  paintOf(lipgloss.NewStyle().Foreground(muted)),
+		PresenceRetired:  paintOf(lipgloss.NewStyle().Foreground(muted).Strikethrough(true)),
 	}
 	return s
 }

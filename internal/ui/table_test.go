@@ -13,7 +13,7 @@ import (
 
 // personas makes n personas with spread-out fields.
 func personas(n int, rng *rand.Rand) []Persona {
-	states := []PresenceState{PresenceActive, PresenceIdle, PresenceAway, PresenceOffline}
+	states := []PresenceState{PresenceActive, PresenceIdle, PresenceStale, PresenceOffline}
 	ps := make([]Persona, n)
 	for i := range ps {
 		ps[i] = Persona{
@@ -98,7 +98,7 @@ func TestIncrementalUpdatesKeepOrderAndFilter(t *testing.T) {
 		case 0:
 			v.table.Delete(ps[i].ID)
 		default:
-			ps[i].State = []PresenceState{PresenceActive, PresenceIdle, PresenceAway}[rng.IntN(3)]
+			ps[i].State = []PresenceState{PresenceActive, PresenceIdle, PresenceStale}[rng.IntN(3)]
 			ps[i].LastSeen = t0.Add(-time.Duration(rng.IntN(1000)) * time.Second)
 			v.upsert(ps[i], t0)
 		}
