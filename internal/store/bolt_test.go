@@ -151,6 +151,29 @@ func TestReopenKeepsDataAndRevision(t *testing.T) {
 	}
 }
 
+// Values larger than a page live on overflow pages; reopening walks them.
+func TestLargeValuesReopen(t *testing.T) {
+	ctx := context.Background()
+	b, path := openT(t, Options{})
+	big := make([]byte, 300_000)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	for i := 0; i < 5; i++ {
+		mustTxn(t, b, nil, Put(keyN(i), big[i:]), Put("small", []byte{byte(i)}))
+	}
+	mustTxn(t, b, nil, Op{Key: keyN(0), Delete: true})
+	b.Close()
+	b2, err := OpenBolt(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	if kv, err := b2.Get(ctx, keyN(4)); err != nil || len(kv.Value) != len(big)-4 || kv.Value[0] != 4 {
+		t.Fatalf("large value after reopen: %d bytes, %v", len(kv.Value), err)
+	}
+}
+
 func TestClosedStore(t *testing.T) {
 	ctx := context.Background()
 	b, _ := openT(t, Options{})
