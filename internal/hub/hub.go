@@ -163,9 +163,6 @@ func (h *Hub) Presence() *Tracker { return h.presence }
 // Stream is the hub's change stream.
 func (h *Hub) Stream() *Stream { return h.stream }
 
-// Tokens is the hub's token book.
-func (h *Hub) Tokens() *Tokens { return h.tokens }
-
 // restorePresence reloads the last flushed presence, so last-seen, activity
 // and summary survive a restart.
 func (h *Hub) restorePresence(ctx context.Context) error {

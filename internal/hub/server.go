@@ -85,13 +85,13 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	return h.ServeSocket(ctx, opts.Timeouts, opts.Ready)
+	return h.serveSocket(ctx, opts.Timeouts, opts.Ready)
 }
 
-// ServeSocket serves the hub's API on the home's socket until ctx ends,
+// serveSocket serves the hub's API on the home's socket until ctx ends,
 // running its loops alongside; the caller holds the hub lock and owns the
-// store. The console uses it to run a hub inside its own process.
-func (h *Hub) ServeSocket(ctx context.Context, to Timeouts, ready func(*Hub)) error {
+// store.
+func (h *Hub) serveSocket(ctx context.Context, to Timeouts, ready func(*Hub)) error {
 	to = to.withDefaults()
 	sock := SocketPath(h.cfg.Home.Dir)
 	// Only the lock holder gets here, so a socket file left by a killed hub
@@ -216,14 +216,4 @@ func readPID(home string) string {
 		return s
 	}
 	return "unknown"
-}
-
-// AcquireLock takes the home's hub lock for a process that will serve a hub
-// in-process (the console); release it with the returned function.
-func AcquireLock(home string) (release func(), err error) {
-	l, err := acquireHubLock(home)
-	if err != nil {
-		return nil, err
-	}
-	return l.release, nil
 }
