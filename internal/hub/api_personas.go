@@ -102,7 +102,7 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) 
 		if p, err = h.reg.Retire(ctx, p.Name, req.Reason); err != nil {
 			return err
 		}
-		if err := h.trackPersona(p); err != nil {
+		if err := h.trackPersona(p, true); err != nil {
 			return err
 		}
 		if err := h.Settle(ctx); err != nil {

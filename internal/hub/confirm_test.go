@@ -1,12 +1,16 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // deployOp is a confirm-level operation at the publication boundary: it
@@ -159,4 +163,35 @@ func TestDecisionCarriedOutAfterACrashBetweenCommitAndApply(t *testing.T) {
 	}
 	_, err = th2.runtime(t, p).Beat(ctx)
 	mustNil(t, err)
+}
+
+func TestRefusedStampIsNotAdvertisedAsStanding(t *testing.T) {
+	home := shortHome(t)
+	th := startHub(t, home, Config{}, Timeouts{})
+	p := th.addPersona(t, "work/core/lead", "Spica")
+	ctx := context.Background()
+	th.stop()
+	// the stamp file no longer matches the hash its composition recorded
+	path := filepath.Join(home.GenerationDir(p.ID), stamp.FileName)
+	b, err := os.ReadFile(path)
+	mustNil(t, err)
+	mustNil(t, os.WriteFile(path, bytes.Replace(b, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1), 0o600))
+
+	th2 := startHub(t, home, Config{}, Timeouts{})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, _ := th2.hub.Presence().Get(p.ID)
+		if got.Problem != "" {
+			if got.State != StateOffline || !strings.Contains(got.Problem, "hash mismatch") {
+				t.Fatalf("refused stamp: state %s, problem %q", got.State, got.Problem)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a tampered stamp is still advertised as %s", got.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, err = th2.runtime(t, p).Beat(ctx)
+	wantCode(t, err, "unauthenticated")
 }

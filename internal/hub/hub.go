@@ -136,7 +136,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	for _, p := range ps {
-		if err := h.trackPersona(p); err != nil {
+		// Stamps are checked after startup (checkAllStamps), not here: at
+		// about a millisecond each, 10,000 would hold the socket closed.
+		if err := h.trackPersona(p, false); err != nil {
 			return nil, err
 		}
 	}
@@ -182,12 +184,16 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 }
 
 // trackPersona brings presence and tokens in line with a persona record:
-// an active generation is tracked and holds a token; a retired one is
-// retired in presence and its token revoked at once.
-func (h *Hub) trackPersona(p registry.Persona) error {
+// an active generation is tracked and holds a token (after its stamp is
+// checked, with check); a retired one is retired in presence and its token
+// revoked at once.
+func (h *Hub) trackPersona(p registry.Persona, check bool) error {
 	switch p.State {
 	case registry.StateActive:
 		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
+		if check && !h.checkStanding(p) {
+			return nil
+		}
 		return h.tokens.EnsurePersona(h.cfg.Home.GenerationDir(p.ID), p.ID, p.Address)
 	case registry.StateRetired:
 		h.tokens.Revoke(p.ID)
@@ -202,7 +208,8 @@ func (h *Hub) trackPersona(p registry.Persona) error {
 // flushes presence a last time before it returns.
 func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
+	go func() { defer wg.Done(); h.checkAllStamps(ctx) }()
 	go func() { defer wg.Done(); h.watchStore(ctx) }()
 	go func() { defer wg.Done(); h.publishPresence(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)

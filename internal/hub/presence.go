@@ -102,6 +102,9 @@ type Presence struct {
 	Beats uint64 `json:"beats"`
 	// ActivityAt is when the activity or summary last changed.
 	ActivityAt time.Time `json:"activity_at,omitzero"`
+	// Problem says why a generation is not standing although active: its
+	// capability stamp was refused. It is then shown offline.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Tracker holds the presence of every tracked generation in memory. It is
@@ -225,6 +228,19 @@ func (t *Tracker) Retire(id string) {
 	t.markLocked(id)
 }
 
+// Invalidate marks a generation that cannot run (its stamp was refused):
+// offline, with the problem, until the hub is restarted with a good stamp.
+func (t *Tracker) Invalidate(id, problem string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[id]
+	if !ok || e.State == StateRetired || e.Problem == problem {
+		return
+	}
+	e.Problem, e.State = problem, StateOffline
+	t.markLocked(id)
+}
+
 // SetWaiting sets the number of pending confirmations a generation waits on.
 func (t *Tracker) SetWaiting(id string, n int) {
 	t.mu.Lock()
@@ -255,7 +271,7 @@ func (t *Tracker) Sweep() int {
 // stateAt is the state an entry has at now. Retired and standing are not
 // time-driven.
 func (t *Tracker) stateAt(e *Presence, now time.Time) State {
-	if e.State == StateRetired || e.LastSeen.IsZero() {
+	if e.State == StateRetired || e.Problem != "" || e.LastSeen.IsZero() {
 		return e.State
 	}
 	silent := now.Sub(e.LastSeen)

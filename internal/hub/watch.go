@@ -91,7 +91,7 @@ func (h *Hub) apply(ev store.Event) {
 	case kind == KindPersona:
 		var p registry.Persona
 		if err := json.Unmarshal(ev.Value, &p); err == nil {
-			if err := h.trackPersona(p); err != nil {
+			if err := h.trackPersona(p, true); err != nil {
 				h.log.Error("persona token", "persona", p.Address, "err", err)
 			}
 		}

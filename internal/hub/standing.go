@@ -1,0 +1,45 @@
+package hub
+
+import (
+	"context"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// checkStanding checks an active generation's capability stamp — the file
+// against its recorded hash, the JSON Schema and the semantic validator, so
+// a stamp missing a required tool names it — before the hub advertises the
+// generation as standing (spec: boot validation "refuses to advertise the
+// persona as standing"). A refused stamp leaves the generation offline with
+// the problem, and its token is not accepted. A generation registered
+// without a stamp has nothing to check.
+func (h *Hub) checkStanding(p registry.Persona) bool {
+	if p.StampHash == "" {
+		return true
+	}
+	if _, err := h.loadStamp(p); err != nil {
+		h.tokens.Revoke(p.ID)
+		h.presence.Invalidate(p.ID, "capability stamp refused: "+err.Error())
+		h.log.Error("persona is not standing: its capability stamp is refused", "persona", p.Address, "err", err)
+		return false
+	}
+	return true
+}
+
+// checkAllStamps checks every active generation's stamp once, after the
+// hub started serving.
+func (h *Hub) checkAllStamps(ctx context.Context) {
+	ps, err := h.reg.List(ctx, registry.ListOptions{})
+	if err != nil {
+		h.log.Error("could not list personas to check their stamps", "err", err)
+		return
+	}
+	for _, p := range ps {
+		if ctx.Err() != nil {
+			return
+		}
+		if p.State == registry.StateActive {
+			h.checkStanding(p)
+		}
+	}
+}
