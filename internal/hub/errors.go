@@ -26,6 +26,7 @@ type APIError struct {
 	Epoch string `json:"epoch,omitempty"`
 }
 
+// Error is the sentence an operator reads.
 func (e *APIError) Error() string { return e.Msg }
 
 // Is lets errors.Is(err, ErrResync) and friends hold for an error that

@@ -114,16 +114,19 @@ func (h *Hub) loadStamp(p registry.Persona) (stamp.Stamp, error) {
 // lifecycle adapts the registry to what confirm.ApplyLifecycle needs.
 type lifecycle struct{ reg *registry.Registry }
 
+// Activate activates a pending generation.
 func (l lifecycle) Activate(ctx context.Context, id string) error {
 	_, err := l.reg.Activate(ctx, id)
 	return err
 }
 
+// Refuse records a refused activation.
 func (l lifecycle) Refuse(ctx context.Context, id, reason string) error {
 	_, err := l.reg.Refuse(ctx, id, reason)
 	return err
 }
 
+// Retire retires a generation by id; retiring a retired one is a no-op.
 func (l lifecycle) Retire(ctx context.Context, id, reason string) error {
 	p, err := l.reg.Get(ctx, id)
 	if err != nil {
@@ -139,6 +142,7 @@ func (l lifecycle) Retire(ctx context.Context, id, reason string) error {
 // seatHolders adapts the registry to confirm.SeatHolders.
 type seatHolders struct{ reg *registry.Registry }
 
+// ActiveHolder is the name of the seat's active holder.
 func (s seatHolders) ActiveHolder(ctx context.Context, address string) (string, bool, error) {
 	p, err := s.reg.Resolve(ctx, address)
 	if errors.Is(err, registry.ErrNotFound) {
