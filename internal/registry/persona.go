@@ -80,13 +80,13 @@ const humanPrefix = "human:"
 var humanName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // NormalizeHuman validates a human authority and returns its canonical form
-// human:<name>. A bare name is accepted as shorthand; empty means the
+// human:<name>, the name in lower case. A bare name is accepted as shorthand; empty means the
 // default: human:$USER, or human:owner when $USER is unset or unusable.
 func NormalizeHuman(h string) (string, error) {
 	h = strings.TrimSpace(h)
 	if h == "" {
 		if u := os.Getenv("USER"); humanName.MatchString(u) {
-			return humanPrefix + u, nil
+			return humanPrefix + strings.ToLower(u), nil
 		}
 		return humanPrefix + DefaultHumanName, nil
 	}
@@ -94,7 +94,9 @@ func NormalizeHuman(h string) (string, error) {
 	if !humanName.MatchString(name) {
 		return "", fmt.Errorf("%q: %w: use human:<name>, the name letters, digits, '.', '_' or '-' (at most 64)", h, ErrInvalidHuman)
 	}
-	return humanPrefix + name, nil
+	// One canonical form: the confirmation queue compares principals
+	// case-insensitively, so human:Henry and human:henry are one person.
+	return humanPrefix + strings.ToLower(name), nil
 }
 
 // normalizeRepository checks that dir is an existing directory and returns
