@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -194,4 +195,28 @@ func TestRefusedStampIsNotAdvertisedAsStanding(t *testing.T) {
 	}
 	_, err = th2.runtime(t, p).Beat(ctx)
 	wantCode(t, err, "unauthenticated")
+}
+
+// Every class registered through the hub passes the boot check, so it is
+// advertised as standing: a coordinator has its lane approver and a
+// secretary its default surface. After a restart (when every stamp is
+// checked again) none is marked with a problem.
+func TestEveryClassRegisteredThroughTheHubStands(t *testing.T) {
+	home := shortHome(t)
+	th := startHub(t, home, Config{}, Timeouts{})
+	var ps []registry.Persona
+	for addr, name := range map[string]string{"root/secretary": "Spica", "work/coordinator": "Porrima",
+		"work/core/lead": "Heze", "work/core/deputy": "Auva"} {
+		ps = append(ps, th.addPersona(t, addr, name))
+	}
+	th.stop()
+	th2 := startHub(t, home, Config{}, Timeouts{})
+	mustNil(t, th2.hub.Settle(context.Background()))
+	time.Sleep(200 * time.Millisecond) // the background stamp check of a fresh start
+	for _, p := range ps {
+		got, ok := th2.hub.Presence().Get(p.ID)
+		if !ok || got.Problem != "" || got.State != StateStanding {
+			t.Errorf("%s: state %s, problem %q; want standing", p.Address, got.State, got.Problem)
+		}
+	}
 }

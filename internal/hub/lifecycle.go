@@ -52,18 +52,7 @@ func (h *Hub) Register(ctx context.Context, req RegisterRequest) (Registered, er
 		}
 		return Registered{}, fmt.Errorf("register %s: %w", p.Address, cause)
 	}
-	in := stamp.Input{
-		Persona:         stamp.Identity{ID: p.ID, Name: p.Name, Generation: p.Generation, SessionLineage: p.SessionLineage},
-		CompositionHash: p.CharacterHash,
-		Address:         p.Address,
-		GraphNamespace:  "virgo/" + p.Address,
-		HumanSurfaces:   req.HumanSurfaces,
-		Authority:       stamp.Authority{Human: p.Human},
-		Workspace:       stamp.Workspace{Root: "ws/" + p.Address, Repository: p.Repository},
-	}
-	if p.Role == "deputy" {
-		in.Authority.OwningLead = p.Scope + "/" + p.Project + "/lead"
-	}
+	in := stamp.InputFor(p, stamp.Bindings{HumanSurfaces: req.HumanSurfaces})
 	st, err := stamp.Build(in)
 	if err != nil {
 		return refuse(err)

@@ -2,6 +2,13 @@ package stamp
 
 import "github.com/virgo-hub/virgo-tui/internal/registry"
 
+// DefaultSurface is the human surface a secretary or team coordinator is
+// bound to when registration names none: the bound human, reached through
+// the hub's virgo-channel (spec: "Human-surface tools target the hub service
+// through virgo-channel"). Without a binding its bound-surfaces tools would
+// fail the boot check and the persona could never stand.
+const DefaultSurface = "virgo-channel"
+
 // Bindings are what a stamp binds beyond the registry's persona record:
 // the persona's surfaces, a coordinator's lane approver, the graph namespace
 // and extra workspace paths. Zero values take the defaults of InputFor.
@@ -33,6 +40,9 @@ func InputFor(p registry.Persona, b Bindings) Input {
 	if in.GraphNamespace == "" {
 		in.GraphNamespace = "virgo/" + p.Address
 	}
+	if len(in.HumanSurfaces) == 0 && bindsSurfaces(p.Profile) {
+		in.HumanSurfaces = []SurfaceBinding{{Surface: DefaultSurface, Target: p.Human}}
+	}
 	switch p.Profile {
 	case registry.ProfileCoderDeputy:
 		in.Authority.OwningLead = registry.Address{Scope: p.Scope, Project: p.Project, Role: "lead"}.String()
@@ -43,4 +53,14 @@ func InputFor(p registry.Persona, b Bindings) Input {
 		}
 	}
 	return in
+}
+
+// bindsSurfaces reports whether a class has tools scoped to bound surfaces.
+func bindsSurfaces(p registry.Profile) bool {
+	for _, t := range ToolsFor(p) {
+		if t.Scope == ScopeBoundSurfaces {
+			return true
+		}
+	}
+	return false
 }

@@ -13,7 +13,7 @@ func TestInputForStampsEveryClassFromItsRegistryRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec := registry.Persona{ID: "0123abcd", Name: "Spica", Address: a.String(), Scope: a.Scope, Project: a.Project,
-			Role: a.Role, Profile: p, Generation: 3, SessionLineage: "sess-9", CharacterHash: "sha256:00ff", Human: "human:Ada.L"}
+			Role: a.Role, Profile: p, Generation: 3, SessionLineage: "sess-9", CharacterHash: "sha256:00ff", Human: "human:ada.l"}
 		var b Bindings
 		if p == registry.ProfileSecretary || p == registry.ProfileTeamCoordinator {
 			b.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "chat:ada"}}
@@ -40,5 +40,28 @@ func TestCoordinatorWithoutLaneApproverDoesNotStand(t *testing.T) {
 	ps := ProblemsOf(err)
 	if len(ps) != 1 || ps[0].Tool != "resolve_decision" || ps[0].Rule != RuleBindingMissing {
 		t.Fatalf("boot: %v", err)
+	}
+}
+
+// A secretary or coordinator registered without naming a surface is bound to
+// its human through virgo-channel ("Human-surface tools target the hub
+// service through virgo-channel"), so it can stand; a class without
+// bound-surfaces tools gets no binding.
+func TestInputForBindsTheDefaultSurface(t *testing.T) {
+	for _, addr := range []string{"root/secretary", "work/coordinator", "work/core/lead", "work/core/deputy"} {
+		a, _ := registry.ParseAddress(addr)
+		rec := registry.Persona{ID: "0123abcd", Name: "Spica", Address: a.String(), Scope: a.Scope, Project: a.Project,
+			Role: a.Role, Profile: a.Profile(), Generation: 1, CharacterHash: "sha256:00ff", Human: "human:ada"}
+		s, err := Build(InputFor(rec, Bindings{}))
+		if err != nil {
+			t.Fatalf("%s: %v", addr, err)
+		}
+		if err := BootCheck(s, Handlers()); err != nil {
+			t.Errorf("%s does not stand without explicit bindings: %v", addr, err)
+		}
+		wantBound := bindsSurfaces(a.Profile())
+		if got := len(s.HumanSurfaces) == 1 && s.HumanSurfaces[0] == (SurfaceBinding{Surface: DefaultSurface, Target: "human:ada"}); got != wantBound {
+			t.Errorf("%s: surfaces %+v, want the default binding: %v", addr, s.HumanSurfaces, wantBound)
+		}
 	}
 }
