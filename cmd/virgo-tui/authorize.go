@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -28,11 +26,15 @@ func init() { subcommands = append(subcommands, newAuthorizeCmd) }
 
 // opFlags are the flags naming one operation of a persona.
 type opFlags struct {
-	persona  string
-	tool     string
-	target   string
-	shape    string
-	assigned []string
+	persona string
+	tool    string
+	target  string
+	shape   string
+}
+
+// request is the operation as the hub's API takes it.
+func (f opFlags) request() hub.OperationRequest {
+	return hub.OperationRequest{Persona: f.persona, Tool: f.tool, Target: f.target, Shape: f.shape}
 }
 
 func addOpFlags(cmd *cobra.Command, f *opFlags) {
@@ -41,7 +43,6 @@ func addOpFlags(cmd *cobra.Command, f *opFlags) {
 	fl.StringVar(&f.tool, "tool", "", "tool name on the stamp, e.g. workspace_write")
 	fl.StringVar(&f.target, "target", "", "target KIND:VALUE, e.g. path:memory/notes.md, run:work/core/t-1/r-2, external:https://…")
 	fl.StringVar(&f.shape, "shape", "", "operation shape: "+shapeList())
-	fl.StringArrayVar(&f.assigned, "assigned", nil, "task id assigned to the persona (deputy scope; repeatable)")
 	for _, name := range []string{"persona", "tool", "target", "shape"} {
 		cmd.MarkFlagRequired(name)
 	}
@@ -81,24 +82,27 @@ non-ASCII look-alikes and upper-case addresses are refused):
 	out := addOutputFlag(cmd)
 	addOpFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, r *registry.Registry) error {
-			p, o, err := operationFor(ctx, q, r, f)
-			var refused *targetRefused
-			if errors.As(err, &refused) {
-				p, o, err = refused.policy, refused.op, nil
-			}
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			sv, err := c.Stamp(ctx, f.persona)
 			if err != nil {
 				return err
 			}
+			o, err := f.operation(sv.Stamp)
 			var d confirm.Decision
-			if refused != nil {
+			var refused *targetRefused
+			switch {
+			case errors.As(err, &refused):
 				d = confirm.TargetRefusal(refused.err)
-			} else {
-				d = p.Authorize(o)
+			case err != nil:
+				return err
+			default:
+				if d, err = c.Authorize(ctx, f.request()); err != nil {
+					return err
+				}
 			}
 			if *out == outputJSON {
 				err = writeJSON(cmd.OutOrStdout(), map[string]any{"operation": o, "decision": d, "route": d.Route(),
-					"boundary_text": d.Boundary.Info().Text, "stamp_hash": p.Hash()})
+					"boundary_text": d.Boundary.Info().Text, "stamp_hash": sv.Hash})
 			} else {
 				_, err = fmt.Fprintln(cmd.OutOrStdout(), d)
 			}
@@ -122,77 +126,29 @@ func verdictExit(v confirm.Verdict) error {
 	return nil
 }
 
-// operationFor loads the persona's stamp (checked against its recorded
-// hash), indexes it with the learned choices of that hash, and builds the
-// normalized operation of the flags.
-func operationFor(ctx context.Context, q *confirm.Queue, r *registry.Registry, f opFlags) (*confirm.Policy, confirm.Operation, error) {
-	persona, st, err := personaStamp(ctx, r, f.persona)
-	if err != nil {
-		return nil, confirm.Operation{}, err
-	}
-	learned, err := q.Prompts().Active(ctx, st.Path.Address, st.Path.Profile, persona.StampHash)
-	if err != nil {
-		return nil, confirm.Operation{}, err
-	}
-	tasks := assignedTasks{}
-	for _, t := range f.assigned {
-		tasks[t] = true
-	}
-	p, err := confirm.NewPolicy(&st, persona.StampHash, confirm.Options{Learned: learned, Assignments: tasks})
-	if err != nil {
-		return nil, confirm.Operation{}, err
-	}
+// operation is the normalized operation of the flags under the persona's
+// stamp, for authorize's JSON; the verdict itself is the hub's. A target
+// that does not normalize comes back as *targetRefused with the rest filled.
+func (f opFlags) operation(st stamp.Stamp) (confirm.Operation, error) {
 	shape, err := confirm.ParseShape(f.shape)
 	if err != nil {
-		return nil, confirm.Operation{}, fmt.Errorf("%w: use one of %s", err, shapeList())
+		return confirm.Operation{}, fmt.Errorf("%w: use one of %s", err, shapeList())
 	}
-	action, _ := p.Tool(f.tool) // a tool not on the stamp is denied "not exposed"
-	o := confirm.Operation{Persona: st.Path.Address, Generation: st.Persona.Generation, Tool: f.tool,
-		HandlerAction: action, Shape: shape}
+	o := confirm.Operation{Persona: st.Path.Address, Generation: st.Persona.Generation, Tool: f.tool, Shape: shape}
+	for _, t := range st.Tools {
+		if t.Name == f.tool {
+			o.HandlerAction = t.HandlerAction // a tool not on the stamp is denied "not exposed"
+		}
+	}
 	if o.Target, err = confirm.ParseTarget(f.target); err != nil {
-		return p, o, &targetRefused{policy: p, op: o, err: err}
+		return o, &targetRefused{err: err}
 	}
-	return p, o, nil
+	return o, nil
 }
 
 // targetRefused is a target normalization refused: authorize reports it as
-// a deny (confirm.TargetRefusal), confirm request as an error.
-type targetRefused struct {
-	policy *confirm.Policy
-	op     confirm.Operation
-	err    error
-}
+// a deny (confirm.TargetRefusal), as the handler would.
+type targetRefused struct{ err error }
 
 func (e *targetRefused) Error() string { return e.err.Error() }
 func (e *targetRefused) Unwrap() error { return e.err }
-
-// assignedTasks is the --assigned flag as confirm.Assignments.
-type assignedTasks map[string]bool
-
-func (a assignedTasks) IsAssigned(_, task string) bool { return a[task] }
-
-// personaStamp resolves a persona reference and loads its generation's
-// stamp, refused unless the file still has the hash its record holds.
-func personaStamp(ctx context.Context, r *registry.Registry, ref string) (registry.Persona, stamp.Stamp, error) {
-	p, err := r.Resolve(ctx, ref)
-	if err != nil {
-		return p, stamp.Stamp{}, err
-	}
-	if p.StampHash == "" {
-		return p, stamp.Stamp{}, fmt.Errorf("%s (%s) has no stamp yet: run virgo-tui stamp build %s", p.Address, p.Name, p.Address)
-	}
-	st, err := stamp.Load(filepath.Join(r.Home().GenerationDir(p.ID), stamp.FileName), p.StampHash)
-	return p, st, err
-}
-
-// actingPrincipal is who acts: --as, else $VIRGO_PRINCIPAL. The hub will
-// bind this to a token; until then it is the operator's word.
-func actingPrincipal(as string) (confirm.Principal, error) {
-	if as == "" {
-		as = os.Getenv("VIRGO_PRINCIPAL")
-	}
-	if as == "" {
-		return confirm.Principal{}, errors.New("who is acting? pass --as human:<name> (or a persona address) or set VIRGO_PRINCIPAL")
-	}
-	return confirm.ParsePrincipal(as)
-}

@@ -7,27 +7,41 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
-// completionTimeout bounds how long a tab press waits for a busy database;
-// completing nothing beats a hung shell.
-const completionTimeout = 200 * time.Millisecond
+// completionTimeout bounds how long a tab press waits for the hub (or for
+// one to start in this process); completing nothing beats a hung shell.
+const completionTimeout = time.Second
 
-// complete runs fn over the registry for shell completion, swallowing every
-// error: a completion that cannot read the store offers nothing.
-func (a *app) complete(cmd *cobra.Command, fn func(context.Context, *registry.Registry) []string) []string {
-	home, err := registry.ResolveHome(a.homeFlag)
-	if err != nil {
-		return nil
+// complete runs fn over a hub client for shell completion, swallowing every
+// error: a completion that cannot reach the installation offers nothing.
+func (a *app) complete(cmd *cobra.Command, fn func(context.Context, *hub.Client) []string) []string {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	s, err := store.OpenBolt(home.DBPath(), store.Options{Timeout: completionTimeout})
-	if err != nil {
+	ctx, cancel := context.WithTimeout(ctx, completionTimeout)
+	defer cancel()
+	var out []string
+	a.withClient(ctx, func(ctx context.Context, c *hub.Client) error {
+		out = fn(ctx, c)
 		return nil
-	}
-	defer s.Close()
-	return fn(cmd.Context(), registry.New(s, home))
+	})
+	return out
+}
+
+// completeSnapshot completes from what the persona add wizard would offer.
+func (a *app) completeSnapshot(cmd *cobra.Command, pick func(wizard.Snapshot) []string) []string {
+	return a.complete(cmd, func(ctx context.Context, c *hub.Client) []string {
+		snap, err := wizardBackend{c}.Snapshot(ctx)
+		if err != nil {
+			return nil
+		}
+		return pick(snap)
+	})
 }
 
 // completePersonaRefs completes addresses and names of personas (all
@@ -37,13 +51,14 @@ func (a *app) completePersonaRefs(all bool) cobra.CompletionFunc {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		refs := a.complete(cmd, func(ctx context.Context, r *registry.Registry) []string {
-			list, err := r.List(ctx, registry.ListOptions{All: all})
+		refs := a.complete(cmd, func(ctx context.Context, c *hub.Client) []string {
+			list, err := c.Personas(ctx, all)
 			if err != nil {
 				return nil
 			}
 			var out []string
-			for _, p := range list {
+			for _, v := range list {
+				p := v.Persona
 				if p.State == registry.StateActive || p.State == registry.StatePending {
 					out = append(out, p.Address)
 				}
@@ -61,20 +76,14 @@ func (a *app) completePersonaRefs(all bool) cobra.CompletionFunc {
 func (a *app) completeAddFlags(cmd *cobra.Command, f *addFlags) {
 	noFile := cobra.ShellCompDirectiveNoFileComp
 	cmd.RegisterFlagCompletionFunc("scope", func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		scopes := a.complete(cmd, func(ctx context.Context, r *registry.Registry) []string {
-			s, _ := r.Scopes(ctx)
-			return s
-		})
+		scopes := a.completeSnapshot(cmd, func(s wizard.Snapshot) []string { return s.Scopes })
 		if !contains(scopes, registry.RootScope) {
 			scopes = append([]string{registry.RootScope}, scopes...)
 		}
 		return scopes, noFile
 	})
 	cmd.RegisterFlagCompletionFunc("project", func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return a.complete(cmd, func(ctx context.Context, r *registry.Registry) []string {
-			p, _ := r.Projects(ctx, f.scope)
-			return p
-		}), noFile
+		return a.completeSnapshot(cmd, func(s wizard.Snapshot) []string { return s.Projects[f.scope] }), noFile
 	})
 	cmd.RegisterFlagCompletionFunc("role", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		shape := registry.ScopeWide
@@ -91,10 +100,7 @@ func (a *app) completeAddFlags(cmd *cobra.Command, f *addFlags) {
 		return out, noFile
 	})
 	cmd.RegisterFlagCompletionFunc("name", func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return a.complete(cmd, func(ctx context.Context, r *registry.Registry) []string {
-			n, _ := r.SuggestNames(ctx, 10)
-			return n
-		}), noFile
+		return a.completeSnapshot(cmd, func(s wizard.Snapshot) []string { return s.Suggestions }), noFile
 	})
 	cmd.RegisterFlagCompletionFunc("repo", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs

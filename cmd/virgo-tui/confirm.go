@@ -5,82 +5,37 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 func init() {
 	subcommands = append(subcommands, newConfirmCmd, newPromptsCmd, newAuditCmd)
 }
 
-// withQueue opens the installation's store once for a command and runs fn
-// with the confirmation queue and the registry over it. The expiry of new
-// confirmations is $VIRGO_CONFIRM_TTL (a Go duration), default one hour.
-func (a *app) withQueue(ctx context.Context, fn func(context.Context, *confirm.Queue, *registry.Registry) error) (err error) {
-	ttl := confirm.DefaultTTL
-	if v := os.Getenv("VIRGO_CONFIRM_TTL"); v != "" {
-		if ttl, err = time.ParseDuration(v); err != nil || ttl <= 0 {
-			return fmt.Errorf("VIRGO_CONFIRM_TTL=%q: want a positive duration such as 30m or 2h", v)
-		}
-	}
+// withPrompts opens the database directly for the prompt-registry review
+// (carry forward, drop), which the hub API does not offer yet: it works
+// only while no hub runs for the home, and says so otherwise.
+func (a *app) withPrompts(ctx context.Context, fn func(context.Context, *confirm.Prompts) error) (err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
 		return err
 	}
-	s, err := openStore(home)
+	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("%w: --carry-forward and --drop open the database directly; stop the hub (virgo-tui serve, or a console) and retry", err)
+	}
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.Close()) }()
-	r := registry.New(s, home)
-	return fn(ctx, confirm.NewQueue(s, confirm.QueueOptions{TTL: ttl, Seats: seatHolders{r}}), r)
-}
-
-// seatHolders answers the queue's "who holds this seat now" from the registry.
-type seatHolders struct{ r *registry.Registry }
-
-func (s seatHolders) ActiveHolder(ctx context.Context, addr string) (string, bool, error) {
-	p, err := s.r.Resolve(ctx, addr)
-	if errors.Is(err, registry.ErrNotFound) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	if p.State != registry.StateActive {
-		return "", false, nil
-	}
-	return fmt.Sprintf("%s (generation %d)", p.Name, p.Generation), true, nil
-}
-
-// lifecycle carries out decided activations and retirements in the registry.
-type lifecycle struct{ r *registry.Registry }
-
-func (l lifecycle) Activate(ctx context.Context, id string) error {
-	_, err := l.r.Activate(ctx, id)
-	return err
-}
-
-func (l lifecycle) Refuse(ctx context.Context, id, reason string) error {
-	_, err := l.r.Refuse(ctx, id, reason)
-	return err
-}
-
-// Retire retires the generation by its for-life name: the registry
-// resolves an address to the seat's current holder, which may be a later
-// generation than the one whose retirement was confirmed.
-func (l lifecycle) Retire(ctx context.Context, id, reason string) error {
-	p, err := l.r.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	_, err = l.r.Retire(ctx, p.Name, reason)
-	return err
+	return fn(ctx, confirm.NewQueue(s, confirm.QueueOptions{}).Prompts())
 }
 
 func newConfirmCmd(a *app) *cobra.Command {
@@ -93,10 +48,12 @@ external publication or deployment), the owning lead for a deputy acting outside
 assigned task. A decision is committed durably, with its audit entry, before anyone
 is told to execute. Nobody decides their own request; a persona never decides a
 global-boundary confirmation; only the routed authority decides; a decision is
-final; a pending confirmation expires ($VIRGO_CONFIRM_TTL, default 1h) and then
-counts as denied.
+final; a pending confirmation expires (the hub's --confirm-ttl, default 1h) and
+then counts as denied.
 
-The acting principal is --as or $VIRGO_PRINCIPAL: human:<name> or a persona address.`,
+Every confirm command goes through the hub (one is started in this process when
+none runs). The acting principal is --as or $VIRGO_PRINCIPAL: human:<name> (default
+human:$USER) or a persona address, which acts with its active generation's token.`,
 	}
 	cmd.AddCommand(newConfirmRequestCmd(a), newConfirmListCmd(a), newConfirmShowCmd(a),
 		newConfirmDecideCmd(a, true), newConfirmDecideCmd(a, false))
@@ -105,7 +62,7 @@ The acting principal is --as or $VIRGO_PRINCIPAL: human:<name> or a persona addr
 
 func newConfirmRequestCmd(a *app) *cobra.Command {
 	var f opFlags
-	var corr, as string
+	var corr string
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "request --persona ADDRESS --tool NAME --target KIND:VALUE --shape SHAPE --correlation-id ID",
@@ -124,49 +81,35 @@ Exit status: 0 allowed, 3 unknown (pending; retry with the same id), 4 denied, 1
 	addOpFlags(cmd, &f)
 	cmd.Flags().StringVar(&corr, "correlation-id", "", "id to retry the request under (required)")
 	cmd.Flags().DurationVar(&wait, "wait", 0, "wait up to this long for a decision")
-	cmd.Flags().StringVar(&as, "as", "", "acting principal (default $VIRGO_PRINCIPAL)")
 	cmd.MarkFlagRequired("correlation-id")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		caller, err := actingPrincipal(as)
-		if err != nil {
-			return err
-		}
-		request := func() (res confirm.Result, err error) {
-			err = a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, r *registry.Registry) error {
-				p, o, err := operationFor(ctx, q, r, f)
-				if err != nil {
-					return err
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			req := f.request()
+			req.CorrelationID = corr
+			res, err := c.RequestConfirmation(ctx, req)
+			deadline := time.Now().Add(wait)
+			for err == nil && res.Status == confirm.StatusUnknown && time.Now().Before(deadline) {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(min(time.Second, time.Until(deadline))):
 				}
-				res, err = q.Request(ctx, caller, p, o, corr)
-				return err
-			})
-			return res, err
-		}
-		res, err := request()
-		deadline := time.Now().Add(wait)
-		// Poll with the store closed in between: without a hub, the one
-		// process holding the database would lock the approver out.
-		for err == nil && res.Status == confirm.StatusUnknown && time.Now().Before(deadline) {
-			select {
-			case <-cmd.Context().Done():
-				return cmd.Context().Err()
-			case <-time.After(min(time.Second, time.Until(deadline))):
+				res, err = c.RequestConfirmation(ctx, req)
 			}
-			res, err = request()
-		}
-		if err != nil {
-			return err
-		}
-		if err := writeResult(cmd.OutOrStdout(), *out, res); err != nil {
-			return err
-		}
-		switch res.Status {
-		case confirm.StatusUnknown:
-			return &exitError{code: exitConfirm, err: errors.New("decision unknown (pending); retry with the same --correlation-id")}
-		case confirm.StatusDenied:
-			return &exitError{code: exitDeny, err: errors.New("denied")}
-		}
-		return nil
+			if err != nil {
+				return err
+			}
+			if err := writeResult(cmd.OutOrStdout(), *out, res); err != nil {
+				return err
+			}
+			switch res.Status {
+			case confirm.StatusUnknown:
+				return &exitError{code: exitConfirm, err: errors.New("decision unknown (pending); retry with the same --correlation-id")}
+			case confirm.StatusDenied:
+				return &exitError{code: exitDeny, err: errors.New("denied")}
+			}
+			return nil
+		})
 	}
 	return cmd
 }
@@ -201,11 +144,8 @@ func newConfirmListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "include decided and expired confirmations")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, _ *registry.Registry) error {
-			if _, err := q.Sweep(ctx); err != nil {
-				return err
-			}
-			list, err := q.List(ctx, all)
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			list, err := c.Confirmations(ctx, all)
 			if err != nil {
 				return err
 			}
@@ -240,15 +180,15 @@ func newConfirmShowCmd(a *app) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, _ *registry.Registry) error {
-			c, err := q.Get(ctx, args[0])
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			cf, err := c.Confirmation(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			if *out == outputJSON {
-				return writeJSON(cmd.OutOrStdout(), c)
+				return writeJSON(cmd.OutOrStdout(), cf)
 			}
-			return writeConfirmation(cmd.OutOrStdout(), c)
+			return writeConfirmation(cmd.OutOrStdout(), cf)
 		})
 	}
 	return cmd
@@ -294,7 +234,7 @@ func writeConfirmation(w io.Writer, c *confirm.Confirmation) error {
 }
 
 func newConfirmDecideCmd(a *app, approve bool) *cobra.Command {
-	var as, reason string
+	var reason string
 	var remember, class bool
 	cmd := &cobra.Command{
 		Use:   "approve ID [--remember [--class]]",
@@ -318,14 +258,9 @@ persona activation refuses the generation.`
 		cmd.MarkFlagRequired("reason")
 	}
 	out := addOutputFlag(cmd)
-	cmd.Flags().StringVar(&as, "as", "", "acting principal (default $VIRGO_PRINCIPAL)")
 	cmd.Flags().BoolVar(&remember, "remember", false, "remember this decision for exactly this operation")
 	cmd.Flags().BoolVar(&class, "class", false, "with --remember: keep it in the class overlay (class-common)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		who, err := actingPrincipal(as)
-		if err != nil {
-			return err
-		}
 		where := confirm.RememberNone
 		switch {
 		case class && !remember:
@@ -335,18 +270,15 @@ persona activation refuses the generation.`
 		case remember:
 			where = confirm.RememberPersona
 		}
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, r *registry.Registry) error {
-			c, err := q.Decide(ctx, who, args[0], approve, where, reason)
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			cf, err := c.Decide(ctx, args[0], hub.DecideRequest{Approve: approve, Remember: where, Reason: reason})
 			if err != nil {
 				return err
 			}
-			if err := confirm.ApplyLifecycle(ctx, c, lifecycle{r}); err != nil {
-				return fmt.Errorf("%s is %s, but the registry did not follow: %w", c.ID, c.State, err)
-			}
 			if *out == outputJSON {
-				return writeJSON(cmd.OutOrStdout(), c)
+				return writeJSON(cmd.OutOrStdout(), cf)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s (decision committed)\n", c.State, c.ID, c.Operation)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s (decision committed)\n", cf.State, cf.ID, cf.Operation)
 			return err
 		})
 	}
@@ -377,26 +309,29 @@ func newPromptsListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().StringVar(&persona, "persona", "", "only this persona's choices")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, r *registry.Registry) error {
-			var choices []confirm.Choice
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
 			current := map[string]string{}
-			if persona != "" {
-				p, err := r.Resolve(ctx, persona)
+			if persona == "" {
+				choices, err := c.Prompts(ctx, "", false)
 				if err != nil {
 					return err
 				}
-				current[p.Address] = p.StampHash
-				choices, err = q.Prompts().List(ctx, p.Address, string(p.Profile))
-				if err != nil {
-					return err
-				}
-			} else {
-				var err error
-				if choices, err = q.Prompts().All(ctx); err != nil {
-					return err
-				}
+				return writeChoices(cmd.OutOrStdout(), *out, choices, current)
 			}
-			return writeChoices(cmd.OutOrStdout(), *out, choices, current)
+			v, err := c.Persona(ctx, persona)
+			if err != nil {
+				return err
+			}
+			current[v.Persona.Address] = v.Persona.StampHash
+			active, err := c.Prompts(ctx, persona, false)
+			if err != nil {
+				return err
+			}
+			stale, err := c.Prompts(ctx, persona, true)
+			if err != nil {
+				return err
+			}
+			return writeChoices(cmd.OutOrStdout(), *out, append(active, stale...), current)
 		})
 	}
 	return cmd
@@ -425,44 +360,60 @@ func writeChoices(w io.Writer, out outputFormat, choices []confirm.Choice, curre
 }
 
 func newPromptsReviewCmd(a *app) *cobra.Command {
-	var persona, as string
+	var persona string
 	var carry, drop []string
 	cmd := &cobra.Command{
 		Use:   "review --persona ADDRESS|NAME [--carry-forward ID]... [--drop ID]...",
 		Short: "List a persona's stale choices; carry each forward to its new stamp or drop it",
 		Long: `A choice learned under an older stamp of the persona no longer matches. Review lists
-those; a human (--as) carries each forward to the current stamp hash or drops it.`,
+those; a human (--as) carries each forward to the current stamp hash or drops it.
+Carrying forward and dropping open the database directly (the hub API has no
+endpoint for them yet), so they need the hub stopped; listing goes through it.`,
 		Example: `  virgo-tui prompts review --persona work/core/lead
   virgo-tui prompts review --persona work/core/lead --as human:henry --carry-forward 3f2a… --drop 91bc…`,
 		Args: cobra.NoArgs,
 	}
 	out := addOutputFlag(cmd)
 	cmd.Flags().StringVar(&persona, "persona", "", "persona ADDRESS or NAME (required)")
-	cmd.Flags().StringVar(&as, "as", "", "acting principal (default $VIRGO_PRINCIPAL)")
 	cmd.Flags().StringArrayVar(&carry, "carry-forward", nil, "re-key the stale choice ID to the current stamp (repeatable)")
 	cmd.Flags().StringArrayVar(&drop, "drop", nil, "remove the stale choice ID (repeatable)")
 	cmd.MarkFlagRequired("persona")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, r *registry.Registry) error {
-			p, err := r.Resolve(ctx, persona)
+		var p registry.Persona
+		var stale []confirm.Choice
+		err := a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			v, err := c.Persona(ctx, persona)
+			p = v.Persona
 			if err != nil {
 				return err
 			}
-			stale, err := q.Prompts().Review(ctx, p.Address, string(p.Profile), p.StampHash)
-			if err != nil {
-				return err
-			}
-			if len(carry)+len(drop) > 0 {
-				who, err := actingPrincipal(as)
-				if err != nil {
-					return err
-				}
-				if stale, err = resolveStale(ctx, q.Prompts(), who, p.StampHash, stale, carry, drop); err != nil {
-					return err
-				}
-			}
-			return writeChoices(cmd.OutOrStdout(), *out, stale, map[string]string{p.Address: p.StampHash})
+			stale, err = c.Prompts(ctx, persona, true)
+			return err
 		})
+		if err != nil {
+			return err
+		}
+		if len(carry)+len(drop) > 0 {
+			ref, human, err := a.principal()
+			if err != nil {
+				return err
+			}
+			if !human {
+				return fmt.Errorf("%s is a persona: only a human (--as human:<name>) carries forward or drops learned choices", ref)
+			}
+			who, err := confirm.ParsePrincipal(ref)
+			if err != nil {
+				return err
+			}
+			err = a.withPrompts(cmd.Context(), func(ctx context.Context, reg *confirm.Prompts) error {
+				stale, err = resolveStale(ctx, reg, who, p.StampHash, stale, carry, drop)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return writeChoices(cmd.OutOrStdout(), *out, stale, map[string]string{p.Address: p.StampHash})
 	}
 	return cmd
 }
@@ -511,8 +462,8 @@ entry was written in the same transaction as the change it records.`,
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withQueue(cmd.Context(), func(ctx context.Context, q *confirm.Queue, _ *registry.Registry) error {
-			entries, err := q.Audit(ctx)
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			entries, err := c.Audit(ctx, 0)
 			if err != nil {
 				return err
 			}

@@ -1,22 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// confirmSetup registers and stamps a lead and its deputy, both bound to henry.
+// confirmSetup registers a lead and its deputy, both bound to henry, and
+// has henry approve their activations.
 func confirmSetup(t *testing.T) *cli {
 	c := newCLI(t)
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima", "--human", "human:henry")
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
-	c.ok("stamp", "build", "work/core/lead")
-	c.ok("stamp", "build", "work/core/deputy")
+	c.activate("--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima", "--human", "human:henry")
+	c.activate("--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
 	return c
 }
 
@@ -90,7 +85,7 @@ func TestConfirmDenyRememberAndPrompts(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	wantContains(t, "model deciding", c.fails("confirm", "approve", res.Confirmation.ID, "--as", "root/secretary"), "cannot decide a global-boundary")
+	wantContains(t, "model deciding", c.fails("confirm", "approve", res.Confirmation.ID, "--as", "work/core/deputy"), "cannot decide a global-boundary")
 	t.Setenv("VIRGO_PRINCIPAL", "human:henry")
 	c.ok("confirm", "deny", res.Confirmation.ID, "--reason", "never there", "--remember")
 	out, _, code := c.run(append(req, "--correlation-id", "d-2")...)
@@ -103,31 +98,19 @@ func TestConfirmDenyRememberAndPrompts(t *testing.T) {
 	}
 }
 
-// A retirement confirmed through the queue retires the persona when its
-// bound human approves (the adapter to the registry is the one the CLI uses).
+// A retirement approved by the bound human retires the persona, and the
+// retired generation's token stops working at once.
 func TestConfirmedRetirementRetires(t *testing.T) {
 	c := confirmSetup(t)
-	ctx := context.Background()
-	home, err := registry.ResolveHome(c.home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := openStore(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := registry.New(s, home)
-	p, st, err := personaStamp(ctx, r, "work/core/deputy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	henry, _ := confirm.ParsePrincipal("human:henry")
-	res, err := confirm.NewQueue(s, confirm.QueueOptions{}).RequestRetirement(ctx, henry, &st, p.StampHash, "task done")
-	if closeErr := s.Close(); err != nil || closeErr != nil {
-		t.Fatal(err, closeErr)
-	}
-	id := res.Confirmation.ID
+	out := c.ok("persona", "retire", "work/core/deputy", "--reason", "task done", "--as", "human:henry")
+	wantContains(t, "queued", out, "queued for human:henry", "you are the bound human")
+	id := strings.Fields(out[strings.Index(out, "confirm approve ")+len("confirm approve "):])[0]
 	wantContains(t, "show", c.ok("confirm", "show", id), "destructive-or-irreversible", "asked by human:henry: task done")
+	c.ok("confirm", "request", "--as", "work/core/deputy", "--persona", "work/core/deputy", "--tool", "workspace_read",
+		"--target", "path:memory/notes.md", "--shape", "read:range", "--correlation-id", "before")
 	wantContains(t, "approve", c.ok("confirm", "approve", id, "--as", "human:henry"), "approved "+id)
 	wantContains(t, "persona list", c.ok("persona", "list", "--all"), "Zaniah", "retired")
+	wantContains(t, "retired acts", c.fails("confirm", "request", "--as", "work/core/deputy", "--persona", "work/core/deputy",
+		"--tool", "workspace_read", "--target", "path:memory/notes.md", "--shape", "read:range", "--correlation-id", "after"),
+		"work/core/deputy has no holder; last held by Zaniah (generation 1, retired)")
 }

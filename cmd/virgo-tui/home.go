@@ -3,31 +3,82 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// openStore is the one place a command gets the installation's store. Today
-// it opens the bbolt file directly for the command's few transactions; when
-// a hub runs, a hub client will be returned here instead, and no command
-// changes.
-func openStore(home registry.Home) (store.Store, error) {
-	return store.OpenBolt(home.DBPath(), store.Options{})
+// principal is who a command acts as: --as, else $VIRGO_PRINCIPAL, else
+// human:$USER. A human principal comes back normalized ("human:<name>"); a
+// persona is named by its address (or name) as given.
+func (a *app) principal() (ref string, human bool, err error) {
+	as := a.as
+	if as == "" {
+		as = os.Getenv(hub.PrincipalEnv)
+	}
+	if as == "" || strings.HasPrefix(as, "human:") {
+		h, err := registry.NormalizeHuman(as)
+		return h, true, err
+	}
+	return as, false, nil
 }
 
-// withRegistry resolves the home (--home, $VIRGO_HOME, XDG), opens the
-// store, runs fn with a registry over it, and closes the store — reporting a
-// close error only when fn succeeded.
-func (a *app) withRegistry(ctx context.Context, fn func(context.Context, *registry.Registry) error) (err error) {
+// client is the one way a command reaches the installation: a hub client
+// acting as the command's principal. With a hub running it connects to it;
+// without one it starts a hub inside this process, serving the home's
+// socket, and stop ends it (drained, presence flushed, store closed). stop
+// is a no-op when the hub belongs to another process. A persona principal
+// acts with the token of its seat's active holder, read from the
+// generation's private directory.
+func (a *app) client(ctx context.Context) (c *hub.Client, stop func() error, err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	s, err := openStore(home)
+	ref, human, err := a.principal()
+	if err != nil {
+		return nil, nil, err
+	}
+	if human {
+		return hub.Connect(ctx, home, hub.AsOperator(ref))
+	}
+	// The seat's holder is looked up as the local operator, who may read it.
+	op, stop, err := hub.Connect(ctx, home, hub.AsOperator(""))
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := op.Persona(ctx, ref)
+	op.Close()
+	fail := func(err error) (*hub.Client, func() error, error) { return nil, nil, errors.Join(err, stop()) }
+	if err != nil {
+		return fail(fmt.Errorf("acting as %s: %w", ref, err))
+	}
+	if p := v.Persona; p.State != registry.StateActive {
+		return fail(fmt.Errorf("acting as %s: %s (%s, generation %d) is %s; a persona acts only while active",
+			ref, p.Address, p.Name, p.Generation, p.State))
+	}
+	c, err = hub.Dial(ctx, home.Dir, hub.WithTokenFile(filepath.Join(home.GenerationDir(v.Persona.ID), hub.TokenFile)))
+	if err != nil {
+		return fail(fmt.Errorf("acting as %s: %w", ref, err))
+	}
+	return c, stop, nil
+}
+
+// withClient runs fn with a client of the installation (see client) and
+// then releases it, stopping the in-process hub if it started one. A stop
+// error is reported with fn's.
+func (a *app) withClient(ctx context.Context, fn func(context.Context, *hub.Client) error) (err error) {
+	c, stop, err := a.client(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.Close()) }()
-	return fn(ctx, registry.New(s, home))
+	defer func() {
+		c.Close()
+		err = errors.Join(err, stop())
+	}()
+	return fn(ctx, c)
 }

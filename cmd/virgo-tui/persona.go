@@ -2,22 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
 func init() { subcommands = append(subcommands, newPersonaCmd) }
-
-// personaWizard, when set (by the console), runs the interactive
-// registration for a bare `persona add` on a terminal and returns what the
-// operator chose. Unset, persona add needs its flags.
-var personaWizard func(cmd *cobra.Command, r *registry.Registry) (registry.Registration, error)
 
 func newPersonaCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -41,6 +41,7 @@ holder's seat may be granted to a new generation under a new for-life name.`,
 type addFlags struct {
 	scope, project, role, name      string
 	human, repo, session, character string
+	surfaces                        []string
 }
 
 func newPersonaAddCmd(a *app) *cobra.Command {
@@ -50,7 +51,16 @@ func newPersonaAddCmd(a *app) *cobra.Command {
 		Short: "Register a persona at an address",
 		Long: `Register a persona generation at scope/[project/]role under a for-life name.
 The seat must be free (its last holder retired) and the name never used
-before, in any case. Run "persona names" for free constellation names.`,
+before, in any case. Run "persona names" for free constellation names.
+
+The generation is created pending, with its capability stamp written, and its
+activation is queued as a confirmation for the bound human, showing the
+class-matrix diff against the seat's previous generation. It becomes active
+only when that human approves: virgo-tui confirm approve ID. Regranting a
+retired seat is the same command.
+
+With no flags on a terminal, an interactive wizard asks for the address and
+name, previews the stamp and its diff, and submits.`,
 		Example: `  virgo-tui persona add --scope root --role secretary --name Spica
   virgo-tui persona add --scope work --role coordinator --name Porrima --human human:ada
   virgo-tui persona add --scope work --project core --role lead --name Vindemiatrix --repo ~/src/core
@@ -63,35 +73,84 @@ before, in any case. Run "persona names" for free constellation names.`,
 	fl.StringVar(&f.project, "project", "", "project, for project duties (lead, deputy); omit for scope-wide roles")
 	fl.StringVar(&f.role, "role", "", "role: "+roleList())
 	fl.StringVar(&f.name, "name", "", "for-life persona name (see persona names)")
-	fl.StringVar(&f.human, "human", "", "bound human authority human:<name> (default human:$USER)")
+	fl.StringVar(&f.human, "human", "", "bound human authority human:<name> (default: you, the acting principal)")
 	fl.StringVar(&f.repo, "repo", "", "bind an existing repository directory")
 	fl.StringVar(&f.session, "session", "", "native session lineage id (default: generated)")
 	fl.StringVar(&f.character, "character", "", "character composition hash (default: derived)")
+	fl.StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding SURFACE=TARGET for the stamp (repeatable)")
 	a.completeAddFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			reg, err := registrationFor(cmd, r, f)
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			if !addFlagsGiven(cmd) && isTerminal(cmd.InOrStdin()) {
+				return runAddWizard(ctx, cmd.ErrOrStderr(), c)
+			}
+			req, err := a.registrationFor(ctx, cmd, c, f)
 			if err != nil {
 				return err
 			}
-			p, err := r.Register(ctx, reg)
+			res, err := c.Register(ctx, req)
 			if err != nil {
 				return err
 			}
-			return writePersona(cmd.OutOrStdout(), *out, p, nil)
+			if res.Confirmation == nil {
+				return fmt.Errorf("register %s: %w", res.Persona.Address, errNoActivation)
+			}
+			if *out == outputJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			operator, _, err := a.principal()
+			if err != nil {
+				return err
+			}
+			return writeRegistered(cmd.OutOrStdout(), res, operator)
 		})
 	}
 	return cmd
 }
 
-// registrationFor turns the flags into a Registration: with no flags at all
-// the wizard runs on a terminal, and otherwise the missing flags are named
-// with a typed-out example.
-func registrationFor(cmd *cobra.Command, r *registry.Registry, f addFlags) (registry.Registration, error) {
-	ctx := cmd.Context()
-	if cmd.Flags().NFlag() == 0 && personaWizard != nil && isTerminal(cmd.InOrStdin()) {
-		return personaWizard(cmd, r)
+// errNoActivation: the hub registered a generation but queued no activation.
+var errNoActivation = errors.New("the hub queued no activation confirmation; see virgo-tui confirm list")
+
+// writeRegistered prints the pending persona, its stamp, the queued
+// activation with its class-matrix diff, and how its bound human approves.
+func writeRegistered(w io.Writer, res hub.Registered, operator string) error {
+	p, c := res.Persona, res.Confirmation
+	if err := writePersona(w, outputTable, p, nil); err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "\npending: %s becomes active only when %s approves activation confirmation %s.\n", p.Name, p.Human, c.ID)
+	if c.Detail != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Detail, "\n"))
+	}
+	if p.Human == operator {
+		_, err := fmt.Fprintf(w, "\nyou are %s, the bound human: approve it with\n  virgo-tui confirm approve %s\n", operator, c.ID)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s approves it with\n  virgo-tui confirm approve %s --as %s\n", p.Human, c.ID, p.Human)
+	return err
+}
+
+// runAddWizard runs the interactive registration on the terminal.
+func runAddWizard(ctx context.Context, w io.Writer, c *hub.Client) error {
+	res, err := wizard.Run(ctx, wizardBackend{c}, wizard.Options{})
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.Submitted == nil:
+		_, err = fmt.Fprintln(w, "persona add: cancelled; nothing was registered")
+	case res.Approved:
+		_, err = fmt.Fprintf(w, "%s: %s is active (activation %s approved)\n", res.Registration.Address, res.Registration.Name, res.Submitted.ConfirmationID)
+	default:
+		_, err = fmt.Fprintf(w, "%s: %s is pending; its bound human approves it with\n  virgo-tui confirm approve %s\n",
+			res.Registration.Address, res.Registration.Name, res.Submitted.ConfirmationID)
+	}
+	return err
+}
+
+// registrationFor turns the flags into a registration request, naming the
+// missing flags with a typed-out example.
+func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hub.Client, f addFlags) (hub.RegisterRequest, error) {
 	var missing []string
 	for _, m := range []struct{ flag, v string }{{"--scope", f.scope}, {"--role", f.role}, {"--name", f.name}} {
 		if m.v == "" {
@@ -100,33 +159,54 @@ func registrationFor(cmd *cobra.Command, r *registry.Registry, f addFlags) (regi
 	}
 	if len(missing) > 0 {
 		why := ""
-		if personaWizard != nil && cmd.Flags().NFlag() == 0 {
-			why = " (the interactive wizard needs a terminal)"
+		if !addFlagsGiven(cmd) {
+			why = " (without flags it runs an interactive wizard, which needs a terminal)"
 		}
-		return registry.Registration{}, fmt.Errorf("persona add needs %s%s; %s",
-			strings.Join(missing, ", "), why, addExample(ctx, r, f))
+		return hub.RegisterRequest{}, fmt.Errorf("persona add needs %s%s; %s",
+			strings.Join(missing, ", "), why, addExample(ctx, c, f))
 	}
 	addr := f.scope + "/" + f.role
 	if f.project != "" {
 		addr = f.scope + "/" + f.project + "/" + f.role
 	}
-	return registry.Registration{Address: addr, Name: f.name, Human: f.human, Repository: expandHome(f.repo),
-		SessionLineage: f.session, CharacterHash: f.character}, nil
+	human := f.human
+	if human == "" {
+		op, isHuman, err := a.principal()
+		if err != nil {
+			return hub.RegisterRequest{}, err
+		}
+		if isHuman {
+			human = op
+		}
+	}
+	req := hub.RegisterRequest{Address: addr, Name: f.name, Human: human, Repository: expandHome(f.repo),
+		SessionLineage: f.session, CharacterHash: f.character}
+	for _, sv := range f.surfaces {
+		surface, target, ok := strings.Cut(sv, "=")
+		if !ok {
+			return hub.RegisterRequest{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
+		}
+		req.HumanSurfaces = append(req.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
+	}
+	return req, nil
 }
+
+// addFlagsGiven reports whether persona add got any of its own flags (the
+// global --home and --as do not count): without any, a terminal gets the wizard.
+func addFlagsGiven(cmd *cobra.Command) bool { return cmd.LocalNonPersistentFlags().NFlag() > 0 }
 
 // addExample suggests a complete command: root/secretary with the first free
 // name on an empty installation (the first-persona default, which belongs
 // to persona add alone), otherwise the given flags plus a free name.
-func addExample(ctx context.Context, r *registry.Registry, f addFlags) string {
-	if addr, name, ok, err := r.FirstPersonaDefault(ctx); err == nil && ok && f.scope == "" && f.role == "" {
-		a, _ := registry.ParseAddress(addr)
-		return fmt.Sprintf("the first persona is usually %s, e.g. persona add --scope %s --role %s --name %q",
-			addr, a.Scope, a.Role, name)
-	}
+func addExample(ctx context.Context, c *hub.Client, f addFlags) string {
+	free, _ := c.SuggestNames(ctx, 1)
 	name := f.name
-	if name == "" {
-		if free, err := r.SuggestNames(ctx, 1); err == nil {
-			name = free[0]
+	if name == "" && len(free) > 0 {
+		name = free[0]
+	}
+	if f.scope == "" && f.role == "" {
+		if all, err := c.Personas(ctx, true); err == nil && len(all) == 0 {
+			return fmt.Sprintf("the first persona is usually root/secretary, e.g. persona add --scope root --role secretary --name %q", name)
 		}
 	}
 	ex := "e.g. persona add --scope " + orPlaceholder(f.scope, "work")
@@ -154,14 +234,11 @@ func expandHome(p string) string {
 	return p
 }
 
-// isTerminal reports whether r is a character device (an interactive terminal).
+// isTerminal reports whether r is an interactive terminal (not merely a
+// character device: /dev/null is one too).
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }
 
 func roleList() string {

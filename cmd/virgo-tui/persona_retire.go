@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -14,11 +17,16 @@ func newPersonaRetireCmd(a *app) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   "retire ADDRESS|NAME --reason TEXT",
-		Short: "Retire a persona and free its seat",
+		Short: "Ask to retire a persona and free its seat (confirmed by its bound human)",
 		Long: `Retire the persona at an address (its current holder) or by name. Retirement is
-a durable state change with a reason and a time, never a deletion: the record
-and the seat's history stay, the name stays taken, and the persona never
-becomes active again. The seat may then be granted to a new generation.`,
+destructive, so it is queued as a confirmation for the persona's bound human and
+carried out when they approve it (virgo-tui confirm approve ID); the generation's
+token stops working at that moment. A generation that never got a stamp holds no
+capability and is retired at once.
+
+Retirement is a durable state change with a reason and a time, never a deletion:
+the record and the seat's history stay, the name stays taken, and the persona
+never becomes active again. The seat may then be granted to a new generation.`,
 		Example: `  virgo-tui persona retire work/core/lead --reason "context exhausted; regranting"
   virgo-tui persona retire Spica --reason "project closed"`,
 		Args:              cobra.ExactArgs(1),
@@ -28,20 +36,47 @@ becomes active again. The seat may then be granted to a new generation.`,
 	cmd.Flags().StringVar(&reason, "reason", "", "why the persona retires (required, recorded)")
 	cmd.MarkFlagRequired("reason")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			p, err := r.Retire(ctx, args[0], reason)
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			res, err := c.RequestRetirement(ctx, args[0], reason)
 			if err != nil {
 				return err
 			}
 			if *out == outputJSON {
-				return writeJSON(cmd.OutOrStdout(), p)
+				return writeJSON(cmd.OutOrStdout(), retirementView{Persona: res.Persona.Persona, Confirmation: res.Confirmation})
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "retired %s (%s, generation %d): %s\nthe seat %s is free\n",
-				p.Name, p.Address, p.Generation, p.RetireReason, p.Address)
-			return err
+			operator, _, err := a.principal()
+			if err != nil {
+				return err
+			}
+			return writeRetirement(cmd.OutOrStdout(), res, operator)
 		})
 	}
 	return cmd
+}
+
+// retirementView is retire's JSON document: the persona (retired, or still
+// active while its retirement waits) and the queued confirmation, null when
+// the retirement took effect at once.
+type retirementView struct {
+	Persona      registry.Persona      `json:"persona"`
+	Confirmation *confirm.Confirmation `json:"confirmation"`
+}
+
+// writeRetirement says what happened: retired at once, or queued and who approves.
+func writeRetirement(w io.Writer, res hub.Retirement, operator string) error {
+	p, c := res.Persona.Persona, res.Confirmation
+	if c == nil {
+		_, err := fmt.Fprintf(w, "retired %s (%s, generation %d): %s\nthe seat %s is free\n",
+			p.Name, p.Address, p.Generation, p.RetireReason, p.Address)
+		return err
+	}
+	fmt.Fprintf(w, "retirement of %s (%s, generation %d) queued for %s: confirmation %s\n", p.Name, p.Address, p.Generation, p.Human, c.ID)
+	if p.Human == operator {
+		_, err := fmt.Fprintf(w, "you are the bound human: approve it with\n  virgo-tui confirm approve %s\n", c.ID)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s approves it with\n  virgo-tui confirm approve %s --as %s\n", p.Human, c.ID, p.Human)
+	return err
 }
 
 func newPersonaNamesCmd(a *app) *cobra.Command {
@@ -60,8 +95,11 @@ in use or retired (in any case) are skipped; after the list come "Spica II",
 	out := addOutputFlag(cmd)
 	cmd.Flags().IntVarP(&count, "count", "n", 5, "how many names to print")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			names, err := r.SuggestNames(ctx, count)
+		if count < 1 {
+			return fmt.Errorf("--count %d: %w", count, registry.ErrInvalidCount)
+		}
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			names, err := c.SuggestNames(ctx, count)
 			if err != nil {
 				return err
 			}

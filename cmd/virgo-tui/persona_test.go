@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -12,12 +13,53 @@ import (
 
 // cli runs the real cobra command tree in-process against one home, the
 // way main does: errors go to stderr with the exit status main would use.
+// Each command reaches the home through the hub: with none running, it
+// starts one in this process on the home's socket and stops it at the end.
 type cli struct {
 	t    *testing.T
 	home string
 }
 
-func newCLI(t *testing.T) *cli { return &cli{t: t, home: t.TempDir()} }
+// newCLI makes a home under a short temporary directory (a Unix socket
+// path is at most 108 bytes) and acts as human:owner unless --as says
+// otherwise.
+func newCLI(t *testing.T) *cli {
+	dir, err := os.MkdirTemp("", "vt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Setenv("VIRGO_PRINCIPAL", "human:owner")
+	return &cli{t: t, home: dir}
+}
+
+// registered is persona add -o json.
+type registered struct {
+	Persona      map[string]any `json:"persona"`
+	StampHash    string         `json:"stamp_hash"`
+	Confirmation struct {
+		ID, Kind, State, Authority, Detail string
+	} `json:"confirmation"`
+}
+
+// add runs persona add -o json and returns what was registered (pending).
+func (c *cli) add(args ...string) registered {
+	c.t.Helper()
+	var r registered
+	out := c.ok(append(append([]string{"persona", "add"}, args...), "-o", "json")...)
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		c.t.Fatalf("persona add -o json: %v\n%s", err, out)
+	}
+	return r
+}
+
+// activate registers a persona and approves its activation as its bound human.
+func (c *cli) activate(args ...string) registered {
+	c.t.Helper()
+	r := c.add(args...)
+	c.ok("confirm", "approve", r.Confirmation.ID, "--as", r.Persona["human"].(string))
+	return r
+}
 
 func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
@@ -89,29 +131,34 @@ func TestPersonaCommandsTableAndJSON(t *testing.T) {
 
 	out := c.ok("persona", "add", "--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:ada")
 	wantContains(t, "add output", out, "name             Spica", "address          root/secretary", "profile          secretary",
-		"generation       1", "state            active", "human            human:ada")
+		"generation       1", "state            pending", "human            human:ada", "stamp hash       sha256:",
+		"pending: Spica becomes active only when human:ada approves activation confirmation c-",
+		"nothing -> root/secretary", "human:ada approves it with\n  virgo-tui confirm approve c-")
 
-	out = c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima",
-		"--repo", repo, "--session", "ses-abc", "--character", "sha256:c0ffee", "-o", "json")
-	var added map[string]any
-	if err := json.Unmarshal([]byte(out), &added); err != nil {
-		t.Fatalf("add -o json: %v\n%s", err, out)
-	}
-	if !slices.Equal(keys(added), documentedPersonaKeys) {
-		t.Errorf("persona JSON keys = %v, want the documented %v", keys(added), documentedPersonaKeys)
+	added := c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima",
+		"--repo", repo, "--session", "ses-abc", "--character", "sha256:c0ffee")
+	if !slices.Equal(keys(added.Persona), documentedPersonaKeys) {
+		t.Errorf("persona JSON keys = %v, want the documented %v", keys(added.Persona), documentedPersonaKeys)
 	}
 	for k, want := range map[string]any{"address": "work/core/lead", "scope": "work", "project": "core", "role": "lead",
 		"profile": "project-lead", "generation": 1.0, "repository": repo, "session_lineage": "ses-abc",
-		"character_hash": "sha256:c0ffee", "state": "active", "retired_at": nil} {
-		if added[k] != want {
-			t.Errorf("add json %s = %v, want %v", k, added[k], want)
+		"character_hash": "sha256:c0ffee", "state": "pending", "activated_at": nil, "retired_at": nil, "human": "human:owner"} {
+		if added.Persona[k] != want {
+			t.Errorf("add json %s = %v, want %v", k, added.Persona[k], want)
 		}
 	}
-	if s, _ := added["created_at"].(string); !strings.HasSuffix(s, "Z") {
+	if s, _ := added.Persona["created_at"].(string); !strings.HasSuffix(s, "Z") {
 		t.Errorf("created_at %q is not RFC 3339 UTC", s)
+	}
+	if added.StampHash == "" || added.Persona["stamp_hash"] != added.StampHash || added.Confirmation.Kind != "activation" ||
+		added.Confirmation.State != "pending" || added.Confirmation.Authority != "human:owner" {
+		t.Errorf("add json: stamp %q, confirmation %+v", added.StampHash, added.Confirmation)
 	}
 
 	errOut := c.fails("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Vindemiatrix")
+	wantContains(t, "seat taken while pending", errOut, "work/core/lead is held by Porrima (generation 1, pending confirmation)")
+	wantContains(t, "approve", c.ok("confirm", "approve", added.Confirmation.ID), "approved "+added.Confirmation.ID)
+	errOut = c.fails("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Vindemiatrix")
 	wantContains(t, "seat taken", errOut, "work/core/lead is held by Porrima (generation 1); retire it first")
 	errOut = c.fails("persona", "add", "--scope", "home", "--role", "secretary", "--name", "SPICA")
 	wantContains(t, "name taken", errOut, `"SPICA" belongs to Spica`, "names are for life")
@@ -121,15 +168,20 @@ func TestPersonaCommandsTableAndJSON(t *testing.T) {
 	out = c.ok("persona", "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ADDRESS") || !strings.HasPrefix(lines[1], "root/secretary") ||
-		!strings.HasPrefix(lines[2], "work/core/lead") {
+		!strings.Contains(lines[1], "pending") || !strings.HasPrefix(lines[2], "work/core/lead") || !strings.Contains(lines[2], "active") {
 		t.Errorf("list table:\n%s", out)
 	}
 	wantContains(t, "bad -o", c.fails("persona", "list", "-o", "yaml"), `unknown output format "yaml": use table or json`)
 
 	wantContains(t, "retire without reason", c.fails("persona", "retire", "work/core/lead"), `"reason" not set`)
 	out = c.ok("persona", "retire", "work/core/lead", "--reason", "context exhausted")
-	wantContains(t, "retire", out, "retired Porrima (work/core/lead, generation 1): context exhausted")
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Zavijava")
+	wantContains(t, "retire queued", out, "retirement of Porrima (work/core/lead, generation 1) queued for human:owner: confirmation c-",
+		"you are the bound human: approve it with")
+	id := strings.Fields(out[strings.Index(out, "confirm approve ")+len("confirm approve "):])[0]
+	wantContains(t, "still active", c.ok("persona", "show", "Porrima"), "state            active")
+	wantContains(t, "retirement detail", c.ok("confirm", "show", id), "asked by human:owner: context exhausted")
+	c.ok("confirm", "approve", id)
+	c.activate("--scope", "work", "--project", "core", "--role", "lead", "--name", "Zavijava")
 
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(c.ok("persona", "list", "-o", "json")), &list); err != nil || len(list) != 2 {
@@ -138,7 +190,7 @@ func TestPersonaCommandsTableAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("persona", "list", "--all", "-o", "json")), &list); err != nil || len(list) != 3 {
 		t.Fatalf("list --all -o json = %v, %v; want 3 personas", list, err)
 	}
-	if list[1]["name"] != "Porrima" || list[1]["state"] != "retired" || list[1]["retire_reason"] != "context exhausted" ||
+	if list[1]["name"] != "Porrima" || list[1]["state"] != "retired" || list[1]["retired_at"] == nil ||
 		list[2]["name"] != "Zavijava" || list[2]["generation"] != 2.0 {
 		t.Errorf("list --all order or fields: %v", list)
 	}
@@ -159,18 +211,64 @@ func TestPersonaCommandsTableAndJSON(t *testing.T) {
 	wantContains(t, "show unknown", c.fails("persona", "show", "Nobody"), `no persona is named "Nobody"`)
 }
 
+// Issue 4 item 6: "the persona becomes active only when approved", by its
+// bound human; a denial refuses the generation, and "retirement is
+// destructive and is confirmed the same way".
+func TestActivationAndRetirementAreConfirmed(t *testing.T) {
+	c := newCLI(t)
+	r := c.add("--scope", "work", "--role", "coordinator", "--name", "Porrima", "--human", "human:henry")
+	id := r.Confirmation.ID
+	wantContains(t, "pending", c.ok("persona", "show", "Porrima"), "state            pending")
+	wantContains(t, "queued", c.ok("confirm", "list"), id, "credential-or-permission-change", "human:henry")
+	wantContains(t, "not the bound human", c.fails("confirm", "approve", id), "only the routed authority decides")
+	wantContains(t, "still pending", c.ok("persona", "show", "Porrima"), "state            pending")
+	c.ok("confirm", "approve", id, "--as", "human:henry")
+	wantContains(t, "active", c.ok("persona", "show", "Porrima"), "state            active", "activated")
+
+	denied := c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Heze", "--human", "human:henry")
+	c.ok("confirm", "deny", denied.Confirmation.ID, "--as", "human:henry", "--reason", "not this quarter")
+	wantContains(t, "refused", c.ok("persona", "show", "Heze"), "state            refused", "not this quarter")
+	c.activate("--scope", "work", "--project", "core", "--role", "lead", "--name", "Auva", "--human", "human:henry")
+
+	var ret struct {
+		Persona      map[string]any `json:"persona"`
+		Confirmation struct{ ID, Kind, Authority string }
+	}
+	out := c.ok("persona", "retire", "Porrima", "--reason", "lane closed", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &ret); err != nil || ret.Persona["state"] != "active" ||
+		ret.Confirmation.Kind != "retirement" || ret.Confirmation.Authority != "human:henry" {
+		t.Fatalf("retire -o json = %+v, %v\n%s", ret, err, out)
+	}
+	wantContains(t, "not the bound human", c.fails("confirm", "approve", ret.Confirmation.ID), "only the routed authority decides")
+	c.ok("confirm", "approve", ret.Confirmation.ID, "--as", "human:henry")
+	wantContains(t, "retired", c.ok("persona", "show", "Porrima"), "state            retired")
+
+	out = c.ok("persona", "retire", "Auva", "--reason", "keep it?", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &ret); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("confirm", "deny", ret.Confirmation.ID, "--as", "human:henry", "--reason", "keep it")
+	wantContains(t, "denied retirement", c.ok("persona", "show", "Auva"), "state            active")
+
+	// Regrant of the retired seat goes through the same confirmation.
+	re := c.add("--scope", "work", "--role", "coordinator", "--name", "Zaniah", "--human", "human:henry")
+	if re.Persona["generation"] != 2.0 || re.Persona["state"] != "pending" || !strings.Contains(re.Confirmation.Detail, "work/coordinator") {
+		t.Errorf("regrant = %+v", re)
+	}
+}
+
 func TestPersonaShowFreeSeat(t *testing.T) {
 	c := newCLI(t)
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Heze")
-	c.ok("persona", "retire", "Heze", "--reason", "done")
+	r := c.add("--scope", "work", "--project", "core", "--role", "deputy", "--name", "Heze")
+	c.ok("confirm", "deny", r.Confirmation.ID, "--reason", "wrong seat")
 	out := c.ok("persona", "show", "work/core/deputy")
-	wantContains(t, "show of a free seat", out, "name             Heze", "state            retired", "retire reason    done")
+	wantContains(t, "show of a free seat", out, "name             Heze", "state            refused", "refuse reason")
 }
 
 func TestPersonaAddNeedsFlags(t *testing.T) {
 	c := newCLI(t)
 	errOut := c.fails("persona", "add")
-	wantContains(t, "bare add", errOut, "persona add needs --scope, --role, --name",
+	wantContains(t, "bare add", errOut, "persona add needs --scope, --role, --name (without flags it runs an interactive wizard, which needs a terminal)",
 		`the first persona is usually root/secretary, e.g. persona add --scope root --role secretary --name "Spica"`)
 	errOut = c.fails("persona", "add", "--scope", "work", "--role", "coordinator")
 	wantContains(t, "missing name", errOut, "persona add needs --name", `--scope work --role coordinator --name "Spica"`)
@@ -182,7 +280,7 @@ func TestPersonaAddNeedsFlags(t *testing.T) {
 
 func TestPersonaNames(t *testing.T) {
 	c := newCLI(t)
-	c.ok("persona", "add", "--scope", "root", "--role", "secretary", "--name", "Spica")
+	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
 	if out := c.ok("persona", "names", "--count", "3"); out != "Porrima\nVindemiatrix\nZavijava\n" {
 		t.Errorf("names --count 3 = %q", out)
 	}
@@ -212,7 +310,7 @@ func TestAddressCheck(t *testing.T) {
 	wantContains(t, "refusal", errOut, `work/lead: role "lead" is project-bound; use work/<project>/lead [rule project-bound-role]`)
 }
 
-// The store is opened per command and closed after it: a second command
+// Each command's in-process hub is stopped after it: a second command
 // reads what the first committed (the listing above relies on it too), and
 // completion offers registered addresses and names.
 func TestCompletionOffersRefs(t *testing.T) {

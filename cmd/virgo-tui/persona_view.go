@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -28,10 +29,14 @@ func newPersonaListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "include retired and refused personas")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			list, err := r.List(ctx, registry.ListOptions{All: all})
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			views, err := c.Personas(ctx, all)
 			if err != nil {
 				return err
+			}
+			list := make([]registry.Persona, len(views))
+			for i, v := range views {
+				list[i] = v.Persona
 			}
 			return writePersonaList(cmd.OutOrStdout(), *out, list)
 		})
@@ -83,8 +88,8 @@ seat is free) or by name (any state, any case), with every holder of its seat.`,
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			p, hist, err := showPersona(ctx, r, args[0])
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			p, hist, err := showPersona(ctx, c, args[0])
 			if err != nil {
 				return err
 			}
@@ -96,11 +101,11 @@ seat is free) or by name (any state, any case), with every holder of its seat.`,
 
 // showPersona resolves ref and reads its seat's history. An address whose
 // seat is free shows its last holder, so the history stays reachable by path.
-func showPersona(ctx context.Context, r *registry.Registry, ref string) (registry.Persona, []registry.Persona, error) {
-	p, err := r.Resolve(ctx, ref)
+func showPersona(ctx context.Context, c *hub.Client, ref string) (registry.Persona, []registry.Persona, error) {
+	v, err := c.Persona(ctx, ref)
 	if errors.Is(err, registry.ErrNotFound) && strings.Contains(ref, "/") {
-		hist, herr := r.SeatHistory(ctx, ref)
-		if herr != nil {
+		hist, herr := c.SeatHistory(ctx, ref)
+		if herr != nil || len(hist) == 0 {
 			return registry.Persona{}, nil, err
 		}
 		return hist[len(hist)-1], hist, nil
@@ -108,8 +113,8 @@ func showPersona(ctx context.Context, r *registry.Registry, ref string) (registr
 	if err != nil {
 		return registry.Persona{}, nil, err
 	}
-	hist, err := r.SeatHistory(ctx, p.Address)
-	return p, hist, err
+	hist, err := c.SeatHistory(ctx, v.Persona.Address)
+	return v.Persona, hist, err
 }
 
 // personaView is show's JSON document: the persona and its seat's history.
@@ -119,7 +124,7 @@ type personaView struct {
 }
 
 // writePersona renders one persona; history, when given, follows it (show).
-// In JSON, add prints the bare persona and show the personaView.
+// In JSON, show prints the personaView.
 func writePersona(w io.Writer, o outputFormat, p registry.Persona, hist []registry.Persona) error {
 	if o == outputJSON {
 		if hist == nil {

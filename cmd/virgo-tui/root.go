@@ -11,6 +11,8 @@ import (
 // app is what every subcommand shares: the resolved flags and the streams.
 type app struct {
 	homeFlag string
+	// as is --as: the acting principal (see app.principal).
+	as string
 }
 
 // subcommands are added by each command file's init, so that files owned by
@@ -20,12 +22,18 @@ var subcommands []func(*app) *cobra.Command
 func newRootCmd() *cobra.Command {
 	a := &app{}
 	root := &cobra.Command{
-		Use:           filepath.Base(os.Args[0]),
-		Short:         "Operator console of a Virgo installation",
+		Use:   filepath.Base(os.Args[0]),
+		Short: "Operator console of a Virgo installation",
+		Long: `With no subcommand, virgo-tui opens the operator console on the installation's
+hub, starting one inside this process (serving the home's socket, so runtimes
+can connect) when none runs. Every subcommand goes through the hub the same way.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE:          a.runConsole,
 	}
 	root.PersistentFlags().StringVar(&a.homeFlag, "home", "", "installation home (default $VIRGO_HOME, else $XDG_DATA_HOME/virgo)")
+	root.PersistentFlags().StringVar(&a.as, "as", "", "acting principal: human:<name> or a persona address (default $VIRGO_PRINCIPAL, else human:$USER)")
 	for _, sub := range subcommands {
 		root.AddCommand(sub(a))
 	}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
@@ -43,13 +43,14 @@ func newStampBuildCmd(a *app) *cobra.Command {
 	var f buildFlags
 	cmd := &cobra.Command{
 		Use:   "build ADDRESS|NAME",
-		Short: "Build and write the stamp of a persona's current generation",
+		Short: "Build a persona's stamp and compare it with its generation's and the seat's previous one",
 		Long: `Build the capability stamp of a registered persona (by address: the seat's current holder;
-or by name), validate it, write it once into the generation's private directory and record its
-hash. The address is the one the registry holds: the factory has no default of its own. A
-generation that already has a stamp is refused; a new generation gets a new stamp.`,
-		Example: `  virgo-tui stamp build root/secretary --surface teams=chat:henry
-  virgo-tui stamp build work/coordinator --surface teams=channel:work --lane-approver human:henry
+or by name) from the class matrix and the given bindings, validate it, and show it with its
+class-matrix diff against the seat's previous generation. persona add writes each new
+generation's stamp once, at registration, so a generation that has a stamp is refused unless
+--dry-run: a new generation gets a new stamp.`,
+		Example: `  virgo-tui stamp build work/core/deputy --dry-run
+  virgo-tui stamp build work/coordinator --surface teams=channel:work --lane-approver human:henry --dry-run
   virgo-tui stamp build work/core/deputy --mutable 'worktree/**' --dry-run -o json`,
 		Args: cobra.ExactArgs(1),
 	}
@@ -60,10 +61,19 @@ generation that already has a stamp is refused; a new generation gets a new stam
 	cmd.Flags().StringArrayVar(&f.mutable, "mutable", nil, "extra workspace mutable path, relative (repeatable)")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "build and validate, print, write nothing")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withRegistry(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			p, err := r.Resolve(ctx, args[0])
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			v, err := c.Persona(ctx, args[0])
 			if err != nil {
 				return err
+			}
+			p := v.Persona
+			if !f.dryRun {
+				if p.StampHash != "" {
+					return fmt.Errorf("stamp %s: %w: generation %d (%s) has stamp %s; a new generation gets a new stamp (persona add writes it), or use --dry-run",
+						p.Address, stamp.ErrStampExists, p.Generation, p.Name, p.StampHash)
+				}
+				return fmt.Errorf("stamp %s: %w: generation %d (%s) has none, and the hub writes a stamp only at persona add; retire it and register a new generation",
+					p.Address, hub.ErrNoStamp, p.Generation, p.Name)
 			}
 			in, err := stampInput(p, f)
 			if err != nil {
@@ -73,70 +83,54 @@ generation that already has a stamp is refused; a new generation gets a new stam
 			if err != nil {
 				return err
 			}
+			hist, err := seatHistory(ctx, c, p.Address)
+			if err != nil {
+				return err
+			}
+			prev, err := previousStamp(ctx, c, hist, p.Generation)
+			if err != nil {
+				return err
+			}
+			if prev == nil {
+				prev = &stamp.Stamp{}
+			}
 			w := cmd.OutOrStdout()
-			prev, err := previousStamp(ctx, r, p)
-			if err != nil {
+			if err := writeStamp(w, *out, s); err != nil || *out == outputJSON {
 				return err
 			}
-			diff := stamp.Diff(prev, s)
-			if f.dryRun {
-				if err := writeStamp(w, *out, s); err != nil || *out == outputJSON {
-					return err
-				}
-				_, err := fmt.Fprint(w, "\n", stamp.RenderDiff(diff))
-				return err
-			}
-			path, hash, err := writeGenerationStamp(ctx, r, p, s)
-			if err != nil {
-				return err
-			}
-			if *out == outputJSON {
-				return writeJSON(w, map[string]any{"path": path, "hash": hash, "address": p.Address, "tools": len(s.Tools), "diff": diff})
-			}
-			fmt.Fprintf(w, "wrote %s\n%s  %s (%s, %d tools)\n\n%s", path, hash, p.Address, s.Path.Profile, len(s.Tools), stamp.RenderDiff(diff))
-			if err := stamp.BootCheck(s, stamp.Handlers()); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: the persona will not stand until this is fixed:\n%v\n", err)
-			}
-			return nil
+			_, err = fmt.Fprint(w, "\n", stamp.RenderDiff(stamp.Diff(*prev, s)))
+			return err
 		})
 	}
 	return cmd
 }
 
-// writeGenerationStamp writes a built stamp once into the generation's
-// private directory and records its hash in the persona. persona add calls
-// it for each new generation, stamp build for one that has none yet.
-func writeGenerationStamp(ctx context.Context, r *registry.Registry, p registry.Persona, s stamp.Stamp) (path, hash string, err error) {
-	if p.StampHash != "" {
-		return "", "", fmt.Errorf("stamp %s: %w: generation %d (%s) has stamp %s; a new generation gets a new stamp",
-			p.Address, stamp.ErrStampExists, p.Generation, p.Name, p.StampHash)
+// seatHistory is every generation that held the seat at address, oldest
+// first; empty for a seat never held.
+func seatHistory(ctx context.Context, c *hub.Client, address string) ([]registry.Persona, error) {
+	hist, err := c.SeatHistory(ctx, address)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, nil
 	}
-	dir := r.Home().GenerationDir(p.ID)
-	if hash, err = stamp.Write(dir, s); err != nil {
-		return "", "", err
-	}
-	if _, err := r.SetStampHash(ctx, p.ID, hash); err != nil {
-		return "", "", err
-	}
-	return filepath.Join(dir, stamp.FileName), hash, nil
+	return hist, err
 }
 
-// previousStamp is the stamp of the seat's previous generation, the side a
-// new generation's diff is read against; the zero stamp ("nothing") for a
+// previousStamp is the stamp of the seat's last stamped generation before
+// generation, the side a new generation's diff is read against; nil for a
 // new seat or when no earlier generation was stamped.
-func previousStamp(ctx context.Context, r *registry.Registry, p registry.Persona) (stamp.Stamp, error) {
-	hist, err := r.SeatHistory(ctx, p.Address)
-	if err != nil {
-		return stamp.Stamp{}, err
-	}
+func previousStamp(ctx context.Context, c *hub.Client, hist []registry.Persona, generation int) (*stamp.Stamp, error) {
 	for i := len(hist) - 1; i >= 0; i-- {
 		q := hist[i]
-		if q.Generation >= p.Generation || q.StampHash == "" {
+		if q.Generation >= generation || q.StampHash == "" {
 			continue
 		}
-		return stamp.Load(filepath.Join(r.Home().GenerationDir(q.ID), stamp.FileName), q.StampHash)
+		v, err := c.Stamp(ctx, q.ID)
+		if err != nil {
+			return nil, err
+		}
+		return &v.Stamp, nil
 	}
-	return stamp.Stamp{}, nil
+	return nil, nil
 }
 
 // stampInput turns a registered persona and the build flags into the
@@ -169,19 +163,12 @@ func isFile(arg string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// loadRegistered loads the stamp of a persona's current generation, checked
-// against the hash its record holds.
-func (a *app) loadRegistered(ctx context.Context, ref string) (stamp.Stamp, error) {
-	var s stamp.Stamp
-	err := a.withRegistry(ctx, func(ctx context.Context, r *registry.Registry) error {
-		p, err := r.Resolve(ctx, ref)
-		if err != nil {
-			return err
-		}
-		if p.StampHash == "" {
-			return fmt.Errorf("%s (%s) has no stamp yet: run virgo-tui stamp build %s", p.Address, p.Name, p.Address)
-		}
-		s, err = stamp.Load(filepath.Join(r.Home().GenerationDir(p.ID), stamp.FileName), p.StampHash)
+// loadRegistered loads, through the hub, the stamp of a persona's current
+// generation, checked by the hub against the hash its record holds.
+func (a *app) loadRegistered(ctx context.Context, ref string) (s stamp.Stamp, err error) {
+	err = a.withClient(ctx, func(ctx context.Context, c *hub.Client) error {
+		v, err := c.Stamp(ctx, ref)
+		s = v.Stamp
 		return err
 	})
 	return s, err

@@ -8,33 +8,30 @@ import (
 	"testing"
 )
 
-// stampedHome registers a secretary and a deputy and stamps both.
+// stampedHome registers a secretary and a deputy (persona add writes each
+// generation's stamp) and activates both; it returns the deputy's stamp file.
 func stampedHome(t *testing.T) (*cli, string) {
 	c := newCLI(t)
-	c.ok("persona", "add", "--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry")
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Porrima", "--human", "human:henry")
-	c.ok("stamp", "build", "root/secretary", "--surface", "teams=chat:henry")
-	var res struct{ Path, Hash string }
-	if err := json.Unmarshal([]byte(c.ok("stamp", "build", "Porrima", "--mutable", "worktree/**", "-o", "json")), &res); err != nil {
-		t.Fatal(err)
-	}
-	return c, res.Path
+	c.activate("--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry", "--surface", "teams=chat:henry")
+	r := c.activate("--scope", "work", "--project", "core", "--role", "deputy", "--name", "Porrima", "--human", "human:henry")
+	return c, filepath.Join(c.home, "personas", r.Persona["id"].(string), "CAPABILITY-STAMP.json")
 }
 
-func TestStampBuildWritesOnceAndRecordsTheHash(t *testing.T) {
+func TestPersonaAddWritesTheStampOnceAndRecordsTheHash(t *testing.T) {
 	c, path := stampedHome(t)
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("stamp %s: %v %v", path, fi, err)
 	}
 	hash := strings.TrimSpace(c.ok("stamp", "hash", path))
-	wantContains(t, "persona show", c.ok("persona", "show", "Porrima", "-o", "json"), hash)
+	wantContains(t, "persona show", c.ok("persona", "show", "Porrima", "-o", "json"), `"stamp_hash": "`+hash+`"`)
 	_, errOut, code := c.run("stamp", "build", "work/core/deputy")
-	if code == 0 || !strings.Contains(errOut, "capability stamp already exists") {
+	if code == 0 || !strings.Contains(errOut, "capability stamp already exists") || !strings.Contains(errOut, hash) {
 		t.Fatalf("second build: exit %d, %s", code, errOut)
 	}
 	out := c.ok("stamp", "show", "work/core/deputy")
 	wantContains(t, "show", out, "work/core/deputy (coder-deputy, schema v3)", "owning lead work/core/lead", "publish_deployment_v1")
+	wantContains(t, "secretary surfaces", c.ok("stamp", "show", "Spica", "-o", "json"), `"target": "chat:henry"`)
 	// A changed byte in the written file is refused on load.
 	b, _ := os.ReadFile(path)
 	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"confirm"`, `"allow"`, 1)), 0o600); err != nil {
@@ -46,22 +43,25 @@ func TestStampBuildWritesOnceAndRecordsTheHash(t *testing.T) {
 	}
 }
 
-func TestStampBuildShowsTheDiffAgainstThePreviousGeneration(t *testing.T) {
+func TestStampDiffAgainstThePreviousGeneration(t *testing.T) {
 	c, _ := stampedHome(t)
-	// A new seat: everything is added.
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Heze", "--human", "human:henry")
-	wantContains(t, "first lead", c.ok("stamp", "build", "work/core/lead"), "nothing -> work/core/lead", "gains task assignment")
+	// A new seat: everything is added, in the activation's detail.
+	r := c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Heze", "--human", "human:henry")
+	wantContains(t, "first lead", r.Confirmation.Detail, "nothing -> work/core/lead", "gains task assignment")
+	wantContains(t, "first lead dry run", c.ok("stamp", "build", "work/core/lead", "--dry-run"), "nothing -> work/core/lead")
 	// A second generation of the deputy seat: the same class, no change.
-	c.ok("persona", "retire", "Porrima", "--reason", "test")
-	c.ok("persona", "add", "--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
-	wantContains(t, "second deputy", c.ok("stamp", "build", "Zaniah", "--dry-run"),
+	out := c.ok("persona", "retire", "Porrima", "--reason", "test")
+	c.ok("confirm", "approve", strings.Fields(out[strings.Index(out, "confirm approve ")+len("confirm approve "):])[0], "--as", "human:henry")
+	r = c.add("--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
+	wantContains(t, "second deputy", r.Confirmation.Detail, "work/core/deputy -> work/core/deputy", "no change: both carry the same tools")
+	wantContains(t, "second deputy dry run", c.ok("stamp", "build", "Zaniah", "--dry-run", "--mutable", "worktree/**"),
 		"persona      Zaniah, generation 2", "work/core/deputy -> work/core/deputy", "no change: both carry the same tools")
 }
 
 func TestStampBuildRefusesAnUnregisteredAddress(t *testing.T) {
 	c := newCLI(t)
-	_, errOut, code := c.run("stamp", "build", "work/core/lead")
-	if code == 0 || !strings.Contains(errOut, "no persona was ever registered at work/core/lead") {
+	_, errOut, code := c.run("stamp", "build", "work/core/lead", "--dry-run")
+	if code == 0 || !strings.Contains(errOut, "no holder") && !strings.Contains(errOut, "no persona") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/ui"
+)
+
+// errNoTerminal: the console was asked for without a terminal to draw on.
+var errNoTerminal = errors.New("the console needs a terminal, and stdin is not one; " +
+	"scripts use the subcommands instead (virgo-tui --help lists them, e.g. virgo-tui persona list -o json)")
+
+// runConsole is virgo-tui with no subcommand: the operator console on the
+// home's hub, started inside this process when none runs (serving the
+// home's socket, so runtimes and other consoles connect to it) and stopped
+// when the console quits.
+func (a *app) runConsole(cmd *cobra.Command, _ []string) error {
+	if !isTerminal(cmd.InOrStdin()) {
+		return errNoTerminal
+	}
+	home, err := registry.ResolveHome(a.homeFlag)
+	if err != nil {
+		return err
+	}
+	return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return ui.Run(ctx, newConsoleClient(c), consoleOptions(c, home.Dir))
+	})
+}
+
+// consoleOptions are the console's run options over a hub client: its home
+// (log, key bindings) and the persona add wizard over the same client.
+func consoleOptions(c *hub.Client, home string) ui.RunOptions {
+	return ui.RunOptions{Home: home, Options: ui.Options{Plugins: ui.Plugins{Wizard: wizardBackend{c}}}}
+}

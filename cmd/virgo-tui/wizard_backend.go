@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
+)
+
+// Identity fields of a previewed stamp that only registration draws: the
+// generation's random id and the character hash the registry derives. The
+// preview shows everything the operator chose and the class matrix decides;
+// these two are filled in when the generation is registered.
+const (
+	previewID        = "assigned-at-registration"
+	previewCharacter = "derived-at-registration"
+)
+
+// wizardBackend is the persona add wizard's backend over the hub client:
+// the same registration persona add's flags make, read and written through
+// the hub. The operator binds the new persona to themselves, so the preview
+// is exactly the stamp registration writes (identity aside).
+type wizardBackend struct{ c *hub.Client }
+
+var _ wizard.Backend = wizardBackend{}
+
+// operator is the human principal the client acts as.
+func (w wizardBackend) operator(ctx context.Context) (string, error) {
+	id, err := w.c.WhoAmI(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !id.IsHuman() {
+		return "", errors.New("the persona add wizard is for a human operator; " + id.Principal + " is a persona")
+	}
+	return id.Principal, nil
+}
+
+// Snapshot reads every generation ever registered (retired ones keep their
+// names for life) and free name suggestions.
+func (w wizardBackend) Snapshot(ctx context.Context) (wizard.Snapshot, error) {
+	op, err := w.operator(ctx)
+	if err != nil {
+		return wizard.Snapshot{}, err
+	}
+	views, err := w.c.Personas(ctx, true)
+	if err != nil {
+		return wizard.Snapshot{}, err
+	}
+	names, err := w.c.SuggestNames(ctx, 10)
+	if err != nil {
+		return wizard.Snapshot{}, err
+	}
+	snap := wizard.Snapshot{Projects: map[string][]string{}, Suggestions: names, Empty: len(views) == 0, Operator: op}
+	for _, v := range views {
+		p := v.Persona
+		snap.Taken = append(snap.Taken, p.Name)
+		if !slices.Contains(snap.Scopes, p.Scope) {
+			snap.Scopes = append(snap.Scopes, p.Scope)
+		}
+		if p.Project != "" && !slices.Contains(snap.Projects[p.Scope], p.Project) {
+			snap.Projects[p.Scope] = append(snap.Projects[p.Scope], p.Project)
+		}
+	}
+	slices.Sort(snap.Scopes)
+	for _, ps := range snap.Projects {
+		slices.Sort(ps)
+	}
+	return snap, nil
+}
+
+// Preview builds the stamp registration would write, through the one
+// mapping stamp.InputFor, for the seat's next generation bound to the
+// operator, and reads the seat's previous stamp for the diff.
+func (w wizardBackend) Preview(ctx context.Context, r wizard.Registration) (wizard.Preview, error) {
+	op, err := w.operator(ctx)
+	if err != nil {
+		return wizard.Preview{}, err
+	}
+	hist, err := seatHistory(ctx, w.c, r.Address.String())
+	if err != nil {
+		return wizard.Preview{}, err
+	}
+	p := previewPersona(r, op, len(hist)+1)
+	st, err := stamp.Build(stamp.InputFor(p, stamp.Bindings{}))
+	if err != nil {
+		return wizard.Preview{}, err
+	}
+	prev, err := previousStamp(ctx, w.c, hist, p.Generation)
+	return wizard.Preview{Stamp: st, Previous: prev}, err
+}
+
+// previewPersona is the generation a registration would create, but for the
+// identity registration draws.
+func previewPersona(r wizard.Registration, human string, generation int) registry.Persona {
+	a := r.Address
+	return registry.Persona{ID: previewID, Name: r.Name, Address: a.String(), Scope: a.Scope, Project: a.Project,
+		Role: a.Role, Profile: a.Profile(), Generation: generation, CharacterHash: previewCharacter, Human: human,
+		State: registry.StatePending}
+}
+
+// Submit registers the persona bound to the operator; its activation is
+// queued for them.
+func (w wizardBackend) Submit(ctx context.Context, r wizard.Registration) (wizard.Submitted, error) {
+	op, err := w.operator(ctx)
+	if err != nil {
+		return wizard.Submitted{}, err
+	}
+	res, err := w.c.Register(ctx, hub.RegisterRequest{Address: r.Address.String(), Name: r.Name, Human: op})
+	if err != nil {
+		return wizard.Submitted{}, err
+	}
+	if res.Confirmation == nil {
+		return wizard.Submitted{}, errNoActivation
+	}
+	return wizard.Submitted{ConfirmationID: res.Confirmation.ID, OperatorIsBoundHuman: res.Persona.Human == op}, nil
+}
+
+// Approve approves the activation as the operator.
+func (w wizardBackend) Approve(ctx context.Context, id string) error {
+	_, err := w.c.Decide(ctx, id, hub.DecideRequest{Approve: true})
+	return err
+}
