@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// serveHub runs a hub for the cli's home in this test process, as
+// `virgo-tui serve` would, until the test ends.
+func serveHub(t *testing.T, c *cli) {
+	t.Helper()
+	home, err := registry.ResolveHome(c.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, served := make(chan struct{}), make(chan error, 1)
+	go func() { served <- hub.Serve(ctx, hub.ServeOptions{Home: home, Ready: func(*hub.Hub) { close(ready) }}) }()
+	select {
+	case <-ready:
+	case err := <-served:
+		cancel()
+		t.Fatalf("serve: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+}
+
+// Issue 5 item 4: "with a hub running, both connect to it" — the
+// subcommands no longer open the database, so they work beside a hub
+// instead of failing with ErrLocked, and leave the hub running.
+func TestCommandsGoThroughARunningHub(t *testing.T) {
+	c := newCLI(t)
+	serveHub(t, c)
+	home, _ := registry.ResolveHome(c.home)
+	if _, err := store.OpenBolt(home.DBPath(), store.Options{}); !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("the hub does not hold the database (open: %v); the test proves nothing", err)
+	}
+	r := c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
+	c.ok("confirm", "approve", r.Confirmation.ID)
+	wantContains(t, "list through the hub", c.ok("persona", "list"), "root/secretary", "Spica", "active")
+	wantContains(t, "audit through the hub", c.ok("audit"), "requested", "approved", r.Confirmation.ID)
+	op, err := hub.Dial(context.Background(), c.home, hub.AsOperator("human:owner"))
+	if err != nil {
+		t.Fatalf("the commands stopped the running hub: %v", err)
+	}
+	defer op.Close()
+	if ps, err := op.Personas(context.Background(), false); err != nil || len(ps) != 1 || ps[0].Presence == nil {
+		t.Fatalf("hub's personas = %+v, %v; want Spica with her presence", ps, err)
+	}
+}
+
+// Issue 5 item 4: "with no hub running, the console starts a hub inside
+// its own process" — a one-shot command does the same and stops it when
+// done: nobody listens on the socket afterwards and the database is free.
+func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
+	c := newCLI(t)
+	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
+	wantContains(t, "list", c.ok("persona", "list"), "Spica", "pending")
+	if _, err := hub.Dial(context.Background(), c.home); !errors.Is(err, hub.ErrNoHub) {
+		t.Fatalf("after the command, dial = %v; want ErrNoHub (its hub stopped)", err)
+	}
+	home, _ := registry.ResolveHome(c.home)
+	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	if err != nil {
+		t.Fatalf("the in-process hub left the database locked: %v", err)
+	}
+	s.Close()
+}
+
+// A persona principal acts with its active generation's token; a pending
+// one has none yet and is refused with the reason.
+func TestActingAsAPersona(t *testing.T) {
+	c := newCLI(t)
+	r := c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima")
+	errOut := c.fails("confirm", "list", "--as", "work/core/lead")
+	wantContains(t, "pending persona", errOut, "work/core/lead (Porrima, generation 1) is pending; a persona acts only while active")
+	c.ok("confirm", "approve", r.Confirmation.ID)
+	if out := c.ok("confirm", "list", "--as", "work/core/lead", "-o", "json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("the lead sees confirmations not its own: %s", out)
+	}
+	wantContains(t, "persona registers", c.fails("persona", "add", "--scope", "work", "--role", "coordinator", "--name", "Heze",
+		"--as", "work/core/lead"), "needs an operator token")
+}
