@@ -44,7 +44,8 @@ func startConsole(t *testing.T, colour bool) *console {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	home := filepath.Join(dir, "home")
+	// The home's last segment is the installation's name in the status bar.
+	home := filepath.Join(dir, "virgo-demo")
 	env := []string{"TERM=xterm-256color", "VIRGO_PRINCIPAL=" + operator}
 	if colour {
 		env = append(env, "COLORTERM=truecolor")
@@ -146,7 +147,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	c.waitFor(newAddress+" registered; its activation waits in the queue", stepTimeout)
 
 	// "Approves it in the queue": filter the queue down to it, press a.
-	filterQueue(c, confirmationID, newAddress+"#1 virgo.persona.activate")
+	filterQueue(c, confirmationID, newAddress+"#1 virgo.persona")
 	c.press("a", "approved: system:persona-add "+newAddress+"#1")
 	clearFilter(c)
 
@@ -159,7 +160,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 
 	// "Denies a second confirmation with a reason typed after d".
 	c.press("2", "[2 Queue")
-	filterQueue(c, deniedAddress+"#1", deniedAddress+"#1 virgo.persona.activate")
+	filterQueue(c, deniedAddress+"#1", deniedAddress+"#1 virgo.persona")
 	c.press("d", "deny system:persona-add — reason ›")
 	c.typeIn(denyReason, "reason › "+denyReason)
 	c.press("Enter", "denied: system:persona-add "+deniedAddress+"#1")
