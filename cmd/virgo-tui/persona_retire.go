@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +64,11 @@ type retirementView struct {
 	Confirmation *confirm.Confirmation `json:"confirmation"`
 }
 
+// errRetirementDecided: the hub answered a retirement request with the
+// generation's earlier, already decided retirement confirmation (it keeps one
+// per generation), so nothing new is queued.
+var errRetirementDecided = errors.New("this generation's retirement was already asked and decided")
+
 // writeRetirement says what happened: retired at once, or queued and who approves.
 func writeRetirement(w io.Writer, res hub.Retirement, operator string) error {
 	p, c := res.Persona.Persona, res.Confirmation
@@ -69,6 +76,10 @@ func writeRetirement(w io.Writer, res hub.Retirement, operator string) error {
 		_, err := fmt.Fprintf(w, "retired %s (%s, generation %d): %s\nthe seat %s is free\n",
 			p.Name, p.Address, p.Generation, p.RetireReason, p.Address)
 		return err
+	}
+	if st := c.StateAt(time.Now()); st != confirm.StatePending {
+		return fmt.Errorf("retire %s (%s, generation %d): %w: confirmation %s is %s",
+			p.Name, p.Address, p.Generation, errRetirementDecided, c.ID, st)
 	}
 	fmt.Fprintf(w, "retirement of %s (%s, generation %d) queued for %s: confirmation %s\n", p.Name, p.Address, p.Generation, p.Human, c.ID)
 	if p.Human == operator {

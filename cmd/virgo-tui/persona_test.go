@@ -249,6 +249,8 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	}
 	c.ok("confirm", "deny", ret.Confirmation.ID, "--as", "human:henry", "--reason", "keep it")
 	wantContains(t, "denied retirement", c.ok("persona", "show", "Auva"), "state            active")
+	wantContains(t, "asked again", c.fails("persona", "retire", "Auva", "--reason", "now?"),
+		"retirement was already asked and decided: confirmation "+ret.Confirmation.ID+" is denied")
 
 	// Regrant of the retired seat goes through the same confirmation.
 	re := c.add("--scope", "work", "--role", "coordinator", "--name", "Zaniah", "--human", "human:henry")
