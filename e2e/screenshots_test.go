@@ -50,9 +50,9 @@ func TestScreenshots(t *testing.T) {
 	// Presence, once most runtimes have said what they are doing.
 	// Most runtimes have said what they are doing, and few cells are
 	// caught in their change highlight.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(12 * time.Second)
 	for time.Now().Before(deadline) {
-		if len(activityRe.FindAllString(c.screen(), -1)) >= 6 && strings.Count(c.screenANSI(), highlight) <= 1 {
+		if len(activityRe.FindAllString(c.screen(), -1)) >= 6 && strings.Count(c.screenANSI(), highlight) <= 2 {
 			break
 		}
 		time.Sleep(150 * time.Millisecond)

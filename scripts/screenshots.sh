@@ -17,6 +17,6 @@ VIRGO_SCREENSHOTS="$shots" go test -count=1 -run '^TestScreenshots$' ./e2e
 
 for capture in "$shots"/*.ansi; do
   name=$(basename "$capture" .ansi)
-  "${FREEZE[@]}" "$capture" --language ansi --window --width 1300 --padding 20 -o "$out/$name.png" >/dev/null
+  "${FREEZE[@]}" "$capture" --language ansi --window --width 1070 --padding 20 -o "$out/$name.png" >/dev/null
   echo "wrote $out/$name.png"
 done
