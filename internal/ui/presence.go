@@ -22,9 +22,9 @@ const (
 var presenceColumns = []Column{
 	pcAddress:  {Title: "ADDRESS", Min: 16, Max: 24},
 	pcName:     {Title: "NAME", Min: 9, Max: 14},
-	pcClass:    {Title: "CLASS", Min: 12, Max: 16},
+	pcClass:    {Title: "CLASS", Min: 11, Max: 16},
 	pcGen:      {Title: "GEN", Min: 3, Max: 3, Right: true},
-	pcState:    {Title: "STATE", Min: 9, Max: 9},
+	pcState:    {Title: "STATE", Min: 10, Max: 10},
 	pcActivity: {Title: "ACTIVITY", Min: 8, Max: 16},
 	pcSummary:  {Title: "SUMMARY", Min: 5},
 	pcSeen:     {Title: "SEEN", Min: 4, Max: 5, Right: true},
