@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // confirmSetup registers a lead and its deputy, both bound to henry, and
@@ -113,4 +114,37 @@ func TestConfirmedRetirementRetires(t *testing.T) {
 	wantContains(t, "retired acts", c.fails("confirm", "request", "--as", "work/core/deputy", "--persona", "work/core/deputy",
 		"--tool", "workspace_read", "--target", "path:memory/notes.md", "--shape", "read:range", "--correlation-id", "after"),
 		"work/core/deputy has no holder; last held by Zaniah (generation 1, retired)")
+}
+
+// confirm request --wait keeps its in-process hub serving the home's socket
+// while it waits, so the authority's approve (another command) reaches it
+// and the waiting request hears the decision.
+func TestConfirmRequestWaitsForADecisionThroughItsHub(t *testing.T) {
+	c := confirmSetup(t)
+	type result struct {
+		out  string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, _, code := c.run("confirm", "request", "--as", "work/core/lead", "--persona", "work/core/lead", "--tool", "publish_deployment_v1",
+			"--target", "external:https://example.org/r", "--shape", "deploy", "--correlation-id", "w-1", "--wait", "20s")
+		done <- result{out, code}
+	}()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var list []struct{ ID string }
+		out, _, code := c.run("confirm", "list", "-o", "json")
+		if code == 0 && json.Unmarshal([]byte(out), &list) == nil && len(list) == 1 {
+			id = list[0].ID
+		}
+	}
+	if id == "" {
+		t.Fatal("the waiting request's confirmation never showed up")
+	}
+	c.ok("confirm", "approve", id, "--as", "human:henry")
+	r := <-done
+	if r.code != 0 || !strings.HasPrefix(r.out, "allowed: approved by human:henry") {
+		t.Fatalf("waiting request: exit %d\n%s", r.code, r.out)
+	}
 }

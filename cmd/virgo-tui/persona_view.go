@@ -124,12 +124,9 @@ type personaView struct {
 }
 
 // writePersona renders one persona; history, when given, follows it (show).
-// In JSON, show prints the personaView.
+// In JSON it is show's personaView.
 func writePersona(w io.Writer, o outputFormat, p registry.Persona, hist []registry.Persona) error {
 	if o == outputJSON {
-		if hist == nil {
-			return writeJSON(w, p)
-		}
 		return writeJSON(w, personaView{Persona: p, History: hist})
 	}
 	tw := newTable(w)
