@@ -127,9 +127,9 @@ func TestConfirmRequestWaitsForADecisionThroughItsHub(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, _, code := c.run("confirm", "request", "--as", "work/core/lead", "--persona", "work/core/lead", "--tool", "publish_deployment_v1",
+		out, errOut, code := c.run("confirm", "request", "--as", "work/core/lead", "--persona", "work/core/lead", "--tool", "publish_deployment_v1",
 			"--target", "external:https://example.org/r", "--shape", "deploy", "--correlation-id", "w-1", "--wait", "20s")
-		done <- result{out, code}
+		done <- result{out + errOut, code}
 	}()
 	var id string
 	for deadline := time.Now().Add(10 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -140,7 +140,8 @@ func TestConfirmRequestWaitsForADecisionThroughItsHub(t *testing.T) {
 		}
 	}
 	if id == "" {
-		t.Fatal("the waiting request's confirmation never showed up")
+		r := <-done
+		t.Fatalf("the waiting request's confirmation never showed up: exit %d %s", r.code, r.out)
 	}
 	c.ok("confirm", "approve", id, "--as", "human:henry")
 	r := <-done

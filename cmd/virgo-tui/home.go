@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -68,10 +69,45 @@ func (a *app) client(ctx context.Context) (c *hub.Client, stop func() error, err
 	return c, stop, nil
 }
 
+// hubRetry is how a command looks for a hub again when the one it found
+// was not serving: another command's in-process hub that was still starting
+// (it holds the home's lock before its socket listens) or already stopping
+// (a one-shot command's hub lives only as long as that command). Waits
+// double from first up to about three seconds in all.
+var hubRetry = struct {
+	attempts int
+	first    time.Duration
+}{attempts: 6, first: 100 * time.Millisecond}
+
+// retryNoHub runs try until it fails with something other than
+// hub.ErrNoHub, or the attempts or ctx run out.
+func retryNoHub(ctx context.Context, try func() error) error {
+	wait := hubRetry.first
+	for i := 1; ; i++ {
+		err := try()
+		if !errors.Is(err, hub.ErrNoHub) || i == hubRetry.attempts {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
 // withClient runs fn with a client of the installation (see client) and
 // then releases it, stopping the in-process hub if it started one. A stop
-// error is reported with fn's.
-func (a *app) withClient(ctx context.Context, fn func(context.Context, *hub.Client) error) (err error) {
+// error is reported with fn's. When no hub served (see hubRetry), it all
+// runs again on a new connection: a call that failed with hub.ErrNoHub
+// never reached a hub, and every command repeats its reads and idempotent
+// writes (decisions, requests by correlation id) safely.
+func (a *app) withClient(ctx context.Context, fn func(context.Context, *hub.Client) error) error {
+	return retryNoHub(ctx, func() error { return a.withClientOnce(ctx, fn) })
+}
+
+func (a *app) withClientOnce(ctx context.Context, fn func(context.Context, *hub.Client) error) (err error) {
 	c, stop, err := a.client(ctx)
 	if err != nil {
 		return err
