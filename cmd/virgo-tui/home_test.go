@@ -92,3 +92,13 @@ func TestActingAsAPersona(t *testing.T) {
 	wantContains(t, "persona registers", c.fails("persona", "add", "--scope", "work", "--role", "coordinator", "--name", "Heze",
 		"--as", "work/core/lead"), "needs an operator token")
 }
+
+// virgo-tui with no subcommand is the console; without a terminal it says
+// what to use instead, and starts nothing.
+func TestConsoleNeedsATerminal(t *testing.T) {
+	c := newCLI(t)
+	wantContains(t, "no terminal", c.fails(), "the console needs a terminal, and stdin is not one", "persona list -o json")
+	if _, err := hub.Dial(context.Background(), c.home); !errors.Is(err, hub.ErrNoHub) {
+		t.Fatalf("a hub was left running: %v", err)
+	}
+}
