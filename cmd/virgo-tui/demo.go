@@ -133,7 +133,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 		_, err := demo.Simulate(simCtx, in, opts)
 		simDone <- err
 	}()
-	err = ui.Run(simCtx, newConsoleClient(op), ui.RunOptions{Home: home.Dir})
+	err = ui.Run(simCtx, newConsoleClient(op), consoleOptions(op, home.Dir))
 	stopSim()
 	return errors.Join(err, <-simDone)
 }
