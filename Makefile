@@ -6,13 +6,26 @@ PKGS    := ./...
 # Packages that start goroutines; `make race` runs them under the race detector.
 RACE_PKGS := ./internal/store/... ./internal/confirm/... ./internal/hub/... ./internal/ui/...
 
-.PHONY: run test race bench lint build install screenshots clean
+# Fuzz targets that `make test` also runs for a bounded time beyond their
+# seed corpora (go test runs the corpora alone): package:target.
+FUZZ      := ./internal/registry:FuzzParseAddress ./internal/stamp:FuzzRead ./internal/store:FuzzOpen ./internal/confirm:FuzzParseTarget
+FUZZTIME  ?= 10s
+
+.PHONY: run test unit fuzz race bench lint build install screenshots clean
 
 run: ## open the console on a demo installation
 	$(GO) run ./cmd/virgo-tui demo
 
-test: ## every test, including the fuzz seed corpora and the tmux end-to-end flow
+test: unit fuzz ## every test, the fuzz targets for $(FUZZTIME) each, and the tmux end-to-end flow
+
+unit:
 	$(GO) test -count=1 $(PKGS)
+
+fuzz:
+	@for f in $(FUZZ); do \
+		echo "fuzz $${f#*:} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${f#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s "$${f%%:*}" || exit 1; \
+	done
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
