@@ -135,12 +135,13 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
+	// Stamps are checked after startup (checkAllStamps), not here: at
+	// about a millisecond each, 10,000 would hold the socket closed.
 	for _, p := range ps {
-		// Stamps are checked after startup (checkAllStamps), not here: at
-		// about a millisecond each, 10,000 would hold the socket closed.
-		if err := h.trackPersona(p, false); err != nil {
-			return nil, err
-		}
+		h.trackPresence(p)
+	}
+	if err := h.startTokens(ctx, ps); err != nil {
+		return nil, err
 	}
 	pending, err := h.queue.List(ctx, false)
 	if err != nil {
@@ -149,7 +150,11 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	for _, c := range pending {
 		h.countWaiting(c)
 	}
-	h.presence.TakeChanged() // the starting state is the snapshot, not news
+	// The starting state is the snapshot, not news; and all of it is
+	// derived from the store (restored presence, persona records), so
+	// there is nothing to write back until something changes.
+	h.presence.TakeChanged()
+	h.presence.TakeDirty()
 	return h, nil
 }
 
@@ -183,24 +188,31 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 	return nil
 }
 
-// trackPersona brings presence and tokens in line with a persona record:
-// an active generation is tracked and holds a token (after its stamp is
-// checked, with check); a retired one is retired in presence and its token
-// revoked at once.
+// trackPersona brings presence and tokens in line with a changed persona
+// record: an active generation is tracked and holds a token (after its
+// stamp is checked, with check); a retired one has its token revoked at
+// once and is retired in presence.
 func (h *Hub) trackPersona(p registry.Persona, check bool) error {
+	if p.State == registry.StateRetired {
+		h.tokens.Revoke(p.ID)
+	}
+	h.trackPresence(p)
+	if p.State != registry.StateActive || (check && !h.checkStanding(p)) {
+		return nil
+	}
+	return h.ensureToken(context.Background(), p)
+}
+
+// trackPresence tracks an active generation's presence, and retires a
+// retired one's.
+func (h *Hub) trackPresence(p registry.Persona) {
 	switch p.State {
 	case registry.StateActive:
 		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
-		if check && !h.checkStanding(p) {
-			return nil
-		}
-		return h.tokens.EnsurePersona(h.cfg.Home.GenerationDir(p.ID), p.ID, p.Address)
 	case registry.StateRetired:
-		h.tokens.Revoke(p.ID)
 		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation, State: StateRetired})
 		h.presence.Retire(p.ID)
 	}
-	return nil
 }
 
 // Run runs the hub's loops until ctx ends: the store watch feeding the

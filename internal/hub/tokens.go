@@ -117,14 +117,9 @@ func (t *Tokens) lookup(h tokenHash) (Identity, bool) {
 	return id, true
 }
 
-// EnsurePersona makes sure an active generation has a token file in its
-// private directory (creating one, 0600, if missing) and accepts it.
-func (t *Tokens) EnsurePersona(dir, id, address string) error {
-	tok, err := readOrCreateToken(filepath.Join(dir, TokenFile))
-	if err != nil {
-		return fmt.Errorf("token of %s: %w", address, err)
-	}
-	h := hashToken(tok)
+// accept makes h the one token hash of generation id (at address),
+// replacing the one it had.
+func (t *Tokens) accept(id, address string, h tokenHash) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if old, ok := t.persona[id]; ok && old != h {
@@ -132,7 +127,14 @@ func (t *Tokens) EnsurePersona(dir, id, address string) error {
 	}
 	t.persona[id] = h
 	t.byHash[h] = Identity{Kind: PrincipalPersona, Principal: address, PersonaID: id}
-	return nil
+}
+
+// holds reports whether generation id has an accepted token.
+func (t *Tokens) holds(id string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	_, ok := t.persona[id]
+	return ok
 }
 
 // Revoke makes a generation's token stop working at once.

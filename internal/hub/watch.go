@@ -55,6 +55,7 @@ const (
 // which the tracker publishes coalesced).
 var streamKinds = []struct{ prefix, kind string }{
 	{presencePrefix, ""},
+	{TokenHashPrefix, ""},
 	{"persona/", KindPersona},
 	{"seat/", KindSeat},
 	{"name/", ""},

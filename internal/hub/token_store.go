@@ -1,0 +1,123 @@
+package hub
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// A persona generation's token is issued once, as the file
+// <GenerationDir>/token (0600) that its runtime reads, and the hub records
+// the token's SHA-256 in the store under TokenHashPrefix+<generation id> in
+// the same step. The store is the source of truth for which token a
+// generation holds: a hub start loads every hash with one List instead of
+// reading one file per generation (10,000 files cost about half a second),
+// and a token file deleted or edited later changes nothing — retirement is
+// what revokes. Only active generations' hashes are accepted, so a retired
+// generation's token stays refused across restarts. A generation without a
+// recorded hash (a home from before hashes were recorded) has its file read,
+// or created, once, and its hash recorded then.
+
+// TokenHashPrefix is the store prefix of the persona token hashes (hex
+// SHA-256, never the token). The hub keeps it off the change stream.
+const TokenHashPrefix = "token/"
+
+// loadTokenHashes reads every recorded persona token hash, by generation id.
+// An unreadable value counts as missing: that generation's file is read again.
+func loadTokenHashes(ctx context.Context, st store.Store) (map[string]tokenHash, error) {
+	kvs, err := st.List(ctx, TokenHashPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("load token hashes: %w", err)
+	}
+	out := make(map[string]tokenHash, len(kvs))
+	for _, kv := range kvs {
+		if h, ok := parseTokenHash(kv.Value); ok {
+			out[strings.TrimPrefix(kv.Key, TokenHashPrefix)] = h
+		}
+	}
+	return out, nil
+}
+
+func parseTokenHash(v []byte) (h tokenHash, ok bool) {
+	if hex.EncodedLen(len(h)) != len(v) {
+		return h, false
+	}
+	_, err := hex.Decode(h[:], v)
+	return h, err == nil
+}
+
+// tokenHashOp records generation id's token hash.
+func tokenHashOp(id string, h tokenHash) store.Op {
+	return store.Put(TokenHashPrefix+id, []byte(hex.EncodeToString(h[:])))
+}
+
+// issueToken reads a generation's token file, creating it if missing, and
+// returns its hash.
+func (h *Hub) issueToken(p registry.Persona) (tokenHash, error) {
+	tok, err := readOrCreateToken(filepath.Join(h.cfg.Home.GenerationDir(p.ID), TokenFile))
+	if err != nil {
+		return tokenHash{}, fmt.Errorf("token of %s: %w", p.Address, err)
+	}
+	return hashToken(tok), nil
+}
+
+// startTokens accepts the tokens of the active generations in ps at hub
+// start: their recorded hashes, and for those without one the token file,
+// whose hashes are then recorded in one transaction.
+func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona) error {
+	known, err := loadTokenHashes(ctx, h.st)
+	if err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	var record []store.Op
+	for _, p := range ps {
+		if p.State != registry.StateActive {
+			continue
+		}
+		th, ok := known[p.ID]
+		if !ok {
+			if th, err = h.issueToken(p); err != nil {
+				return fmt.Errorf("hub: %w", err)
+			}
+			record = append(record, tokenHashOp(p.ID, th))
+		}
+		h.tokens.accept(p.ID, p.Address, th)
+	}
+	if len(record) > 0 {
+		if _, err := h.st.Txn(ctx, nil, record); err != nil {
+			return fmt.Errorf("hub: record %d token hashes: %w", len(record), err)
+		}
+		h.log.Info("recorded persona token hashes", "count", len(record))
+	}
+	return nil
+}
+
+// ensureToken makes sure an active generation holds a token: the one
+// already accepted, else its recorded hash, else one issued now (file
+// first, then its hash, so that a crash in between leaves a file that the
+// next start records).
+func (h *Hub) ensureToken(ctx context.Context, p registry.Persona) error {
+	if h.tokens.holds(p.ID) {
+		return nil
+	}
+	if kv, err := h.st.Get(ctx, TokenHashPrefix+p.ID); err == nil {
+		if th, ok := parseTokenHash(kv.Value); ok {
+			h.tokens.accept(p.ID, p.Address, th)
+			return nil
+		}
+	}
+	th, err := h.issueToken(p)
+	if err != nil {
+		return err
+	}
+	if _, err := h.st.Txn(ctx, nil, []store.Op{tokenHashOp(p.ID, th)}); err != nil {
+		return fmt.Errorf("record the token hash of %s: %w", p.Address, err)
+	}
+	h.tokens.accept(p.ID, p.Address, th)
+	return nil
+}
