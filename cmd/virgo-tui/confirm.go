@@ -11,31 +11,10 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hub"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 func init() {
 	subcommands = append(subcommands, newConfirmCmd, newPromptsCmd, newAuditCmd)
-}
-
-// withPrompts opens the database directly for the prompt-registry review
-// (carry forward, drop), which the hub API does not offer yet: it works
-// only while no hub runs for the home, and says so otherwise.
-func (a *app) withPrompts(ctx context.Context, fn func(context.Context, *confirm.Prompts) error) (err error) {
-	home, err := registry.ResolveHome(a.homeFlag)
-	if err != nil {
-		return err
-	}
-	s, err := store.OpenBolt(home.DBPath(), store.Options{})
-	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("%w: --carry-forward and --drop open the database directly; stop the hub (virgo-tui serve, or a console) and retry", err)
-	}
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, s.Close()) }()
-	return fn(ctx, confirm.NewQueue(s, confirm.QueueOptions{}).Prompts())
 }
 
 func newConfirmCmd(a *app) *cobra.Command {
@@ -366,9 +345,10 @@ func newPromptsReviewCmd(a *app) *cobra.Command {
 		Use:   "review --persona ADDRESS|NAME [--carry-forward ID]... [--drop ID]...",
 		Short: "List a persona's stale choices; carry each forward to its new stamp or drop it",
 		Long: `A choice learned under an older stamp of the persona no longer matches. Review lists
-those; a human (--as) carries each forward to the current stamp hash or drops it.
-Carrying forward and dropping open the database directly (the hub API has no
-endpoint for them yet), so they need the hub stopped; listing goes through it.`,
+those; a human (--as human:<name>, the decider recorded) carries each forward to the
+current stamp hash or drops it, each with an audit entry. It goes through the hub like
+every command, so it works while a hub or a console runs. What is printed is what
+is still stale afterwards.`,
 		Example: `  virgo-tui prompts review --persona work/core/lead
   virgo-tui prompts review --persona work/core/lead --as human:henry --carry-forward 3f2a… --drop 91bc…`,
 		Args: cobra.NoArgs,
@@ -379,20 +359,6 @@ endpoint for them yet), so they need the hub stopped; listing goes through it.`,
 	cmd.Flags().StringArrayVar(&drop, "drop", nil, "remove the stale choice ID (repeatable)")
 	cmd.MarkFlagRequired("persona")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		var p registry.Persona
-		var stale []confirm.Choice
-		err := a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
-			v, err := c.Persona(ctx, persona)
-			p = v.Persona
-			if err != nil {
-				return err
-			}
-			stale, err = c.Prompts(ctx, persona, true)
-			return err
-		})
-		if err != nil {
-			return err
-		}
 		if len(carry)+len(drop) > 0 {
 			ref, human, err := a.principal()
 			if err != nil {
@@ -401,54 +367,31 @@ endpoint for them yet), so they need the hub stopped; listing goes through it.`,
 			if !human {
 				return fmt.Errorf("%s is a persona: only a human (--as human:<name>) carries forward or drops learned choices", ref)
 			}
-			who, err := confirm.ParsePrincipal(ref)
-			if err != nil {
-				return err
-			}
-			err = a.withPrompts(cmd.Context(), func(ctx context.Context, reg *confirm.Prompts) error {
-				stale, err = resolveStale(ctx, reg, who, p.StampHash, stale, carry, drop)
-				return err
-			})
-			if err != nil {
-				return err
-			}
 		}
-		return writeChoices(cmd.OutOrStdout(), *out, stale, map[string]string{p.Address: p.StampHash})
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			v, err := c.Persona(ctx, persona)
+			if err != nil {
+				return err
+			}
+			p := v.Persona
+			for _, id := range carry {
+				if _, err := c.CarryForwardChoice(ctx, persona, id); err != nil {
+					return fmt.Errorf("carry forward %s: %w", id, err)
+				}
+			}
+			for _, id := range drop {
+				if _, err := c.DropChoice(ctx, persona, id); err != nil {
+					return fmt.Errorf("drop %s: %w", id, err)
+				}
+			}
+			stale, err := c.Prompts(ctx, persona, true)
+			if err != nil {
+				return err
+			}
+			return writeChoices(cmd.OutOrStdout(), *out, stale, map[string]string{p.Address: p.StampHash})
+		})
 	}
 	return cmd
-}
-
-// resolveStale carries forward and drops the named stale choices and
-// returns those still stale.
-func resolveStale(ctx context.Context, reg *confirm.Prompts, who confirm.Principal, hash string, stale []confirm.Choice, carry, drop []string) ([]confirm.Choice, error) {
-	byID := map[string]confirm.Choice{}
-	for _, c := range stale {
-		byID[c.ID()] = c
-	}
-	for _, id := range append(append([]string{}, carry...), drop...) {
-		if _, ok := byID[id]; !ok {
-			return nil, fmt.Errorf("choice %s: %w among the stale choices", id, confirm.ErrNoChoice)
-		}
-	}
-	for _, id := range carry {
-		if _, err := reg.CarryForward(ctx, who, byID[id], hash); err != nil {
-			return nil, err
-		}
-		delete(byID, id)
-	}
-	for _, id := range drop {
-		if err := reg.Drop(ctx, who, byID[id], hash); err != nil {
-			return nil, err
-		}
-		delete(byID, id)
-	}
-	var left []confirm.Choice
-	for _, c := range stale {
-		if _, ok := byID[c.ID()]; ok {
-			left = append(left, c)
-		}
-	}
-	return left, nil
 }
 
 func newAuditCmd(a *app) *cobra.Command {

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -254,4 +255,81 @@ func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error
 	}
 	writeJSON(w, http.StatusOK, es)
 	return nil
+}
+
+// PromptReviewRequest is the body of POST /v1/prompts/{id}/carry-forward
+// and POST /v1/prompts/{id}/drop: whose stale learned choice {id} is.
+type PromptReviewRequest struct {
+	identityClaims
+	// Persona is an address (its current holder), a name or a generation id.
+	Persona string `json:"persona"`
+}
+
+// staleChoice finds the learned choice choiceID among the persona's stale
+// ones: only a choice learned under another stamp than the persona's
+// current one is reviewed.
+func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (registry.Persona, confirm.Choice, error) {
+	if ref == "" {
+		return registry.Persona{}, confirm.Choice{}, apiErrorf(http.StatusBadRequest, "persona_required",
+			"name the persona whose stale choice this is: send \"persona\" (an address, name or id)")
+	}
+	p, err := h.resolve(ctx, ref)
+	if err != nil {
+		return p, confirm.Choice{}, err
+	}
+	stale, err := h.queue.Prompts().Review(ctx, p.Address, string(p.Profile), p.StampHash)
+	if err != nil {
+		return p, confirm.Choice{}, err
+	}
+	for _, c := range stale {
+		if c.ID() == choiceID {
+			return p, c, nil
+		}
+	}
+	return p, confirm.Choice{}, noChoice(fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
+		choiceID, p.Address, confirm.ErrNoChoice, p.Address))
+}
+
+// noChoice answers a missing learned choice with 404 no_choice.
+func noChoice(err error) error {
+	return apiErrorf(http.StatusNotFound, "no_choice", "%v", err)
+}
+
+// reviewPrompt is POST /v1/prompts/{id}/carry-forward (carry true) and
+// POST /v1/prompts/{id}/drop: a human resolves a stale learned choice. The
+// decider is the operator token's human; the answer is the choice as
+// carried forward (re-keyed to the current stamp hash) or as dropped. The
+// change and its audit entry are one transaction.
+func reviewPrompt(carry bool) func(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	return func(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+		var req PromptReviewRequest
+		if err := decodeBody(w, r, &req, false); err != nil {
+			return err
+		}
+		decider, err := id.principal()
+		if err != nil {
+			return err
+		}
+		ctx := r.Context()
+		p, c, err := h.staleChoice(ctx, req.Persona, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if carry {
+			c, err = h.queue.Prompts().CarryForward(ctx, decider, c, p.StampHash)
+		} else {
+			err = h.queue.Prompts().Drop(ctx, decider, c, p.StampHash)
+		}
+		if errors.Is(err, confirm.ErrNoChoice) {
+			return noChoice(err) // resolved by someone else meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		if err := h.Settle(ctx); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, c)
+		return nil
+	}
 }

@@ -109,3 +109,20 @@ func (c *Client) DiffStamps(ctx context.Context, from, to string) (DiffView, err
 	err := c.do(ctx, "GET", "/v1/stamps/diff?"+url.Values{"from": {from}, "to": {to}}.Encode(), nil, &d)
 	return d, err
 }
+
+// CarryForwardChoice re-keys the persona's stale learned choice id to its
+// current stamp hash, as this client's human (operators only), and
+// returns the choice as it now stands.
+func (c *Client) CarryForwardChoice(ctx context.Context, persona, id string) (confirm.Choice, error) {
+	var ch confirm.Choice
+	err := c.do(ctx, "POST", "/v1/prompts/"+url.PathEscape(id)+"/carry-forward", PromptReviewRequest{Persona: persona}, &ch)
+	return ch, err
+}
+
+// DropChoice removes the persona's stale learned choice id, as this
+// client's human (operators only), and returns the choice dropped.
+func (c *Client) DropChoice(ctx context.Context, persona, id string) (confirm.Choice, error) {
+	var ch confirm.Choice
+	err := c.do(ctx, "POST", "/v1/prompts/"+url.PathEscape(id)+"/drop", PromptReviewRequest{Persona: persona}, &ch)
+	return ch, err
+}

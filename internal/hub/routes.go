@@ -31,6 +31,8 @@ func routes() []route {
 		{"GET", "/v1/confirmations/{id}", either, getConfirmation},
 		{"POST", "/v1/confirmations/{id}/decide", either, decide},
 		{"GET", "/v1/prompts", operator, listPrompts},
+		{"POST", "/v1/prompts/{id}/carry-forward", operator, reviewPrompt(true)},
+		{"POST", "/v1/prompts/{id}/drop", operator, reviewPrompt(false)},
 		{"GET", "/v1/audit", operator, listAudit},
 	}
 }
