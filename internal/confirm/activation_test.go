@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // lifecycle records what ApplyLifecycle asked of the registry.
@@ -21,7 +22,7 @@ func (l *lifecycle) Refuse(_ context.Context, id, reason string) error {
 }
 
 func (l *lifecycle) Retire(_ context.Context, id, reason string) error {
-	l.calls = append(l.calls, "retire "+id)
+	l.calls = append(l.calls, "retire "+id+": "+reason)
 	return nil
 }
 
@@ -82,5 +83,69 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	}
 	if err := ApplyLifecycle(ctx, c2, reg); err != nil || !strings.Contains(reg.calls[1], "wrong repository") {
 		t.Fatalf("refusal: %v %v", reg.calls, err)
+	}
+}
+
+// A denied or expired retirement does not close the question for the
+// generation: asking again queues a new confirmation, while asking during a
+// pending one joins it. What the registry records is the requester's
+// reason, with the decider's note.
+func TestRetirementIsAskedAgainAfterADenialOrExpiry(t *testing.T) {
+	ctx := context.Background()
+	q, clk := queueFor(t, QueueOptions{TTL: time.Hour})
+	st, hash := buildStamp(t, "work/core/deputy", 1)
+	first, err := q.RequestRetirement(ctx, henry, st, hash, "task done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined, err := q.RequestRetirement(ctx, henry, st, hash, "asked twice")
+	if err != nil || joined.Confirmation.ID != first.Confirmation.ID {
+		t.Fatalf("asked again while pending: %+v %v, want to join %s", joined.Confirmation, err, first.Confirmation.ID)
+	}
+	if _, err := q.Deny(ctx, henry, first.Confirmation.ID, "not yet", RememberNone); err != nil {
+		t.Fatal(err)
+	}
+	second, err := q.RequestRetirement(ctx, henry, st, hash, "task really done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Status != StatusUnknown || second.Confirmation.ID == first.Confirmation.ID {
+		t.Fatalf("asked after a denial: %s %s, want a new pending confirmation", second.Status, second.Confirmation.ID)
+	}
+	clk.Advance(2 * time.Hour) // the second one expires, counting as denied
+	third, err := q.RequestRetirement(ctx, henry, st, hash, "closing the project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Status != StatusUnknown || third.Confirmation.ID == second.Confirmation.ID {
+		t.Fatalf("asked after an expiry: %s %s, want a new pending confirmation", third.Status, third.Confirmation.ID)
+	}
+	c, err := q.Decide(ctx, henry, third.Confirmation.ID, true, RememberNone, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := &lifecycle{}
+	if err := ApplyLifecycle(ctx, c, reg); err != nil || reg.calls[0] != "retire "+st.Persona.ID+": closing the project" {
+		t.Fatalf("registry asked %v (%v), want the requester's reason", reg.calls, err)
+	}
+	// once approved, asking again answers with the approved retirement
+	again, err := q.RequestRetirement(ctx, henry, st, hash, "again")
+	if err != nil || again.Confirmation.ID != c.ID || again.Status != StatusAllowed {
+		t.Fatalf("asked after approval: %+v %v, want %s approved", again, err, c.ID)
+	}
+	// the decider's note is added to the requester's reason
+	st2, hash2 := buildStamp(t, "work/core/lead", 1)
+	r, err := q.RequestRetirement(ctx, henry, st2, hash2, "context exhausted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = q.Decide(ctx, henry, r.Confirmation.ID, true, RememberNone, "regrant tomorrow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg = &lifecycle{}
+	want := "retire " + st2.Persona.ID + ": context exhausted (approved by human:henry: regrant tomorrow)"
+	if err := ApplyLifecycle(ctx, c, reg); err != nil || reg.calls[0] != want {
+		t.Fatalf("registry asked %v, want %q", reg.calls, want)
 	}
 }

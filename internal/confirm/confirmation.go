@@ -54,11 +54,14 @@ type Confirmation struct {
 	Boundary      BoundaryID `json:"boundary"`
 	Reason        string     `json:"reason,omitempty"`
 	// Detail is shown to the decider (an activation's class-matrix diff).
-	Detail    string          `json:"detail,omitempty"`
-	CreatedAt time.Time       `json:"created_at"`
-	ExpiresAt time.Time       `json:"expires_at"`
-	State     State           `json:"state"`
-	Decision  *DecisionRecord `json:"decision,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// RequestReason is the reason the requester gave (a retirement's),
+	// recorded by the registry when the request is carried out.
+	RequestReason string          `json:"request_reason,omitempty"`
+	CreatedAt     time.Time       `json:"created_at"`
+	ExpiresAt     time.Time       `json:"expires_at"`
+	State         State           `json:"state"`
+	Decision      *DecisionRecord `json:"decision,omitempty"`
 }
 
 // DecisionRecord is what is committed durably before the requester is told

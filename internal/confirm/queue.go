@@ -126,6 +126,7 @@ type pendingInput struct {
 	hash     string
 	decision Decision
 	detail   string
+	reason   string
 	corr     string
 	fp       string
 }
@@ -195,7 +196,7 @@ func (q *Queue) create(ctx context.Context, caller Principal, in pendingInput, c
 		ID: newID(), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
 		Route: in.decision.Route(), Unroutable: rt.unroutable, Operation: in.op, PersonaID: in.stamp.Persona.ID,
 		Profile: in.stamp.Path.Profile, StampHash: in.hash, CorrelationID: in.corr, Fingerprint: in.fp,
-		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail,
+		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail, RequestReason: in.reason,
 		CreatedAt: now, ExpiresAt: now.Add(q.ttl), State: StatePending,
 	}
 	val, err := json.Marshal(c)
