@@ -23,8 +23,10 @@ func newPersonaRetireCmd(a *app) *cobra.Command {
 		Long: `Retire the persona at an address (its current holder) or by name. Retirement is
 destructive, so it is queued as a confirmation for the persona's bound human and
 carried out when they approve it (virgo-tui confirm approve ID); the generation's
-token stops working at that moment. A generation that never got a stamp holds no
-capability and is retired at once.
+token stops working at that moment, and the registry records --reason (with the
+approver's note, if any). Asking while a retirement of the generation waits joins
+it; after a denial or expiry, asking again queues a new confirmation. A generation
+that never got a stamp holds no capability and is retired at once.
 
 Retirement is a durable state change with a reason and a time, never a deletion:
 the record and the seat's history stay, the name stays taken, and the persona
@@ -64,12 +66,15 @@ type retirementView struct {
 	Confirmation *confirm.Confirmation `json:"confirmation"`
 }
 
-// errRetirementDecided: the hub answered a retirement request with the
-// generation's earlier, already decided retirement confirmation (it keeps one
-// per generation), so nothing new is queued.
-var errRetirementDecided = errors.New("this generation's retirement was already asked and decided")
+// errRetirementDecided: the hub answered a retirement request with a
+// retirement confirmation that is already denied or expired. The hub queues
+// a new one for such a generation, so this is only seen when the answer
+// raced an expiry; asking again queues a new one.
+var errRetirementDecided = errors.New("the retirement the hub answered with is already decided; ask again to queue a new one")
 
-// writeRetirement says what happened: retired at once, or queued and who approves.
+// writeRetirement says what happened: retired at once, queued (or joined:
+// a pending retirement of the generation is asked once) and who approves,
+// or already retired by an approved retirement.
 func writeRetirement(w io.Writer, res hub.Retirement, operator string) error {
 	p, c := res.Persona.Persona, res.Confirmation
 	if c == nil {
@@ -77,7 +82,13 @@ func writeRetirement(w io.Writer, res hub.Retirement, operator string) error {
 			p.Name, p.Address, p.Generation, p.RetireReason, p.Address)
 		return err
 	}
-	if st := c.StateAt(time.Now()); st != confirm.StatePending {
+	switch st := c.StateAt(time.Now()); st {
+	case confirm.StatePending:
+	case confirm.StateApproved:
+		_, err := fmt.Fprintf(w, "%s (%s, generation %d) is already retired: confirmation %s approved by %s (%s)\n",
+			p.Name, p.Address, p.Generation, c.ID, c.Decision.Decider, p.RetireReason)
+		return err
+	default:
 		return fmt.Errorf("retire %s (%s, generation %d): %w: confirmation %s is %s",
 			p.Name, p.Address, p.Generation, errRetirementDecided, c.ID, st)
 	}

@@ -249,8 +249,19 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	}
 	c.ok("confirm", "deny", ret.Confirmation.ID, "--as", "human:henry", "--reason", "keep it")
 	wantContains(t, "denied retirement", c.ok("persona", "show", "Auva"), "state            active")
-	wantContains(t, "asked again", c.fails("persona", "retire", "Auva", "--reason", "now?"),
-		"retirement was already asked and decided: confirmation "+ret.Confirmation.ID+" is denied")
+	// a denial answers that request, not every later one: asking again
+	// queues a new confirmation, and a pending one is joined
+	denial := ret.Confirmation.ID
+	out = c.ok("persona", "retire", "Auva", "--reason", "lead moved on", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &ret); err != nil || ret.Confirmation.ID == denial || ret.Confirmation.Kind != "retirement" {
+		t.Fatalf("asked again after a denial: %+v, %v\n%s", ret, err, out)
+	}
+	wantContains(t, "joined", c.ok("persona", "retire", "Auva", "--reason", "twice"), "confirmation "+ret.Confirmation.ID)
+	c.ok("confirm", "approve", ret.Confirmation.ID, "--as", "human:henry")
+	// the registry records the requester's reason, not the decision
+	wantContains(t, "retire reason", c.ok("persona", "show", "Auva"), "state            retired", "lead moved on")
+	wantContains(t, "already retired", c.ok("persona", "retire", "Auva", "--reason", "again"),
+		"Auva (work/core/lead, generation 2) is already retired: confirmation "+ret.Confirmation.ID+" approved by human:henry (lead moved on)")
 
 	// Regrant of the retired seat goes through the same confirmation.
 	re := c.add("--scope", "work", "--role", "coordinator", "--name", "Zaniah", "--human", "human:henry")
