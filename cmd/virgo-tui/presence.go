@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,11 +18,15 @@ func init() { subcommands = append(subcommands, newPresenceCmd) }
 func newPresenceCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "presence",
-		Short: "Report and list persona presence (needs a running hub)",
+		Short: "Report and list persona presence",
 		Long: `Presence lives in the hub: a persona runtime beats and reports what it is
 doing; consoles show each persona as standing, active, idle, stale, offline or
 retired. "presence beat" and "presence set" do from a shell what a runtime does:
-they act with the persona generation's own token (<home>/personas/<id>/token).`,
+they act with the persona generation's own token (<home>/personas/<id>/token),
+found from ADDRESS as every command acting as a persona finds it. Like every
+command they go through the hub; with none running, one runs in this process
+for the command's length (presence lives in the hub, so a running hub or console
+is where it matters).`,
 		Example: `  virgo-tui presence beat work/core/lead
   virgo-tui presence set work/core/lead --activity "reviewing PR 42" --summary "core release prep"
   virgo-tui presence list -o json`,
@@ -52,27 +56,24 @@ func newPresenceReportCmd(a *app, verb string) *cobra.Command {
 			if verb == "set" && act == nil && sum == nil {
 				return fmt.Errorf("presence set needs --activity or --summary (to only beat: presence beat %s)", args[0])
 			}
-			ctx := cmd.Context()
-			home, err := registry.ResolveHome(a.homeFlag)
-			if err != nil {
+			report := func(ctx context.Context, rt *hub.Client) error {
+				var ack hub.BeatAck
+				var err error
+				if act == nil && sum == nil {
+					ack, err = rt.Beat(ctx)
+				} else {
+					ack, err = rt.SetPresence(ctx, act, sum)
+				}
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (%d beats this hub run)\n", args[0], ack.State, ack.Beats)
 				return err
 			}
-			rt, err := dialRuntime(ctx, home, args[0], tokenFile)
-			if err != nil {
-				return err
+			if tokenFile != "" {
+				return a.withTokenFile(cmd.Context(), tokenFile, report)
 			}
-			defer rt.Close()
-			var ack hub.BeatAck
-			if act == nil && sum == nil {
-				ack, err = rt.Beat(ctx)
-			} else {
-				ack, err = rt.SetPresence(ctx, act, sum)
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (%d beats this hub run)\n", args[0], ack.State, ack.Beats)
-			return nil
+			return a.actingAs(args[0]).withClient(cmd.Context(), report)
 		},
 	}
 	cmd.Flags().StringVar(&activity, "activity", "", "what the persona is doing now")
@@ -81,27 +82,33 @@ func newPresenceReportCmd(a *app, verb string) *cobra.Command {
 	return cmd
 }
 
-// dialRuntime connects as the persona at address: with tokenFile if given,
-// else with the token in the private directory of the seat's current
-// holder, found by asking the hub as the operator.
-func dialRuntime(ctx context.Context, home registry.Home, address, tokenFile string) (*hub.Client, error) {
-	if tokenFile == "" {
-		op, err := hub.Dial(ctx, home.Dir)
-		if err != nil {
-			return nil, err
-		}
-		v, err := op.Persona(ctx, address)
-		op.Close()
-		p := v.Persona
-		if err != nil {
-			return nil, err
-		}
-		if p.State != registry.StateActive {
-			return nil, fmt.Errorf("%s (%s) is %s; only an active generation reports presence", p.Address, p.Name, p.State)
-		}
-		tokenFile = filepath.Join(home.GenerationDir(p.ID), hub.TokenFile)
+// actingAs is the app acting as principal ref (a persona address or name,
+// or human:<name>) instead of --as / $VIRGO_PRINCIPAL: its client finds the
+// persona's token as every command acting as a persona does (app.client).
+func (a *app) actingAs(ref string) *app {
+	b := *a
+	b.as = ref
+	return &b
+}
+
+// withTokenFile runs fn with a client acting with the token in path (a
+// runtime's own token file), connected like every command (app.withClient).
+func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Context, *hub.Client) error) error {
+	home, err := registry.ResolveHome(a.homeFlag)
+	if err != nil {
+		return err
 	}
-	return hub.Dial(ctx, home.Dir, hub.WithTokenFile(tokenFile))
+	return retryNoHub(ctx, func() (err error) {
+		c, stop, err := hub.Connect(ctx, home, hub.WithTokenFile(path))
+		if err != nil {
+			return err
+		}
+		defer func() {
+			c.Close()
+			err = errors.Join(err, stop())
+		}()
+		return fn(ctx, c)
+	})
 }
 
 func newPresenceListCmd(a *app) *cobra.Command {
@@ -112,24 +119,16 @@ func newPresenceListCmd(a *app) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		ctx := cmd.Context()
-		home, err := registry.ResolveHome(a.homeFlag)
-		if err != nil {
-			return err
-		}
-		c, err := hub.Dial(ctx, home.Dir)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		ps, err := c.Presence(ctx)
-		if err != nil {
-			return err
-		}
-		if *out == outputJSON {
-			return writeJSON(cmd.OutOrStdout(), ps)
-		}
-		return presenceTable(cmd.OutOrStdout(), ps, time.Now())
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+			ps, err := c.Presence(ctx)
+			if err != nil {
+				return err
+			}
+			if *out == outputJSON {
+				return writeJSON(cmd.OutOrStdout(), ps)
+			}
+			return presenceTable(cmd.OutOrStdout(), ps, time.Now())
+		})
 	}
 	return cmd
 }

@@ -53,6 +53,11 @@ func TestPresenceFromAShellAsARuntimeWould(t *testing.T) {
 	tok := filepath.Join(home.GenerationDir(reg.Persona.ID), hub.TokenFile)
 	wantContains(t, "token file", c.ok("presence", "beat", "work/core/lead", "--token-file", tok), "active")
 	wantContains(t, "second hub", c.fails("serve"), "already running", "pid")
+	// a runtime's shell names itself in VIRGO_PRINCIPAL: the token lookup
+	// is the one every command acting as a persona uses
+	t.Setenv(hub.PrincipalEnv, "work/core/lead")
+	wantContains(t, "principal is the persona", c.ok("presence", "beat", "work/core/lead"), "work/core/lead: active")
+	wantContains(t, "by name", c.ok("presence", "beat", "Spica"), "Spica: active")
 }
 
 func TestDemoHeadless(t *testing.T) {
