@@ -33,7 +33,7 @@ func since(now, t time.Time) string {
 var stateGlyph = map[PresenceState]string{
 	PresenceStanding: "◇",
 	PresenceActive:   "●",
-	PresenceIdle:     "◐",
+	PresenceIdle:     "◔",
 	PresenceStale:    "◌",
 	PresenceOffline:  "○",
 	PresenceRetired:  "✕",

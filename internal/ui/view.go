@@ -121,7 +121,7 @@ func (m *Model) statusLine(now time.Time) string {
 	st := m.styles
 	var parts []string
 	if m.inGrace(now) {
-		parts = append(parts, st.Warn.Render("⏸ keys paused "+m.opts.Grace.String()+": new confirmation"))
+		parts = append(parts, st.Warn.Render("‖ keys paused "+m.opts.Grace.String()+": new confirmation"))
 	}
 	if m.prompt != promptNone {
 		parts = append(parts, strings.TrimRight(m.input.View(), " "))
