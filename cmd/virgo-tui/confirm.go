@@ -27,7 +27,7 @@ external publication or deployment), the owning lead for a deputy acting outside
 assigned task. A decision is committed durably, with its audit entry, before anyone
 is told to execute. Nobody decides their own request; a persona never decides a
 global-boundary confirmation; only the routed authority decides; a decision is
-final; a pending confirmation expires (the hub's --confirm-ttl, default 1h) and
+final; a pending confirmation expires (serve --confirm-ttl, else $VIRGO_CONFIRM_TTL, default 1h) and
 then counts as denied.
 
 Every confirm command goes through the hub (one is started in this process when

@@ -1,32 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/virgo-hub/virgo-tui/internal/hub"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
-
-// runHub serves the cli's home in this process until the test ends, as
-// `virgo-tui serve` would in another.
-func runHub(t *testing.T, c *cli) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() {
-		done <- hub.Serve(ctx, hub.ServeOptions{Home: registry.Home{Dir: c.home}, Ready: func(*hub.Hub) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("hub did not start: %v", err)
-	}
-	t.Cleanup(func() { cancel(); <-done })
-}
 
 // staleIDs are the ids of the stale choices review prints (first column).
 func staleIDs(out string) []string {
@@ -54,7 +32,7 @@ func TestPromptsReviewBesideARunningHub(t *testing.T) {
 	c.ok("confirm", "approve", strings.Fields(out[strings.Index(out, "confirm approve ")+len("confirm approve "):])[0], "--as", "human:henry")
 	c.activate("--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica", "--human", "human:henry")
 
-	runHub(t, c)
+	serveHub(t, c)
 	ids := staleIDs(c.ok("prompts", "review", "--persona", "work/core/lead"))
 	if len(ids) != 2 {
 		t.Fatalf("%d stale choices after the regrant, want 2", len(ids))

@@ -32,10 +32,15 @@ pid holding it. On shutdown the hub drains requests in flight, writes the
 last presence, and closes the database.
 
 Presence: a runtime beats every --heartbeat; it is stale after --stale without
-a beat, offline after --offline, idle after --idle without a new activity.`,
+a beat, offline after --offline, idle after --idle without a new activity.
+
+A new confirmation expires (and counts as denied) after --confirm-ttl, else
+$VIRGO_CONFIRM_TTL, else 1h; a console's or command's in-process hub reads the
+same variable. A value that is not a positive duration (30m, 2h) is refused.`,
 		Example: `  virgo-tui serve
   virgo-tui serve --home ~/virgo --stale 45s --offline 5m
-  VIRGO_HOME=/srv/virgo virgo-tui serve -v`,
+  VIRGO_HOME=/srv/virgo virgo-tui serve -v
+  VIRGO_CONFIRM_TTL=15m virgo-tui serve`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := registry.ResolveHome(a.homeFlag)
@@ -48,6 +53,10 @@ a beat, offline after --offline, idle after --idle without a new activity.`,
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			if err := iv.Validate(); err != nil {
+				return err
+			}
+			ttl, err := confirmTTL(cmd.Flags().Changed("confirm-ttl"), ttl)
+			if err != nil {
 				return err
 			}
 			ctx, stop := serveContext(cmd.Context())
@@ -68,7 +77,7 @@ a beat, offline after --offline, idle after --idle without a new activity.`,
 	f.DurationVar(&iv.Stale, "stale", iv.Stale, "a runtime without a beat for this long is stale")
 	f.DurationVar(&iv.Offline, "offline", iv.Offline, "a runtime without a beat for this long is offline")
 	f.DurationVar(&iv.Idle, "idle", iv.Idle, "a beating runtime without a new activity for this long is idle")
-	f.DurationVar(&ttl, "confirm-ttl", 0, "expiry of new confirmations (default 1h)")
+	f.DurationVar(&ttl, "confirm-ttl", 0, "expiry of new confirmations (default $"+hub.ConfirmTTLEnv+", else 1h)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
 	return cmd
 }
@@ -77,4 +86,16 @@ a beat, offline after --offline, idle after --idle without a new activity.`,
 // SIGINT or SIGTERM.
 func serveContext(parent context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+// confirmTTL is the expiry of new confirmations for serve: --confirm-ttl
+// when given (set says so), else $VIRGO_CONFIRM_TTL, else 0 (the default).
+func confirmTTL(set bool, flag time.Duration) (time.Duration, error) {
+	if !set {
+		return hub.ConfirmTTLFromEnv()
+	}
+	if flag <= 0 {
+		return 0, fmt.Errorf("--confirm-ttl %v: %w", flag, hub.ErrBadConfirmTTL)
+	}
+	return flag, nil
 }
