@@ -40,11 +40,15 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) er
 	if err != nil {
 		return err
 	}
-	out := make([]PersonaView, len(ps))
+	vs := make([]PersonaView, len(ps))
 	for i, p := range ps {
-		out[i] = h.view(p)
+		vs[i] = h.view(p)
 	}
-	writeJSON(w, http.StatusOK, out)
+	b, err := appendViews(make([]byte, 0, 2+viewBytes*len(vs)), vs)
+	if err != nil {
+		return err
+	}
+	writeJSONBytes(w, http.StatusOK, b)
 	return nil
 }
 
@@ -54,8 +58,21 @@ func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, h.view(p))
+	b, err := appendView(make([]byte, 0, viewBytes), h.view(p))
+	if err != nil {
+		return err
+	}
+	writeJSONBytes(w, http.StatusOK, b)
 	return nil
+}
+
+// writeJSONBytes writes an encoded JSON answer as writeJSON does: the
+// document, then a newline.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
 }
 
 // seatHistory is GET /v1/seats/{address...}: every generation that held it.

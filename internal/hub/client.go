@@ -134,30 +134,11 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 // do sends one request and decodes a JSON answer into out (if not nil);
 // a non-2xx answer becomes an *APIError.
 func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://hub"+path, rd)
+	resp, err := c.send(ctx, method, path, body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return dialError(err)
-	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return readAPIError(resp)
-	}
 	if out == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
 		return err
@@ -166,6 +147,51 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		return fmt.Errorf("%s %s: unreadable answer: %w", method, path, err)
 	}
 	return nil
+}
+
+// get sends a GET and returns the whole 2xx answer, read into one buffer
+// of the announced length, for a caller with its own decoder.
+func (c *Client) get(ctx context.Context, path string) ([]byte, error) {
+	resp, err := c.send(ctx, "GET", path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// send sends one request; a non-2xx answer becomes an *APIError and the
+// caller closes a 2xx answer's body.
+func (c *Client) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://hub"+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, dialError(err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, readAPIError(resp)
+	}
+	return resp, nil
 }
 
 func readAPIError(resp *http.Response) error {
@@ -232,20 +258,33 @@ func (c *Client) Presence(ctx context.Context) ([]Presence, error) {
 
 // Personas lists seat holders (pending and active), or every generation with all.
 func (c *Client) Personas(ctx context.Context, all bool) ([]PersonaView, error) {
-	var ps []PersonaView
 	path := "/v1/personas"
 	if all {
 		path += "?all=true"
 	}
-	err := c.do(ctx, "GET", path, nil, &ps)
-	return ps, err
+	b, err := c.get(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := decodeViews(b)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: unreadable answer: %w", path, err)
+	}
+	return vs, nil
 }
 
 // Persona finds one persona by generation id, address or name.
 func (c *Client) Persona(ctx context.Context, ref string) (PersonaView, error) {
 	var p PersonaView
-	err := c.do(ctx, "GET", "/v1/personas/"+escapeRef(ref), nil, &p)
-	return p, err
+	path := "/v1/personas/" + escapeRef(ref)
+	b, err := c.get(ctx, path)
+	if err != nil {
+		return p, err
+	}
+	if err := p.UnmarshalJSON(b); err != nil {
+		return p, fmt.Errorf("GET %s: unreadable answer: %w", path, err)
+	}
+	return p, nil
 }
 
 // SeatHistory lists every generation that held the seat at address.
@@ -283,13 +322,39 @@ func (c *Client) getEpoch() string {
 	return c.epoch
 }
 
+// connectPatience bounds how long Connect waits for a hub that holds the
+// home's lock without serving its socket: another process's hub still
+// starting (it takes the lock before it listens) or already stopping (a
+// one-shot command's hub lives only as long as that command).
+const connectPatience = 3 * time.Second
+
 // Connect returns a client of the hub serving home. When none runs, it
 // starts one inside this process, serving the same socket so that runtimes
 // and other consoles can connect too (the console's way); stop ends that
 // hub — it drains, flushes presence and closes the store — and is a no-op
-// when the hub belongs to another process. A one-shot subcommand that
-// prefers to open the database directly uses Dial and handles ErrNoHub.
+// when the hub belongs to another process. When another process holds the
+// hub lock but does not serve, Connect tries again, backing off, for up to
+// connectPatience (then ErrNoHub, naming the pid). A one-shot subcommand
+// that prefers to open the database directly uses Dial and handles ErrNoHub.
 func Connect(ctx context.Context, home registry.Home, opts ...DialOption) (c *Client, stop func() error, err error) {
+	deadline := time.Now().Add(connectPatience)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		c, stop, err = connectOnce(ctx, home, opts...)
+		if !errors.Is(err, ErrHubRunning) || time.Now().Add(wait).After(deadline) {
+			return c, stop, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// connectOnce dials the hub serving home, or starts one in-process. It
+// fails with an error that is both ErrNoHub and ErrHubRunning when another
+// process holds the hub lock without serving.
+func connectOnce(ctx context.Context, home registry.Home, opts ...DialOption) (c *Client, stop func() error, err error) {
 	noop := func() error { return nil }
 	if c, err = Dial(ctx, home.Dir, opts...); !errors.Is(err, ErrNoHub) {
 		return c, noop, err
@@ -304,9 +369,11 @@ func Connect(ctx context.Context, home registry.Home, opts ...DialOption) (c *Cl
 	case err := <-served:
 		cancel()
 		if errors.Is(err, ErrHubRunning) {
-			// Another process won the race; use its hub.
-			c, err := Dial(ctx, home.Dir, opts...)
-			return c, noop, err
+			// Another process won the race: use its hub, if it serves yet.
+			if c, derr := Dial(ctx, home.Dir, opts...); !errors.Is(derr, ErrNoHub) {
+				return c, noop, derr
+			}
+			return nil, nil, fmt.Errorf("%w, but nobody answers on %s (%w)", err, SocketPath(home.Dir), ErrNoHub)
 		}
 		return nil, nil, err
 	}

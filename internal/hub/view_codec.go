@@ -1,0 +1,198 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// A persona view travels as {"persona":<record>[,"presence":<presence>]},
+// the record written by registry.Persona.AppendJSON (the bytes `persona
+// list -o json` prints) and read by registry.DecodePersona: encoding/json's
+// reflection, and its re-compacting of a Marshaler's output, cost more than
+// the rest of a 10,000-persona list together. Presence stays encoding/json.
+// Anything a fast reader does not recognise goes to encoding/json whole, so
+// the fast path is an optimisation, never a second format.
+
+// viewFields is PersonaView without its methods, for encoding/json.
+type viewFields PersonaView
+
+// viewBytes is the size a view is expected to take, to grow buffers once.
+const viewBytes = 800
+
+// appendView appends v's JSON object to b.
+func appendView(b []byte, v PersonaView) ([]byte, error) {
+	b = append(b, `{"persona":`...)
+	b = v.Persona.AppendJSON(b)
+	if v.Presence != nil {
+		// Encoded in place, and like the record without HTML escaping:
+		// '<', '>' and '&' stay as they are in both parts.
+		buf := bytes.NewBuffer(append(b, `,"presence":`...))
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v.Presence); err != nil {
+			return nil, fmt.Errorf("encode the presence of %s: %w", v.Persona.Address, err)
+		}
+		b = bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	}
+	return append(b, '}'), nil
+}
+
+// appendViews appends vs as a JSON array (never null) to b.
+func appendViews(b []byte, vs []PersonaView) ([]byte, error) {
+	b = append(b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendView(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// MarshalJSON writes the view with the persona record's own encoder, so
+// every answer that carries a view (snapshot, retirement) shares its bytes.
+func (v PersonaView) MarshalJSON() ([]byte, error) {
+	return appendView(make([]byte, 0, viewBytes), v)
+}
+
+// UnmarshalJSON reads a view on the fast path when it has the shape
+// appendView writes, else with encoding/json.
+func (v *PersonaView) UnmarshalJSON(data []byte) error {
+	s := viewScanner{b: data}
+	if fv, ok := s.view(); ok && s.end() {
+		*v = fv
+		return nil
+	}
+	return json.Unmarshal(data, (*viewFields)(v))
+}
+
+// decodeViews reads a JSON array of views: the fast path for what
+// appendViews writes, encoding/json for anything else.
+func decodeViews(data []byte) ([]PersonaView, error) {
+	if vs, ok := fastViews(data); ok {
+		return vs, nil
+	}
+	var fs []viewFields
+	if err := json.Unmarshal(data, &fs); err != nil {
+		return nil, err
+	}
+	vs := make([]PersonaView, len(fs))
+	for i, f := range fs {
+		vs[i] = PersonaView(f)
+	}
+	return vs, nil
+}
+
+func fastViews(data []byte) ([]PersonaView, bool) {
+	s := viewScanner{b: data}
+	s.space()
+	if !s.lit("[") {
+		return nil, false
+	}
+	vs := make([]PersonaView, 0, len(data)/viewBytes+1)
+	if s.space(); s.lit("]") {
+		return vs, s.end()
+	}
+	for {
+		s.space()
+		v, ok := s.view()
+		if !ok {
+			return nil, false
+		}
+		vs = append(vs, v)
+		s.space()
+		switch {
+		case s.lit(","):
+		case s.lit("]"):
+			return vs, s.end()
+		default:
+			return nil, false
+		}
+	}
+}
+
+// viewScanner walks JSON text written as appendView writes it.
+type viewScanner struct {
+	b []byte
+	i int
+}
+
+func (s *viewScanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\n' || s.b[s.i] == '\r' || s.b[s.i] == '\t') {
+		s.i++
+	}
+}
+
+// end reports whether only white space is left.
+func (s *viewScanner) end() bool {
+	s.space()
+	return s.i == len(s.b)
+}
+
+func (s *viewScanner) lit(l string) bool {
+	if len(s.b)-s.i >= len(l) && string(s.b[s.i:s.i+len(l)]) == l {
+		s.i += len(l)
+		return true
+	}
+	return false
+}
+
+func (s *viewScanner) view() (PersonaView, bool) {
+	var v PersonaView
+	if !s.lit(`{"persona":`) {
+		return v, false
+	}
+	obj, ok := s.flatObject()
+	if !ok {
+		return v, false
+	}
+	p, err := registry.DecodePersona(obj)
+	if err != nil {
+		return v, false
+	}
+	v.Persona = p
+	if s.lit(`,"presence":`) {
+		if obj, ok = s.flatObject(); !ok {
+			return v, false
+		}
+		var pr Presence
+		if json.Unmarshal(obj, &pr) != nil {
+			return v, false
+		}
+		v.Presence = &pr
+	}
+	return v, s.lit("}")
+}
+
+// flatObject returns the JSON object at the cursor, which holds no nested
+// object or array (a persona record, a presence); the decoder given it
+// checks the rest.
+func (s *viewScanner) flatObject() ([]byte, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return nil, false
+	}
+	inString := false
+	for i := s.i + 1; i < len(s.b); i++ {
+		c := s.b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '}':
+			obj := s.b[s.i : i+1]
+			s.i = i + 1
+			return obj, true
+		case c == '{' || c == '[':
+			return nil, false
+		}
+	}
+	return nil, false
+}
