@@ -11,21 +11,28 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-func TestDemoInstallationAndSimulation(t *testing.T) {
+// seeded starts a hub on a short temporary home, seeds the demo
+// installation as henry, and returns the home, henry's client and what was
+// seeded; everything stops when the test ends.
+func seeded(t *testing.T) (string, *hub.Client, Installation) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "vd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
 	home := registry.Home{Dir: dir}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	iv := hub.Intervals{Heartbeat: 100 * time.Millisecond, Stale: 300 * time.Millisecond, Offline: time.Second, Idle: 5 * time.Second}
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- hub.Serve(ctx, hub.ServeOptions{Home: home, Hub: hub.Config{Intervals: iv, FlushEvery: 100 * time.Millisecond},
 			Ready: func(*hub.Hub) { close(ready) }})
 	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		os.RemoveAll(dir)
+	})
 	select {
 	case <-ready:
 	case err := <-done:
@@ -39,12 +46,18 @@ func TestDemoInstallationAndSimulation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, op, in
+}
+
+func TestDemoInstallationAndSimulation(t *testing.T) {
+	dir, op, in := seeded(t)
+	ctx := context.Background()
 	if len(in.Active) != len(seats) || in.Retired.ID == "" || in.Pending.State != registry.StatePending {
 		t.Fatalf("installation: %d active, retired %q, pending %s", len(in.Active), in.Retired.Address, in.Pending.State)
 	}
 	run, stop := context.WithTimeout(ctx, 2500*time.Millisecond)
 	defer stop()
-	st, err := Simulate(run, in, Options{Home: dir, Operator: op, AutoDecide: true, Beat: 100 * time.Millisecond, Seed: 1})
+	st, err := Simulate(run, in, Options{Home: dir, Operator: op, AutoDecide: true, Beat: 100 * time.Millisecond, Seed: 1, AskEvery: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +112,30 @@ func TestDemoInstallationAndSimulation(t *testing.T) {
 		}
 	}
 	t.Log(st)
+}
+
+// An operator retiring a persona while its simulated runtime runs (as the
+// console lets them) ends that runtime quietly, as a real one would when its
+// token stops working; the demo goes on.
+func TestRetiredRuntimeStopsQuietly(t *testing.T) {
+	dir, op, in := seeded(t)
+	ctx, stop := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Simulate(ctx, in, Options{Home: dir, Beat: 50 * time.Millisecond, Seed: 2, AskEvery: 1000})
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	victim := in.Active[2]
+	r, err := op.RequestRetirement(context.Background(), victim.Address, "retired from the console")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Decide(context.Background(), r.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("retiring %s ended the simulation: %v", victim.Address, err)
+	}
 }

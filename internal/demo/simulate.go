@@ -60,7 +60,15 @@ type Options struct {
 	Beat time.Duration
 	// Seed makes a run repeatable.
 	Seed uint64
+	// AskEvery is how many ticks a runtime lets pass between two operations
+	// it asks about (DefaultAskEvery when 0): often enough that the queue
+	// stays lively, rarely enough that an operator can read and decide.
+	AskEvery int
 }
+
+// DefaultAskEvery: with the demo's dozen runtimes beating once a second,
+// about one confirmation every few seconds reaches the operator.
+const DefaultAskEvery = 20
 
 // Stats count what a simulation did.
 type Stats struct {
@@ -83,6 +91,9 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 	if opts.Beat <= 0 {
 		opts.Beat = Intervals.Heartbeat
 	}
+	if opts.AskEvery <= 0 {
+		opts.AskEvery = DefaultAskEvery
+	}
 	st := &Stats{}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(in.Active)+1)
@@ -99,7 +110,7 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 		if i == 1 {
 			stopAfter = 3
 		}
-		r := &runtime{p: p, c: rt, st: st, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i}
+		r := &runtime{p: p, c: rt, st: st, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i, askEvery: opts.AskEvery}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -132,6 +143,7 @@ type runtime struct {
 	stopAfter int
 	rng       *rand.Rand
 	n, asks   int
+	askEvery  int
 }
 
 func (r *runtime) run(ctx context.Context) error {
@@ -146,6 +158,9 @@ func (r *runtime) run(ctx context.Context) error {
 			return nil // the runtime went away
 		}
 		if err := r.step(ctx); err != nil {
+			if errors.Is(err, hub.ErrUnauthenticated) || errors.Is(err, hub.ErrRevoked) {
+				return nil // retired from the console: its token no longer works, and a runtime stops
+			}
 			return fmt.Errorf("demo: %s: %w", r.p.Address, err)
 		}
 	}
@@ -155,6 +170,11 @@ func (r *runtime) run(ctx context.Context) error {
 // operation to ask about; a lead also decides what its deputy asked.
 func (r *runtime) step(ctx context.Context) error {
 	var err error
+	if (r.n+r.asks)%r.askEvery == 0 {
+		if err := r.ask(ctx); err != nil {
+			return err
+		}
+	}
 	switch roll := r.rng.IntN(10); {
 	case roll < 3:
 		act := pick(r.rng, activities[r.p.Role])
@@ -164,8 +184,6 @@ func (r *runtime) step(ctx context.Context) error {
 		sum := fmt.Sprintf("%s: %d items in QUEUE.md", r.p.Address, r.rng.IntN(12))
 		_, err = r.c.SetPresence(ctx, nil, &sum)
 		r.st.Activities.Add(1)
-	case roll < 6:
-		err = r.ask(ctx)
 	default:
 		_, err = r.c.Beat(ctx)
 	}
