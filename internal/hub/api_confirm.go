@@ -61,7 +61,13 @@ func (h *Hub) operation(ctx context.Context, id Identity, req OperationRequest) 
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
-	pol, err := confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned})
+	// The deputy's assigned tasks are those its owning lead (or bound
+	// human) recorded, never ones the request asserts.
+	assigned, err := h.queue.Assignments(ctx, p.ID)
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	pol, err := confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned, Assignments: confirm.Tasks(assigned)})
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}

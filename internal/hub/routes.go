@@ -33,6 +33,8 @@ func routes() []route {
 		{"GET", "/v1/prompts", operator, listPrompts},
 		{"POST", "/v1/prompts/{id}/carry-forward", operator, reviewPrompt(true)},
 		{"POST", "/v1/prompts/{id}/drop", operator, reviewPrompt(false)},
+		{"GET", "/v1/assignments", either, listAssignments},
+		{"POST", "/v1/assignments", either, assignTask},
 		{"GET", "/v1/audit", operator, listAudit},
 	}
 }

@@ -1,0 +1,144 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// AssignRequest is the body of POST /v1/assignments: assign (or, with
+// Remove, unassign) a task to a coder-deputy. Who assigns is the token's
+// identity: the deputy's owning lead or its bound human, never the deputy.
+type AssignRequest struct {
+	identityClaims
+	// Persona is the deputy: an address (its current holder), a name or a
+	// generation id.
+	Persona string `json:"persona"`
+	// Task is scope/project/task, in the deputy's project.
+	Task   string `json:"task"`
+	Remove bool   `json:"remove,omitempty"`
+}
+
+// assignErrors are the assignment refusals with their status and code.
+var assignErrors = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{confirm.ErrSelfAssignment, http.StatusForbidden, "self_assignment"},
+	{confirm.ErrNotAssigner, http.StatusForbidden, "not_assigner"},
+	{confirm.ErrNoOwningLead, http.StatusConflict, "no_owning_lead"},
+	{confirm.ErrOutsideProject, http.StatusBadRequest, "outside_project"},
+	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
+}
+
+func assignError(err error) error {
+	for _, m := range assignErrors {
+		if errors.Is(err, m.err) {
+			return apiErrorf(m.status, m.code, "%v", err)
+		}
+	}
+	if errors.Is(err, confirm.ErrTargetSyntax) || errors.Is(err, confirm.ErrUpperCase) {
+		return badOperation(err)
+	}
+	return err
+}
+
+// deputy resolves an active persona whose assignments are asked about.
+func (h *Hub) deputy(ctx context.Context, ref string) (registry.Persona, error) {
+	if ref == "" {
+		return registry.Persona{}, apiErrorf(http.StatusBadRequest, "persona_required", "name the deputy: send \"persona\" (an address, name or id)")
+	}
+	return h.resolve(ctx, ref)
+}
+
+// assignTask is POST /v1/assignments: the answer is the task's assignment
+// (for Remove, the one removed is not returned: 204).
+func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	var req AssignRequest
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	p, err := h.deputy(ctx, req.Persona)
+	if err != nil {
+		return err
+	}
+	if p.State != registry.StateActive {
+		return apiErrorf(http.StatusConflict, "not_active", "%s (%s) is %s: tasks are assigned to an active generation", p.Address, p.Name, p.State)
+	}
+	st, err := h.loadStamp(p)
+	if err != nil {
+		return err
+	}
+	by, err := id.principal()
+	if err != nil {
+		return err
+	}
+	if req.Remove {
+		if err := h.queue.Unassign(ctx, by, &st, req.Task); err != nil {
+			return assignError(err)
+		}
+		if err := h.Settle(ctx); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	a, err := h.queue.Assign(ctx, by, &st, req.Task)
+	if err != nil {
+		return assignError(err)
+	}
+	if err := h.Settle(ctx); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// listAssignments is GET /v1/assignments?persona=REF: the tasks assigned to
+// the persona's generation. A persona token sees its own and, as owning
+// lead, its deputies'.
+func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+	ctx := r.Context()
+	p, err := h.deputy(ctx, r.URL.Query().Get("persona"))
+	if err != nil {
+		return err
+	}
+	if !id.IsHuman() && id.PersonaID != p.ID {
+		st, err := h.loadStamp(p)
+		if err != nil || st.Authority.OwningLead != id.Principal {
+			return apiErrorf(http.StatusForbidden, "forbidden", "%s sees its own assigned tasks and, as owning lead, its deputies'", id.Principal)
+		}
+	}
+	as, err := h.queue.Assignments(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, as)
+	return nil
+}
+
+// Assign records task (scope/project/task) as assigned to the deputy ref,
+// as this client's identity: the deputy's owning lead or its bound human.
+func (c *Client) Assign(ctx context.Context, ref, task string) (confirm.Assignment, error) {
+	var a confirm.Assignment
+	err := c.do(ctx, "POST", "/v1/assignments", AssignRequest{Persona: ref, Task: task}, &a)
+	return a, err
+}
+
+// Unassign removes an assigned task of the deputy ref (same rules as Assign).
+func (c *Client) Unassign(ctx context.Context, ref, task string) error {
+	return c.do(ctx, "POST", "/v1/assignments", AssignRequest{Persona: ref, Task: task, Remove: true}, nil)
+}
+
+// Assignments lists the tasks assigned to the persona ref's generation.
+func (c *Client) Assignments(ctx context.Context, ref string) ([]confirm.Assignment, error) {
+	var as []confirm.Assignment
+	err := c.do(ctx, "GET", "/v1/assignments?"+url.Values{"persona": {ref}}.Encode(), nil, &as)
+	return as, err
+}

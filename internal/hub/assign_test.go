@@ -1,0 +1,81 @@
+package hub
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+)
+
+// A coder-deputy's run inside a task its owning lead assigned is allowed;
+// outside it, the run is a deputy-scope confirmation routed to the owning
+// lead. The deputy cannot assign itself a task, nor assert assignments in
+// its request.
+func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	deputy := th.addPersona(t, "work/core/deputy", "Zaniah")
+	ctx := context.Background()
+	leadRT, depRT := th.runtime(t, lead), th.runtime(t, deputy)
+	getRun := func(target string) OperationRequest {
+		return OperationRequest{Tool: "get_run", Target: target, Shape: "read:meta"}
+	}
+
+	d, err := depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
+	mustNil(t, err)
+	if d.Verdict != confirm.Confirm || d.Boundary != confirm.BoundaryDeputyScope {
+		t.Fatalf("run before any assignment: %v, want confirm at deputy scope", d)
+	}
+	// the deputy cannot widen its own scope, by the endpoint or in its request
+	_, err = depRT.Assign(ctx, "work/core/deputy", "work/core/t-1")
+	wantCode(t, err, "self_assignment")
+	_, err = th.runtime(t, th.addPersona(t, "work/web/lead", "Arcturus")).Assign(ctx, "work/core/deputy", "work/core/t-1")
+	wantCode(t, err, "not_assigner")
+	_, err = th.operator(t, "ada").Assign(ctx, "work/core/deputy", "work/core/t-1")
+	wantCode(t, err, "not_assigner")
+	_, err = leadRT.Assign(ctx, "work/core/deputy", "work/web/t-1")
+	wantCode(t, err, "outside_project")
+	tok, err := os.ReadFile(th.home.GenerationDir(deputy.ID) + "/" + TokenFile)
+	mustNil(t, err)
+	body := `{"tool":"get_run","target":"run:work/core/t-1/r-1","shape":"read:meta","assigned":["t-1"],"assignments":["t-1"]}`
+	resp, ae := rawRequest(t, th.home.Dir, "POST", "/v1/authorize", strings.TrimSpace(string(tok)), []byte(body))
+	if resp.StatusCode != 400 || ae.Code != "malformed_json" {
+		t.Fatalf("authorize asserting its own assignments: %d %s %s, want 400 malformed_json", resp.StatusCode, ae.Code, ae.Msg)
+	}
+
+	a, err := leadRT.Assign(ctx, "work/core/deputy", "work/core/t-1")
+	mustNil(t, err)
+	if a.AssignedBy.String() != "work/core/lead" || a.PersonaID != deputy.ID || a.Task != "work/core/t-1" {
+		t.Fatalf("assignment: %+v", a)
+	}
+	d, err = depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
+	mustNil(t, err)
+	if d.Verdict != confirm.Allow {
+		t.Fatalf("run inside the assigned task: %v, want allow", d)
+	}
+	res, err := depRT.RequestConfirmation(ctx, OperationRequest{Tool: "get_run", Target: "run:work/core/t-9/r-1",
+		Shape: "read:meta", CorrelationID: "outside-1"})
+	mustNil(t, err)
+	if res.Status != confirm.StatusUnknown || res.Confirmation.Authority.String() != "work/core/lead" ||
+		res.Confirmation.Boundary != confirm.BoundaryDeputyScope {
+		t.Fatalf("run outside the assigned task: %+v, want pending for the owning lead", res.Confirmation)
+	}
+
+	for _, c := range []*Client{depRT, leadRT, th.operator(t, "henry")} {
+		as, err := c.Assignments(ctx, "work/core/deputy")
+		mustNil(t, err)
+		if len(as) != 1 || as[0].Task != "work/core/t-1" {
+			t.Fatalf("assignments: %+v", as)
+		}
+	}
+	// the bound human may take it back; then the run asks again
+	mustNil(t, th.operator(t, "henry").Unassign(ctx, "work/core/deputy", "work/core/t-1"))
+	wantCode(t, th.operator(t, "henry").Unassign(ctx, "work/core/deputy", "work/core/t-1"), "not_assigned")
+	d, err = depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
+	mustNil(t, err)
+	if d.Verdict != confirm.Confirm {
+		t.Fatalf("run after unassignment: %v, want confirm", d)
+	}
+}
