@@ -69,6 +69,10 @@ print the verdict and the boundary that decided it. Nothing is queued or execute
 
 Exit status: 0 allow, 3 confirm (a routed authority must decide), 4 deny, 1 error.
 
+A coder-deputy's runs and tasks are judged against the tasks its owning lead
+recorded (virgo-tui confirm assign); outside them the verdict is confirm, routed
+to the lead.
+
 Targets (normalized strictly; '..', absolute paths, backslashes, percent-encoding,
 non-ASCII look-alikes and upper-case addresses are refused):
   path:REL  path@repository:REL  path@OTHER-WORKSPACE:REL  address:SCOPE/[PROJECT/]ROLE

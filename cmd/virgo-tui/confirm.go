@@ -24,7 +24,7 @@ func newConfirmCmd(a *app) *cobra.Command {
 		Long: `Confirmations are operations a persona's stamp routes to an authority: the bound human
 for the global boundaries (credential or permission changes, destructive operations,
 external publication or deployment), the owning lead for a deputy acting outside its
-assigned task. A decision is committed durably, with its audit entry, before anyone
+assigned tasks (which the lead records with confirm assign). A decision is committed durably, with its audit entry, before anyone
 is told to execute. Nobody decides their own request; a persona never decides a
 global-boundary confirmation; only the routed authority decides; a decision is
 final; a pending confirmation expires (serve --confirm-ttl, else $VIRGO_CONFIRM_TTL, default 1h) and
@@ -35,7 +35,7 @@ none runs). The acting principal is --as or $VIRGO_PRINCIPAL: human:<name> (defa
 human:$USER) or a persona address, which acts with its active generation's token.`,
 	}
 	cmd.AddCommand(newConfirmRequestCmd(a), newConfirmListCmd(a), newConfirmShowCmd(a),
-		newConfirmDecideCmd(a, true), newConfirmDecideCmd(a, false))
+		newConfirmDecideCmd(a, true), newConfirmDecideCmd(a, false), newConfirmAssignCmd(a), newConfirmAssignmentsCmd(a))
 	return cmd
 }
 
