@@ -82,7 +82,9 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, feed, func(ch ui.Change) bool { return ch.Kind == ui.ConfirmationPending && ch.Confirmation.ID == reg.Confirmation.ID })
+	waitFor(t, feed, func(ch ui.Change) bool {
+		return ch.Kind == ui.ConfirmationPending && ch.Confirmation.ID == reg.Confirmation.ID
+	})
 
 	stopKeeping() // the console quits: the hub it started stops
 	if err := <-kept; err != nil {
