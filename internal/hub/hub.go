@@ -61,6 +61,10 @@ type Hub struct {
 	log      *slog.Logger
 
 	startRev int64
+	// started are the records loaded at start, for Run's stamp checks
+	// (which then drop them): a second List would compete for the CPU
+	// with the first requests.
+	started []registry.Persona
 
 	waitMu    sync.Mutex
 	waitingOn map[string]string // pending confirmation id -> persona id
@@ -143,6 +147,7 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := h.startTokens(ctx, ps); err != nil {
 		return nil, err
 	}
+	h.started = ps
 	pending, err := h.queue.List(ctx, false)
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
@@ -221,7 +226,9 @@ func (h *Hub) trackPresence(p registry.Persona) {
 func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); h.checkAllStamps(ctx) }()
+	started := h.started
+	h.started = nil
+	go func() { defer wg.Done(); h.checkAllStamps(ctx, started) }()
 	go func() { defer wg.Done(); h.watchStore(ctx) }()
 	go func() { defer wg.Done(); h.publishPresence(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)

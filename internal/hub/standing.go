@@ -41,14 +41,10 @@ func bootCheck(st stamp.Stamp) error {
 	return stamp.BootCheck(st, stamp.Handlers())
 }
 
-// checkAllStamps checks every active generation's stamp once, after the
-// hub started serving.
-func (h *Hub) checkAllStamps(ctx context.Context) {
-	ps, err := h.reg.List(ctx, registry.ListOptions{})
-	if err != nil {
-		h.log.Error("could not list personas to check their stamps", "err", err)
-		return
-	}
+// checkAllStamps checks the stamp of every generation of ps (the records
+// loaded at start) that is active, once, after the hub started serving.
+// A generation activated since is checked as its change arrives.
+func (h *Hub) checkAllStamps(ctx context.Context, ps []registry.Persona) {
 	for _, p := range ps {
 		if ctx.Err() != nil {
 			return

@@ -1,0 +1,51 @@
+package hub
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// BenchmarkConnectListStop10k is a one-shot command's life over 10,000
+// active generations, by phase: Connect starting a hub in-process (open
+// the store, load records, presence and token hashes, listen), list every
+// persona over the socket, and stop (drain, flush, close). The first start
+// on the home, which issues the tokens, is not timed.
+func BenchmarkConnectListStop10k(b *testing.B) {
+	const n = 10_000
+	home := shortHome(b)
+	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	mustNil(b, err)
+	registerMany(b, registry.New(st, home), n)
+	mustNil(b, st.Close())
+	ctx := context.Background()
+	once := func() (start, list, stop time.Duration) {
+		t0 := time.Now()
+		c, stopHub, err := Connect(ctx, home, AsOperator("henry"))
+		mustNil(b, err)
+		t1 := time.Now()
+		vs, err := c.Personas(ctx, true)
+		mustNil(b, err)
+		if len(vs) != n {
+			b.Fatalf("listed %d, want %d", len(vs), n)
+		}
+		t2 := time.Now()
+		c.Close()
+		mustNil(b, stopHub())
+		return t1.Sub(t0), t2.Sub(t1), time.Since(t2)
+	}
+	once()
+	b.ReportAllocs()
+	var start, list, stop time.Duration
+	for b.Loop() {
+		s, l, p := once()
+		start, list, stop = start+s, list+l, stop+p
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(per(start), "start-ms")
+	b.ReportMetric(per(list), "list-ms")
+	b.ReportMetric(per(stop), "stop-ms")
+}
