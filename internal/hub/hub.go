@@ -140,12 +140,22 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	h.startRev, h.applied = rev, rev
-	if err := h.restorePresence(ctx); err != nil {
-		return nil, err
-	}
+	// Presence, token hashes and persona records are read side by side:
+	// on two cores the start takes about the longest read, not the sum.
+	// (Restored presence is in the tracker before records refresh it.)
+	restored, hashes := make(chan error, 1), make(chan tokenHashes, 1)
+	go func() { restored <- h.restorePresence(ctx) }()
+	go func() {
+		known, err := loadTokenHashes(ctx, h.st)
+		hashes <- tokenHashes{known, err}
+	}()
 	ps, err := h.reg.List(ctx, registry.ListOptions{All: true})
+	rerr, th := <-restored, <-hashes
 	if err != nil {
-		return nil, fmt.Errorf("hub: %w", err)
+		err = fmt.Errorf("hub: %w", err)
+	}
+	if err = errors.Join(err, rerr, th.err); err != nil {
+		return nil, err
 	}
 	if after, err := h.st.Rev(ctx); err == nil && after == rev {
 		h.startList.rev, h.startList.ps = rev, ps
@@ -155,7 +165,7 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	for _, p := range ps {
 		h.trackPresence(p)
 	}
-	if err := h.startTokens(ctx, ps); err != nil {
+	if err := h.startTokens(ctx, ps, th.known); err != nil {
 		return nil, err
 	}
 	h.started = ps

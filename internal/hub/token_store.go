@@ -32,7 +32,7 @@ const TokenHashPrefix = "token/"
 func loadTokenHashes(ctx context.Context, st store.Store) (map[string]tokenHash, error) {
 	kvs, err := st.List(ctx, TokenHashPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("load token hashes: %w", err)
+		return nil, fmt.Errorf("hub: load token hashes: %w", err)
 	}
 	out := make(map[string]tokenHash, len(kvs))
 	for _, kv := range kvs {
@@ -41,6 +41,12 @@ func loadTokenHashes(ctx context.Context, st store.Store) (map[string]tokenHash,
 		}
 	}
 	return out, nil
+}
+
+// tokenHashes is the outcome of loadTokenHashes.
+type tokenHashes struct {
+	known map[string]tokenHash
+	err   error
 }
 
 func parseTokenHash(v []byte) (h tokenHash, ok bool) {
@@ -67,13 +73,10 @@ func (h *Hub) issueToken(p registry.Persona) (tokenHash, error) {
 }
 
 // startTokens accepts the tokens of the active generations in ps at hub
-// start: their recorded hashes, and for those without one the token file,
-// whose hashes are then recorded in one transaction.
-func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona) error {
-	known, err := loadTokenHashes(ctx, h.st)
-	if err != nil {
-		return fmt.Errorf("hub: %w", err)
-	}
+// start: their recorded hashes (known, from loadTokenHashes), and for those
+// without one the token file, whose hashes are then recorded in one
+// transaction.
+func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[string]tokenHash) error {
 	var record []store.Op
 	for _, p := range ps {
 		if p.State != registry.StateActive {
@@ -81,6 +84,7 @@ func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona) error {
 		}
 		th, ok := known[p.ID]
 		if !ok {
+			var err error
 			if th, err = h.issueToken(p); err != nil {
 				return fmt.Errorf("hub: %w", err)
 			}
