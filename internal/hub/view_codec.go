@@ -75,7 +75,7 @@ func (v *PersonaView) UnmarshalJSON(data []byte) error {
 // decodeViews reads a JSON array of views: the fast path for what
 // appendViews writes, encoding/json for anything else.
 func decodeViews(data []byte) ([]PersonaView, error) {
-	if vs, ok := fastViews(data); ok {
+	if vs, ok := fastViewsSplit(data); ok {
 		return vs, nil
 	}
 	var fs []viewFields
@@ -87,6 +87,46 @@ func decodeViews(data []byte) ([]PersonaView, error) {
 		vs[i] = PersonaView(f)
 	}
 	return vs, nil
+}
+
+// viewSeam is the text between two views as appendViews writes them.
+// Outside a string it can only be structure, and no JSON string holds it
+// (a string's quotes are escaped), so cutting a valid array at one gives
+// two valid arrays once their brackets are restored.
+var viewSeam = []byte(`},{"persona":{`)
+
+// splitAt is the answer size from which decoding runs on two cores: the
+// client is otherwise idle while a large list decodes.
+const splitAt = 1 << 20
+
+// fastViewsSplit is fastViews, the two halves of a large array decoded
+// side by side.
+func fastViewsSplit(data []byte) ([]PersonaView, bool) {
+	cut := -1
+	if len(data) >= splitAt {
+		if i := bytes.Index(data[len(data)/2:], viewSeam); i >= 0 {
+			cut = len(data)/2 + i + 1 // after the first view's '}'
+		}
+	}
+	if cut < 0 {
+		return fastViews(data)
+	}
+	type half struct {
+		vs []PersonaView
+		ok bool
+	}
+	second := make(chan half, 1)
+	go func() {
+		vs, ok := fastViews(append([]byte{'['}, data[cut+1:]...))
+		second <- half{vs, ok}
+	}()
+	// The first half, closed with ']' in a copy (data is the caller's).
+	first, ok := fastViews(append(data[:cut:cut], ']'))
+	h := <-second
+	if !ok || !h.ok {
+		return nil, false
+	}
+	return append(first, h.vs...), true
 }
 
 func fastViews(data []byte) ([]PersonaView, bool) {

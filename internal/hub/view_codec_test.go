@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -143,4 +144,44 @@ func FuzzDecodeViews(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A list large enough to be decoded in two halves reads as one: every view
+// in order, as encoding/json reads them; a break in either half falls back
+// to encoding/json's verdict.
+func TestLargeListDecodesInHalves(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	var vs []PersonaView
+	for i := 0; len(vs) < 4000; i++ {
+		p := registry.Persona{ID: fmt.Sprintf("p-%05d", i), Name: fmt.Sprintf("Bench %d", i), Address: fmt.Sprintf("w/p%d/lead", i),
+			Scope: "w", Project: fmt.Sprintf("p%d", i), Role: "lead", Generation: 1, State: registry.StateActive, CreatedAt: at,
+			RetireReason: `odd }},{"persona":{ text`}
+		v := PersonaView{Persona: p}
+		if i%3 != 0 {
+			v.Presence = &Presence{ID: p.ID, Address: p.Address, State: StateStanding, Activity: `say "hi" <b>`}
+		}
+		vs = append(vs, v)
+	}
+	data, err := appendViews(nil, vs)
+	mustNil(t, err)
+	if len(data) < splitAt {
+		t.Fatalf("the list is %d bytes, too small to be split (%d)", len(data), splitAt)
+	}
+	got, err := decodeViews(data)
+	mustNil(t, err)
+	var std []viewFields
+	mustNil(t, json.Unmarshal(data, &std))
+	if len(got) != len(vs) || len(std) != len(vs) {
+		t.Fatalf("decoded %d views (encoding/json %d), want %d", len(got), len(std), len(vs))
+	}
+	for i := range vs {
+		if !reflect.DeepEqual(got[i], vs[i]) || !reflect.DeepEqual(PersonaView(std[i]), vs[i]) {
+			t.Fatalf("view %d: %+v, encoding/json %+v, want %+v", i, got[i], std[i], vs[i])
+		}
+	}
+	broken := bytes.Clone(data)
+	broken[len(broken)*3/4] = '\x00'
+	if _, err := decodeViews(broken); err == nil {
+		t.Fatal("a list broken in its second half decoded")
+	}
 }
