@@ -179,8 +179,7 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	// The starting state is the snapshot, not news; and all of it is
 	// derived from the store (restored presence, persona records), so
 	// there is nothing to write back until something changes.
-	h.presence.TakeChanged()
-	h.presence.TakeDirty()
+	h.presence.Baseline()
 	return h, nil
 }
 

@@ -343,6 +343,16 @@ func (t *Tracker) TakeDirty() []Presence {
 	return t.take(&t.dirty)
 }
 
+// Baseline forgets every change not yet taken: what the tracker holds now
+// is the starting point that readers get from a snapshot and that the
+// store already has.
+func (t *Tracker) Baseline() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.changed)
+	clear(t.dirty)
+}
+
 // Redirty puts entries back after a failed store write, so the next flush
 // retries them.
 func (t *Tracker) Redirty(ps []Presence) {
