@@ -3,6 +3,7 @@ package hub
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -40,9 +41,41 @@ func appendView(b []byte, v PersonaView) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendViews appends vs as a JSON array (never null) to b.
+// appendViews appends vs as a JSON array (never null) to b. A large list
+// is encoded in two halves side by side: a one-shot command's client
+// waits idle on the other core meanwhile.
 func appendViews(b []byte, vs []PersonaView) ([]byte, error) {
 	b = append(b, '[')
+	mid := len(vs)
+	if len(vs)*viewBytes >= splitAt {
+		mid = len(vs) / 2
+	}
+	type half struct {
+		b   []byte
+		err error
+	}
+	second := make(chan half, 1)
+	if mid < len(vs) {
+		go func() {
+			b, err := appendViewList(make([]byte, 0, viewBytes*(len(vs)-mid)), vs[mid:])
+			second <- half{b, err}
+		}()
+	}
+	b, err := appendViewList(b, vs[:mid])
+	if mid < len(vs) {
+		h := <-second
+		if err = errors.Join(err, h.err); err == nil {
+			b = append(append(b, ','), h.b...)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, ']'), nil
+}
+
+// appendViewList appends vs, comma separated, to b.
+func appendViewList(b []byte, vs []PersonaView) ([]byte, error) {
 	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
@@ -52,7 +85,7 @@ func appendViews(b []byte, vs []PersonaView) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return append(b, ']'), nil
+	return b, nil
 }
 
 // MarshalJSON writes the view with the persona record's own encoder, so
