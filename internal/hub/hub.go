@@ -162,10 +162,13 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	}
 	// Stamps are checked after startup (checkAllStamps), not here: at
 	// about a millisecond each, 10,000 would hold the socket closed.
+	// Tokens and presence are separate books: filled side by side.
+	tokensDone := make(chan error, 1)
+	go func() { tokensDone <- h.startTokens(ctx, ps, th.known) }()
 	for _, p := range ps {
 		h.trackPresence(p)
 	}
-	if err := h.startTokens(ctx, ps, th.known); err != nil {
+	if err := <-tokensDone; err != nil {
 		return nil, err
 	}
 	h.started = ps
