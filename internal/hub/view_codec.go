@@ -150,16 +150,22 @@ func fastViewsSplit(data []byte) ([]PersonaView, bool) {
 	}
 	second := make(chan half, 1)
 	go func() {
-		vs, ok := fastViews(append([]byte{'['}, data[cut+1:]...))
-		second <- half{vs, ok}
+		s := viewScanner{b: data[cut+1:]}
+		vs, ok := s.list(make([]PersonaView, 0, (len(data)-cut)/viewBytes+1))
+		second <- half{vs, ok && s.lit("]") && s.end()}
 	}()
-	// The first half, closed with ']' in a copy (data is the caller's).
-	first, ok := fastViews(append(data[:cut:cut], ']'))
+	s := viewScanner{b: data[:cut]}
+	s.space()
+	var vs []PersonaView
+	ok := s.lit("[")
+	if ok {
+		vs, ok = s.list(make([]PersonaView, 0, len(data)/viewBytes+1))
+	}
 	h := <-second
-	if !ok || !h.ok {
+	if !ok || !s.end() || !h.ok {
 		return nil, false
 	}
-	return append(first, h.vs...), true
+	return append(vs, h.vs...), true
 }
 
 func fastViews(data []byte) ([]PersonaView, bool) {
@@ -168,26 +174,11 @@ func fastViews(data []byte) ([]PersonaView, bool) {
 	if !s.lit("[") {
 		return nil, false
 	}
-	vs := make([]PersonaView, 0, len(data)/viewBytes+1)
 	if s.space(); s.lit("]") {
-		return vs, s.end()
+		return []PersonaView{}, s.end()
 	}
-	for {
-		s.space()
-		v, ok := s.view()
-		if !ok {
-			return nil, false
-		}
-		vs = append(vs, v)
-		s.space()
-		switch {
-		case s.lit(","):
-		case s.lit("]"):
-			return vs, s.end()
-		default:
-			return nil, false
-		}
-	}
+	vs, ok := s.list(make([]PersonaView, 0, len(data)/viewBytes+1))
+	return vs, ok && s.lit("]") && s.end()
 }
 
 // viewScanner walks JSON text written as appendView writes it.
@@ -214,6 +205,22 @@ func (s *viewScanner) lit(l string) bool {
 		return true
 	}
 	return false
+}
+
+// list reads views separated by commas onto vs, up to what follows the
+// last one.
+func (s *viewScanner) list(vs []PersonaView) ([]PersonaView, bool) {
+	for {
+		s.space()
+		v, ok := s.view()
+		if !ok {
+			return nil, false
+		}
+		vs = append(vs, v)
+		if s.space(); !s.lit(",") {
+			return vs, true
+		}
+	}
 }
 
 func (s *viewScanner) view() (PersonaView, bool) {
