@@ -25,20 +25,7 @@ const viewBytes = 800
 
 // appendView appends v's JSON object to b.
 func appendView(b []byte, v PersonaView) ([]byte, error) {
-	b = append(b, `{"persona":`...)
-	b = v.Persona.AppendJSON(b)
-	if v.Presence != nil {
-		// Encoded in place, and like the record without HTML escaping:
-		// '<', '>' and '&' stay as they are in both parts.
-		buf := bytes.NewBuffer(append(b, `,"presence":`...))
-		enc := json.NewEncoder(buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v.Presence); err != nil {
-			return nil, fmt.Errorf("encode the presence of %s: %w", v.Persona.Address, err)
-		}
-		b = bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
-	}
-	return append(b, '}'), nil
+	return appendViewList(b, []PersonaView{v})
 }
 
 // appendViews appends vs as a JSON array (never null) to b. A large list
@@ -74,18 +61,29 @@ func appendViews(b []byte, vs []PersonaView) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// appendViewList appends vs, comma separated, to b.
+// appendViewList appends vs, comma separated, to b: each record by its
+// own encoder, each presence by one encoding/json encoder writing in place
+// and, like the record, without HTML escaping ('<', '>' and '&' stay).
 func appendViewList(b []byte, vs []PersonaView) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
 	for i, v := range vs {
 		if i > 0 {
-			b = append(b, ',')
+			buf.WriteByte(',')
 		}
-		var err error
-		if b, err = appendView(b, v); err != nil {
-			return nil, err
+		buf.WriteString(`{"persona":`)
+		buf.Write(v.Persona.AppendJSON(buf.AvailableBuffer()))
+		if v.Presence != nil {
+			buf.WriteString(`,"presence":`)
+			if err := enc.Encode(v.Presence); err != nil {
+				return nil, fmt.Errorf("encode the presence of %s: %w", v.Persona.Address, err)
+			}
+			buf.Truncate(buf.Len() - 1) // Encode's newline
 		}
+		buf.WriteByte('}')
 	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
 // MarshalJSON writes the view with the persona record's own encoder, so
