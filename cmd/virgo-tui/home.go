@@ -11,6 +11,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // principal is who a command acts as: --as, else $VIRGO_PRINCIPAL, else
@@ -117,4 +118,33 @@ func (a *app) withClientOnce(ctx context.Context, fn func(context.Context, *hub.
 		err = errors.Join(err, stop())
 	}()
 	return fn(ctx, c)
+}
+
+// directOpenTimeout bounds how long a one-shot read waits for the database
+// lock before it goes through a hub instead (one may be starting).
+const directOpenTimeout = 200 * time.Millisecond
+
+// readDirect runs a read-only fn on the database itself when no hub runs —
+// issue 5: "a one-shot subcommand may open the database directly" — so a
+// single read does not pay for starting a hub (which loads every persona's
+// presence and token). ok is false when a hub runs or holds the database;
+// the caller then goes through withClient.
+func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry.Registry) error) (ok bool, err error) {
+	home, err := registry.ResolveHome(a.homeFlag)
+	if err != nil {
+		return true, err
+	}
+	if c, err := hub.Dial(ctx, home.Dir, hub.AsOperator("")); err == nil {
+		c.Close()
+		return false, nil
+	}
+	s, err := store.OpenBolt(home.DBPath(), store.Options{Timeout: directOpenTimeout})
+	if errors.Is(err, store.ErrLocked) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	defer func() { err = errors.Join(err, s.Close()) }()
+	return true, fn(ctx, registry.New(s, home))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -100,5 +101,31 @@ func TestConsoleNeedsATerminal(t *testing.T) {
 	wantContains(t, "no terminal", c.fails(), "the console needs a terminal, and stdin is not one", "persona list -o json")
 	if _, err := hub.Dial(context.Background(), c.home); !errors.Is(err, hub.ErrNoHub) {
 		t.Fatalf("a hub was left running: %v", err)
+	}
+}
+
+// Issue 5 item 4: "a one-shot subcommand may open the database directly" —
+// persona list with no hub running reads the file itself and starts no hub
+// (no hub ever ran on this home, so none left its pid file), which keeps
+// the 10,000-persona list within issue 2's 100 ms.
+func TestPersonaListReadsDirectlyWithoutAHub(t *testing.T) {
+	c := newCLI(t)
+	home, err := registry.ResolveHome(c.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := registry.New(s, home).Register(context.Background(), registry.Registration{Address: "root/secretary", Name: "Spica"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "direct list", c.ok("persona", "list"), "root/secretary", "Spica", "active")
+	if _, err := os.Stat(hub.PIDPath(home.Dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("persona list started a hub (pid file: %v)", err)
 	}
 }

@@ -29,6 +29,16 @@ func newPersonaListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "include retired and refused personas")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		direct, err := a.readDirect(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
+			list, err := r.List(ctx, registry.ListOptions{All: all})
+			if err != nil {
+				return err
+			}
+			return writePersonaList(cmd.OutOrStdout(), *out, list)
+		})
+		if direct {
+			return err
+		}
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
 			views, err := c.Personas(ctx, all)
 			if err != nil {
