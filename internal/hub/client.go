@@ -359,10 +359,15 @@ func connectOnce(ctx context.Context, home registry.Home, opts ...DialOption) (c
 	if c, err = Dial(ctx, home.Dir, opts...); !errors.Is(err, ErrNoHub) {
 		return c, noop, err
 	}
+	// An in-process hub honours the environment as `serve` does.
+	cfg, err := EnvConfig()
+	if err != nil {
+		return nil, nil, err
+	}
 	hubCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	ready, served := make(chan struct{}), make(chan error, 1)
 	go func() {
-		served <- Serve(hubCtx, ServeOptions{Home: home, Ready: func(*Hub) { close(ready) }})
+		served <- Serve(hubCtx, ServeOptions{Home: home, Hub: cfg, Ready: func(*Hub) { close(ready) }})
 	}()
 	select {
 	case <-ready:

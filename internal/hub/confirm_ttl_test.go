@@ -45,3 +45,25 @@ func TestEnvConfigSetsTheConfirmationExpiry(t *testing.T) {
 		t.Fatalf("confirmation expires %v after it was created, want 7m", got)
 	}
 }
+
+// The hub a command or console starts in-process (Connect) honours
+// $VIRGO_CONFIRM_TTL as `serve` does, and refuses a bad value before it
+// starts anything.
+func TestConnectedHubHonoursConfirmTTL(t *testing.T) {
+	home := shortHome(t)
+	t.Setenv(ConfirmTTLEnv, "an hour")
+	if _, _, err := Connect(context.Background(), home, AsOperator("henry")); !errors.Is(err, ErrBadConfirmTTL) {
+		t.Fatalf("Connect with a bad TTL: %v, want ErrBadConfirmTTL", err)
+	}
+	t.Setenv(ConfirmTTLEnv, "7m")
+	op, stop, err := Connect(context.Background(), home, AsOperator("henry"))
+	mustNil(t, err)
+	defer func() { mustNil(t, stop()) }()
+	defer op.Close()
+	ctx := context.Background()
+	reg, err := op.Register(ctx, RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	mustNil(t, err)
+	if got := reg.Confirmation.ExpiresAt.Sub(reg.Confirmation.CreatedAt); got != 7*time.Minute {
+		t.Fatalf("the activation expires %v after it was created, want 7m", got)
+	}
+}
