@@ -23,25 +23,9 @@ type AssignRequest struct {
 	Remove bool   `json:"remove,omitempty"`
 }
 
-// assignErrors are the assignment refusals with their status and code.
-var assignErrors = []struct {
-	err    error
-	status int
-	code   string
-}{
-	{confirm.ErrSelfAssignment, http.StatusForbidden, "self_assignment"},
-	{confirm.ErrNotAssigner, http.StatusForbidden, "not_assigner"},
-	{confirm.ErrNoOwningLead, http.StatusConflict, "no_owning_lead"},
-	{confirm.ErrOutsideProject, http.StatusBadRequest, "outside_project"},
-	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
-}
-
+// assignError answers a malformed task target as a bad operation; every
+// named refusal of the assignment rules is in errorTable.
 func assignError(err error) error {
-	for _, m := range assignErrors {
-		if errors.Is(err, m.err) {
-			return apiErrorf(m.status, m.code, "%v", err)
-		}
-	}
 	if errors.Is(err, confirm.ErrTargetSyntax) || errors.Is(err, confirm.ErrUpperCase) {
 		return badOperation(err)
 	}

@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -292,13 +291,8 @@ func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (registry.P
 			return p, c, nil
 		}
 	}
-	return p, confirm.Choice{}, noChoice(fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
-		choiceID, p.Address, confirm.ErrNoChoice, p.Address))
-}
-
-// noChoice answers a missing learned choice with 404 no_choice.
-func noChoice(err error) error {
-	return apiErrorf(http.StatusNotFound, "no_choice", "%v", err)
+	return p, confirm.Choice{}, fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
+		choiceID, p.Address, confirm.ErrNoChoice, p.Address)
 }
 
 // reviewPrompt is POST /v1/prompts/{id}/carry-forward (carry true) and
@@ -326,11 +320,8 @@ func reviewPrompt(carry bool) func(h *Hub, w http.ResponseWriter, r *http.Reques
 		} else {
 			err = h.queue.Prompts().Drop(ctx, decider, c, p.StampHash)
 		}
-		if errors.Is(err, confirm.ErrNoChoice) {
-			return noChoice(err) // resolved by someone else meanwhile
-		}
 		if err != nil {
-			return err
+			return err // ErrNoChoice when someone else resolved it meanwhile
 		}
 		if err := h.Settle(ctx); err != nil {
 			return err

@@ -91,6 +91,12 @@ var errorTable = []struct {
 	{confirm.ErrNotRememberable, http.StatusBadRequest, "not_rememberable"},
 	{confirm.ErrNoReason, http.StatusBadRequest, "reason_required"},
 	{confirm.ErrBadPrincipal, http.StatusBadRequest, "invalid_principal"},
+	{confirm.ErrNoChoice, http.StatusNotFound, "no_choice"},
+	{confirm.ErrSelfAssignment, http.StatusForbidden, "self_assignment"},
+	{confirm.ErrNotAssigner, http.StatusForbidden, "not_assigner"},
+	{confirm.ErrNoOwningLead, http.StatusConflict, "no_owning_lead"},
+	{confirm.ErrOutsideProject, http.StatusBadRequest, "outside_project"},
+	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 }
