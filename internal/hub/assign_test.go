@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 )
@@ -78,4 +79,32 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 	if d.Verdict != confirm.Confirm {
 		t.Fatalf("run after unassignment: %v, want confirm", d)
 	}
+}
+
+// An assignment and its removal reach every subscriber, like every other
+// state change: a console sees what a lead delegated.
+func TestAssignmentsAreOnTheStream(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	th.addPersona(t, "work/core/deputy", "Zaniah")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	op := th.operator(t, "henry")
+	snap, err := op.Snapshot(ctx)
+	mustNil(t, err)
+	sub := op.Subscribe(ctx, snap.Seq)
+	leadRT := th.runtime(t, lead)
+	_, err = leadRT.Assign(ctx, "work/core/deputy", "work/core/t-1")
+	mustNil(t, err)
+	mustNil(t, leadRT.Unassign(ctx, "work/core/deputy", "work/core/t-1"))
+	var put, del bool
+	collect(t, sub, 5*time.Second, func(cs []Change) bool {
+		for _, c := range cs {
+			if c.Kind == KindAssignment && strings.HasSuffix(c.Key, "/t-1") {
+				put = put || !c.Delete
+				del = del || c.Delete
+			}
+		}
+		return put && del
+	})
 }

@@ -48,6 +48,7 @@ const (
 	KindPrompt       = "prompt"
 	KindAudit        = "audit"
 	KindReaction     = "reaction"
+	KindAssignment   = "assignment"
 )
 
 // streamKinds names the kind of change of each store prefix, first match
@@ -60,6 +61,7 @@ var streamKinds = []struct{ prefix, kind string }{
 	{"seat/", KindSeat},
 	{"name/", ""},
 	{confirm.PrefixConfirmation, KindConfirmation},
+	{confirm.PrefixAssignments, KindAssignment},
 	{"confirm/", ""},
 	{"prompts/", KindPrompt},
 	{confirm.PrefixAudit, KindAudit},
