@@ -128,15 +128,12 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		waitingOn:   make(map[string]string),
 		waitCount:   make(map[string]int),
 	}
-	rev, err := h.st.Rev(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("hub: %w", err)
-	}
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg}})
 	if err := h.reconcileLifecycle(ctx); err != nil {
 		return nil, err
 	}
-	if rev, err = h.st.Rev(ctx); err != nil {
+	rev, err := h.st.Rev(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	h.startRev, h.applied = rev, rev

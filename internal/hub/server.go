@@ -193,7 +193,7 @@ func acquireHubLock(home string) (*hubLock, error) {
 		}
 		return nil, fmt.Errorf("hub: lock pid file: %w", err)
 	}
-	if err := f.Truncate(0); err == nil {
+	if err = f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {

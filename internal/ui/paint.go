@@ -23,10 +23,3 @@ func paintOf(s lipgloss.Style) paint {
 	}
 	return paint{pre: r[:i], post: r[i+1:]}
 }
-
-// write appends text wrapped in the paint's sequences.
-func (p paint) write(b *strings.Builder, text string) {
-	b.WriteString(p.pre)
-	b.WriteString(text)
-	b.WriteString(p.post)
-}
