@@ -36,6 +36,7 @@ bench: ## the benchmarks behind BENCHMARKS.md
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 build:
 	$(GO) build -o $(BIN) ./cmd/virgo-tui
