@@ -58,6 +58,7 @@ var errorTable = []struct {
 	{ErrUnknownPersona, http.StatusNotFound, "unknown_persona"},
 	{ErrRetired, http.StatusConflict, "retired"},
 	{ErrTextTooLong, http.StatusBadRequest, "text_too_long"},
+	{ErrControlText, http.StatusBadRequest, "control_text"},
 	{ErrBadOperatorName, http.StatusBadRequest, "invalid_operator"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "not_found"},

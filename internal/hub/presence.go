@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // State is what an operator sees of a persona generation's runtime.
@@ -168,10 +169,31 @@ func (t *Tracker) Beat(id string) error {
 	return t.report(id, func(e *Presence, now time.Time) {})
 }
 
+// ErrControlText: an activity or summary holding control characters, which
+// would reach every operator's terminal as escape sequences.
+var ErrControlText = errors.New("text holds control characters (escape sequences are not allowed)")
+
+// checkText applies the rules every presence text shares: at most
+// MaxPresenceText bytes, valid UTF-8, and no C0/C1 control characters.
+func checkText(what, id, text string) error {
+	if len(text) > MaxPresenceText {
+		return fmt.Errorf("%s of %s: %w", what, id, ErrTextTooLong)
+	}
+	if !utf8.ValidString(text) {
+		return fmt.Errorf("%s of %s: %w", what, id, ErrControlText)
+	}
+	for _, r := range text {
+		if r < 0x20 || r >= 0x7f && r <= 0x9f {
+			return fmt.Errorf("%s of %s: %w: %U", what, id, ErrControlText, r)
+		}
+	}
+	return nil
+}
+
 // SetActivity records what the runtime is doing now; it counts as a beat.
 func (t *Tracker) SetActivity(id, text string) error {
-	if len(text) > MaxPresenceText {
-		return fmt.Errorf("activity of %s: %w", id, ErrTextTooLong)
+	if err := checkText("activity", id, text); err != nil {
+		return err
 	}
 	return t.report(id, func(e *Presence, now time.Time) {
 		if e.Activity != text {
@@ -182,8 +204,8 @@ func (t *Tracker) SetActivity(id, text string) error {
 
 // SetSummary records the runtime's one-line summary; it counts as a beat.
 func (t *Tracker) SetSummary(id, text string) error {
-	if len(text) > MaxPresenceText {
-		return fmt.Errorf("summary of %s: %w", id, ErrTextTooLong)
+	if err := checkText("summary", id, text); err != nil {
+		return err
 	}
 	return t.report(id, func(e *Presence, now time.Time) {
 		if e.Summary != text {

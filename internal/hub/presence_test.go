@@ -141,6 +141,26 @@ func TestPresenceRejectsLongText(t *testing.T) {
 	}
 }
 
+// A runtime cannot put escape sequences on an operator's terminal through
+// its activity or summary: control characters are refused, and what was
+// there before stays.
+func TestPresenceRejectsControlCharacters(t *testing.T) {
+	tr := NewTracker(newFakeClock(), testIntervals)
+	tr.Track(Presence{ID: "a"})
+	mustNil(t, tr.SetSummary("a", "reviewing #41 — ünïcode is fine"))
+	for _, text := range []string{"\x1b[2J", "ok\x1b]52;c;AAAA\x07", "line\nbreak", "c1\u009b31m", "bad utf8 \xff"} {
+		if err := tr.SetActivity("a", text); !errors.Is(err, ErrControlText) {
+			t.Errorf("activity %q: got %v, want ErrControlText", text, err)
+		}
+		if err := tr.SetSummary("a", text); !errors.Is(err, ErrControlText) {
+			t.Errorf("summary %q: got %v, want ErrControlText", text, err)
+		}
+	}
+	if p, _ := tr.Get("a"); p.Summary != "reviewing #41 — ünïcode is fine" || p.Activity != "" {
+		t.Errorf("refused text changed the presence: %+v", p)
+	}
+}
+
 func mustNil(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
