@@ -3,6 +3,7 @@ package confirm
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
@@ -181,10 +182,13 @@ func (p *Policy) checkPath(op Operation, info shapeInfo) Decision {
 	if !bound && !inRepo {
 		return deny(BoundaryCrossScope, "workspace %s is not bound on the stamp of %s", t.Workspace, p.address)
 	}
-	if authorityPaths.match(t.Value) {
+	// strings.ToLower returns an all-lower-case path as is: the allow path
+	// still does not allocate.
+	folded := strings.ToLower(t.Value)
+	if authorityPaths.match(folded) {
 		return deny(BoundaryAuthorityMaterial, "%s holds lease, fence or authority material", t.Value)
 	}
-	if secretPaths.match(t.Value) {
+	if secretPaths.match(folded) {
 		if info.kind == kindWrite {
 			return confirmAt(BoundaryCredentialOrPermission, "writing "+t.Value+" changes a credential")
 		}

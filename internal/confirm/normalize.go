@@ -85,9 +85,11 @@ func checkBytes(s string) error {
 // paths; '..' and dot-only segments anywhere (even when they would resolve
 // inside: a path that needs climbing is a trick, not a request); backslashes;
 // NUL and control characters; percent-encoded characters; any non-ASCII.
-// Resolved: '.' segments, repeated and trailing slashes. Case is kept:
-// workspace paths are case-sensitive and match the stamp's mutable paths
-// exactly, so a case variant can only fail to match, never widen.
+// Resolved: '.' segments, repeated and trailing slashes. Case is kept: a
+// case variant matches the stamp's mutable paths only exactly, so for a
+// grant it can only fail to match, never widen; the deny lists (secret and
+// authority paths) are matched case-insensitively instead, since on a
+// case-insensitive file system a variant names the very file they refuse.
 func NormalizePath(p string) (string, error) {
 	if err := checkBytes(p); err != nil {
 		return "", err

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -58,14 +59,23 @@ type Policy struct {
 
 // secretPaths and authorityPaths are workspace paths whose contents are
 // secret credential values or lease/fence/authority material, whatever the
-// tool: the global deny boundaries apply to them as to the shapes.
+// tool: the global deny boundaries apply to them as to the shapes. They are
+// matched case-insensitively (checkPath lower-cases the path): a deny list must not be passed by
+// spelling memory/.ENV or CREDENTIALS/token on a case-insensitive file
+// system, where both name the secret itself.
 var (
-	secretPaths    = mustGlobs("**/.env", "**/*.pem", "**/*.key", "**/.ssh/**", "**/credentials/**", "**/secrets/**")
-	authorityPaths = mustGlobs("**/*.lease", "**/*.fence", "**/"+stamp.FileName, "**/.virgo-authority/**")
+	secretPaths    = mustDenyGlobs("**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/.ssh/**", "**/credentials/**", "**/secrets/**")
+	authorityPaths = mustDenyGlobs("**/*.lease", "**/*.fence", "**/"+stamp.FileName, "**/.virgo-authority/**")
 )
 
-func mustGlobs(patterns ...string) globSet {
-	g, err := compileGlobs(patterns)
+// mustDenyGlobs compiles deny-list patterns lower-cased, once; matched
+// against a lower-cased path they hold regardless of case.
+func mustDenyGlobs(patterns ...string) globSet {
+	lower := make([]string, len(patterns))
+	for i, p := range patterns {
+		lower[i] = strings.ToLower(p)
+	}
+	g, err := compileGlobs(lower)
 	if err != nil {
 		panic(err) // the patterns above are constants; a bad one is a build error
 	}
