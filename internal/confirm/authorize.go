@@ -221,7 +221,8 @@ func (p *Policy) checkRecord(op Operation, tool toolEntry, info shapeInfo) Decis
 	if t.Kind == TargetRun {
 		task = t.Task
 	}
-	if tool.rule.assigned && (p.assignments == nil || !p.assignments.IsAssigned(p.address, task)) {
+	mustBeAssigned := tool.rule.assigned || tool.rule.deputyTasks && p.deputy && t.Kind == TargetTask
+	if mustBeAssigned && (p.assignments == nil || !p.assignments.IsAssigned(p.address, task)) {
 		return confirmAt(BoundaryDeputyScope, fmt.Sprintf("task %s is not assigned to %s", task, p.address))
 	}
 	return Decision{Verdict: Allow}

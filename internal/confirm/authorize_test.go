@@ -361,6 +361,40 @@ func TestToolNotOnStampIsNotExposed(t *testing.T) {
 	}
 }
 
+// Scope "own" is the persona's own records, not the subtree: it reaches no
+// run at all, and a deputy's task outside its assigned tasks goes to the
+// owning lead like its runs do ("a coder-deputy acting on runs or artifacts
+// outside its assigned task, within its project").
+func TestOwnScopeKeepsADeputyToItsAssignedTasks(t *testing.T) {
+	p := policyFor(t, "work/core/deputy", Options{Assignments: assigned{"t-1": true}})
+	if d := p.Authorize(op(t, p, "report_task", "task:work/core/t-1", ShapeRecordWrite)); d.Verdict != Allow {
+		t.Errorf("report_task on the assigned task: %s", d)
+	}
+	for _, tool := range []string{"report_task", "get_task"} {
+		shape := ShapeRecordWrite
+		if tool == "get_task" {
+			shape = ShapeReadMeta
+		}
+		d := p.Authorize(op(t, p, tool, "task:work/core/t-2", shape))
+		if d.Verdict != Confirm || d.Boundary != BoundaryDeputyScope || d.Route() != RouteOwningLead {
+			t.Errorf("%s on an unassigned task: %s, want confirm deputy-scope routed to the owning lead", tool, d)
+		}
+	}
+	for _, tool := range []string{"report_task", "raise_decision", "set_summary"} {
+		for _, target := range []string{"run:work/core/t-2/r-1", "run:work/core/t-1/r-1"} {
+			d := p.Authorize(op(t, p, tool, target, ShapeRecordWrite))
+			if d.Verdict != Deny || d.Boundary != BoundaryStampedScope {
+				t.Errorf("%s on %s: %s, want deny outside-stamped-scope", tool, target, d)
+			}
+		}
+	}
+	// A lead has no owning lead: its own scope's tasks need no assignment.
+	lead := policyFor(t, "work/core/lead", Options{})
+	if d := lead.Authorize(op(t, lead, "report_task", "task:work/core/t-2", ShapeRecordWrite)); d.Verdict != Allow {
+		t.Errorf("lead report_task: %s", d)
+	}
+}
+
 // Deputy scope: runs and artifacts outside the assigned task are routed to
 // the owning lead, not the human; inside it they are allowed.
 func TestDeputyScopeRoutesToOwningLead(t *testing.T) {

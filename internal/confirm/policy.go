@@ -9,7 +9,8 @@ import (
 )
 
 // Assignments answers whether a task is assigned to a persona. The hub's
-// task records implement it; the policy asks it only for a deputy's runs.
+// task records implement it; the policy asks it only for a deputy's runs
+// and tasks.
 type Assignments interface {
 	IsAssigned(persona, task string) bool
 }
@@ -41,13 +42,16 @@ type learnedKey struct {
 // Policy is the handler's index of one stamp: everything Authorize needs,
 // precomputed so that the allow path neither allocates nor scans.
 type Policy struct {
-	stamp       *stamp.Stamp
-	hash        string
-	address     string
-	generation  int
-	scope       string
-	project     string
-	rootScope   bool
+	stamp      *stamp.Stamp
+	hash       string
+	address    string
+	generation int
+	scope      string
+	project    string
+	rootScope  bool
+	// deputy: the stamp binds an owning lead, so tasks outside the assigned
+	// ones route to it (scopeRule.deputyTasks).
+	deputy      bool
 	workspace   string
 	repository  string
 	tools       map[string]toolEntry
@@ -97,7 +101,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 	}
 	p := &Policy{
 		stamp: st, hash: hash, address: addr.String(), generation: st.Persona.Generation,
-		scope: addr.Scope, project: addr.Project, rootScope: addr.IsRoot(),
+		scope: addr.Scope, project: addr.Project, rootScope: addr.IsRoot(), deputy: st.Authority.OwningLead != "",
 		workspace: st.Workspace.Root, repository: st.Workspace.Repository,
 		tools: make(map[string]toolEntry, len(st.Tools)), mutable: mutable,
 		surfaces: make(map[string]bool, len(st.HumanSurfaces)), assignments: opts.Assignments,

@@ -22,6 +22,10 @@ type scopeRule struct {
 	targets  kindSet
 	readOnly bool
 	assigned bool
+	// deputyTasks: for a persona with an owning lead (a coder-deputy), a
+	// task outside its assigned tasks is not its own: it routes to the
+	// owning lead, as assigned does for every target.
+	deputyTasks bool
 	// anySurface: gateway status reads a surface's health, not its
 	// content, so it needs no binding to the surface.
 	anySurface bool
@@ -30,8 +34,11 @@ type scopeRule struct {
 // scopeRules is the handler's reading of the stamp's scope vocabulary
 // (stamp.Scopes). A tool whose scope is not here reaches nothing.
 var scopeRules = map[string]scopeRule{
-	stamp.ScopeOwnWorkspace:    {targets: kinds(TargetPath)},
-	stamp.ScopeOwn:             {targets: kinds(TargetAddress, TargetTask, TargetRun, TargetDecision)},
+	stamp.ScopeOwnWorkspace: {targets: kinds(TargetPath)},
+	// "own" is the persona's own records, not its subtree: no run (runs are
+	// the runs tools' subtree or assigned-task scope), and a deputy owns
+	// only the tasks assigned to it.
+	stamp.ScopeOwn:             {targets: kinds(TargetAddress, TargetTask, TargetDecision), deputyTasks: true},
 	stamp.ScopeDirectory:       {targets: kinds(TargetAddress), readOnly: true},
 	stamp.ScopeGraphNamespace:  {targets: kinds(TargetAddress), readOnly: true},
 	stamp.ScopeSubtree:         {targets: kinds(TargetAddress, TargetTask, TargetRun, TargetDecision)},
