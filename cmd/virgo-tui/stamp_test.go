@@ -54,8 +54,10 @@ func TestStampDiffAgainstThePreviousGeneration(t *testing.T) {
 	c.ok("confirm", "approve", strings.Fields(out[strings.Index(out, "confirm approve ")+len("confirm approve "):])[0], "--as", "human:henry")
 	r = c.add("--scope", "work", "--project", "core", "--role", "deputy", "--name", "Zaniah", "--human", "human:henry")
 	wantContains(t, "second deputy", r.Confirmation.Detail, "work/core/deputy -> work/core/deputy", "no change: both carry the same tools")
+	// The same tools with a wider workspace: the review shows the binding.
 	wantContains(t, "second deputy dry run", c.ok("stamp", "build", "Zaniah", "--dry-run", "--mutable", "worktree/**"),
-		"persona      Zaniah, generation 2", "work/core/deputy -> work/core/deputy", "no change: both carry the same tools")
+		"persona      Zaniah, generation 2", "work/core/deputy -> work/core/deputy", "bindings:",
+		"workspace.mutable_paths: QUEUE.md, DECISIONS.md, FINDINGS.md, memory/** -> QUEUE.md, DECISIONS.md, FINDINGS.md, memory/**, worktree/**")
 }
 
 func TestStampBuildRefusesAnUnregisteredAddress(t *testing.T) {

@@ -2,6 +2,7 @@ package stamp
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
@@ -76,16 +77,27 @@ func (c Crossing) String() string {
 }
 
 // MatrixDiff is a class-matrix diff between two tool sets, grouped by bundle in
-// matrix order.
+// matrix order, and — between two stamps — the bindings that changed.
 type MatrixDiff struct {
 	From      string          `json:"from"`
 	To        string          `json:"to"`
 	Bundles   []BundleChanges `json:"bundles"`
 	Crossings []Crossing      `json:"crossings"`
+	Bindings  []BindingChange `json:"bindings,omitempty"`
 }
 
-// Empty reports whether the two sides carry the same tools.
-func (d MatrixDiff) Empty() bool { return len(d.Bundles) == 0 }
+// BindingChange is one binding of a stamp that differs between two stamps:
+// who decides (authority), what the workspace lets it write, which surfaces
+// it reaches. A reviewer needs these beside the tools: binding a repository
+// lets the same workspace_write touch a whole worktree.
+type BindingChange struct {
+	Field string `json:"field"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+// Empty reports whether the two sides carry the same tools and bindings.
+func (d MatrixDiff) Empty() bool { return len(d.Bundles) == 0 && len(d.Bindings) == 0 }
 
 // Nothing is the label of the empty side: a new seat has no stamp yet.
 const Nothing = "nothing"
@@ -96,7 +108,48 @@ const unlisted = "(not in the tool inventory)"
 // Diff compares two stamps. A zero Stamp is "nothing": every tool of the
 // other side is added (a new seat) or removed.
 func Diff(a, b Stamp) MatrixDiff {
-	return DiffTools(label(a.Path.Address), a.Tools, label(b.Path.Address), b.Tools)
+	d := DiffTools(label(a.Path.Address), a.Tools, label(b.Path.Address), b.Tools)
+	d.Bindings = diffBindings(a, b)
+	return d
+}
+
+// diffBindings lists the bindings that differ, in a fixed order; an unset
+// binding reads "none".
+func diffBindings(a, b Stamp) []BindingChange {
+	surfaces := func(s Stamp) string {
+		parts := make([]string, len(s.HumanSurfaces))
+		for i, h := range s.HumanSurfaces {
+			parts[i] = h.Surface + "=" + h.Target
+		}
+		return strings.Join(parts, ", ")
+	}
+	fields := []struct {
+		name string
+		get  func(Stamp) string
+	}{
+		{"authority.human", func(s Stamp) string { return s.Authority.Human }},
+		{"authority.owning_lead", func(s Stamp) string { return s.Authority.OwningLead }},
+		{"authority.lane_approver", func(s Stamp) string { return s.Authority.LaneApprover }},
+		{"workspace.repository", func(s Stamp) string { return s.Workspace.Repository }},
+		{"workspace.mutable_paths", func(s Stamp) string { return strings.Join(s.Workspace.MutablePaths, ", ") }},
+		{"human_surfaces", surfaces},
+		{"graph_namespace", func(s Stamp) string { return s.GraphNamespace }},
+	}
+	var out []BindingChange
+	for _, f := range fields {
+		from, to := f.get(a), f.get(b)
+		if from == to {
+			continue
+		}
+		if from == "" {
+			from = "none"
+		}
+		if to == "" {
+			to = "none"
+		}
+		out = append(out, BindingChange{Field: f.name, From: from, To: to})
+	}
+	return out
 }
 
 // DiffProfiles compares two classes' matrix rows; an empty profile is

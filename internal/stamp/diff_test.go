@@ -95,3 +95,28 @@ func TestDossierListsWhatIsExplicitlyNotGranted(t *testing.T) {
 		t.Error("the dossier does not carry footnote ¹")
 	}
 }
+
+// A new generation with the same tools but a bound repository is not "no
+// change": workspace_write now reaches the whole worktree, and the review
+// shows the binding.
+func TestDiffShowsBindingChanges(t *testing.T) {
+	a := mustBuild(t, "work/core/lead")
+	a.Workspace.Repository = ""
+	b := a
+	b.Workspace.Repository = "/src/core"
+	b.Authority.Human = "human:bob"
+	d := Diff(a, b)
+	if d.Empty() || len(d.Bundles) != 0 {
+		t.Fatalf("same tools, other bindings: empty=%v bundles=%v", d.Empty(), d.Bundles)
+	}
+	want := []BindingChange{{"authority.human", a.Authority.Human, "human:bob"}, {"workspace.repository", "none", "/src/core"}}
+	if !slices.Equal(d.Bindings, want) {
+		t.Fatalf("bindings = %+v, want %+v", d.Bindings, want)
+	}
+	if text := RenderDiff(d); !strings.Contains(text, "workspace.repository: none -> /src/core") {
+		t.Errorf("rendered diff lacks the repository binding:\n%s", text)
+	}
+	if d := Diff(a, a); !d.Empty() {
+		t.Errorf("a stamp against itself: %+v", d)
+	}
+}

@@ -78,13 +78,19 @@ func RenderDiff(d MatrixDiff) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -> %s\n", d.From, d.To)
 	if d.Empty() {
-		b.WriteString("  no change: both carry the same tools\n")
+		b.WriteString("  no change: both carry the same tools and bindings\n")
 		return b.String()
 	}
 	if len(d.Crossings) > 0 {
 		b.WriteString("boundaries crossed:\n")
 		for _, c := range d.Crossings {
 			b.WriteString("  " + c.String() + "\n")
+		}
+	}
+	if len(d.Bindings) > 0 {
+		b.WriteString("bindings:\n")
+		for _, c := range d.Bindings {
+			fmt.Fprintf(&b, "  %s: %s -> %s\n", c.Field, c.From, c.To)
 		}
 	}
 	for _, bc := range d.Bundles {

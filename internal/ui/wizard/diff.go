@@ -37,6 +37,6 @@ func diffLines(p Preview) ([]string, string) {
 			}
 		}
 	}
-	return lines, fmt.Sprintf("diff vs %s: +%d -%d ~%d tools, %d boundaries crossed",
-		against, added, removed, changed, len(d.Crossings))
+	return lines, fmt.Sprintf("diff vs %s: +%d -%d ~%d tools, %d bindings, %d boundaries crossed",
+		against, added, removed, changed, len(d.Bindings), len(d.Crossings))
 }
