@@ -217,6 +217,9 @@ func (p *Policy) checkRecord(op Operation, tool toolEntry, info shapeInfo) Decis
 	if info.kind == kindWrite || info.kind == kindMessage {
 		return deny(BoundaryStampedScope, "%s does not apply to a %s; records take record:write", op.Shape, t.Kind)
 	}
+	if tool.rule.resolveVia != BoundaryNone && info.kind != kindRead {
+		return confirmAt(tool.rule.resolveVia, fmt.Sprintf("%s %s on %s under scope %q", op.Tool, op.Shape, t, tool.scope))
+	}
 	task := t.Value
 	if t.Kind == TargetRun {
 		task = t.Task

@@ -38,6 +38,9 @@ const (
 	RouteHuman
 	// RouteOwningLead: the active holder of the owning lead seat.
 	RouteOwningLead
+	// RouteLaneApprover: a team coordinator's bound lane approver
+	// (Authority.LaneApprover): a human, or the active holder of a seat.
+	RouteLaneApprover
 )
 
 // String names the route for an operator.
@@ -47,6 +50,8 @@ func (r Route) String() string {
 		return "bound-human"
 	case RouteOwningLead:
 		return "owning-lead"
+	case RouteLaneApprover:
+		return "lane-approver"
 	}
 	return "none"
 }
@@ -69,6 +74,8 @@ const (
 	BoundaryToolConfirm
 	BoundaryDeputyScope
 	BoundaryRememberedDenial
+	BoundaryRelayedResolution
+	BoundaryLaneApproval
 )
 
 // Boundary is one row of the boundary table: what an operator reads when an
@@ -114,6 +121,12 @@ var Boundaries = [...]Boundary{
 		Text: "a deputy acting on runs or artifacts outside its assigned task needs the owning lead's confirmation"},
 	BoundaryRememberedDenial: {Name: "remembered-denial", Verdict: Deny,
 		Text: "an authority denied exactly this operation and asked to remember it"},
+	// Spec footnotes ¹ and ²: "Neither class self-originates a resolution."
+	// The stamp grants the tool; each resolution is the authority's own.
+	BoundaryRelayedResolution: {Name: "relayed-resolution", Verdict: Confirm, Route: RouteHuman,
+		Text: "a secretary resolves a decision only as a durable relay of the bound human authority's explicit decision"},
+	BoundaryLaneApproval: {Name: "lane-approved-resolution", Verdict: Confirm, Route: RouteLaneApprover,
+		Text: "a team coordinator resolves only when the bound lane approver authorizes that decision"},
 }
 
 // GlobalBoundaries lists the spec's six global boundaries in its order.
@@ -180,7 +193,7 @@ func (r Route) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // UnmarshalText reads a route name back.
 func (r *Route) UnmarshalText(text []byte) error {
-	for _, c := range []Route{RouteNone, RouteHuman, RouteOwningLead} {
+	for _, c := range []Route{RouteNone, RouteHuman, RouteOwningLead, RouteLaneApprover} {
 		if c.String() == string(text) {
 			*r = c
 			return nil

@@ -26,6 +26,9 @@ func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (
 	switch address {
 	case "root/secretary", "home/secretary", "work/coordinator":
 		in.HumanSurfaces = []stamp.SurfaceBinding{{Surface: "teams", Target: "chat-7"}}
+		if address == "work/coordinator" {
+			in.Authority.LaneApprover = "human:ada"
+		}
 	case "work/core/deputy":
 		in.Authority.OwningLead = "work/core/lead"
 	case "work/core/lead":

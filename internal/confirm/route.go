@@ -27,7 +27,9 @@ type routing struct {
 
 // routeFor resolves a route against the stamp's authority bindings:
 // global-boundary confirmations go to the bound human (Authority.Human),
-// deputy-scope ones to the active holder of the owning lead seat.
+// deputy-scope ones to the active holder of the owning lead seat, a
+// coordinator's resolutions to its lane approver (a human, or a seat's
+// active holder).
 func routeFor(ctx context.Context, seats SeatHolders, st *stamp.Stamp, r Route) (routing, error) {
 	switch r {
 	case RouteHuman:
@@ -40,25 +42,36 @@ func routeFor(ctx context.Context, seats SeatHolders, st *stamp.Stamp, r Route) 
 		}
 		return routing{authority: h, binding: "bound human " + h.String()}, nil
 	case RouteOwningLead:
-		lead := st.Authority.OwningLead
-		if lead == "" {
-			return routing{binding: "owning lead: none on the stamp", unroutable: true}, nil
+		return seatRoute(ctx, seats, "owning lead", st.Authority.OwningLead)
+	case RouteLaneApprover:
+		la := st.Authority.LaneApprover
+		if h, err := ParsePrincipal(la); la != "" && err == nil && h.Kind == PrincipalHuman {
+			return routing{authority: h, binding: "lane approver " + h.String()}, nil
 		}
-		p, err := principalOfAddress(lead)
-		if err != nil {
-			return routing{binding: fmt.Sprintf("owning lead %q is not an address", lead), unroutable: true}, nil
-		}
-		if seats == nil {
-			return routing{authority: p, binding: "owning lead " + lead + ": seat holders unknown", unroutable: true}, nil
-		}
-		holder, ok, err := seats.ActiveHolder(ctx, lead)
-		if err != nil {
-			return routing{}, fmt.Errorf("look up the holder of %s: %w", lead, err)
-		}
-		if !ok {
-			return routing{authority: p, binding: "owning lead " + lead + ": seat empty", unroutable: true}, nil
-		}
-		return routing{authority: p, binding: "owning lead " + lead + " held by " + holder}, nil
+		return seatRoute(ctx, seats, "lane approver", la)
 	}
 	return routing{}, fmt.Errorf("route %v: %w", r, ErrUnknownRoute)
+}
+
+// seatRoute routes to the seat at addr, named role in the binding: to the
+// seat's principal when the seat is actively held, else unroutable.
+func seatRoute(ctx context.Context, seats SeatHolders, role, addr string) (routing, error) {
+	if addr == "" {
+		return routing{binding: role + ": none on the stamp", unroutable: true}, nil
+	}
+	p, err := principalOfAddress(addr)
+	if err != nil {
+		return routing{binding: fmt.Sprintf("%s %q is not an address", role, addr), unroutable: true}, nil
+	}
+	if seats == nil {
+		return routing{authority: p, binding: role + " " + addr + ": seat holders unknown", unroutable: true}, nil
+	}
+	holder, ok, err := seats.ActiveHolder(ctx, addr)
+	if err != nil {
+		return routing{}, fmt.Errorf("look up the holder of %s: %w", addr, err)
+	}
+	if !ok {
+		return routing{authority: p, binding: role + " " + addr + ": seat empty", unroutable: true}, nil
+	}
+	return routing{authority: p, binding: role + " " + addr + " held by " + holder}, nil
 }

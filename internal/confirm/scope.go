@@ -29,6 +29,10 @@ type scopeRule struct {
 	// anySurface: gateway status reads a surface's health, not its
 	// content, so it needs no binding to the surface.
 	anySurface bool
+	// resolveVia: every write through the scope is another authority's
+	// decision relayed, so it is confirmed at this boundary (routed to that
+	// authority), never allowed on the persona's own word.
+	resolveVia BoundaryID
 }
 
 // scopeRules is the handler's reading of the stamp's scope vocabulary
@@ -43,8 +47,8 @@ var scopeRules = map[string]scopeRule{
 	stamp.ScopeGraphNamespace:  {targets: kinds(TargetAddress), readOnly: true},
 	stamp.ScopeSubtree:         {targets: kinds(TargetAddress, TargetTask, TargetRun, TargetDecision)},
 	stamp.ScopeAssignedTask:    {targets: kinds(TargetTask, TargetRun), assigned: true},
-	stamp.ScopeRelayBoundHuman: {targets: kinds(TargetDecision)},
-	stamp.ScopeLaneApprover:    {targets: kinds(TargetDecision)},
+	stamp.ScopeRelayBoundHuman: {targets: kinds(TargetDecision), resolveVia: BoundaryRelayedResolution},
+	stamp.ScopeLaneApprover:    {targets: kinds(TargetDecision), resolveVia: BoundaryLaneApproval},
 	stamp.ScopeBoundSurfaces:   {targets: kinds(TargetSurface)},
 	stamp.ScopeGateway:         {targets: kinds(TargetSurface), readOnly: true, anySurface: true},
 	stamp.ScopeExternal:        {targets: kinds(TargetExternal)},

@@ -1,0 +1,85 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Spec footnotes: "A secretary resolves a decision only as a durable relay of
+// the bound human authority's explicit decision. A team coordinator resolves
+// only when the bound lane approver authorizes that decision. Neither class
+// self-originates a resolution." So their resolve_decision is a confirmation
+// routed to that authority, which alone decides it.
+func TestResolutionsAreRelayedNotSelfOriginated(t *testing.T) {
+	ctx := context.Background()
+	ada := Principal{Kind: PrincipalHuman, Name: "ada"}
+	for _, c := range []struct {
+		address   string
+		footnote  string
+		boundary  BoundaryID
+		route     Route
+		authority Principal
+		other     Principal
+	}{
+		{"root/secretary", "a secretary resolves a decision only as a durable relay of the bound human authority's explicit decision",
+			BoundaryRelayedResolution, RouteHuman, henry, ada},
+		{"work/coordinator", "a team coordinator resolves only when the bound lane approver authorizes that decision",
+			BoundaryLaneApproval, RouteLaneApprover, ada, henry},
+	} {
+		t.Run(c.address, func(t *testing.T) {
+			q, _ := queueFor(t, QueueOptions{})
+			p := policyFor(t, c.address, Options{})
+			resolve := op(t, p, "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite)
+			d := p.Authorize(resolve)
+			if d.Verdict != Confirm || d.Boundary != c.boundary || d.Route() != c.route {
+				t.Fatalf("resolve_decision: %s, want confirm %s routed to %s", d, c.boundary, c.route)
+			}
+			if !strings.Contains(d.String(), c.footnote) {
+				t.Errorf("%q does not quote the footnote %q", d, c.footnote)
+			}
+			if d := p.Authorize(op(t, p, "list_decisions", "decision:work/core/d-1", ShapeReadMeta)); d.Verdict != Allow {
+				t.Errorf("listing decisions is still its own work: %s", d)
+			}
+			me := PersonaPrincipal(p.Address())
+			r := mustRequest(t, q, me, p, resolve, "corr-1")
+			conf := r.Confirmation
+			if r.Status != StatusUnknown || conf == nil || conf.Unroutable || conf.Authority != c.authority || conf.Route != c.route {
+				t.Fatalf("request: %+v", r)
+			}
+			if _, err := q.Approve(ctx, me, conf.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+				t.Errorf("%s approving its own resolution: %v, want ErrSelfDecision", me, err)
+			}
+			if _, err := q.Approve(ctx, c.other, conf.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+				t.Errorf("%s approving a resolution routed to %s: %v, want ErrNotAuthority", c.other, c.authority, err)
+			}
+			if _, err := q.Approve(ctx, c.authority, conf.ID, RememberNone); err != nil {
+				t.Fatal(err)
+			}
+			if r := mustRequest(t, q, me, p, resolve, "corr-1"); r.Status != StatusAllowed {
+				t.Fatalf("after %s approved: %+v", c.authority, r)
+			}
+		})
+	}
+}
+
+// A lane approver bound as a seat address routes like the owning lead: to
+// the seat's active holder, and unroutable (never re-routed) while empty.
+func TestLaneApproverSeatRouting(t *testing.T) {
+	ctx := context.Background()
+	st, _ := buildStamp(t, "work/coordinator", 1)
+	st.Authority.LaneApprover = "work/core/lead"
+	rt, err := routeFor(ctx, seats{}, st, RouteLaneApprover)
+	if err != nil || !rt.unroutable || rt.authority != PersonaPrincipal("work/core/lead") {
+		t.Fatalf("empty seat: %+v, %v", rt, err)
+	}
+	rt, err = routeFor(ctx, seats{"work/core/lead": "Heze#1"}, st, RouteLaneApprover)
+	if err != nil || rt.unroutable || rt.authority != PersonaPrincipal("work/core/lead") || !strings.Contains(rt.binding, "Heze#1") {
+		t.Fatalf("held seat: %+v, %v", rt, err)
+	}
+	st.Authority.LaneApprover = ""
+	if rt, err := routeFor(ctx, nil, st, RouteLaneApprover); err != nil || !rt.unroutable {
+		t.Fatalf("no lane approver: %+v, %v", rt, err)
+	}
+}
