@@ -151,6 +151,8 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) actionableSelected() (*Confirmation, bool) {
 	c, ok := m.queue.selected()
 	switch {
+	case !ok && m.queue.table.Total() > 0:
+		m.setNote(noteWarn, "nothing selected: the filter shows no confirmations", 3*time.Second)
 	case !ok:
 		m.setNote(noteWarn, "nothing to decide: the queue is empty", 3*time.Second)
 	case m.queue.group(c) == unroutable:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -202,10 +203,24 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 		return reconnectAfter(2 * time.Second)
 	}
 	s := msg.snap
+	sanitizeSnapshot(&s)
 	now := m.now()
 	m.installation, m.home, m.operator, m.seq = s.Installation, s.Home, s.Operator, s.Seq
 	m.presence.load(s.Personas, now)
+	// A reconnect snapshot moves the queue like a run of changes does:
+	// the same grace rule applies.
+	selBefore := m.queueSelection()
+	var fresh []*Confirmation
+	if m.typing(now) { // only an arrival while typing matters
+		for i := range s.Confirmations {
+			if _, had := m.queue.table.Get(s.Confirmations[i].ID); !had {
+				fresh = append(fresh, &s.Confirmations[i])
+			}
+		}
+	}
 	m.queue.load(s.Operator, s.Confirmations, now)
+	arrived := slices.ContainsFunc(fresh, m.queue.actionable)
+	m.graceIfMoved(selBefore, arrived, now)
 	m.loaded = true
 	m.closeReasonIfGone()
 	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd())
@@ -233,13 +248,7 @@ func (m *Model) onBatch(msg batchMsg) tea.Cmd {
 // apply applies a run of changes, starting the grace period when a
 // confirmation for the operator arrives under their fingers.
 func (m *Model) apply(changes []Change, now time.Time) {
-	// A selection that moves on its own in the queue on screen opens a
-	// prompt under the operator's finger: see the grace period below.
-	onQueue := m.view == viewQueue
-	selBefore := ""
-	if onQueue {
-		selBefore = m.queue.table.Selected()
-	}
+	selBefore := m.queueSelection()
 	arrived := false
 	persons := 0
 	for i := range changes {
@@ -253,6 +262,7 @@ func (m *Model) apply(changes []Change, now time.Time) {
 		if c.Seq != 0 && c.Seq <= m.seq {
 			continue // already in the snapshot
 		}
+		sanitizeChange(c)
 		if c.Seq > m.seq {
 			m.seq = c.Seq
 		}
@@ -271,16 +281,38 @@ func (m *Model) apply(changes []Change, now time.Time) {
 		}
 	}
 	m.presence.table.End()
-	opened := false
-	if onQueue {
+	m.graceIfMoved(selBefore, arrived, now)
+}
+
+// queueSelection is the confirmation under the operator's cursor, if the
+// queue is on screen: what graceIfMoved compares against.
+func (m *Model) queueSelection() string {
+	if m.view != viewQueue {
+		return ""
+	}
+	return m.queue.table.Selected()
+}
+
+// graceIfMoved starts the grace period after the hub changed the queue
+// (a run of changes or a reconnect snapshot) when the confirmation under
+// the cursor changed on its own, which opens a prompt under the
+// operator's finger, or when one for the operator arrived while they were
+// typing. selBefore is queueSelection before the change.
+func (m *Model) graceIfMoved(selBefore string, arrived bool, now time.Time) {
+	moved := false
+	if m.view == viewQueue {
 		m.queue.table.ensure()
 		sel := m.queue.table.Selected()
-		opened = sel != selBefore && sel != ""
+		moved = sel != selBefore && sel != ""
 	}
-	typing := !m.lastKey.IsZero() && now.Sub(m.lastKey) < m.opts.TypingWindow
-	if (arrived && typing) || opened {
+	if (arrived && m.typing(now)) || moved {
 		m.graceUntil = now.Add(m.opts.Grace)
 	}
+}
+
+// typing says whether the operator pressed a key within the typing window.
+func (m *Model) typing(now time.Time) bool {
+	return !m.lastKey.IsZero() && now.Sub(m.lastKey) < m.opts.TypingWindow
 }
 
 // decidedElsewhere removes a confirmation decided by someone else and says
@@ -314,8 +346,10 @@ func (m *Model) closeReasonIfGone() {
 	}
 }
 
+// setNote shows text in the status line; it is cleaned there because it
+// may quote the hub's own words (an error, a name).
 func (m *Model) setNote(k noteKind, text string, d time.Duration) {
-	m.note = note{text: text, kind: k, until: m.now().Add(d)}
+	m.note = note{text: clean(text), kind: k, until: m.now().Add(d)}
 }
 
 // inGrace says whether keys are being swallowed.

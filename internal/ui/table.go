@@ -450,7 +450,9 @@ func (t *Table[T]) PageSize() int { return max(1, t.height-1) }
 func (t *Table[T]) settle() {
 	vis := t.visible()
 	if len(vis) == 0 {
-		t.selPos, t.selOff = 0, 0
+		// Nothing on screen, nothing selected: a key must never act on a
+		// row the filter hides.
+		t.selID, t.selPos, t.selOff = "", 0, 0
 		return
 	}
 	pos := -1

@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sgr matches the colour sequences the console itself writes; anything
+// else starting with ESC on screen came from outside.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+
+// assertNoControls fails if the raw screen holds a control byte the
+// console did not write itself.
+func assertNoControls(t *testing.T, what, screen string) {
+	t.Helper()
+	rest := sgr.ReplaceAllString(screen, "")
+	for _, r := range rest {
+		if r == '\n' {
+			continue
+		}
+		if r < 0x20 || r >= 0x7f && r <= 0x9f {
+			i := strings.IndexRune(rest, r)
+			t.Fatalf("%s: control %U reached the screen near %q", what, r, rest[max(0, i-20):min(len(rest), i+20)])
+		}
+	}
+}
+
+const hostile = "ok\x1b[2J\x1b]52;c;AAAA\x07 done"
+
+// A persona's summary and activity are its own words: a clear-screen or an
+// OSC 52 clipboard write in them must be drawn, not obeyed.
+func TestHubTextCannotDriveTheTerminal(t *testing.T) {
+	snap := demoSnapshot()
+	snap.Installation = "demo\x1b]0;title\x07" // also the window title
+	snap.Personas[0].Summary = hostile
+	snap.Personas[0].Activity = "\u009b2Jrouting" // C1 CSI
+	snap.Personas[0].Name = "Spi\x7fca"
+	snap.Confirmations[0].Operation = "publish \x1b[8mhidden\x1b[0m v1.2"
+	snap.Confirmations[1].MatrixDiff = "+ runs: R/W\x1b]0;title\x07\n- tasks: assign"
+	h := &hubDouble{snap: snap}
+	m := console(t, h, 120, 40)
+
+	assertNoControls(t, "presence", m.Render())
+	if row := plain(m); !strings.Contains(row, "ok\uFFFD[2J\uFFFD]52;c;AAAA") {
+		t.Fatalf("the summary should show its escapes as U+FFFD:\n%s", row)
+	}
+	press(t, m, "j", "enter") // root/secretary, second by address
+	assertNoControls(t, "presence detail", m.Render())
+	if !strings.Contains(plain(m), "now      \uFFFD2Jrouting — ok\uFFFD[2J") {
+		t.Fatalf("the detail pane lacks the cleaned activity and summary:\n%s", plain(m))
+	}
+	press(t, m, "esc", "2")
+	assertNoControls(t, "queue", m.Render())
+	if !strings.Contains(plain(m), "publish \uFFFD[8mhidden\uFFFD[0m v1.2") {
+		t.Fatalf("the queue should show the operation's escapes as U+FFFD:\n%s", plain(m))
+	}
+	press(t, m, "j", "enter")
+	assertNoControls(t, "queue detail", m.Render())
+	if !strings.Contains(plain(m), "+ runs: R/W\uFFFD]0;title\uFFFD") {
+		t.Fatalf("the detail pane lacks the cleaned matrix diff:\n%s", plain(m))
+	}
+
+	// The change stream is outside text too: a persona update, a new
+	// confirmation and a decided-by note in the status line.
+	p := snap.Personas[1]
+	p.Summary = hostile
+	cf := pendingFor("c-9", "human:henry")
+	cf.Confirmation.Operation = "drop\x1b[2J table"
+	setClock(m, t0.Add(5*time.Second))
+	m.Update(batchMsg{changes: []Change{
+		{Seq: 11, Kind: PersonaChanged, Persona: p},
+		cf,
+		{Seq: 21, Kind: ConfirmationDecided, ID: "c-3", Outcome: "denied\x07", DecidedBy: "work/core/lead\x1b]0;pwned\x07"},
+	}})
+	assertNoControls(t, "queue after changes", m.Render())
+	if !strings.Contains(plain(m), "decided by work/core/lead\uFFFD]0;pwned\uFFFD") {
+		t.Fatalf("the status line lacks the cleaned decided-by note:\n%s", plain(m))
+	}
+	press(t, m, "esc", "1")
+	assertNoControls(t, "presence after changes", m.Render())
+}
+
+func TestCleanKeepsPlainTextAndReplacesControls(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                      "",
+		"lane review at 14:00":  "lane review at 14:00",
+		"Zavijava — ünïcode ✓":  "Zavijava — ünïcode ✓",
+		"a\tb\nc\rd":            "a\uFFFDb\uFFFDc\uFFFDd",
+		"del\x7f":               "del\uFFFD",
+		"c1 \u0085\u009b\u009f": "c1 \uFFFD\uFFFD\uFFFD",
+		"raw \x9b byte":         "raw \uFFFD byte", // invalid UTF-8 a terminal may read as CSI
+		"\u00a0nbsp":            "\u00a0nbsp",
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := cleanLines("+ a\x1b\n- b"); got != "+ a\uFFFD\n- b" {
+		t.Errorf("cleanLines kept or lost the wrong bytes: %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { clean("relaying the owner's decisions") }); n != 0 {
+		t.Errorf("clean allocates %.0f times on clean text, want 0", n)
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	f.Add(hostile)
+	f.Add("\x9b\xff\u0085")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range clean(s) {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f {
+				t.Fatalf("clean(%q) kept control %U", s, r)
+			}
+		}
+	})
+}
