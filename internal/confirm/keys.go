@@ -22,7 +22,8 @@ const (
 	PrefixPromptsPersona = "prompts/persona/"
 	// PrefixPromptsClass holds class-common learned choices, by profile.
 	PrefixPromptsClass = "prompts/class/"
-	// PrefixReactions holds human-surface reaction outcomes by correlation id.
+	// PrefixReactions holds human-surface reaction outcomes by requester and
+	// correlation id.
 	PrefixReactions = "reactions/"
 	// PrefixAudit holds the audit log, in time order.
 	PrefixAudit = "audit/"
@@ -32,6 +33,12 @@ func keyConfirmation(id string) string { return PrefixConfirmation + id }
 func keyFingerprint(fp string) string  { return prefixFingerprint + fp }
 func keyCorrelation(requester Principal, corr string) string {
 	return prefixCorrelation + requester.String() + "/" + corr
+}
+
+// keyReaction: a correlation id has no '/', so the last segment is the id
+// and the rest the requester.
+func keyReaction(requester Principal, corr string) string {
+	return PrefixReactions + requester.String() + "/" + corr
 }
 
 // auditKey orders entries by time; the id, event and a random suffix keep

@@ -31,8 +31,9 @@ func Applied() Outcome { return Outcome{Known: true, Applied: true} }
 // NotApplied is the terminal refusal, with the reason an operator reads.
 func NotApplied(reason string) Outcome { return Outcome{Known: true, Reason: reason} }
 
-// Reactions records reaction outcomes by correlation id: the first terminal
-// outcome of an id is its only one.
+// Reactions records reaction outcomes by requester and correlation id, as
+// confirmations are keyed: the first terminal outcome of a requester's id is
+// its only one, and another persona reusing the same id has its own.
 type Reactions struct {
 	st  store.Store
 	now func() time.Time
@@ -46,9 +47,10 @@ func NewReactions(st store.Store, now func() time.Time) *Reactions {
 	return &Reactions{st: st, now: now}
 }
 
-// Get returns the recorded outcome of a correlation id, Unknown if none.
-func (r *Reactions) Get(ctx context.Context, correlationID string) (Outcome, error) {
-	kv, err := r.st.Get(ctx, PrefixReactions+correlationID)
+// Get returns the recorded outcome of requester's correlation id, Unknown if
+// none.
+func (r *Reactions) Get(ctx context.Context, requester Principal, correlationID string) (Outcome, error) {
+	kv, err := r.st.Get(ctx, keyReaction(requester, correlationID))
 	if errors.Is(err, store.ErrNotFound) {
 		return Unknown, nil
 	}
@@ -62,17 +64,21 @@ func (r *Reactions) Get(ctx context.Context, correlationID string) (Outcome, err
 	return o, nil
 }
 
-// Do applies a reaction under correlationID at most until it has a terminal
+// Do applies requester's reaction (requester: the identity the transport
+// established) under correlationID at most until it has a terminal
 // outcome: a recorded terminal outcome is returned without calling apply;
 // otherwise apply runs, an unknown result is returned (and recorded as
 // nothing, so a retry under the same id runs apply again), and a terminal
 // result is committed unless a concurrent retry committed first — then the
 // first one is returned. One id ends in exactly one terminal result.
-func (r *Reactions) Do(ctx context.Context, correlationID string, apply func(context.Context) Outcome) (Outcome, error) {
+func (r *Reactions) Do(ctx context.Context, requester Principal, correlationID string, apply func(context.Context) Outcome) (Outcome, error) {
+	if requester.IsZero() {
+		return Unknown, fmt.Errorf("reaction %s: no requester identity: %w", correlationID, ErrBadPrincipal)
+	}
 	if _, err := NormalizeID(correlationID); err != nil {
 		return Unknown, fmt.Errorf("reaction correlation id: %w", err)
 	}
-	if o, err := r.Get(ctx, correlationID); err != nil || o.Known {
+	if o, err := r.Get(ctx, requester, correlationID); err != nil || o.Known {
 		return o, err
 	}
 	o := apply(ctx)
@@ -84,10 +90,10 @@ func (r *Reactions) Do(ctx context.Context, correlationID string, apply func(con
 	if err != nil {
 		return Unknown, err
 	}
-	key := PrefixReactions + correlationID
+	key := keyReaction(requester, correlationID)
 	_, err = r.st.Txn(ctx, []store.Cond{{Key: key}}, []store.Op{store.Put(key, val)})
 	if errors.Is(err, store.ErrConflict) {
-		return r.Get(ctx, correlationID)
+		return r.Get(ctx, requester, correlationID)
 	}
 	if err != nil {
 		return Unknown, fmt.Errorf("record reaction %s: %w", correlationID, err)
