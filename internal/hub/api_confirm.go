@@ -193,7 +193,9 @@ func decide(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
 	if err != nil {
 		return err
 	}
-	if err := h.applyDecision(r.Context(), c); err != nil {
+	// The decision is committed: carry it out even if the caller hangs up
+	// now, or a retired token would keep working until the next start.
+	if err := h.applyDecision(context.WithoutCancel(r.Context()), c); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, c)
@@ -203,12 +205,14 @@ func decide(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
 // applyDecision carries out a decided activation or retirement and waits
 // until its effects (a token issued or revoked) are in place.
 func (h *Hub) applyDecision(ctx context.Context, c *confirm.Confirmation) error {
-	if err := confirm.ApplyLifecycle(ctx, c, lifecycle{h.reg}); err != nil {
-		return fmt.Errorf("confirmation %s is %s, but carrying it out failed (the hub retries at its next start): %w", c.ID, c.State, err)
-	}
+	// An approved retirement revokes the token because it is decided,
+	// before (and whether or not) the registry's change lands.
 	if c.Kind == confirm.KindRetirement && c.State == confirm.StateApproved {
 		h.tokens.Revoke(c.PersonaID)
 		h.presence.Retire(c.PersonaID)
+	}
+	if err := confirm.ApplyLifecycle(ctx, c, lifecycle{h.reg}); err != nil {
+		return fmt.Errorf("confirmation %s is %s, but carrying it out failed (the hub retries at its next start): %w", c.ID, c.State, err)
 	}
 	return h.Settle(ctx)
 }

@@ -180,12 +180,17 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) 
 }
 
 // registerPersona is POST /v1/personas (operators): see Hub.Register.
-func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
 	var req RegisterRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	res, err := h.Register(r.Context(), req)
+	if req.Human == "" && id.IsHuman() {
+		req.Human = id.Principal // the caller, never the hub process's $USER
+	}
+	// Registration writes in steps (seat, stamp, confirmation) and undoes
+	// them on failure: a caller hanging up must not cut that short.
+	res, err := h.Register(context.WithoutCancel(r.Context()), req)
 	if err != nil {
 		return err
 	}

@@ -208,6 +208,14 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 			h.log.Warn("skipping unreadable presence record", "key", kv.Key, "err", err)
 			continue
 		}
+		// What a run derives is derived again by this one: the waiting
+		// count from the queue, a stamp problem from the stamp check, the
+		// state from last-seen; beats count from this start. Only what a
+		// runtime said (and when) carries over.
+		p.Waiting, p.Beats, p.Problem = 0, 0, ""
+		if p.State != StateRetired {
+			p.State = ""
+		}
 		h.presence.Track(p)
 	}
 	return nil
