@@ -62,33 +62,42 @@ Exit status: 0 allowed, 3 unknown (pending; retry with the same id), 4 denied, 1
 	cmd.Flags().DurationVar(&wait, "wait", 0, "wait up to this long for a decision")
 	cmd.MarkFlagRequired("correlation-id")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
-			req := f.request()
-			req.CorrelationID = corr
-			res, err := c.RequestConfirmation(ctx, req)
-			deadline := time.Now().Add(wait)
-			for err == nil && res.Status == confirm.StatusUnknown && time.Now().Before(deadline) {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(min(time.Second, time.Until(deadline))):
-				}
+		ctx := cmd.Context()
+		req := f.request()
+		req.CorrelationID = corr
+		// Each ask is a request of its own under the correlation id, which
+		// is safe to repeat: a wait outlives whichever hub it found (another
+		// command's in-process hub stops when that command ends).
+		ask := func() (res confirm.Result, err error) {
+			err = a.withClient(ctx, func(ctx context.Context, c *hub.Client) error {
 				res, err = c.RequestConfirmation(ctx, req)
-			}
-			if err != nil {
 				return err
+			})
+			return res, err
+		}
+		res, err := ask()
+		deadline := time.Now().Add(wait)
+		for err == nil && res.Status == confirm.StatusUnknown && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(min(time.Second, time.Until(deadline))):
 			}
-			if err := writeResult(cmd.OutOrStdout(), *out, res); err != nil {
-				return err
-			}
-			switch res.Status {
-			case confirm.StatusUnknown:
-				return &exitError{code: exitConfirm, err: errors.New("decision unknown (pending); retry with the same --correlation-id")}
-			case confirm.StatusDenied:
-				return &exitError{code: exitDeny, err: errors.New("denied")}
-			}
-			return nil
-		})
+			res, err = ask()
+		}
+		if err != nil {
+			return err
+		}
+		if err := writeResult(cmd.OutOrStdout(), *out, res); err != nil {
+			return err
+		}
+		switch res.Status {
+		case confirm.StatusUnknown:
+			return &exitError{code: exitConfirm, err: errors.New("decision unknown (pending); retry with the same --correlation-id")}
+		case confirm.StatusDenied:
+			return &exitError{code: exitDeny, err: errors.New("denied")}
+		}
+		return nil
 	}
 	return cmd
 }

@@ -116,9 +116,9 @@ func TestConfirmedRetirementRetires(t *testing.T) {
 		"work/core/deputy has no holder; last held by Zaniah (generation 1, retired)")
 }
 
-// confirm request --wait keeps its in-process hub serving the home's socket
-// while it waits, so the authority's approve (another command) reaches it
-// and the waiting request hears the decision.
+// confirm request --wait asks again under its correlation id until the
+// authority's approve (another command, with or without a hub between the
+// two) is decided, and then reports the decision.
 func TestConfirmRequestWaitsForADecisionThroughItsHub(t *testing.T) {
 	c := confirmSetup(t)
 	type result struct {
