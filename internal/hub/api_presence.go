@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -56,19 +57,10 @@ func (h *Hub) report(w http.ResponseWriter, id Identity, rep PresenceReport) err
 	return nil
 }
 
-// applyReport records one beat, with its activity and summary if given.
+// applyReport records one beat, with its activity and summary if given, as
+// one all-or-nothing report.
 func (h *Hub) applyReport(id Identity, rep PresenceReport) error {
-	var err error
-	switch {
-	case rep.Activity != nil:
-		err = h.presence.SetActivity(id.PersonaID, *rep.Activity)
-	default:
-		err = h.presence.Beat(id.PersonaID)
-	}
-	if err == nil && rep.Summary != nil {
-		err = h.presence.SetSummary(id.PersonaID, *rep.Summary)
-	}
-	return err
+	return h.presence.Report(id.PersonaID, rep.Activity, rep.Summary)
 }
 
 // listPresence is GET /v1/presence.
@@ -86,21 +78,36 @@ type BeatStreamResult struct {
 	State   State  `json:"state"`
 }
 
+// beatStreamDrain is how long a beat stream may go on reading once the hub
+// shuts down: long enough to apply the beats already on the wire, short
+// enough that an open stream does not hold the shutdown up.
+const beatStreamDrain = 200 * time.Millisecond
+
 // beatStream is POST /v1/presence/stream: a persona runtime's keep-alive
 // path. The body is a stream of lines, each an empty line (a heartbeat) or a
 // PresenceReport object, applied as it arrives; the answer comes when the
-// runtime ends the body. One request carries any number of heartbeats, so a
-// busy runtime pays for HTTP once, not per beat. The connection may stay
-// silent up to the offline interval between lines.
+// runtime ends the body, or when the hub shuts down (then after at most
+// beatStreamDrain, counting the reports applied). One request carries any
+// number of heartbeats, so a busy runtime pays for HTTP once, not per beat.
+// The connection may stay silent up to the offline interval between lines.
 func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	rc := http.NewResponseController(w)
+	dl := watchShutdown(h, http.NewResponseController(w))
+	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)
 	var n uint64
 	for {
-		_ = rc.SetReadDeadline(time.Now().Add(h.cfg.Intervals.Offline))
+		dl.extend(h.cfg.Intervals.Offline)
 		line, err := rd.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxReportLine {
 			return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "beat stream line %d is over %d bytes", n+1, maxReportLine)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			if dl.ending() {
+				// The hub is shutting down: answer with what was applied; a
+				// line cut short by the deadline is dropped.
+				break
+			}
+			return apiErrorf(http.StatusBadRequest, "stream_broken", "beat stream ended after %d reports: %v", n, err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rep PresenceReport
@@ -117,14 +124,58 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) err
 			}
 			n++
 		}
-		if errors.Is(err, io.EOF) {
+		if err != nil { // io.EOF: the runtime ended the body
 			break
-		}
-		if err != nil {
-			return apiErrorf(http.StatusBadRequest, "stream_broken", "beat stream ended after %d reports: %v", n, err)
 		}
 	}
 	p, _ := h.presence.Get(id.PersonaID)
 	writeJSON(w, http.StatusOK, BeatStreamResult{Reports: n, State: p.State})
 	return nil
 }
+
+// streamDeadline is a beat stream's read deadline: pushed forward before
+// each line while the hub runs, and pinned to a short drain once the hub
+// shuts down (h.streamsDone), so that a read waiting on a silent runtime
+// returns at once instead of holding the shutdown for its whole timeout.
+type streamDeadline struct {
+	rc    *http.ResponseController
+	done  chan struct{}
+	mu    sync.Mutex
+	ended bool
+}
+
+// watchShutdown starts watching h.streamsDone for one beat stream; stop it
+// when the handler returns.
+func watchShutdown(h *Hub, rc *http.ResponseController) *streamDeadline {
+	d := &streamDeadline{rc: rc, done: make(chan struct{})}
+	go func() {
+		select {
+		case <-h.streamsDone:
+			d.mu.Lock()
+			d.ended = true
+			_ = d.rc.SetReadDeadline(time.Now().Add(beatStreamDrain))
+			d.mu.Unlock()
+		case <-d.done:
+		}
+	}()
+	return d
+}
+
+// extend moves the deadline to after from now, unless the hub is shutting
+// down (the drain deadline then stands).
+func (d *streamDeadline) extend(after time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.ended {
+		_ = d.rc.SetReadDeadline(time.Now().Add(after))
+	}
+}
+
+// ending reports whether the hub is shutting down.
+func (d *streamDeadline) ending() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ended
+}
+
+func (d *streamDeadline) stop() { close(d.done) }

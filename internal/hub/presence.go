@@ -191,25 +191,32 @@ func checkText(what, id, text string) error {
 }
 
 // SetActivity records what the runtime is doing now; it counts as a beat.
-func (t *Tracker) SetActivity(id, text string) error {
-	if err := checkText("activity", id, text); err != nil {
-		return err
-	}
-	return t.report(id, func(e *Presence, now time.Time) {
-		if e.Activity != text {
-			e.Activity, e.ActivityAt = text, now
-		}
-	})
-}
+func (t *Tracker) SetActivity(id, text string) error { return t.Report(id, &text, nil) }
 
 // SetSummary records the runtime's one-line summary; it counts as a beat.
-func (t *Tracker) SetSummary(id, text string) error {
-	if err := checkText("summary", id, text); err != nil {
-		return err
+func (t *Tracker) SetSummary(id, text string) error { return t.Report(id, nil, &text) }
+
+// Report records one beat with, when given, a new activity and summary. It
+// is all or nothing: both texts are checked before either is applied, so a
+// refused summary leaves the activity as it was, and a report carrying both
+// counts one beat, not two.
+func (t *Tracker) Report(id string, activity, summary *string) error {
+	if activity != nil {
+		if err := checkText("activity", id, *activity); err != nil {
+			return err
+		}
+	}
+	if summary != nil {
+		if err := checkText("summary", id, *summary); err != nil {
+			return err
+		}
 	}
 	return t.report(id, func(e *Presence, now time.Time) {
-		if e.Summary != text {
-			e.Summary, e.ActivityAt = text, now
+		if activity != nil && e.Activity != *activity {
+			e.Activity, e.ActivityAt = *activity, now
+		}
+		if summary != nil && e.Summary != *summary {
+			e.Summary, e.ActivityAt = *summary, now
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // TokenFile is the name of a persona generation's token in its private directory.
@@ -70,17 +71,31 @@ func hashToken(tok string) tokenHash { return sha256.Sum256([]byte(tok)) }
 type Tokens struct {
 	opDir string
 
-	mu      sync.RWMutex
-	byHash  map[tokenHash]Identity
-	persona map[string]tokenHash // generation id -> hash, to revoke
+	mu        sync.RWMutex
+	byHash    map[tokenHash]Identity // persona tokens
+	persona   map[string]tokenHash   // generation id -> hash, to revoke
+	operators map[tokenHash]Identity // replaced whole by each scan of opDir
+
+	scanMu sync.Mutex
+	seen   opDirStamp // what the last scan of opDir saw
+	scans  int        // scans of opDir so far; tests count them
 }
 
 // NewTokens returns an empty token book reading operator tokens from opDir.
 func NewTokens(opDir string) *Tokens {
-	return &Tokens{opDir: opDir, byHash: make(map[tokenHash]Identity), persona: make(map[string]tokenHash)}
+	return &Tokens{
+		opDir:     opDir,
+		byHash:    make(map[tokenHash]Identity),
+		persona:   make(map[string]tokenHash),
+		operators: make(map[tokenHash]Identity),
+	}
 }
 
-// Authenticate returns the identity of a bearer token.
+// Authenticate returns the identity of a bearer token. Operator tokens are
+// the files in the operators directory as they are now: one created, deleted
+// or rotated while the hub runs is honoured on the next request. Telling
+// that costs a stat of the directory and of each token file; the directory
+// is read again only when one of them changed.
 func (t *Tokens) Authenticate(tok string) (Identity, error) {
 	if !strings.HasPrefix(tok, tokenPrefix) {
 		return Identity{}, ErrUnauthenticated
@@ -89,11 +104,13 @@ func (t *Tokens) Authenticate(tok string) (Identity, error) {
 	if id, ok := t.lookup(h); ok {
 		return id, nil
 	}
-	// An operator token may have been created since the last look.
-	if err := t.loadOperators(); err != nil {
+	if err := t.refreshOperators(); err != nil {
 		return Identity{}, err
 	}
-	if id, ok := t.lookup(h); ok {
+	t.mu.RLock()
+	id, ok := t.operators[h]
+	t.mu.RUnlock()
+	if ok {
 		return id, nil
 	}
 	return Identity{}, ErrUnauthenticated
@@ -168,34 +185,111 @@ func OperatorToken(home, name string) (string, error) {
 	return readOrCreateToken(OperatorTokenPath(home, name))
 }
 
-// loadOperators reads every <name>.token in the operators directory.
-func (t *Tokens) loadOperators() error {
-	ents, err := os.ReadDir(t.opDir)
-	if errors.Is(err, os.ErrNotExist) {
+// fileStamp is what a stat tells of a file: enough to see it changed.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func stampOf(fi os.FileInfo) fileStamp { return fileStamp{mod: fi.ModTime(), size: fi.Size()} }
+
+func (a fileStamp) same(b fileStamp) bool { return a.mod.Equal(b.mod) && a.size == b.size }
+
+// opDirStamp is what a scan of the operators directory saw.
+type opDirStamp struct {
+	scanned bool
+	exists  bool
+	dir     fileStamp
+	files   map[string]fileStamp // token file path -> stamp
+	// racy: something changed so close to the scan that a later change could
+	// carry the same modification time; the next check scans again.
+	racy bool
+}
+
+// racyWindow is how close to a scan a modification time makes the scan
+// untrustworthy: more than the coarsest timestamp granularity of common
+// file systems (2 s on FAT, 1 s on ext3), so a rewrite in the same tick as
+// the scan is not missed.
+const racyWindow = 2 * time.Second
+
+// refreshOperators rescans the operators directory if it, or a token file
+// in it, changed since the last scan.
+func (t *Tokens) refreshOperators() error {
+	t.scanMu.Lock()
+	defer t.scanMu.Unlock()
+	if t.seen.scanned && !t.seen.racy && t.unchanged() {
 		return nil
 	}
+	return t.loadOperators()
+}
+
+// unchanged reports whether a stat of the directory and of each token file
+// the last scan read finds them as they were.
+func (t *Tokens) unchanged() bool {
+	fi, err := os.Stat(t.opDir)
 	if err != nil {
-		return fmt.Errorf("read operator tokens: %w", err)
+		return !t.seen.exists && errors.Is(err, os.ErrNotExist)
 	}
+	if !t.seen.exists || !stampOf(fi).same(t.seen.dir) {
+		return false
+	}
+	for path, st := range t.seen.files {
+		fi, err := os.Stat(path)
+		if err != nil || !stampOf(fi).same(st) {
+			return false
+		}
+	}
+	return true
+}
+
+// loadOperators reads every <name>.token in the operators directory and
+// replaces the operator tokens with what it found, so a token whose file is
+// gone or holds another token stops working.
+func (t *Tokens) loadOperators() error {
+	t.scans++
+	start := time.Now()
+	seen := opDirStamp{scanned: true, files: make(map[string]fileStamp)}
 	found := make(map[tokenHash]Identity)
-	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".token")
-		if !ok || !operatorName.MatchString(name) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(t.opDir, e.Name()))
+	dfi, err := os.Stat(t.opDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("read operator tokens: %w", err)
+	default:
+		seen.exists, seen.dir = true, stampOf(dfi)
+		ents, err := os.ReadDir(t.opDir)
 		if err != nil {
-			continue
+			return fmt.Errorf("read operator tokens: %w", err)
 		}
-		if tok := strings.TrimSpace(string(b)); strings.HasPrefix(tok, tokenPrefix) {
-			found[hashToken(tok)] = Identity{Kind: PrincipalHuman, Principal: "human:" + name}
+		for _, e := range ents {
+			name, ok := strings.CutSuffix(e.Name(), ".token")
+			if !ok || !operatorName.MatchString(name) {
+				continue
+			}
+			path := filepath.Join(t.opDir, e.Name())
+			fi, err := os.Stat(path)
+			if err != nil {
+				continue
+			}
+			seen.files[path] = stampOf(fi)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			if tok := strings.TrimSpace(string(b)); strings.HasPrefix(tok, tokenPrefix) {
+				found[hashToken(tok)] = Identity{Kind: PrincipalHuman, Principal: "human:" + name}
+			}
 		}
 	}
+	recent := start.Add(-racyWindow)
+	seen.racy = seen.dir.mod.After(recent)
+	for _, st := range seen.files {
+		seen.racy = seen.racy || st.mod.After(recent)
+	}
+	t.seen = seen
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	for h, id := range found {
-		t.byHash[h] = id
-	}
+	t.operators = found
+	t.mu.Unlock()
 	return nil
 }
 

@@ -1,0 +1,65 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// One report with both an activity and a summary is one heartbeat.
+func TestReportWithBothTextsIsOneBeat(t *testing.T) {
+	tr := NewTracker(newFakeClock(), testIntervals)
+	tr.Track(Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
+	mustNil(t, tr.Report("g1", ptr("building"), ptr("all green")))
+	p, _ := tr.Get("g1")
+	if p.Beats != 1 || p.Activity != "building" || p.Summary != "all green" {
+		t.Fatalf("after one report with both texts: beats %d, activity %q, summary %q; want 1, building, all green", p.Beats, p.Activity, p.Summary)
+	}
+}
+
+// A report is all or nothing: a refused summary (too long, or holding an
+// escape sequence) leaves the activity as it was and counts no beat.
+func TestRefusedSummaryLeavesActivity(t *testing.T) {
+	for _, tc := range []struct {
+		name, summary string
+		want          error
+	}{
+		{"too long", strings.Repeat("s", MaxPresenceText+1), ErrTextTooLong},
+		{"control text", "done\x1b[2J", ErrControlText},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTracker(newFakeClock(), testIntervals)
+			tr.Track(Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
+			mustNil(t, tr.SetActivity("g1", "reading"))
+			err := tr.Report("g1", ptr("deploying"), ptr(tc.summary))
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+			p, _ := tr.Get("g1")
+			if p.Activity != "reading" || p.Beats != 1 {
+				t.Fatalf("after a refused report: activity %q, beats %d; want reading, 1", p.Activity, p.Beats)
+			}
+		})
+	}
+}
+
+// Through the API: POST /v1/presence/set with both texts counts one beat,
+// and one with a refused summary changes nothing.
+func TestSetPresenceIsOneAllOrNothingBeat(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	p := th.addPersona(t, "work/core/lead", "Spica")
+	rt := th.runtime(t, p)
+	ctx := context.Background()
+	ack, err := rt.SetPresence(ctx, ptr("building"), ptr("all green"))
+	mustNil(t, err)
+	if ack.Beats != 1 {
+		t.Fatalf("one set with activity and summary counted %d beats, want 1", ack.Beats)
+	}
+	_, err = rt.SetPresence(ctx, ptr("deploying"), ptr("\x1b]0;owned\x07"))
+	wantCode(t, err, "control_text")
+	got, _ := th.hub.Presence().Get(p.ID)
+	if got.Activity != "building" || got.Summary != "all green" || got.Beats != 1 {
+		t.Fatalf("after a refused set: activity %q, summary %q, beats %d; want building, all green, 1", got.Activity, got.Summary, got.Beats)
+	}
+}
