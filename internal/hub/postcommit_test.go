@@ -94,4 +94,3 @@ func waitPresence(t *testing.T, th *testHub, p registry.Persona, ok func(Presenc
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
