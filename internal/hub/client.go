@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -89,6 +90,11 @@ func Dial(ctx context.Context, home string, opts ...DialOption) (*Client, error)
 	}
 	if _, err := c.Health(ctx); err != nil {
 		c.Close()
+		if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// A hub that was stopping (another command's in-process hub
+			// ending) dropped the connection: there is no hub to use.
+			err = fmt.Errorf("%w (the hub was stopping: %v)", ErrNoHub, err)
+		}
 		return nil, err
 	}
 	return c, nil
@@ -182,6 +188,13 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*http
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if method != http.MethodGet {
+		// Marks the request replayable for net/http, which then resends it
+		// on a fresh connection when a stopping hub closed the idle one it
+		// was written to — the hub never read it. The fresh dial then finds
+		// no hub (ErrNoHub), and the command starts over on a new one.
+		req.Header.Set("Idempotency-Key", strconv.FormatUint(rand.Uint64(), 36))
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
