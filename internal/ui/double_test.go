@@ -3,10 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +12,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // t0 is the fixed clock of every test: ages are stable in golden files.
 var t0 = time.Date(2026, 8, 4, 12, 0, 0, 0, time.UTC)
@@ -193,24 +188,5 @@ func typeText(t testing.TB, m *Model, s string) {
 
 // plain is the screen with colour off.
 func plain(m *Model) string { return ansi.Strip(m.Render()) }
-
-// golden compares the screen with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the screen (go test -update to accept):\n--- want\n%s\n--- got\n%s", name, want, got)
-	}
-}
 
 func resizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }

@@ -2,15 +2,14 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/virgo-hub/virgo-tui/internal/ui/golden"
 )
 
 // TestGoldenViews pins the settled views at 80×24 and 120×40, colour off.
 func TestGoldenViews(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+	for _, size := range golden.Sizes {
 		w, h := size[0], size[1]
 		cases := []struct {
 			name string
@@ -27,17 +26,10 @@ func TestGoldenViews(t *testing.T) {
 			t.Run(fmt.Sprintf("%s-%dx%d", c.name, w, h), func(t *testing.T) {
 				m := console(t, &hubDouble{snap: demoSnapshot()}, w, h)
 				press(t, m, c.keys...)
+				name := fmt.Sprintf("%s-%dx%d", c.name, w, h)
 				got := plain(m)
-				lines := strings.Split(got, "\n")
-				if len(lines) != h {
-					t.Errorf("screen has %d lines, want %d", len(lines), h)
-				}
-				for i, l := range lines {
-					if lw := ansi.StringWidth(l); lw > w {
-						t.Errorf("line %d is %d cells wide, want at most %d: %q", i+1, lw, w, l)
-					}
-				}
-				golden(t, fmt.Sprintf("%s-%dx%d.golden", c.name, w, h), got)
+				golden.Shape(t, name, got, w, h)
+				golden.Check(t, name, got)
 			})
 		}
 	}

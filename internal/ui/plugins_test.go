@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/ui/golden"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -48,13 +49,13 @@ func TestWizardPluggedIn(t *testing.T) {
 }
 
 func TestWizardUnwiredAndMatrix(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+	for _, size := range golden.Sizes {
 		m := console(t, &hubDouble{snap: demoSnapshot()}, size[0], size[1])
 		press(t, m, "3")
 		if !strings.Contains(plain(m), "persona add needs a hub") {
 			t.Fatal("the unwired wizard view does not explain itself")
 		}
-		golden(t, fmt.Sprintf("wizard-unwired-%dx%d.golden", size[0], size[1]), plain(m))
+		golden.Check(t, fmt.Sprintf("wizard-unwired-%dx%d", size[0], size[1]), plain(m))
 		press(t, m, "4")
 		before := plain(m)
 		press(t, m, "c") // the matrix's compare key reaches the matrix
@@ -62,7 +63,7 @@ func TestWizardUnwiredAndMatrix(t *testing.T) {
 			t.Fatal("the matrix view did not take its key")
 		}
 		press(t, m, "esc")
-		golden(t, fmt.Sprintf("matrix-%dx%d.golden", size[0], size[1]), plain(m))
+		golden.Check(t, fmt.Sprintf("matrix-%dx%d", size[0], size[1]), plain(m))
 		press(t, m, "tab")
 		if m.view != viewPresence {
 			t.Fatal("tab from the matrix should wrap to presence")

@@ -1,10 +1,6 @@
 package matrix
 
 import (
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,9 +10,8 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/ui/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func press(t *testing.T, m Model, keys ...string) Model {
 	t.Helper()
@@ -38,41 +33,10 @@ func press(t *testing.T, m Model, keys ...string) Model {
 	return m
 }
 
-func golden(t *testing.T, name, view string) {
-	t.Helper()
-	got := ansi.Strip(view) + "\n"
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update regenerates it)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-}
-
-// settled renders at both sizes, checks the shape and the golden file.
+// settled pins the matrix view at the console's sizes.
 func settled(t *testing.T, name string, m Model) {
 	t.Helper()
-	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
-		v := m.View(sz.w, sz.h)
-		lines := strings.Split(v, "\n")
-		if len(lines) != sz.h {
-			t.Errorf("%s at %dx%d: %d lines", name, sz.w, sz.h, len(lines))
-		}
-		for i, l := range lines {
-			if w := ansi.StringWidth(l); w > sz.w {
-				t.Errorf("%s at %dx%d: line %d is %d wide: %q", name, sz.w, sz.h, i, w, ansi.Strip(l))
-			}
-		}
-		golden(t, fmt.Sprintf("%s-%dx%d", name, sz.w, sz.h), v)
-	}
+	golden.Settled(t, name, m.View)
 }
 
 func TestGoldenViews(t *testing.T) {
