@@ -36,7 +36,7 @@ func (h *Hub) resolve(ctx context.Context, ref string) (registry.Persona, error)
 
 // listPersonas is GET /v1/personas[?all=true].
 func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
-	ps, err := h.listPersonas(r.Context(), registry.ListOptions{All: r.URL.Query().Get("all") == "true"})
+	ps, err := h.reg.List(r.Context(), registry.ListOptions{All: r.URL.Query().Get("all") == "true"})
 	if err != nil {
 		return err
 	}
@@ -50,35 +50,6 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) er
 	}
 	writeJSONBytes(w, http.StatusOK, b)
 	return nil
-}
-
-// listPersonas is the registry's List, served from the start's read while
-// nothing was written since (a store revision counts every write).
-func (h *Hub) listPersonas(ctx context.Context, opts registry.ListOptions) ([]registry.Persona, error) {
-	rev, err := h.st.Rev(ctx)
-	if err != nil {
-		return nil, err
-	}
-	h.startList.Lock()
-	all := h.startList.ps
-	if h.startList.rev != rev {
-		all, h.startList.ps = nil, nil
-	}
-	h.startList.Unlock()
-	if all == nil {
-		return h.reg.List(ctx, opts)
-	}
-	if opts.All {
-		return all, nil
-	}
-	// What List without All returns: the seat holders, pending and active.
-	holders := make([]registry.Persona, 0, len(all))
-	for _, p := range all {
-		if p.State == registry.StatePending || p.State == registry.StateActive {
-			holders = append(holders, p)
-		}
-	}
-	return holders, nil
 }
 
 // getPersona is GET /v1/personas/{ref...}: by id, address or name.

@@ -65,14 +65,6 @@ type Hub struct {
 	// (which then drop them): a second List would compete for the CPU
 	// with the first requests.
 	started []registry.Persona
-	// startList is the start's read of every persona, kept while the store
-	// stays at the revision it was read at: a one-shot command's list is
-	// then served without reading 10,000 records a second time.
-	startList struct {
-		sync.Mutex
-		rev int64
-		ps  []registry.Persona
-	}
 
 	waitMu    sync.Mutex
 	waitingOn map[string]string // pending confirmation id -> persona id
@@ -153,9 +145,6 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	}
 	if err = errors.Join(err, rerr, th.err); err != nil {
 		return nil, err
-	}
-	if after, err := h.st.Rev(ctx); err == nil && after == rev {
-		h.startList.rev, h.startList.ps = rev, ps
 	}
 	// Stamps are checked after startup (checkAllStamps), not here: at
 	// about a millisecond each, 10,000 would hold the socket closed.
