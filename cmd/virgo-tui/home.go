@@ -70,11 +70,10 @@ func (a *app) client(ctx context.Context) (c *hub.Client, stop func() error, err
 	return c, stop, nil
 }
 
-// hubRetry is how a command looks for a hub again when the one it found
-// was not serving: another command's in-process hub that was still starting
-// (it holds the home's lock before its socket listens) or already stopping
-// (a one-shot command's hub lives only as long as that command). Waits
-// double from first up to about three seconds in all.
+// hubRetry is how a command starts over when the hub it joined went away
+// mid-command: another one-shot command's in-process hub lives only as long
+// as that command. (A hub still starting is waited for by hub.Connect.)
+// Waits double from first up to about three seconds in all.
 var hubRetry = struct {
 	attempts int
 	first    time.Duration
