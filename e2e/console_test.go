@@ -147,7 +147,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	c.waitFor(newAddress+" registered; its activation waits in the queue", stepTimeout)
 
 	// "Approves it in the queue": filter the queue down to it, press a.
-	filterQueue(c, confirmationID, newAddress+"#1 virgo.persona")
+	filterQueue(c, confirmationID, "virgo.persona.activate address:"+newAddress)
 	c.press("a", "approved: system:persona-add "+newAddress+"#1")
 	clearFilter(c)
 
@@ -160,7 +160,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 
 	// "Denies a second confirmation with a reason typed after d".
 	c.press("2", "[2 Queue")
-	filterQueue(c, deniedAddress+"#1", deniedAddress+"#1 virgo.persona")
+	filterQueue(c, "address:"+deniedAddress, "virgo.persona.activate address:"+deniedAddress)
 	c.press("d", "deny system:persona-add — reason ›")
 	c.typeIn(denyReason, "reason › "+denyReason)
 	c.press("Enter", "denied: system:persona-add "+deniedAddress+"#1")

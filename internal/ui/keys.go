@@ -22,6 +22,7 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown      key.Binding
 	Top, Bottom                     key.Binding
 	Sort, SortReverse, Detail, Back key.Binding
+	Zoom, Notes                     key.Binding
 	Approve, ApproveRemember, Deny  key.Binding
 }
 
@@ -55,6 +56,8 @@ var keyActions = []keyAction{
 	{"sort_reverse", func(k *KeyMap) *key.Binding { return &k.SortReverse }, []string{"S"}, "reverse sort"},
 	{"detail", func(k *KeyMap) *key.Binding { return &k.Detail }, []string{"enter"}, "detail"},
 	{"back", func(k *KeyMap) *key.Binding { return &k.Back }, []string{"esc"}, "back"},
+	{"zoom", func(k *KeyMap) *key.Binding { return &k.Zoom }, []string{"z"}, "widen detail"},
+	{"notes", func(k *KeyMap) *key.Binding { return &k.Notes }, []string{"!"}, "recent notes"},
 	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve"},
 	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember"},
 	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny"},

@@ -114,5 +114,6 @@ func dirtySeats(ss []SeatRecord) bool {
 func sanitizeConfirmation(c *Confirmation) {
 	c.CorrelationID, c.Requester, c.Authority = clean(c.CorrelationID), clean(c.Requester), clean(c.Authority)
 	c.Boundary, c.Operation, c.Action = clean(c.Boundary), clean(c.Operation), clean(c.Action)
+	c.Tool, c.Target, c.Shape = clean(c.Tool), clean(c.Target), clean(c.Shape)
 	c.StampHash, c.MatrixDiff = clean(c.StampHash), cleanLines(c.MatrixDiff)
 }
