@@ -10,7 +10,8 @@ import (
 	"sync"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
@@ -22,7 +23,7 @@ import (
 // carries presence only) becomes a whole row, and every generation's seat
 // record so that a row carries its seat's whole history.
 type consoleClient struct {
-	c    *hub.Client
+	c    *hubclient.Client
 	home string
 
 	mu       sync.Mutex
@@ -33,7 +34,7 @@ type consoleClient struct {
 	held  map[string][]string
 }
 
-func newConsoleClient(c *hub.Client) *consoleClient {
+func newConsoleClient(c *hubclient.Client) *consoleClient {
 	return &consoleClient{c: c, home: c.Home(), personas: map[string]ui.Persona{}, seats: map[string]ui.SeatRecord{},
 		held: map[string][]string{}}
 }
@@ -96,7 +97,7 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 		for batch := range in {
 			var b ui.Batch
 			for _, ch := range batch {
-				if ch.Kind == hub.KindResync {
+				if ch.Kind == hubapi.KindResync {
 					if len(b.Changes) > 0 {
 						select {
 						case out <- b:
@@ -123,12 +124,12 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 // change maps one hub change to the console's; kinds the console ignores
 // map to none. A registration or retirement changes its seat's history,
 // so every generation of the seat is sent again with the new history.
-func (k *consoleClient) change(ch hub.Change) []ui.Change {
+func (k *consoleClient) change(ch hubapi.Change) []ui.Change {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch ch.Kind {
-	case hub.KindPresence:
-		var pr hub.Presence
+	case hubapi.KindPresence:
+		var pr hubapi.Presence
 		if json.Unmarshal(ch.Data, &pr) != nil {
 			return nil
 		}
@@ -139,7 +140,7 @@ func (k *consoleClient) change(ch hub.Change) []ui.Change {
 		withPresence(&p, pr)
 		k.personas[p.ID] = p
 		return []ui.Change{{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}}
-	case hub.KindPersona:
+	case hubapi.KindPersona:
 		var rp registry.Persona
 		if json.Unmarshal(ch.Data, &rp) != nil {
 			return nil
@@ -160,7 +161,7 @@ func (k *consoleClient) change(ch hub.Change) []ui.Change {
 		k.personas[p.ID] = p
 		k.seats[p.ID] = seatRecord(rp)
 		return append([]ui.Change{{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: k.withHistory(p)}}, k.seatChanged(rp.Address, p.ID)...)
-	case hub.KindConfirmation:
+	case hubapi.KindConfirmation:
 		var c confirm.Confirmation
 		if json.Unmarshal(ch.Data, &c) != nil {
 			return nil
@@ -180,7 +181,7 @@ func (k *consoleClient) change(ch hub.Change) []ui.Change {
 // Decide sends the operator's decision; "remember" learns it in the
 // persona's experience layer.
 func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) error {
-	req := hub.DecideRequest{Approve: d.Approve, Reason: d.Reason}
+	req := hubapi.DecideRequest{Approve: d.Approve, Reason: d.Reason}
 	if d.Remember {
 		req.Remember = confirm.RememberPersona
 	}
@@ -264,7 +265,7 @@ func seatRecord(p registry.Persona) ui.SeatRecord {
 }
 
 // withPresence copies the live presence into a row.
-func withPresence(p *ui.Persona, pr hub.Presence) {
+func withPresence(p *ui.Persona, pr hubapi.Presence) {
 	p.State = ui.PresenceState(pr.State)
 	p.Activity, p.Summary, p.LastSeen, p.Waiting = pr.Activity, pr.Summary, pr.LastSeen, pr.Waiting
 }

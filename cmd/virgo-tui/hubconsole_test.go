@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -17,7 +19,7 @@ import (
 // history (all generations)". The adapter must supply them, from a
 // snapshot and from the change stream, with a real hub on a real socket.
 func TestConsoleClientSuppliesWhatTheDetailShows(t *testing.T) {
-	t.Setenv(hub.PrincipalEnv, "human:henry")
+	t.Setenv(hubclient.PrincipalEnv, "human:henry")
 	c := shortCLI(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
@@ -26,26 +28,26 @@ func TestConsoleClientSuppliesWhatTheDetailShows(t *testing.T) {
 	}()
 	<-ready
 	defer func() { cancel(); <-done }()
-	op, err := hub.Dial(ctx, c.home)
+	op, err := hubclient.Dial(ctx, c.home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()
-	first, err := op.Register(ctx, hub.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	first, err := op.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(ctx, first.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, first.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	ret, err := op.RequestRetirement(ctx, "work/core/lead", "context exhausted")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(ctx, ret.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, ret.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
-	second, err := op.Register(ctx, hub.RegisterRequest{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"})
+	second, err := op.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestConsoleClientSuppliesWhatTheDetailShows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(ctx, second.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, second.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string][]ui.SeatRecord{}
