@@ -56,7 +56,11 @@ func (h *Hub) operation(ctx context.Context, id Identity, req OperationRequest) 
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
-	learned, err := h.queue.Prompts().Active(ctx, p.Address, string(p.Profile), p.StampHash)
+	keys, err := confirm.KeysOf(&st, p.StampHash)
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	learned, err := h.queue.Prompts().Active(ctx, p.Address, string(p.Profile), keys)
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
@@ -238,7 +242,11 @@ func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) err
 	if q.Get("review") == "true" {
 		list = h.queue.Prompts().Review
 	}
-	cs, err := list(ctx, p.Address, string(p.Profile), p.StampHash)
+	keys, err := h.learnKeys(p)
+	if err != nil {
+		return err
+	}
+	cs, err := list(ctx, p.Address, string(p.Profile), keys)
 	if err != nil {
 		return err
 	}
@@ -274,28 +282,42 @@ type PromptReviewRequest struct {
 	Persona string `json:"persona"`
 }
 
+// learnKeys are the keys p's learned choices match under now: its stamp
+// hash and the class key of its stamp.
+func (h *Hub) learnKeys(p registry.Persona) (confirm.Keys, error) {
+	st, err := h.loadStamp(p)
+	if err != nil {
+		return confirm.Keys{}, err
+	}
+	return confirm.KeysOf(&st, p.StampHash)
+}
+
 // staleChoice finds the learned choice choiceID among the persona's stale
-// ones: only a choice learned under another stamp than the persona's
-// current one is reviewed.
-func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (registry.Persona, confirm.Choice, error) {
+// ones: only a choice learned under another stamp (or class key) than the
+// persona's current one is reviewed. It returns the persona's current keys.
+func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (confirm.Keys, confirm.Choice, error) {
 	if ref == "" {
-		return registry.Persona{}, confirm.Choice{}, apiErrorf(http.StatusBadRequest, "persona_required",
+		return confirm.Keys{}, confirm.Choice{}, apiErrorf(http.StatusBadRequest, "persona_required",
 			"name the persona whose stale choice this is: send \"persona\" (an address, name or id)")
 	}
 	p, err := h.resolve(ctx, ref)
 	if err != nil {
-		return p, confirm.Choice{}, err
+		return confirm.Keys{}, confirm.Choice{}, err
 	}
-	stale, err := h.queue.Prompts().Review(ctx, p.Address, string(p.Profile), p.StampHash)
+	keys, err := h.learnKeys(p)
 	if err != nil {
-		return p, confirm.Choice{}, err
+		return keys, confirm.Choice{}, err
+	}
+	stale, err := h.queue.Prompts().Review(ctx, p.Address, string(p.Profile), keys)
+	if err != nil {
+		return keys, confirm.Choice{}, err
 	}
 	for _, c := range stale {
 		if c.ID() == choiceID {
-			return p, c, nil
+			return keys, c, nil
 		}
 	}
-	return p, confirm.Choice{}, fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
+	return keys, confirm.Choice{}, fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
 		choiceID, p.Address, confirm.ErrNoChoice, p.Address)
 }
 
@@ -315,14 +337,14 @@ func reviewPrompt(carry bool) func(h *Hub, w http.ResponseWriter, r *http.Reques
 			return err
 		}
 		ctx := r.Context()
-		p, c, err := h.staleChoice(ctx, req.Persona, r.PathValue("id"))
+		keys, c, err := h.staleChoice(ctx, req.Persona, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
 		if carry {
-			c, err = h.queue.Prompts().CarryForward(ctx, decider, c, p.StampHash)
+			c, err = h.queue.Prompts().CarryForward(ctx, decider, c, keys)
 		} else {
-			err = h.queue.Prompts().Drop(ctx, decider, c, p.StampHash)
+			err = h.queue.Prompts().Drop(ctx, decider, c, keys)
 		}
 		if err != nil {
 			return err // ErrNoChoice when someone else resolved it meanwhile
