@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // field is one labelled value of a detail pane. The label is written as
@@ -126,7 +128,7 @@ func (d *detailPane) back() bool {
 
 // paneKeys scrolls an open pane of n lines shown body at a time with the
 // movement keys; it reports whether the key was one of them.
-func paneKeys(k KeyMap, d *detailPane, msg tea.KeyPressMsg, n, body int) bool {
+func paneKeys(k keymap.KeyMap, d *detailPane, msg tea.KeyPressMsg, n, body int) bool {
 	switch {
 	case key.Matches(msg, k.Up):
 		d.scroll(-1, n, body)

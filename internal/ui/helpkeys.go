@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // helpKeys is one view's help: short for the footer, full for `?`. It
@@ -21,13 +23,13 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
 // presenceHelp is the presence view's help; paneOpen gives the keys of
 // its open detail pane.
-func presenceHelp(k KeyMap, paneOpen bool) helpKeys {
+func presenceHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 	if paneOpen {
 		pane := paneHelp(k)
 		return helpKeys{
 			short: append(pane[:3:3], k.Filter, k.Help, k.Quit),
 			full: [][]key.Binding{pane, {k.Sort, k.SortReverse, k.Filter, k.Jump},
-				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Notes, k.Help, k.Quit}},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Help, k.Quit}},
 		}
 	}
 	return helpKeys{
@@ -36,20 +38,20 @@ func presenceHelp(k KeyMap, paneOpen bool) helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Sort, k.SortReverse, k.Filter, k.Jump, k.Back},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix},
-			{k.Notes, k.Help, k.Quit},
+			{k.Help, k.Quit},
 		},
 	}
 }
 
 // queueHelp is the approval queue's help; paneOpen gives the keys of its
 // open detail pane.
-func queueHelp(k KeyMap, paneOpen bool) helpKeys {
+func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 	if paneOpen {
 		pane := paneHelp(k)
 		return helpKeys{
 			short: append([]key.Binding{k.Approve, k.ApproveRemember, k.Deny}, append(pane[:3:3], k.Help, k.Quit)...),
 			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
-				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Notes, k.Help, k.Quit}},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Help, k.Quit}},
 		}
 	}
 	return helpKeys{
@@ -59,7 +61,7 @@ func queueHelp(k KeyMap, paneOpen bool) helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix},
-			{k.Notes, k.Help, k.Quit},
+			{k.Help, k.Quit},
 		},
 	}
 }
@@ -67,7 +69,7 @@ func queueHelp(k KeyMap, paneOpen bool) helpKeys {
 // paneHelp is the keys of an open detail pane: the movement keys scroll
 // it, enter and z widen it, esc closes it. Each pair is named by the first
 // key of each binding ("j/k scroll").
-func paneHelp(k KeyMap) []key.Binding {
+func paneHelp(k keymap.KeyMap) []key.Binding {
 	pair := func(what string, bs ...key.Binding) key.Binding {
 		var keys, names []string
 		for _, b := range bs {
