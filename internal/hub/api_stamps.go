@@ -23,7 +23,7 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error 
 	if err != nil {
 		return err
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h *Hub) diffSide(ctx context.Context, ref string) (string, []stamp.Tool, e
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return "", nil, err
 	}

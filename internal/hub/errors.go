@@ -67,7 +67,6 @@ var errorTable = []struct {
 	{registry.ErrRetired, http.StatusConflict, "retired"},
 	{registry.ErrRefused, http.StatusConflict, "refused"},
 	{registry.ErrNotPending, http.StatusConflict, "not_pending"},
-	{registry.ErrStampSet, http.StatusConflict, "stamp_set"},
 	{registry.ErrContention, http.StatusServiceUnavailable, "contention"},
 	{store.ErrConflict, http.StatusConflict, "conflict"},
 	{registry.ErrInvalidAddress, http.StatusBadRequest, "invalid_address"},
