@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// What precheck knows of bbolt's on-disk format (bbolt v1.4, format version
+// What precheck knows of bbolt's on-disk format (bbolt v1.5, format version
 // 2): every page starts with a 16-byte header (id, flags, count, overflow);
 // pages 0 and 1 hold a meta record each, the valid one with the higher
 // transaction id wins; the meta names the root bucket's page, the freelist
