@@ -125,6 +125,12 @@ func (r *Registry) seatTaken(ctx context.Context, addr, holderID string) error {
 	if err != nil {
 		return err
 	}
+	return SeatTakenError(addr, h)
+}
+
+// SeatTakenError is ErrSeatTaken for addr naming its holder h, in the words
+// registration and the wizard's role step both show.
+func SeatTakenError(addr string, h Persona) error {
 	if h.State == StatePending {
 		return fmt.Errorf("%w: %s is held by %s (generation %d, pending confirmation); refuse or retire it first",
 			ErrSeatTaken, addr, h.Name, h.Generation)
@@ -235,7 +241,7 @@ func (r *Registry) Retire(ctx context.Context, ref, reason string) (Persona, err
 		if p, rev, err = r.getPersona(ctx, found.ID); err != nil {
 			return nil, nil, err
 		}
-		if !p.State.holdsSeat() {
+		if !p.State.HoldsSeat() {
 			return nil, nil, ended(p)
 		}
 		now := r.stamp()
@@ -284,7 +290,7 @@ func (r *Registry) SetStampHash(ctx context.Context, id, hash string) (Persona, 
 			return nil, nil, nil
 		case p.StampHash != "":
 			return nil, nil, fmt.Errorf("%w: %s already has stamp %s; a stamp is never rewritten", ErrStampSet, p.Name, p.StampHash)
-		case !p.State.holdsSeat():
+		case !p.State.HoldsSeat():
 			return nil, nil, ended(p)
 		}
 		p.StampHash = hash
