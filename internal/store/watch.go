@@ -157,7 +157,14 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 				}
 				ev.Value = rec.Value
 			}
+			if n := len(events); n > 0 && events[n-1].Rev != rev {
+				events[n-1].Last = true
+			}
 			events = append(events, ev)
+		}
+		// Whole revisions are read, so the last one read is complete.
+		if n := len(events); n > 0 {
+			events[n-1].Last = true
 		}
 		return nil
 	})

@@ -28,7 +28,7 @@ func TestWatchOrderedHistoryThenLive(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, _ := openT(t, Options{})
-	mustTxn(t, b, nil, Put("p/a", []byte("1")), Put("q/x", nil), Put("p/b", []byte("2")))
+	mustTxn(t, b, nil, Put("p/a", []byte("1")), Put("q/x", nil), Put("p/b", []byte("2")), Put("p/c", []byte("3")))
 	mustTxn(t, b, nil, Op{Key: "p/a", Delete: true})
 	ch, err := b.Watch(ctx, "p/", 0)
 	if err != nil {
@@ -36,9 +36,11 @@ func TestWatchOrderedHistoryThenLive(t *testing.T) {
 	}
 	// p/a's put is left out: a later write (the delete) replaced it
 	// before the watcher read it, and the log keeps keys, not values.
-	want := []Event{{Rev: 1, Key: "p/b", Value: []byte("2")}, {Rev: 2, Key: "p/a", Delete: true}}
+	// Last marks the end of each revision under the prefix (q/x, written
+	// between, is not watched).
+	want := []Event{{Rev: 1, Key: "p/b", Value: []byte("2")}, {Rev: 1, Key: "p/c", Value: []byte("3"), Last: true}, {Rev: 2, Key: "p/a", Delete: true, Last: true}}
 	for _, w := range want {
-		if got := next(t, ch); got.Rev != w.Rev || got.Key != w.Key || string(got.Value) != string(w.Value) || got.Delete != w.Delete {
+		if got := next(t, ch); got.Rev != w.Rev || got.Key != w.Key || string(got.Value) != string(w.Value) || got.Delete != w.Delete || got.Last != w.Last {
 			t.Fatalf("event %+v, want %+v", got, w)
 		}
 	}
@@ -50,7 +52,7 @@ func TestWatchOrderedHistoryThenLive(t *testing.T) {
 	}()
 	for i := 0; i < 300; i++ {
 		ev := next(t, ch)
-		if ev.Key != fmt.Sprintf("p/%03d", i) || ev.Rev != int64(i+3) {
+		if ev.Key != fmt.Sprintf("p/%03d", i) || ev.Rev != int64(i+3) || !ev.Last {
 			t.Fatalf("live event %d: %+v", i, ev)
 		}
 	}
