@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // lifecycle records what ApplyLifecycle asked of the registry.
@@ -38,7 +40,7 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	}
 	c := r.Confirmation
 	if c.Kind != KindActivation || c.Boundary != BoundaryCredentialOrPermission || c.Authority != henry ||
-		!strings.Contains(c.Detail, "create_run") || c.Operation.Shape != ShapePermissionChange {
+		!strings.Contains(c.Detail, "create_run") || c.Operation.Shape != stamp.ShapePermissionChange {
 		t.Fatalf("activation confirmation: %+v", c)
 	}
 	again, err := q.RequestActivation(ctx, st, hash, "+ create_run (assigned-task)")

@@ -22,6 +22,7 @@ const (
 	segAny
 	segSuffix
 	segPrefix
+	segContains
 	segPattern
 	segDeep
 )
@@ -46,6 +47,8 @@ func compileSegment(s string) segment {
 		return segment{kind: segSuffix, text: s[1:]}
 	case s[len(s)-1] == '*' && !strings.ContainsAny(s[:len(s)-1], meta):
 		return segment{kind: segPrefix, text: s[:len(s)-1]}
+	case len(s) > 2 && s[0] == '*' && s[len(s)-1] == '*' && !strings.ContainsAny(s[1:len(s)-1], meta):
+		return segment{kind: segContains, text: s[1 : len(s)-1]}
 	}
 	return segment{kind: segPattern, text: s}
 }
@@ -60,6 +63,8 @@ func (s segment) match(name string) bool {
 		return strings.HasSuffix(name, s.text)
 	case segPrefix:
 		return strings.HasPrefix(name, s.text)
+	case segContains:
+		return strings.Contains(name, s.text)
 	}
 	ok, _ := path.Match(s.text, name) // checked when compiled
 	return ok
@@ -120,61 +125,74 @@ func (g glob) match(p string) bool {
 // globSet is a set of compiled patterns. The common "anywhere" shapes —
 // "**/NAME" (the last segment) and "**/NAME/**" (a directory on the way) —
 // are checked in one walk over the path's segments, whatever their number;
-// the rest are matched one by one.
+// the rest are matched one by one. Each remembers its pattern's index, so a
+// match can say which pattern it was.
 type globSet struct {
-	last  []segment
-	dir   []segment
-	globs []glob
+	last  []indexed[segment]
+	dir   []indexed[segment]
+	globs []indexed[glob]
+}
+
+type indexed[T any] struct {
+	of T
+	i  int
 }
 
 func compileGlobs(patterns []string) (globSet, error) {
 	var out globSet
-	for _, p := range patterns {
+	for i, p := range patterns {
 		g, err := compileGlob(p)
 		if err != nil {
 			return globSet{}, err
 		}
 		switch {
 		case len(g) == 2 && g[0].kind == segDeep && g[1].kind != segDeep:
-			out.last = append(out.last, g[1])
+			out.last = append(out.last, indexed[segment]{g[1], i})
 		case len(g) == 3 && g[0].kind == segDeep && g[1].kind != segDeep && g[2].kind == segDeep:
-			out.dir = append(out.dir, g[1])
+			out.dir = append(out.dir, indexed[segment]{g[1], i})
 		default:
-			out.globs = append(out.globs, g)
+			out.globs = append(out.globs, indexed[glob]{g, i})
 		}
 	}
 	return out, nil
 }
 
 func (s globSet) match(p string) bool {
+	_, ok := s.matchIndex(p)
+	return ok
+}
+
+// matchIndex reports the index of a pattern p matches: a directory on the
+// way first, then the last segment, then the others in order.
+func (s globSet) matchIndex(p string) (int, bool) {
 	if len(s.last)+len(s.dir) > 0 {
 		for rest := p; ; {
 			i := strings.IndexByte(rest, '/')
 			if i < 0 {
-				if anyMatch(s.last, rest) {
-					return true
+				if j, ok := anyMatch(s.last, rest); ok {
+					return j, true
 				}
 				break
 			}
-			if anyMatch(s.dir, rest[:i]) {
-				return true
+			if j, ok := anyMatch(s.dir, rest[:i]); ok {
+				return j, true
 			}
 			rest = rest[i+1:]
 		}
 	}
 	for _, g := range s.globs {
-		if g.match(p) {
-			return true
+		if g.of.match(p) {
+			return g.i, true
 		}
 	}
-	return false
+	return 0, false
 }
 
-func anyMatch(segs []segment, name string) bool {
+func anyMatch(segs []indexed[segment], name string) (int, bool) {
 	for _, s := range segs {
-		if s.match(name) {
-			return true
+		if s.of.match(name) {
+			return s.i, true
 		}
 	}
-	return false
+	return 0, false
 }

@@ -62,7 +62,7 @@ func policyFor(t testing.TB, address string, opts Options, extraMutable ...strin
 
 // op builds an operation of p's persona for tool (its handler action from
 // the stamp), on the target text form, with shape.
-func op(t testing.TB, p *Policy, tool, target string, shape Shape) Operation {
+func op(t testing.TB, p *Policy, tool, target string, shape stamp.Shape) Operation {
 	t.Helper()
 	tg, err := ParseTarget(target)
 	if err != nil {

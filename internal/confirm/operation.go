@@ -3,6 +3,8 @@ package confirm
 import (
 	"fmt"
 	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // TargetKind is what an operation's target names.
@@ -181,10 +183,10 @@ type Operation struct {
 	Persona    string `json:"persona"`
 	Generation int    `json:"generation"`
 	// Tool is the exposed tool name; HandlerAction the action it maps to.
-	Tool          string `json:"tool"`
-	HandlerAction string `json:"handler_action"`
-	Target        Target `json:"target"`
-	Shape         Shape  `json:"shape"`
+	Tool          string      `json:"tool"`
+	HandlerAction string      `json:"handler_action"`
+	Target        Target      `json:"target"`
+	Shape         stamp.Shape `json:"shape"`
 }
 
 // String renders the operation for an operator in one line.
