@@ -60,7 +60,7 @@ func TestAssignedTasksDecideDeputyScope(t *testing.T) {
 	}
 	p := policy()
 	for _, target := range []string{"run:work/core/t-1/r-1", "run:work/core/t-2/r-7", "task:work/core/t-1"} {
-		if d := p.Authorize(op(t, p, "get_run", target, stamp.ShapeReadMeta)); d.Verdict != Allow {
+		if d := p.Authorize(op(t, p, "list_runs", target, stamp.ShapeReadMeta)); d.Verdict != Allow {
 			t.Errorf("%s inside an assigned task: %v, want allow", target, d)
 		}
 	}

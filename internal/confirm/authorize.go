@@ -148,6 +148,9 @@ func (p *Policy) decide(op Operation) Decision {
 // resolution, the deputy scope).
 func (p *Policy) checkTarget(op Operation, tool toolEntry, info shapeInfo) Decision {
 	t := op.Target
+	if !tool.reach.has(t.Kind) {
+		return deny(BoundaryStampedScope, "tool %s addresses %s, not a %s target", op.Tool, tool.reachList(), t.Kind)
+	}
 	if !tool.rule.targets.has(t.Kind) {
 		return deny(BoundaryStampedScope, "tool %s has scope %q, which does not reach a %s target", op.Tool, tool.scope, t.Kind)
 	}

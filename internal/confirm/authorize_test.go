@@ -175,7 +175,7 @@ func TestStrictScopeBinding(t *testing.T) {
 		{"workspace_write", "path:Memory/x.md", stamp.ShapeWriteCreate, BoundaryStampedScope}, // case variant: no match
 		{"workspace_write", "path:queue.md", stamp.ShapeWriteCreate, BoundaryStampedScope},
 		{"workspace_read", "address:work/core/lead", stamp.ShapeReadRange, BoundaryStampedScope}, // scope reaches paths only
-		{"list_peers", "address:work/core/deputy", stamp.ShapeRecordWrite, BoundaryToolShape}, // a read tool never mutates
+		{"list_peers", "address:work/core/deputy", stamp.ShapeRecordWrite, BoundaryToolShape},    // a read tool never mutates
 	}
 	for _, c := range refusedByAuthorize {
 		d := lead.Authorize(op(t, lead, c.tool, c.target, c.shape))

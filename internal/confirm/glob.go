@@ -23,6 +23,7 @@ const (
 	segSuffix
 	segPrefix
 	segContains
+	segPrefixSuffix
 	segPattern
 	segDeep
 )
@@ -30,8 +31,9 @@ const (
 // segment is one compiled pattern segment.
 type segment struct {
 	kind segKind
-	// text is the literal, the suffix or prefix without '*', or the pattern.
-	text string
+	// text is the literal, the suffix or prefix without '*', or the pattern;
+	// with segPrefixSuffix the prefix, and suffix the suffix.
+	text, suffix string
 }
 
 func compileSegment(s string) segment {
@@ -49,6 +51,9 @@ func compileSegment(s string) segment {
 		return segment{kind: segPrefix, text: s[:len(s)-1]}
 	case len(s) > 2 && s[0] == '*' && s[len(s)-1] == '*' && !strings.ContainsAny(s[1:len(s)-1], meta):
 		return segment{kind: segContains, text: s[1 : len(s)-1]}
+	case strings.Count(s, "*") == 1 && !strings.ContainsAny(strings.Replace(s, "*", "", 1), meta):
+		pre, suf, _ := strings.Cut(s, "*")
+		return segment{kind: segPrefixSuffix, text: pre, suffix: suf}
 	}
 	return segment{kind: segPattern, text: s}
 }
@@ -65,6 +70,8 @@ func (s segment) match(name string) bool {
 		return strings.HasPrefix(name, s.text)
 	case segContains:
 		return strings.Contains(name, s.text)
+	case segPrefixSuffix:
+		return len(name) >= len(s.text)+len(s.suffix) && strings.HasPrefix(name, s.text) && strings.HasSuffix(name, s.suffix)
 	}
 	ok, _ := path.Match(s.text, name) // checked when compiled
 	return ok
@@ -123,14 +130,19 @@ func (g glob) match(p string) bool {
 }
 
 // globSet is a set of compiled patterns. The common "anywhere" shapes —
-// "**/NAME" (the last segment) and "**/NAME/**" (a directory on the way) —
-// are checked in one walk over the path's segments, whatever their number;
-// the rest are matched one by one. Each remembers its pattern's index, so a
-// match can say which pattern it was.
+// "**/NAME" (the last segment), "**/DIR/NAME" (the last two) and
+// "**/NAME/**" (a directory on the way) — are checked in one walk over the
+// path's segments, whatever their number; the rest are matched one by one.
+// A last segment that is a literal ("**/.env") or an extension
+// ("**/*.pem") is found by one map lookup. Each remembers its pattern's
+// index, so a match can say which it was.
 type globSet struct {
-	last  []indexed[segment]
-	dir   []indexed[segment]
-	globs []indexed[glob]
+	lastName map[string]int
+	lastExt  map[string]int
+	last     []indexed[segment]
+	pair     []indexed[[2]segment]
+	dir      []indexed[segment]
+	globs    []indexed[glob]
 }
 
 type indexed[T any] struct {
@@ -145,10 +157,17 @@ func compileGlobs(patterns []string) (globSet, error) {
 		if err != nil {
 			return globSet{}, err
 		}
+		deep := func(j int) bool { return g[j].kind == segDeep }
 		switch {
-		case len(g) == 2 && g[0].kind == segDeep && g[1].kind != segDeep:
+		case len(g) == 2 && deep(0) && g[1].kind == segLiteral:
+			out.lastName = setFirst(out.lastName, g[1].text, i)
+		case len(g) == 2 && deep(0) && g[1].kind == segSuffix && strings.LastIndexByte(g[1].text, '.') == 0:
+			out.lastExt = setFirst(out.lastExt, g[1].text, i)
+		case len(g) == 2 && deep(0) && !deep(1):
 			out.last = append(out.last, indexed[segment]{g[1], i})
-		case len(g) == 3 && g[0].kind == segDeep && g[1].kind != segDeep && g[2].kind == segDeep:
+		case len(g) == 3 && deep(0) && !deep(1) && !deep(2):
+			out.pair = append(out.pair, indexed[[2]segment]{[2]segment{g[1], g[2]}, i})
+		case len(g) == 3 && deep(0) && !deep(1) && deep(2):
 			out.dir = append(out.dir, indexed[segment]{g[1], i})
 		default:
 			out.globs = append(out.globs, indexed[glob]{g, i})
@@ -157,42 +176,77 @@ func compileGlobs(patterns []string) (globSet, error) {
 	return out, nil
 }
 
-func (s globSet) match(p string) bool {
-	_, ok := s.matchIndex(p)
-	return ok
+// setFirst maps k to i unless it maps to an earlier pattern already.
+func setFirst(m map[string]int, k string, i int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	if _, ok := m[k]; !ok {
+		m[k] = i
+	}
+	return m
 }
 
-// matchIndex reports the index of a pattern p matches: a directory on the
-// way first, then the last segment, then the others in order.
-func (s globSet) matchIndex(p string) (int, bool) {
-	if len(s.last)+len(s.dir) > 0 {
+// match reports whether p matches any pattern. It does not allocate.
+func (s globSet) match(p string) bool {
+	found := false
+	s.each(p, func(int) bool { found = true; return true })
+	return found
+}
+
+// firstIndex reports the lowest index of a pattern p matches, so that the
+// order of the patterns is their precedence. It does not allocate.
+func (s globSet) firstIndex(p string) (int, bool) {
+	best := -1
+	s.each(p, func(i int) bool {
+		if best < 0 || i < best {
+			best = i
+		}
+		return false
+	})
+	return best, best >= 0
+}
+
+// each calls hit with the index of every pattern p matches (some more than
+// once) until hit returns true.
+func (s globSet) each(p string, hit func(i int) bool) {
+	if len(s.lastName)+len(s.lastExt)+len(s.last)+len(s.pair)+len(s.dir) > 0 {
+		prev := ""
 		for rest := p; ; {
 			i := strings.IndexByte(rest, '/')
 			if i < 0 {
-				if j, ok := anyMatch(s.last, rest); ok {
-					return j, true
+				if j, ok := s.lastName[rest]; ok && hit(j) {
+					return
+				}
+				if dot := strings.LastIndexByte(rest, '.'); dot >= 0 {
+					if j, ok := s.lastExt[rest[dot:]]; ok && hit(j) {
+						return
+					}
+				}
+				for _, l := range s.last {
+					if l.of.match(rest) && hit(l.i) {
+						return
+					}
+				}
+				for _, pr := range s.pair {
+					if prev != "" && pr.of[1].match(rest) && pr.of[0].match(prev) && hit(pr.i) {
+						return
+					}
 				}
 				break
 			}
-			if j, ok := anyMatch(s.dir, rest[:i]); ok {
-				return j, true
+			prev = rest[:i]
+			for _, d := range s.dir {
+				if d.of.match(prev) && hit(d.i) {
+					return
+				}
 			}
 			rest = rest[i+1:]
 		}
 	}
 	for _, g := range s.globs {
-		if g.of.match(p) {
-			return g.i, true
+		if g.of.match(p) && hit(g.i) {
+			return
 		}
 	}
-	return 0, false
-}
-
-func anyMatch(segs []indexed[segment], name string) (int, bool) {
-	for _, s := range segs {
-		if s.of.match(name) {
-			return s.i, true
-		}
-	}
-	return 0, false
 }

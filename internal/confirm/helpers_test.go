@@ -21,7 +21,7 @@ func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (
 		Address:         address,
 		GraphNamespace:  "virgo",
 		Authority:       stamp.Authority{Human: "human:henry"},
-		Workspace:       stamp.Workspace{Root: address, MutablePaths: extraMutable},
+		Workspace:       stamp.Workspace{Root: "ws/" + address, MutablePaths: extraMutable}, // as stamp.InputFor roots it
 	}
 	switch address {
 	case "root/secretary", "home/secretary", "work/coordinator":

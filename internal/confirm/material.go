@@ -24,7 +24,8 @@ type Material struct {
 }
 
 // SecretMaterial is the one table of secret and authority material
-// (docs/authorization.md lists it). Authority rows are checked first.
+// (docs/authorization.md lists it). The first row a path matches decides,
+// so the authority rows come first.
 var SecretMaterial = []Material{
 	{Pattern: "**/" + stamp.FileName, What: "a capability stamp", Authority: true},
 	{Pattern: "**/token", What: "a persona generation's runtime token", Authority: true},
@@ -59,42 +60,28 @@ var SecretMaterial = []Material{
 	{Pattern: "**/*token*", What: "a token file"},
 }
 
-// materialSets are SecretMaterial compiled lower-cased, the authority rows
-// and the secret rows apart so that authority material always wins.
-var materialSets = func() (sets [2]struct {
-	globs globSet
-	rows  []Material
-}) {
-	for _, m := range SecretMaterial {
-		i := 0
-		if m.Authority {
-			i = 1
-		}
-		sets[i].rows = append(sets[i].rows, m)
+// materialGlobs is SecretMaterial compiled lower-cased, in the table's
+// order: the authority rows come first, so they win over a secret row.
+var materialGlobs = func() globSet {
+	patterns := make([]string, len(SecretMaterial))
+	for i, m := range SecretMaterial {
+		patterns[i] = strings.ToLower(m.Pattern)
 	}
-	for i := range sets {
-		patterns := make([]string, len(sets[i].rows))
-		for j, m := range sets[i].rows {
-			patterns[j] = strings.ToLower(m.Pattern)
-		}
-		g, err := compileGlobs(patterns)
-		if err != nil {
-			panic(err) // the table is constant; TestSecretMaterialTable compiles every row
-		}
-		sets[i].globs = g
+	g, err := compileGlobs(patterns)
+	if err != nil {
+		panic(err) // the table is constant; TestSecretMaterialTable compiles every row
 	}
-	return sets
+	return g
 }()
 
-// materialAt finds the row a lower-cased normalized path matches, authority
-// rows first. It does not allocate.
+// materialAt finds the first row a lower-cased normalized path matches. It
+// does not allocate.
 func materialAt(folded string) (Material, bool) {
-	for _, i := range [...]int{1, 0} {
-		if j, ok := materialSets[i].globs.matchIndex(folded); ok {
-			return materialSets[i].rows[j], true
-		}
+	i, ok := materialGlobs.firstIndex(folded)
+	if !ok {
+		return Material{}, false
 	}
-	return Material{}, false
+	return SecretMaterial[i], true
 }
 
 // MaterialAt finds the secret or authority material row a workspace path

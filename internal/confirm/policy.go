@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -35,6 +36,8 @@ type toolEntry struct {
 	kind      stamp.Kind
 	shapes    shapeSet
 	shapeList []stamp.Shape
+	// reach is the target kinds the inventory says the tool addresses.
+	reach kindSet
 }
 
 // learnedKey is a prompt key without the stamp hash, which is the policy's.
@@ -111,7 +114,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 		}
 		actions[t.HandlerAction] = true
 		p.tools[t.Name] = toolEntry{action: t.HandlerAction, access: t.Access, scope: t.Scope, rule: rule,
-			kind: inv.Kind, shapes: shapesOf(inv.Shapes), shapeList: inv.Shapes}
+			kind: inv.Kind, shapes: shapesOf(inv.Shapes), shapeList: inv.Shapes, reach: reaching(inv.Reaches)}
 	}
 	for _, b := range st.HumanSurfaces {
 		p.surfaces[b.Surface+"/"+b.Target] = true
@@ -152,4 +155,15 @@ func (p *Policy) Profile() string { return p.stamp.Path.Profile }
 func (p *Policy) Tool(name string) (handlerAction string, ok bool) {
 	t, ok := p.tools[name]
 	return t.action, ok
+}
+
+// reachList names the target kinds the tool addresses, for a refusal.
+func (t toolEntry) reachList() string {
+	var names []string
+	for i, name := range kindNames {
+		if i > 0 && t.reach.has(TargetKind(i)) {
+			names = append(names, string(name))
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,6 +1,10 @@
 package confirm
 
-import "github.com/virgo-hub/virgo-tui/internal/stamp"
+import (
+	"slices"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
 
 // kindSet is a set of target kinds.
 type kindSet uint16
@@ -14,6 +18,17 @@ func kinds(ks ...TargetKind) kindSet {
 }
 
 func (s kindSet) has(k TargetKind) bool { return s&(1<<k) != 0 }
+
+// reaching is the set of the inventory's target kinds rs.
+func reaching(rs []stamp.Reach) kindSet {
+	var s kindSet
+	for i, name := range kindNames {
+		if i > 0 && slices.Contains(rs, name) {
+			s |= 1 << i
+		}
+	}
+	return s
+}
 
 // scopeRule is what a stamp tool's scope lets it reach: the target kinds,
 // and whether a run outside the assigned task routes to the owning lead.

@@ -110,3 +110,24 @@ func (k Kind) Shapes() []Shape {
 	}
 	return kinds[k].shapes
 }
+
+// Reach is a kind of target a tool's operation addresses. The names are
+// the target kinds of an operation's text form (internal/confirm parses
+// "path:…", "address:…" and so on).
+type Reach string
+
+// The target kinds a tool may reach.
+const (
+	ReachPath     Reach = "path"
+	ReachAddress  Reach = "address"
+	ReachTask     Reach = "task"
+	ReachRun      Reach = "run"
+	ReachDecision Reach = "decision"
+	ReachSurface  Reach = "surface"
+	ReachExternal Reach = "external"
+)
+
+// Reaches lists every target kind in the order of their text forms.
+func Reaches() []Reach {
+	return []Reach{ReachPath, ReachAddress, ReachTask, ReachRun, ReachDecision, ReachSurface, ReachExternal}
+}
