@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // presencePrefix is the store prefix of persisted presence entries.
@@ -55,6 +57,7 @@ type Hub struct {
 	st       store.Store
 	reg      *registry.Registry
 	queue    *confirm.Queue
+	cases    *usecase.Cases
 	presence *Tracker
 	stream   *Stream
 	tokens   *Tokens
@@ -121,8 +124,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		waitCount:   make(map[string]int),
 	}
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg}})
-	if err := h.reconcileLifecycle(ctx); err != nil {
-		return nil, err
+	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log})
+	if err := h.queue.IndexUndecided(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
 	}
 	rev, err := h.st.Rev(ctx)
 	if err != nil {
@@ -158,12 +162,16 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.started = ps
-	pending, err := h.queue.List(ctx, false)
+	// Only what is undecided is read: the start costs the same however
+	// many confirmations were ever decided.
+	undecided, err := h.queue.Undecided(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
-	for _, c := range pending {
-		h.countWaiting(c)
+	for _, c := range undecided {
+		if c.StateAt(cfg.Clock.Now()) == confirm.StatePending {
+			h.countWaiting(c)
+		}
 	}
 	// The starting state is the snapshot, not news; and all of it is
 	// derived from the store (restored presence, persona records), so
@@ -192,7 +200,7 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 		return fmt.Errorf("hub: restore presence: %w", err)
 	}
 	for _, kv := range kvs {
-		var p Presence
+		var p hubapi.Presence
 		if err := json.Unmarshal(kv.Value, &p); err != nil {
 			h.log.Warn("skipping unreadable presence record", "key", kv.Key, "err", err)
 			continue
@@ -202,7 +210,7 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 		// state from last-seen; beats count from this start. Only what a
 		// runtime said (and when) carries over.
 		p.Waiting, p.Beats, p.Problem = 0, 0, ""
-		if p.State != StateRetired {
+		if p.State != hubapi.StateRetired {
 			p.State = ""
 		}
 		h.presence.Track(p)
@@ -230,9 +238,9 @@ func (h *Hub) trackPersona(p registry.Persona, check bool) error {
 func (h *Hub) trackPresence(p registry.Persona) {
 	switch p.State {
 	case registry.StateActive:
-		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
+		h.presence.Track(hubapi.Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
 	case registry.StateRetired:
-		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation, State: StateRetired})
+		h.presence.Track(hubapi.Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation, State: hubapi.StateRetired})
 		h.presence.Retire(p.ID)
 	}
 }
@@ -258,7 +266,7 @@ func (h *Hub) Run(ctx context.Context) error {
 			wg.Wait()
 			return h.Flush(context.Background())
 		case <-expiry.C:
-			if _, err := h.queue.Sweep(ctx); err != nil && ctx.Err() == nil {
+			if _, err := h.cases.Sweep(ctx); err != nil && ctx.Err() == nil {
 				h.log.Error("expiring confirmations failed; will retry", "err", err)
 			}
 		case <-t.C:
@@ -317,13 +325,13 @@ func (h *Hub) publishPresenceNow() {
 		return
 	}
 	now := time.Now().UTC()
-	cs := make([]Change, 0, len(ps))
+	cs := make([]hubapi.Change, 0, len(ps))
 	for _, p := range ps {
 		b, err := json.Marshal(p)
 		if err != nil {
 			continue
 		}
-		cs = append(cs, Change{Kind: KindPresence, Key: p.ID, Time: now, Data: b})
+		cs = append(cs, hubapi.Change{Kind: hubapi.KindPresence, Key: p.ID, Time: now, Data: b})
 	}
 	h.stream.Publish(cs...)
 }

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // onKey routes a key press: the grace period first, then an open prompt,
@@ -19,17 +21,18 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.prompt != promptNone {
 		return m.promptKey(msg)
 	}
-	if m.view == viewWizard && m.plugins.hasWizard() {
-		return m.plugins.update(m.view, msg) // every key is the wizard's text
-	}
 	k := m.keys
+	if key.Matches(msg, k.Help) && !(m.view == viewWizard && m.plugins.wizardTakesText(msg)) {
+		m.help.ShowAll = !m.help.ShowAll // in every view, the wizard too
+		m.layout()
+		return nil
+	}
+	if m.view == viewWizard && m.plugins.hasWizard() {
+		return m.plugins.update(m.view, msg) // the wizard's keys and typed text
+	}
 	switch {
 	case key.Matches(msg, k.Quit) || msg.String() == "ctrl+c":
 		return tea.Quit
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.layout()
-		return nil
 	case key.Matches(msg, k.NextView):
 		return m.switchTo((m.view + 1) % viewCount)
 	case key.Matches(msg, k.PrevView):
@@ -72,7 +75,7 @@ func (m *Model) switchTo(v viewID) tea.Cmd {
 
 // tableKeys are the moves every table view shares; it reports whether the
 // key was one of them.
-func tableKeys[T any](k KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
+func tableKeys[T any](k keymap.KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
 	switch {
 	case key.Matches(msg, k.Up):
 		t.Move(-1)
@@ -102,35 +105,57 @@ func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.presence
 	switch {
+	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height, msg):
 	case tableKeys(k, v.table, msg):
-	case key.Matches(msg, k.Detail):
-		v.toggleDetail()
+	case m.paneKey(&v.pane, msg):
+		v.setSize(v.width, v.height)
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
 	case key.Matches(msg, k.Back):
-		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
+		v.table.SetFilter("")
 	}
 	return nil
 }
 
-// backOut closes a detail pane, else clears a filter. It never decides.
-func backOut(detail bool, toggleDetail func(), setFilter func(string)) {
-	if detail {
-		toggleDetail()
-		return
+// scrollPane scrolls an open detail pane with the movement keys; it
+// reports whether the key was one of them. under is the pane's height
+// below the table, body the whole view's (the zoomed pane's).
+func (m *Model) scrollPane(d *detailPane, lines func(time.Time) (string, []string), under, body int, msg tea.KeyPressMsg) bool {
+	_, ls := lines(m.now())
+	h := under
+	if d.zoomed {
+		h = body
 	}
-	setFilter("")
+	return paneKeys(m.keys, d, msg, len(ls), paneBody(h))
+}
+
+// paneKey opens, widens and closes a detail pane: enter opens it and
+// widens it, z widens it, esc closes one level. It reports whether the
+// key was one of them and changed the pane; it never decides.
+func (m *Model) paneKey(d *detailPane, msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, m.keys.Detail):
+		d.enter()
+	case key.Matches(msg, m.keys.Zoom):
+		d.zoom()
+	case key.Matches(msg, m.keys.Back):
+		return d.back()
+	default:
+		return false
+	}
+	return true
 }
 
 func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.queue
 	switch {
+	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height, msg):
 	case tableKeys(k, v.table, msg):
-	case key.Matches(msg, k.Detail): // enter: detail only, never approves
-		v.toggleDetail()
-	case key.Matches(msg, k.Back): // esc: backs out, never approves
-		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
+	case m.paneKey(&v.pane, msg): // enter, z, esc: the detail only, never approve
+		v.setSize(v.width, v.height)
+	case key.Matches(msg, k.Back): // esc with no pane: clears the filter, never approves
+		v.table.SetFilter("")
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
 	case key.Matches(msg, k.Approve):

@@ -11,6 +11,9 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -29,8 +32,9 @@ var viewTitles = [viewCount]string{"Presence", "Queue", "Add persona", "Matrix"}
 
 // Options configure the console. The zero value is usable.
 type Options struct {
-	// Keys overrides DefaultKeyMap (see LoadKeyMap).
-	Keys *KeyMap
+	// Keys overrides keymap.Default (see keymap.Load); the same map reaches
+	// the wizard and the matrix view.
+	Keys *keymap.KeyMap
 	// Now is the clock; tests pass a fixed one so ages are stable.
 	Now func() time.Time
 	// Grace is how long keys are swallowed when a confirmation arrives
@@ -81,7 +85,7 @@ type Model struct {
 	client Client
 	ctx    context.Context
 	log    *slog.Logger
-	keys   KeyMap
+	keys   keymap.KeyMap
 	styles *Styles
 	help   help.Model
 	now    func() time.Time
@@ -130,11 +134,11 @@ func New(client Client, opts Options) *Model {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	keys := DefaultKeyMap()
+	keys := keymap.Default()
 	if opts.Keys != nil {
 		keys = *opts.Keys
 	}
-	st := DefaultStyles()
+	st := newStyles(styles.Default())
 	in := textinput.New()
 	in.CharLimit = 256
 	ist := textinput.DefaultStyles(true)
@@ -147,7 +151,7 @@ func New(client Client, opts Options) *Model {
 		presence: newPresenceView(st), queue: newQueueView(st),
 		input: in, deciding: map[string]Decision{}, feed: &feed{}, tickInterval: opts.Tick,
 	}
-	m.plugins = newPlugins(opts.Plugins, opts.Context)
+	m.plugins = newPlugins(opts.Plugins, opts.Context, &m.keys, st.Styles)
 	m.layout()
 	return m
 }
@@ -349,7 +353,7 @@ func (m *Model) closeReasonIfGone() {
 // setNote shows text in the status line; it is cleaned there because it
 // may quote the hub's own words (an error, a name).
 func (m *Model) setNote(k noteKind, text string, d time.Duration) {
-	m.note = note{text: clean(text), kind: k, until: m.now().Add(d)}
+	m.note = note{text: termtext.Clean(text), kind: k, until: m.now().Add(d)}
 }
 
 // inGrace says whether keys are being swallowed.

@@ -65,7 +65,7 @@ func (m *Model) statusBar() string {
 		st.Title.Render("virgo-tui") + " " + inst,
 		st.Label.Render("as ") + operator,
 		st.Label.Render("hub ") + conn,
-		st.StatusKey.Render(strconv.Itoa(m.queue.mine)) + " pending for you",
+		st.Strong.Render(strconv.Itoa(m.queue.mine)) + " pending for you",
 	}
 	if m.home != "" {
 		parts = append(parts, st.Dim.Render(m.home))
@@ -154,9 +154,9 @@ func (m *Model) helpKeys() helpKeys {
 	}
 	switch m.view {
 	case viewQueue:
-		return queueHelp(m.keys)
+		return queueHelp(m.keys, m.queue.pane.open)
 	case viewPresence:
-		return presenceHelp(m.keys)
+		return presenceHelp(m.keys, m.presence.pane.open)
 	}
 	shell := []key.Binding{m.keys.NextView, m.keys.Help, m.keys.Quit}
 	if child, ok := m.plugins.help(m.view); ok {
