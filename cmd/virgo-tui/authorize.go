@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // Exit statuses of authorize and confirm request: 0 is allow, 1 an error.
