@@ -110,6 +110,16 @@ func console(t testing.TB, h *hubDouble, width, height int, opts ...Options) *Mo
 // setClock moves the console's clock.
 func setClock(m *Model, t time.Time) { m.now = func() time.Time { return t } }
 
+// advance moves the console's clock forward by d.
+func advance(m *Model, d time.Duration) { setClock(m, m.now().Add(d)) }
+
+// look is the operator looking at the selected row for the arming time, so
+// that a decision key acts on it. A tick is delivered as it would be.
+func look(m *Model) {
+	advance(m, m.opts.Arming)
+	m.Update(batchMsg{at: m.now()})
+}
+
 // press sends key presses by name and runs any command they return that
 // completes at once (a Decide), feeding its message back.
 func press(t testing.TB, m *Model, keys ...string) {

@@ -11,7 +11,7 @@ import (
 func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
 
 // queueConsole opens the queue with the first (oldest, the operator's own)
-// confirmation c-1 selected.
+// confirmation c-1 selected, and looked at for the arming time.
 func queueConsole(t *testing.T) (*Model, *hubDouble) {
 	h := &hubDouble{snap: demoSnapshot()}
 	m := console(t, h, 80, 24)
@@ -19,6 +19,7 @@ func queueConsole(t *testing.T) (*Model, *hubDouble) {
 	if id := m.queue.table.Selected(); id != "c-1" {
 		t.Fatalf("queue opens on %q, want c-1 (routed to the operator, oldest first)", id)
 	}
+	look(m)
 	return m, h
 }
 

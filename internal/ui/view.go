@@ -115,14 +115,11 @@ func (m *Model) currentTable() (interface {
 	return nil, false
 }
 
-// statusLine is the line above the help: the grace notice, an open
-// prompt, the latest note and the active filter, in that order of weight.
+// statusLine is the line above the help: an open prompt, the latest note
+// and the active filter, in that order of weight.
 func (m *Model) statusLine(now time.Time) string {
 	st := m.styles
 	var parts []string
-	if m.inGrace(now) {
-		parts = append(parts, st.Warn.Render("‖ keys paused "+m.opts.Grace.String()+": new confirmation"))
-	}
 	if m.prompt != promptNone {
 		parts = append(parts, strings.TrimRight(m.input.View(), " "))
 	}
