@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sync"
 
@@ -144,11 +145,14 @@ func (k *consoleClient) change(ch hub.Change) (ui.Change, bool) {
 }
 
 // Decide sends the operator's decision; "remember" learns it in the
-// persona's experience layer.
+// overlay of the rule the remember dialog showed.
 func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) error {
 	req := hub.DecideRequest{Approve: d.Approve, Reason: d.Reason}
 	if d.Remember {
 		req.Remember = confirm.RememberPersona
+		if d.Overlay == ui.OverlayClass {
+			req.Remember = confirm.RememberClass
+		}
 	}
 	_, err := k.c.Decide(ctx, id, req)
 	return err
@@ -182,5 +186,20 @@ func uiConfirmation(c *confirm.Confirmation) ui.Confirmation {
 	if c.Kind == confirm.KindActivation {
 		out.MatrixDiff = c.Detail
 	}
+	out.Remember = rememberRule(c)
 	return out
+}
+
+// rememberRule is the rule "approve and remember" stores for c, as the
+// hub's Decide writes it (confirm's learned choice: the persona overlay,
+// keyed by stamp hash, handler action, normalized target and shape), or
+// the reason the hub refuses to remember c (confirm.ErrNotRememberable).
+func rememberRule(c *confirm.Confirmation) ui.RememberRule {
+	if c.Kind != confirm.KindOperation {
+		return ui.RememberRule{Refusal: fmt.Sprintf("%v: a confirmation of kind %s is decided once; "+
+			"only a persona's confirm-level operations are remembered", confirm.ErrNotRememberable, c.Kind)}
+	}
+	op := c.Operation
+	return ui.RememberRule{Overlay: ui.OverlayPersona, Key: c.StampHash, Action: op.HandlerAction,
+		Target: op.Target.String(), Shape: string(op.Shape)}
 }

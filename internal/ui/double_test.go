@@ -73,6 +73,12 @@ func demoSnapshot() Snapshot {
 	}
 	perm := c("c-2", "work/core/deputy", "human:henry", "permission change", "activate work/core/deputy gen 1", 3*time.Minute, 12*time.Minute)
 	perm.MatrixDiff = "+ runs and artifacts: R/W (assigned task)\n- tasks: assign"
+	perm.Remember = RememberRule{Refusal: "this confirmation cannot be remembered: a confirmation of kind activation is decided once"}
+	publish := c("c-1", "work/core/lead", "human:henry", "external publication", "publish release v1.2 to registry", 10*time.Minute, 5*time.Minute)
+	publish.Remember = RememberRule{Overlay: OverlayPersona,
+		Key:    "sha256:9f2c4e1a7b3d5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff",
+		Action: "publish_release", Target: "path@work/core/lead:releases/v1.2/dist/virgo-tui_1.2.0_linux_amd64.tar.gz",
+		Shape: "publish"}
 	return Snapshot{
 		Installation: "demo", Home: "/home/henry/.virgo", Operator: "human:henry", Seq: 10,
 		Personas: []Persona{
@@ -83,7 +89,7 @@ func demoSnapshot() Snapshot {
 			p("p5", "home/secretary", "Heze", "secretary", 3, PresenceRetired, "", "retired", 30*24*time.Hour, 0),
 		},
 		Confirmations: []Confirmation{
-			c("c-1", "work/core/lead", "human:henry", "external publication", "publish release v1.2 to registry", 10*time.Minute, 5*time.Minute),
+			publish,
 			perm,
 			c("c-3", "work/core/deputy", "work/core/lead", "destructive operation", "delete branch feature/x", 20*time.Minute, 40*time.Minute),
 			c("c-4", "home/secretary", "", "credential change", "rotate gateway token", time.Minute, time.Hour),

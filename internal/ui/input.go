@@ -15,6 +15,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.prompt != promptNone {
 		return m.promptKey(msg)
 	}
+	if m.dialog != nil {
+		return m.dialogKey(msg)
+	}
 	if m.view == viewWizard && m.plugins.hasWizard() {
 		return m.plugins.update(m.view, msg) // every key is the wizard's text
 	}
@@ -132,7 +135,7 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Approve):
 		return m.decideSelected(Decision{Approve: true})
 	case key.Matches(msg, k.ApproveRemember):
-		return m.decideSelected(Decision{Approve: true, Remember: true})
+		return m.openRememberDialog()
 	case key.Matches(msg, k.Deny):
 		return m.openDenyPrompt()
 	}
@@ -179,6 +182,8 @@ func (m *Model) actionableSelected() (*Confirmation, bool) {
 	return nil, false
 }
 
+// decideSelected is a decision key on the selected confirmation; it acts
+// only if the row is armed.
 func (m *Model) decideSelected(d Decision) tea.Cmd {
 	c, ok := m.actionableSelected()
 	if !ok {

@@ -23,6 +23,8 @@ type KeyMap struct {
 	Top, Bottom                     key.Binding
 	Sort, SortReverse, Detail, Back key.Binding
 	Approve, ApproveRemember, Deny  key.Binding
+	// Confirm is the answer that stores a rule in the remember dialog.
+	Confirm key.Binding
 }
 
 // keyAction names one binding in keys.json.
@@ -58,7 +60,13 @@ var keyActions = []keyAction{
 	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve"},
 	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember"},
 	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny"},
+	{"confirm", func(k *KeyMap) *key.Binding { return &k.Confirm }, []string{"y"}, "store the rule (remember dialog)"},
 }
+
+// dialogOnly are the actions that only the remember dialog reads: their
+// keys may also be bound to a list action (approve on y, say), since the
+// dialog takes every key while it is open.
+var dialogOnly = []string{"confirm"}
 
 // neverApprove are the keys that must never grant power: the design says
 // enter, space and esc never approve, so keys.json may not bind them to an
@@ -121,15 +129,23 @@ func ParseKeyMap(name string, data []byte) (KeyMap, error) {
 			if strings.TrimSpace(s) == "" {
 				return k, fmt.Errorf("%s: %w: action %q has an empty key", name, ErrKeyConfig, n)
 			}
-			if (n == "approve" || n == "approve_remember") && slices.Contains(neverApprove, s) {
+			if (n == "approve" || n == "approve_remember" || n == "confirm") && slices.Contains(neverApprove, s) {
 				return k, fmt.Errorf("%s: %w: action %q may not use %q: enter, space and esc never approve", name, ErrKeyConfig, n, s)
 			}
 		}
 		a := keyActions[i]
 		*a.get(&k) = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), a.help))
 	}
+	for _, s := range k.Confirm.Keys() {
+		if slices.Contains(k.ApproveRemember.Keys(), s) {
+			return k, fmt.Errorf("%s: %w: key %q is bound to both \"approve_remember\" and \"confirm\": a double press would store a rule", name, ErrKeyConfig, s)
+		}
+	}
 	owner := map[string]string{}
 	for _, a := range keyActions {
+		if slices.Contains(dialogOnly, a.name) {
+			continue
+		}
 		for _, s := range a.get(&k).Keys() {
 			if prev, ok := owner[s]; ok {
 				return k, fmt.Errorf("%s: %w: key %q is bound to both %q and %q", name, ErrKeyConfig, s, prev, a.name)

@@ -76,7 +76,7 @@ func FuzzParseKeyMap(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, s := range append(k.Approve.Keys(), k.ApproveRemember.Keys()...) {
+		for _, s := range append(append(k.Approve.Keys(), k.ApproveRemember.Keys()...), k.Confirm.Keys()...) {
 			for _, never := range neverApprove {
 				if s == never {
 					t.Fatalf("accepted %q as an approve key", s)

@@ -100,7 +100,9 @@ type Model struct {
 	reasonFor string // confirmation id the deny reason is for
 	// reasonArmed says whether d was pressed on an armed row; a deny
 	// prompt opened too early sends nothing.
-	reasonArmed  bool
+	reasonArmed bool
+	// dialog is the open remember dialog, nil when none is.
+	dialog       *rememberDialog
 	deciding     map[string]Decision
 	note         note
 	armed        arming
@@ -212,6 +214,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	m.queue.load(s.Operator, s.Confirmations, now)
 	m.loaded = true
 	m.closeReasonIfGone()
+	m.closeDialogIfGone()
 	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd())
 }
 
@@ -277,6 +280,7 @@ func (m *Model) decidedElsewhere(c *Change) {
 	what := cf.Requester + " " + cf.Operation
 	m.queue.remove(c.ID)
 	m.closeReasonIfGone()
+	m.closeDialogIfGone()
 	if m.isDeciding(c.ID) {
 		return // this console's own decision: onDecided reports it
 	}

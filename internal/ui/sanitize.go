@@ -115,4 +115,7 @@ func sanitizeConfirmation(c *Confirmation) {
 	c.CorrelationID, c.Requester, c.Authority = clean(c.CorrelationID), clean(c.Requester), clean(c.Authority)
 	c.Boundary, c.Operation, c.Action = clean(c.Boundary), clean(c.Operation), clean(c.Action)
 	c.StampHash, c.MatrixDiff = clean(c.StampHash), cleanLines(c.MatrixDiff)
+	r := &c.Remember
+	r.Overlay, r.Key, r.Action, r.Target = clean(r.Overlay), clean(r.Key), clean(r.Action), clean(r.Target)
+	r.Shape, r.Refusal = clean(r.Shape), clean(r.Refusal)
 }
