@@ -9,7 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -33,8 +34,8 @@ type opFlags struct {
 }
 
 // request is the operation as the hub's API takes it.
-func (f opFlags) request() hub.OperationRequest {
-	return hub.OperationRequest{Persona: f.persona, Tool: f.tool, Target: f.target, Shape: f.shape}
+func (f opFlags) request() hubapi.OperationRequest {
+	return hubapi.OperationRequest{Persona: f.persona, Tool: f.tool, Target: f.target, Shape: f.shape}
 }
 
 func addOpFlags(cmd *cobra.Command, f *opFlags) {
@@ -86,7 +87,7 @@ non-ASCII look-alikes and upper-case addresses are refused):
 	out := addOutputFlag(cmd)
 	addOpFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			sv, err := c.Stamp(ctx, f.persona)
 			if err != nil {
 				return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
@@ -18,7 +18,7 @@ const completionTimeout = time.Second
 
 // complete runs fn over a hub client for shell completion, swallowing every
 // error: a completion that cannot reach the installation offers nothing.
-func (a *app) complete(cmd *cobra.Command, fn func(context.Context, *hub.Client) []string) []string {
+func (a *app) complete(cmd *cobra.Command, fn func(context.Context, *hubclient.Client) []string) []string {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
@@ -26,7 +26,7 @@ func (a *app) complete(cmd *cobra.Command, fn func(context.Context, *hub.Client)
 	ctx, cancel := context.WithTimeout(ctx, completionTimeout)
 	defer cancel()
 	var out []string
-	a.withClient(ctx, func(ctx context.Context, c *hub.Client) error {
+	a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) error {
 		out = fn(ctx, c)
 		return nil
 	})
@@ -35,7 +35,7 @@ func (a *app) complete(cmd *cobra.Command, fn func(context.Context, *hub.Client)
 
 // completeSnapshot completes from what the persona add wizard would offer.
 func (a *app) completeSnapshot(cmd *cobra.Command, pick func(wizard.Snapshot) []string) []string {
-	return a.complete(cmd, func(ctx context.Context, c *hub.Client) []string {
+	return a.complete(cmd, func(ctx context.Context, c *hubclient.Client) []string {
 		snap, err := wizardBackend{c}.Snapshot(ctx)
 		if err != nil {
 			return nil
@@ -51,7 +51,7 @@ func (a *app) completePersonaRefs(all bool) cobra.CompletionFunc {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		refs := a.complete(cmd, func(ctx context.Context, c *hub.Client) []string {
+		refs := a.complete(cmd, func(ctx context.Context, c *hubclient.Client) []string {
 			list, err := c.Personas(ctx, all)
 			if err != nil {
 				return nil

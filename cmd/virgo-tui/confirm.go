@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 func init() {
@@ -69,7 +70,7 @@ Exit status: 0 allowed, 3 unknown (pending; retry with the same id), 4 denied, 1
 		// is safe to repeat: a wait outlives whichever hub it found (another
 		// command's in-process hub stops when that command ends).
 		ask := func() (res confirm.Result, err error) {
-			err = a.withClient(ctx, func(ctx context.Context, c *hub.Client) error {
+			err = a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) error {
 				res, err = c.RequestConfirmation(ctx, req)
 				return err
 			})
@@ -132,7 +133,7 @@ func newConfirmListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "include decided and expired confirmations")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			list, err := c.Confirmations(ctx, all)
 			if err != nil {
 				return err
@@ -168,7 +169,7 @@ func newConfirmShowCmd(a *app) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			cf, err := c.Confirmation(ctx, args[0])
 			if err != nil {
 				return err
@@ -258,8 +259,8 @@ persona activation refuses the generation.`
 		case remember:
 			where = confirm.RememberPersona
 		}
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
-			cf, err := c.Decide(ctx, args[0], hub.DecideRequest{Approve: approve, Remember: where, Reason: reason})
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
+			cf, err := c.Decide(ctx, args[0], hubapi.DecideRequest{Approve: approve, Remember: where, Reason: reason})
 			if err != nil {
 				return err
 			}
@@ -297,7 +298,7 @@ func newPromptsListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().StringVar(&persona, "persona", "", "only this persona's choices")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			current := map[string]string{}
 			if persona == "" {
 				choices, err := c.Prompts(ctx, "", false)
@@ -377,7 +378,7 @@ is still stale afterwards.`,
 				return fmt.Errorf("%s is a persona: only a human (--as human:<name>) carries forward or drops learned choices", ref)
 			}
 		}
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			v, err := c.Persona(ctx, persona)
 			if err != nil {
 				return err
@@ -414,7 +415,7 @@ entry was written in the same transaction as the change it records.`,
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			entries, err := c.Audit(ctx, 0)
 			if err != nil {
 				return err

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 func newConfirmAssignCmd(a *app) *cobra.Command {
@@ -35,7 +35,7 @@ a regranted seat starts with none.`,
 	cmd.MarkFlagRequired("persona")
 	cmd.MarkFlagRequired("task")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			if remove {
 				if err := c.Unassign(ctx, persona, task); err != nil {
 					return err
@@ -72,7 +72,7 @@ func newConfirmAssignmentsCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&persona, "persona", "", "the deputy: ADDRESS or NAME (required)")
 	cmd.MarkFlagRequired("persona")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			as, err := c.Assignments(ctx, persona)
 			if err != nil {
 				return err

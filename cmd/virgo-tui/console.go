@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -33,11 +34,11 @@ func (a *app) runConsole(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	as := hub.AsOperator("")
+	as := hubclient.AsOperator("")
 	if human {
-		as = hub.AsOperator(ref)
+		as = hubclient.AsOperator(ref)
 	}
-	return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+	return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 		ctx, cancel := context.WithCancel(ctx)
 		kept := make(chan error, 1)
 		go func() { kept <- keepHub(ctx, home, c, as) }()
@@ -61,7 +62,7 @@ var hubWatch = time.Second
 // used to start the hub). Another process may win that race; then its hub
 // serves. keepHub returns the stop errors of the hubs it started, once
 // they have drained and closed the store.
-func keepHub(ctx context.Context, home registry.Home, c *hub.Client, as hub.DialOption) error {
+func keepHub(ctx context.Context, home registry.Home, c *hubclient.Client, as hubclient.DialOption) error {
 	var stops []func() error
 	t := time.NewTicker(hubWatch)
 	defer t.Stop()
@@ -88,15 +89,15 @@ func keepHub(ctx context.Context, home registry.Home, c *hub.Client, as hub.Dial
 }
 
 // hubGone reports whether no hub answers on the client's home.
-func hubGone(ctx context.Context, c *hub.Client) bool {
+func hubGone(ctx context.Context, c *hubclient.Client) bool {
 	ctx, cancel := context.WithTimeout(ctx, hubWatch)
 	defer cancel()
 	_, err := c.Health(ctx)
-	return errors.Is(err, hub.ErrNoHub)
+	return errors.Is(err, hubclient.ErrNoHub)
 }
 
 // consoleOptions are the console's run options over a hub client: its home
 // (log, key bindings) and the persona add wizard over the same client.
-func consoleOptions(c *hub.Client, home string) ui.RunOptions {
+func consoleOptions(c *hubclient.Client, home string) ui.RunOptions {
 	return ui.RunOptions{Home: home, Options: ui.Options{Plugins: ui.Plugins{Wizard: wizardBackend{c}}}}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -17,7 +19,7 @@ import (
 func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	defer func(d time.Duration) { hubWatch = d }(hubWatch)
 	hubWatch = 50 * time.Millisecond
-	t.Setenv(hub.PrincipalEnv, "human:henry")
+	t.Setenv(hubclient.PrincipalEnv, "human:henry")
 	c := shortCLI(t)
 	home := registry.Home{Dir: c.home}
 
@@ -29,7 +31,7 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	}()
 	<-ready
 	ctx := context.Background()
-	cl, err := hub.Dial(ctx, c.home)
+	cl, err := hubclient.Dial(ctx, c.home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	}
 	keepCtx, stopKeeping := context.WithCancel(ctx)
 	kept := make(chan error, 1)
-	go func() { kept <- keepHub(keepCtx, home, cl, hub.AsOperator("henry")) }()
+	go func() { kept <- keepHub(keepCtx, home, cl, hubclient.AsOperator("henry")) }()
 
 	stopOther() // the other command ends, and its hub with it
 	if err := <-served; err != nil {
@@ -78,7 +80,7 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := cl.Register(ctx, hub.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	reg, err := cl.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	if err := <-kept; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cl.Health(ctx); !errors.Is(err, hub.ErrNoHub) {
+	if _, err := cl.Health(ctx); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after the console quit: %v, want no hub", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/demo"
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -97,11 +99,11 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 		return err
 	}
 
-	operator, err := hub.DefaultOperator()
+	operator, err := hubclient.DefaultOperator()
 	if err != nil {
 		return err
 	}
-	op, err := hub.Dial(ctx, home.Dir, hub.AsOperator(operator))
+	op, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(operator))
 	if err != nil {
 		return err
 	}
@@ -111,7 +113,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 		return err
 	}
 	fmt.Fprintf(errw, "demo installation in %s (%d personas, you are %s); hub on %s\n",
-		home.Dir, len(in.Active), operator, hub.SocketPath(home.Dir))
+		home.Dir, len(in.Active), operator, hubapi.SocketPath(home.Dir))
 
 	simCtx, stopSim := context.WithCancel(ctx)
 	defer stopSim()

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -20,7 +22,7 @@ import (
 func (a *app) principal() (ref string, human bool, err error) {
 	as := a.as
 	if as == "" {
-		as = os.Getenv(hub.PrincipalEnv)
+		as = os.Getenv(hubclient.PrincipalEnv)
 	}
 	if as == "" || strings.HasPrefix(as, "human:") {
 		h, err := registry.NormalizeHuman(as)
@@ -36,7 +38,7 @@ func (a *app) principal() (ref string, human bool, err error) {
 // is a no-op when the hub belongs to another process. A persona principal
 // acts with the token of its seat's active holder, read from the
 // generation's private directory.
-func (a *app) client(ctx context.Context) (c *hub.Client, stop func() error, err error) {
+func (a *app) client(ctx context.Context) (c *hubclient.Client, stop func() error, err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
 		return nil, nil, err
@@ -46,16 +48,16 @@ func (a *app) client(ctx context.Context) (c *hub.Client, stop func() error, err
 		return nil, nil, err
 	}
 	if human {
-		return hub.Connect(ctx, home, hub.AsOperator(ref))
+		return hub.Connect(ctx, home, hubclient.AsOperator(ref))
 	}
 	// The seat's holder is looked up as the local operator, who may read it.
-	op, stop, err := hub.Connect(ctx, home, hub.AsOperator(""))
+	op, stop, err := hub.Connect(ctx, home, hubclient.AsOperator(""))
 	if err != nil {
 		return nil, nil, err
 	}
 	v, err := op.Persona(ctx, ref)
 	op.Close()
-	fail := func(err error) (*hub.Client, func() error, error) { return nil, nil, errors.Join(err, stop()) }
+	fail := func(err error) (*hubclient.Client, func() error, error) { return nil, nil, errors.Join(err, stop()) }
 	if err != nil {
 		return fail(fmt.Errorf("acting as %s: %w", ref, err))
 	}
@@ -63,7 +65,7 @@ func (a *app) client(ctx context.Context) (c *hub.Client, stop func() error, err
 		return fail(fmt.Errorf("acting as %s: %s (%s, generation %d) is %s; a persona acts only while active",
 			ref, p.Address, p.Name, p.Generation, p.State))
 	}
-	c, err = hub.Dial(ctx, home.Dir, hub.WithTokenFile(filepath.Join(home.GenerationDir(v.Persona.ID), hub.TokenFile)))
+	c, err = hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(filepath.Join(home.GenerationDir(v.Persona.ID), hubapi.TokenFile)))
 	if err != nil {
 		return fail(fmt.Errorf("acting as %s: %w", ref, err))
 	}
@@ -80,12 +82,12 @@ var hubRetry = struct {
 }{attempts: 6, first: 100 * time.Millisecond}
 
 // retryNoHub runs try until it fails with something other than
-// hub.ErrNoHub, or the attempts or ctx run out.
+// hubclient.ErrNoHub, or the attempts or ctx run out.
 func retryNoHub(ctx context.Context, try func() error) error {
 	wait := hubRetry.first
 	for i := 1; ; i++ {
 		err := try()
-		if !errors.Is(err, hub.ErrNoHub) || i == hubRetry.attempts {
+		if !errors.Is(err, hubclient.ErrNoHub) || i == hubRetry.attempts {
 			return err
 		}
 		select {
@@ -100,14 +102,14 @@ func retryNoHub(ctx context.Context, try func() error) error {
 // withClient runs fn with a client of the installation (see client) and
 // then releases it, stopping the in-process hub if it started one. A stop
 // error is reported with fn's. When no hub served (see hubRetry), it all
-// runs again on a new connection: a call that failed with hub.ErrNoHub
+// runs again on a new connection: a call that failed with hubclient.ErrNoHub
 // never reached a hub, and every command repeats its reads and idempotent
 // writes (decisions, requests by correlation id) safely.
-func (a *app) withClient(ctx context.Context, fn func(context.Context, *hub.Client) error) error {
+func (a *app) withClient(ctx context.Context, fn func(context.Context, *hubclient.Client) error) error {
 	return retryNoHub(ctx, func() error { return a.withClientOnce(ctx, fn) })
 }
 
-func (a *app) withClientOnce(ctx context.Context, fn func(context.Context, *hub.Client) error) (err error) {
+func (a *app) withClientOnce(ctx context.Context, fn func(context.Context, *hubclient.Client) error) (err error) {
 	c, stop, err := a.client(ctx)
 	if err != nil {
 		return err
@@ -133,7 +135,7 @@ func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry
 	if err != nil {
 		return true, err
 	}
-	if c, err := hub.Dial(ctx, home.Dir, hub.AsOperator("")); err == nil {
+	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("")); err == nil {
 		c.Close()
 		return false, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -51,7 +53,7 @@ func TestCommandsGoThroughARunningHub(t *testing.T) {
 	c.ok("confirm", "approve", r.Confirmation.ID)
 	wantContains(t, "list through the hub", c.ok("persona", "list"), "root/secretary", "Spica", "active")
 	wantContains(t, "audit through the hub", c.ok("audit"), "requested", "approved", r.Confirmation.ID)
-	op, err := hub.Dial(context.Background(), c.home, hub.AsOperator("human:owner"))
+	op, err := hubclient.Dial(context.Background(), c.home, hubclient.AsOperator("human:owner"))
 	if err != nil {
 		t.Fatalf("the commands stopped the running hub: %v", err)
 	}
@@ -68,7 +70,7 @@ func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
 	c := newCLI(t)
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
 	wantContains(t, "list", c.ok("persona", "list"), "Spica", "pending")
-	if _, err := hub.Dial(context.Background(), c.home); !errors.Is(err, hub.ErrNoHub) {
+	if _, err := hubclient.Dial(context.Background(), c.home); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after the command, dial = %v; want ErrNoHub (its hub stopped)", err)
 	}
 	home, _ := registry.ResolveHome(c.home)
@@ -99,7 +101,7 @@ func TestActingAsAPersona(t *testing.T) {
 func TestConsoleNeedsATerminal(t *testing.T) {
 	c := newCLI(t)
 	wantContains(t, "no terminal", c.fails(), "the console needs a terminal, and stdin is not one", "persona list -o json")
-	if _, err := hub.Dial(context.Background(), c.home); !errors.Is(err, hub.ErrNoHub) {
+	if _, err := hubclient.Dial(context.Background(), c.home); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("a hub was left running: %v", err)
 	}
 }
@@ -125,7 +127,7 @@ func TestPersonaListReadsDirectlyWithoutAHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantContains(t, "direct list", c.ok("persona", "list"), "root/secretary", "Spica", "active")
-	if _, err := os.Stat(hub.PIDPath(home.Dir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(hubapi.PIDPath(home.Dir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("persona list started a hub (pid file: %v)", err)
 	}
 }

@@ -8,7 +8,8 @@ import (
 	"sync"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -18,14 +19,14 @@ import (
 // It keeps the last persona records so that a presence change (which
 // carries presence only) becomes a whole row.
 type consoleClient struct {
-	c    *hub.Client
+	c    *hubclient.Client
 	home string
 
 	mu       sync.Mutex
 	personas map[string]ui.Persona
 }
 
-func newConsoleClient(c *hub.Client) *consoleClient {
+func newConsoleClient(c *hubclient.Client) *consoleClient {
 	return &consoleClient{c: c, home: c.Home(), personas: map[string]ui.Persona{}}
 }
 
@@ -69,7 +70,7 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 		for batch := range in {
 			var b ui.Batch
 			for _, ch := range batch {
-				if ch.Kind == hub.KindResync {
+				if ch.Kind == hubapi.KindResync {
 					if len(b.Changes) > 0 {
 						select {
 						case out <- b:
@@ -96,12 +97,12 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 }
 
 // change maps one hub change; ok is false for kinds the console ignores.
-func (k *consoleClient) change(ch hub.Change) (ui.Change, bool) {
+func (k *consoleClient) change(ch hubapi.Change) (ui.Change, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch ch.Kind {
-	case hub.KindPresence:
-		var pr hub.Presence
+	case hubapi.KindPresence:
+		var pr hubapi.Presence
 		if json.Unmarshal(ch.Data, &pr) != nil {
 			return ui.Change{}, false
 		}
@@ -112,7 +113,7 @@ func (k *consoleClient) change(ch hub.Change) (ui.Change, bool) {
 		withPresence(&p, pr)
 		k.personas[p.ID] = p
 		return ui.Change{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}, true
-	case hub.KindPersona:
+	case hubapi.KindPersona:
 		var rp registry.Persona
 		if json.Unmarshal(ch.Data, &rp) != nil {
 			return ui.Change{}, false
@@ -127,7 +128,7 @@ func (k *consoleClient) change(ch hub.Change) (ui.Change, bool) {
 		}
 		k.personas[p.ID] = p
 		return ui.Change{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}, true
-	case hub.KindConfirmation:
+	case hubapi.KindConfirmation:
 		var c confirm.Confirmation
 		if json.Unmarshal(ch.Data, &c) != nil {
 			return ui.Change{}, false
@@ -147,7 +148,7 @@ func (k *consoleClient) change(ch hub.Change) (ui.Change, bool) {
 // Decide sends the operator's decision; "remember" learns it in the
 // overlay of the rule the remember dialog showed.
 func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) error {
-	req := hub.DecideRequest{Approve: d.Approve, Reason: d.Reason}
+	req := hubapi.DecideRequest{Approve: d.Approve, Reason: d.Reason}
 	if d.Remember {
 		req.Remember = confirm.RememberPersona
 		if d.Overlay == ui.OverlayClass {
@@ -171,7 +172,7 @@ func uiPersona(p registry.Persona) ui.Persona {
 }
 
 // withPresence copies the live presence into a row.
-func withPresence(p *ui.Persona, pr hub.Presence) {
+func withPresence(p *ui.Persona, pr hubapi.Presence) {
 	p.State = ui.PresenceState(pr.State)
 	p.Activity, p.Summary, p.LastSeen, p.Waiting = pr.Activity, pr.Summary, pr.LastSeen, pr.Waiting
 }

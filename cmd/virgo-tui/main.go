@@ -5,13 +5,34 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
-func main() {
-	cmd := newRootCmd()
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "virgo-tui:", err)
-		os.Exit(exitCode(err))
+func main() { os.Exit(execute(newRootCmd(), os.Stdout, os.Stderr)) }
+
+// execute runs a command tree with its output on stdout and stderr and
+// returns the exit status. Everything a command prints (tables, JSON,
+// errors, next steps) goes through the one escaping writer: stored text was
+// written by personas, and none of it may reach the terminal as a control
+// sequence. The console draws through Bubble Tea onto the terminal itself
+// and cleans its text where it enters the model.
+func execute(root *cobra.Command, stdout, stderr io.Writer) int {
+	out, errOut := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	err := root.Execute()
+	if err != nil {
+		fmt.Fprintln(errOut, root.Name()+":", err)
 	}
+	out.Flush()
+	errOut.Flush()
+	if err != nil {
+		return exitCode(err)
+	}
+	return 0
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
@@ -80,7 +81,7 @@ name, previews the stamp and its diff, and submits.`,
 	fl.StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding SURFACE=TARGET for the stamp (repeatable)")
 	a.completeAddFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			if !addFlagsGiven(cmd) && isTerminal(cmd.InOrStdin()) {
 				return runAddWizard(ctx, cmd.ErrOrStderr(), c)
 			}
@@ -113,7 +114,7 @@ var errNoActivation = errors.New("the hub queued no activation confirmation; see
 
 // writeRegistered prints the pending persona, its stamp, the queued
 // activation with its class-matrix diff, and how its bound human approves.
-func writeRegistered(w io.Writer, res hub.Registered, operator string) error {
+func writeRegistered(w io.Writer, res hubapi.Registered, operator string) error {
 	p, c := res.Persona, res.Confirmation
 	if err := writePersona(w, outputTable, p, nil); err != nil {
 		return err
@@ -131,7 +132,7 @@ func writeRegistered(w io.Writer, res hub.Registered, operator string) error {
 }
 
 // runAddWizard runs the interactive registration on the terminal.
-func runAddWizard(ctx context.Context, w io.Writer, c *hub.Client) error {
+func runAddWizard(ctx context.Context, w io.Writer, c *hubclient.Client) error {
 	res, err := wizard.Run(ctx, wizardBackend{c}, wizard.Options{})
 	if err != nil {
 		return err
@@ -150,7 +151,7 @@ func runAddWizard(ctx context.Context, w io.Writer, c *hub.Client) error {
 
 // registrationFor turns the flags into a registration request, naming the
 // missing flags with a typed-out example.
-func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hub.Client, f addFlags) (hub.RegisterRequest, error) {
+func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hubclient.Client, f addFlags) (hubapi.RegisterRequest, error) {
 	var missing []string
 	for _, m := range []struct{ flag, v string }{{"--scope", f.scope}, {"--role", f.role}, {"--name", f.name}} {
 		if m.v == "" {
@@ -162,7 +163,7 @@ func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hub.Cl
 		if !addFlagsGiven(cmd) {
 			why = " (without flags it runs an interactive wizard, which needs a terminal)"
 		}
-		return hub.RegisterRequest{}, fmt.Errorf("persona add needs %s%s; %s",
+		return hubapi.RegisterRequest{}, fmt.Errorf("persona add needs %s%s; %s",
 			strings.Join(missing, ", "), why, addExample(ctx, c, f))
 	}
 	addr := f.scope + "/" + f.role
@@ -173,18 +174,18 @@ func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hub.Cl
 	if human == "" {
 		op, isHuman, err := a.principal()
 		if err != nil {
-			return hub.RegisterRequest{}, err
+			return hubapi.RegisterRequest{}, err
 		}
 		if isHuman {
 			human = op
 		}
 	}
-	req := hub.RegisterRequest{Address: addr, Name: f.name, Human: human, Repository: expandHome(f.repo),
+	req := hubapi.RegisterRequest{Address: addr, Name: f.name, Human: human, Repository: expandHome(f.repo),
 		SessionLineage: f.session, CharacterHash: f.character}
 	for _, sv := range f.surfaces {
 		surface, target, ok := strings.Cut(sv, "=")
 		if !ok {
-			return hub.RegisterRequest{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
+			return hubapi.RegisterRequest{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
 		}
 		req.HumanSurfaces = append(req.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
 	}
@@ -198,7 +199,7 @@ func addFlagsGiven(cmd *cobra.Command) bool { return cmd.LocalNonPersistentFlags
 // addExample suggests a complete command: root/secretary with the first free
 // name on an empty installation (the first-persona default, which belongs
 // to persona add alone), otherwise the given flags plus a free name.
-func addExample(ctx context.Context, c *hub.Client, f addFlags) string {
+func addExample(ctx context.Context, c *hubclient.Client, f addFlags) string {
 	free, _ := c.SuggestNames(ctx, 1)
 	name := f.name
 	if name == "" && len(free) > 0 {

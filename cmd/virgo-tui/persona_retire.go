@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -40,7 +41,7 @@ never becomes active again. The seat may then be granted to a new generation.`,
 	cmd.Flags().StringVar(&reason, "reason", "", "why the persona retires (required, recorded)")
 	cmd.MarkFlagRequired("reason")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			res, err := c.RequestRetirement(ctx, args[0], reason)
 			if err != nil {
 				return err
@@ -75,7 +76,7 @@ var errRetirementDecided = errors.New("the retirement the hub answered with is a
 // writeRetirement says what happened: retired at once, queued (or joined:
 // a pending retirement of the generation is asked once) and who approves,
 // or already retired by an approved retirement.
-func writeRetirement(w io.Writer, res hub.Retirement, operator string) error {
+func writeRetirement(w io.Writer, res hubapi.Retirement, operator string) error {
 	p, c := res.Persona.Persona, res.Confirmation
 	if c == nil {
 		_, err := fmt.Fprintf(w, "retired %s (%s, generation %d): %s\nthe seat %s is free\n",
@@ -120,7 +121,7 @@ in use or retired (in any case) are skipped; after the list come "Spica II",
 		if count < 1 {
 			return fmt.Errorf("--count %d: %w", count, registry.ErrInvalidCount)
 		}
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			names, err := c.SuggestNames(ctx, count)
 			if err != nil {
 				return err

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -67,13 +66,8 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	root := newRootCmd()
 	root.SetArgs(append([]string{"--home", c.home}, args...))
 	root.SetIn(strings.NewReader(""))
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(&errb, "virgo-tui:", err)
-		return out.String(), errb.String(), exitCode(err)
-	}
-	return out.String(), errb.String(), 0
+	code = execute(root, &out, &errb)
+	return out.String(), errb.String(), code
 }
 
 // ok runs a command that must succeed and returns its stdout.

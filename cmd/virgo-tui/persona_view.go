@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -39,7 +39,7 @@ func newPersonaListCmd(a *app) *cobra.Command {
 		if direct {
 			return err
 		}
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			views, err := c.Personas(ctx, all)
 			if err != nil {
 				return err
@@ -98,7 +98,7 @@ seat is free) or by name (any state, any case), with every holder of its seat.`,
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			p, hist, err := showPersona(ctx, c, args[0])
 			if err != nil {
 				return err
@@ -111,7 +111,7 @@ seat is free) or by name (any state, any case), with every holder of its seat.`,
 
 // showPersona resolves ref and reads its seat's history. An address whose
 // seat is free shows its last holder, so the history stays reachable by path.
-func showPersona(ctx context.Context, c *hub.Client, ref string) (registry.Persona, []registry.Persona, error) {
+func showPersona(ctx context.Context, c *hubclient.Client, ref string) (registry.Persona, []registry.Persona, error) {
 	v, err := c.Persona(ctx, ref)
 	if errors.Is(err, registry.ErrNotFound) && strings.Contains(ref, "/") {
 		hist, herr := c.SeatHistory(ctx, ref)

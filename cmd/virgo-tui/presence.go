@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -56,8 +58,8 @@ func newPresenceReportCmd(a *app, verb string) *cobra.Command {
 			if verb == "set" && act == nil && sum == nil {
 				return fmt.Errorf("presence set needs --activity or --summary (to only beat: presence beat %s)", args[0])
 			}
-			report := func(ctx context.Context, rt *hub.Client) error {
-				var ack hub.BeatAck
+			report := func(ctx context.Context, rt *hubclient.Client) error {
+				var ack hubapi.BeatAck
 				var err error
 				if act == nil && sum == nil {
 					ack, err = rt.Beat(ctx)
@@ -93,13 +95,13 @@ func (a *app) actingAs(ref string) *app {
 
 // withTokenFile runs fn with a client acting with the token in path (a
 // runtime's own token file), connected like every command (app.withClient).
-func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Context, *hub.Client) error) error {
+func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Context, *hubclient.Client) error) error {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
 		return err
 	}
 	return retryNoHub(ctx, func() (err error) {
-		c, stop, err := hub.Connect(ctx, home, hub.WithTokenFile(path))
+		c, stop, err := hub.Connect(ctx, home, hubclient.WithTokenFile(path))
 		if err != nil {
 			return err
 		}
@@ -119,7 +121,7 @@ func newPresenceListCmd(a *app) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			ps, err := c.Presence(ctx)
 			if err != nil {
 				return err
@@ -133,7 +135,7 @@ func newPresenceListCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func presenceTable(w io.Writer, ps []hub.Presence, now time.Time) error {
+func presenceTable(w io.Writer, ps []hubapi.Presence, now time.Time) error {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "ADDRESS\tNAME\tGEN\tSTATE\tLAST SEEN\tWAITING\tACTIVITY\tSUMMARY")
 	for _, p := range ps {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -21,7 +23,7 @@ func shortCLI(t *testing.T) *cli {
 }
 
 func TestPresenceFromAShellAsARuntimeWould(t *testing.T) {
-	t.Setenv(hub.PrincipalEnv, "human:henry")
+	t.Setenv(hubclient.PrincipalEnv, "human:henry")
 	c := shortCLI(t)
 	home := registry.Home{Dir: c.home}
 	c.fails("presence", "beat", "work/core/lead") // no hub yet
@@ -33,15 +35,15 @@ func TestPresenceFromAShellAsARuntimeWould(t *testing.T) {
 	}()
 	<-ready
 	defer func() { cancel(); <-done }()
-	op, err := hub.Dial(ctx, c.home)
+	op, err := hubclient.Dial(ctx, c.home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := op.Register(ctx, hub.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(ctx, reg.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, reg.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -50,12 +52,12 @@ func TestPresenceFromAShellAsARuntimeWould(t *testing.T) {
 	wantContains(t, "list", c.ok("presence", "list"), "work/core/lead", "Spica", "reviewing PR 42", "release prep")
 	wantContains(t, "list json", c.ok("presence", "list", "-o", "json"), `"activity": "reviewing PR 42"`)
 	wantContains(t, "set without text", c.fails("presence", "set", "work/core/lead"), "needs --activity or --summary")
-	tok := filepath.Join(home.GenerationDir(reg.Persona.ID), hub.TokenFile)
+	tok := filepath.Join(home.GenerationDir(reg.Persona.ID), hubapi.TokenFile)
 	wantContains(t, "token file", c.ok("presence", "beat", "work/core/lead", "--token-file", tok), "active")
 	wantContains(t, "second hub", c.fails("serve"), "already running", "pid")
 	// a runtime's shell names itself in VIRGO_PRINCIPAL: the token lookup
 	// is the one every command acting as a persona uses
-	t.Setenv(hub.PrincipalEnv, "work/core/lead")
+	t.Setenv(hubclient.PrincipalEnv, "work/core/lead")
 	wantContains(t, "principal is the persona", c.ok("presence", "beat", "work/core/lead"), "work/core/lead: active")
 	wantContains(t, "by name", c.ok("presence", "beat", "Spica"), "Spica: active")
 }
@@ -64,7 +66,7 @@ func TestDemoHeadless(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a two-second simulation")
 	}
-	t.Setenv(hub.PrincipalEnv, "human:henry")
+	t.Setenv(hubclient.PrincipalEnv, "human:henry")
 	c := shortCLI(t)
 	c.home = filepath.Join(c.home, "demo")
 	out := c.ok("demo", "--headless", "--for", "2s")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -67,7 +68,7 @@ same variable. A value that is not a positive duration (30m, 2h) is refused.`,
 				Log:  log,
 				Ready: func(*hub.Hub) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "hub serving %s on %s (pid %d); stop with Ctrl-C\n",
-						home.Dir, hub.SocketPath(home.Dir), os.Getpid())
+						home.Dir, hubapi.SocketPath(home.Dir), os.Getpid())
 				},
 			})
 		},

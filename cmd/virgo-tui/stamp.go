@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
@@ -61,7 +62,7 @@ generation's stamp once, at registration, so a generation that has a stamp is re
 	cmd.Flags().StringArrayVar(&f.mutable, "mutable", nil, "extra workspace mutable path, relative (repeatable)")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "build and validate, print, write nothing")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return a.withClient(cmd.Context(), func(ctx context.Context, c *hub.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			v, err := c.Persona(ctx, args[0])
 			if err != nil {
 				return err
@@ -73,7 +74,7 @@ generation's stamp once, at registration, so a generation that has a stamp is re
 						p.Address, stamp.ErrStampExists, p.Generation, p.Name, p.StampHash)
 				}
 				return fmt.Errorf("stamp %s: %w: generation %d (%s) has none, and the hub writes a stamp only at persona add; retire it and register a new generation",
-					p.Address, hub.ErrNoStamp, p.Generation, p.Name)
+					p.Address, hubapi.ErrNoStamp, p.Generation, p.Name)
 			}
 			in, err := stampInput(p, f)
 			if err != nil {
@@ -107,7 +108,7 @@ generation's stamp once, at registration, so a generation that has a stamp is re
 
 // seatHistory is every generation that held the seat at address, oldest
 // first; empty for a seat never held.
-func seatHistory(ctx context.Context, c *hub.Client, address string) ([]registry.Persona, error) {
+func seatHistory(ctx context.Context, c *hubclient.Client, address string) ([]registry.Persona, error) {
 	hist, err := c.SeatHistory(ctx, address)
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, nil
@@ -118,7 +119,7 @@ func seatHistory(ctx context.Context, c *hub.Client, address string) ([]registry
 // previousStamp is the stamp of the seat's last stamped generation before
 // generation, the side a new generation's diff is read against; nil for a
 // new seat or when no earlier generation was stamped.
-func previousStamp(ctx context.Context, c *hub.Client, hist []registry.Persona, generation int) (*stamp.Stamp, error) {
+func previousStamp(ctx context.Context, c *hubclient.Client, hist []registry.Persona, generation int) (*stamp.Stamp, error) {
 	for i := len(hist) - 1; i >= 0; i-- {
 		q := hist[i]
 		if q.Generation >= generation || q.StampHash == "" {
@@ -166,7 +167,7 @@ func isFile(arg string) bool {
 // loadRegistered loads, through the hub, the stamp of a persona's current
 // generation, checked by the hub against the hash its record holds.
 func (a *app) loadRegistered(ctx context.Context, ref string) (s stamp.Stamp, err error) {
-	err = a.withClient(ctx, func(ctx context.Context, c *hub.Client) error {
+	err = a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) error {
 		v, err := c.Stamp(ctx, ref)
 		s = v.Stamp
 		return err

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
@@ -24,7 +25,7 @@ const (
 // the same registration persona add's flags make, read and written through
 // the hub. The operator binds the new persona to themselves, so the preview
 // is exactly the stamp registration writes (identity aside).
-type wizardBackend struct{ c *hub.Client }
+type wizardBackend struct{ c *hubclient.Client }
 
 var _ wizard.Backend = wizardBackend{}
 
@@ -110,7 +111,7 @@ func (w wizardBackend) Submit(ctx context.Context, r wizard.Registration) (wizar
 	if err != nil {
 		return wizard.Submitted{}, err
 	}
-	res, err := w.c.Register(ctx, hub.RegisterRequest{Address: r.Address.String(), Name: r.Name, Human: op})
+	res, err := w.c.Register(ctx, hubapi.RegisterRequest{Address: r.Address.String(), Name: r.Name, Human: op})
 	if err != nil {
 		return wizard.Submitted{}, err
 	}
@@ -122,6 +123,6 @@ func (w wizardBackend) Submit(ctx context.Context, r wizard.Registration) (wizar
 
 // Approve approves the activation as the operator.
 func (w wizardBackend) Approve(ctx context.Context, id string) error {
-	_, err := w.c.Decide(ctx, id, hub.DecideRequest{Approve: true})
+	_, err := w.c.Decide(ctx, id, hubapi.DecideRequest{Approve: true})
 	return err
 }

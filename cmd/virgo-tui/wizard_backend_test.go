@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
@@ -13,13 +14,13 @@ import (
 
 // wizardOver connects a wizard backend to the cli's home as human:owner,
 // through a hub started in this process.
-func wizardOver(t *testing.T, c *cli) (wizardBackend, *hub.Client) {
+func wizardOver(t *testing.T, c *cli) (wizardBackend, *hubclient.Client) {
 	t.Helper()
 	home, err := registry.ResolveHome(c.home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, stop, err := hub.Connect(context.Background(), home, hub.AsOperator("human:owner"))
+	hc, stop, err := hub.Connect(context.Background(), home, hubclient.AsOperator("human:owner"))
 	if err != nil {
 		t.Fatal(err)
 	}

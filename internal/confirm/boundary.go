@@ -92,6 +92,10 @@ type Boundary struct {
 	Route Route
 	// Text is the sentence an operator reads.
 	Text string
+	// NotRemembered, for a Confirm boundary, says why a confirmation at it
+	// is never remembered (approve and remember is refused with it); empty
+	// means it may be (see Confirmation.RememberRule).
+	NotRemembered string
 }
 
 // Boundaries is the boundary table, indexed by BoundaryID. The first six rows
@@ -100,7 +104,8 @@ type Boundary struct {
 var Boundaries = [...]Boundary{
 	BoundaryNone: {Name: "none", Verdict: Allow, Text: "recoverable work inside the persona's own declared scope"},
 	BoundaryCredentialOrPermission: {Name: "credential-or-permission-change", Verdict: Confirm, Global: true, Route: RouteHuman,
-		Text: "credential or permission changes need the bound human's confirmation"},
+		Text:          "credential or permission changes need the bound human's confirmation",
+		NotRemembered: "a credential or permission change is the bound human's decision each time; remembering it would be a standing grant the stamp does not carry"},
 	BoundaryDestructive: {Name: "destructive-or-irreversible", Verdict: Confirm, Global: true, Route: RouteHuman,
 		Text: "destructive or materially irreversible operations need the bound human's confirmation"},
 	BoundaryPublication: {Name: "external-publication-or-deployment", Verdict: Confirm, Global: true, Route: RouteHuman,
@@ -118,15 +123,18 @@ var Boundaries = [...]Boundary{
 	BoundaryToolConfirm: {Name: "tool-requires-confirmation", Verdict: Confirm, Global: true, Route: RouteHuman,
 		Text: "the capability stamp exposes this tool only with the bound human's confirmation"},
 	BoundaryDeputyScope: {Name: "deputy-scope", Verdict: Confirm, Route: RouteOwningLead,
-		Text: "a deputy acting on runs or artifacts outside its assigned task needs the owning lead's confirmation"},
+		Text:          "a deputy acting on runs or artifacts outside its assigned task needs the owning lead's confirmation",
+		NotRemembered: "a deputy works outside its assigned tasks only case by case; to grant a task for good, assign it (virgo-tui confirm assign) — a remembered approval would widen the deputy's \"assigned task\" cell"},
 	BoundaryRememberedDenial: {Name: "remembered-denial", Verdict: Deny,
 		Text: "an authority denied exactly this operation and asked to remember it"},
 	// Spec footnotes ¹ and ²: "Neither class self-originates a resolution."
 	// The stamp grants the tool; each resolution is the authority's own.
 	BoundaryRelayedResolution: {Name: "relayed-resolution", Verdict: Confirm, Route: RouteHuman,
-		Text: "a secretary resolves a decision only as a durable relay of the bound human authority's explicit decision"},
+		Text:          "a secretary resolves a decision only as a durable relay of the bound human authority's explicit decision",
+		NotRemembered: "a secretary's resolution relays one explicit decision of its bound human (footnote 1); each resolution needs its own decision"},
 	BoundaryLaneApproval: {Name: "lane-approved-resolution", Verdict: Confirm, Route: RouteLaneApprover,
-		Text: "a team coordinator resolves only when the bound lane approver authorizes that decision"},
+		Text:          "a team coordinator resolves only when the bound lane approver authorizes that decision",
+		NotRemembered: "a team coordinator's resolution needs its lane approver's authorization of that decision (footnote 2); each resolution needs its own decision"},
 }
 
 // GlobalBoundaries lists the spec's six global boundaries in its order.

@@ -46,9 +46,13 @@ type Confirmation struct {
 	Unroutable bool      `json:"unroutable,omitempty"`
 	Operation  Operation `json:"operation"`
 	// PersonaID and Profile identify the stamp's persona generation and class.
-	PersonaID     string     `json:"persona_id,omitempty"`
-	Profile       string     `json:"profile"`
-	StampHash     string     `json:"stamp_hash"`
+	PersonaID string `json:"persona_id,omitempty"`
+	Profile   string `json:"profile"`
+	StampHash string `json:"stamp_hash"`
+	// ClassKey is stamp.ClassKey of the stamp, recorded when an operation
+	// is queued, so that the class-overlay rule of remembering it is known
+	// from the record alone (RememberRuleIn).
+	ClassKey      string     `json:"class_key,omitempty"`
 	CorrelationID string     `json:"correlation_id"`
 	Fingerprint   string     `json:"fingerprint"`
 	Boundary      BoundaryID `json:"boundary"`

@@ -93,8 +93,9 @@ func mayDecide(decider Principal, c *Confirmation, remember Remember) error {
 		return fmt.Errorf("decide %s (%s): %w", c.ID, c.AuthorityBinding, ErrUnroutable)
 	case decider != c.Authority:
 		return fmt.Errorf("%s deciding %s routed to %s: %w", decider, c.ID, c.Authority, ErrNotAuthority)
-	case remember != RememberNone && c.Kind != KindOperation:
-		return fmt.Errorf("remember %s (%s): %w", c.ID, c.Kind, ErrNotRememberable)
+	case remember != RememberNone:
+		_, err := c.RememberRuleIn(remember)
+		return err
 	}
 	return nil
 }
@@ -129,11 +130,15 @@ func (q *Queue) commit(ctx context.Context, c *Confirmation, kv store.KV, rec De
 	return nil
 }
 
-// learnedOp is the prompt-registry write of a remembered decision.
+// learnedOp is the prompt-registry write of a remembered decision: exactly
+// c's RememberRuleIn(where).
 func learnedOp(c *Confirmation, rec DecisionRecord, where Remember) (store.Op, error) {
+	rule, err := c.RememberRuleIn(where)
+	if err != nil {
+		return store.Op{}, err
+	}
 	ch := Choice{
-		Key:     PromptKey{StampHash: c.StampHash, HandlerAction: c.Operation.HandlerAction, Target: c.Operation.Target, Shape: c.Operation.Shape},
-		Verdict: Deny, Boundary: c.Boundary, Persona: c.Operation.Persona, Profile: c.Profile, Where: where,
+		Key: rule.Key, Verdict: Deny, Boundary: rule.Boundary, Persona: rule.Persona, Profile: rule.Profile, Where: rule.Where,
 		Decider: rec.Decider, ConfirmationID: c.ID, CreatedAt: rec.Time, Reason: rec.Reason,
 	}
 	if rec.Decision == StateApproved {

@@ -20,7 +20,8 @@ type Options struct {
 	// Assignments tells a deputy's assigned tasks; nil means none.
 	Assignments Assignments
 	// Learned are remembered choices (Prompts.Active); only those keyed by
-	// this policy's stamp hash are used.
+	// this policy's stamp hash (persona layer) or class key (class overlay)
+	// are used.
 	Learned []Choice
 }
 
@@ -43,7 +44,7 @@ type learnedKey struct {
 // precomputed so that the allow path neither allocates nor scans.
 type Policy struct {
 	stamp      *stamp.Stamp
-	hash       string
+	keys       Keys
 	address    string
 	generation int
 	scope      string
@@ -99,8 +100,12 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stamp of %s: %w", addr, err)
 	}
+	keys, err := KeysOf(st, hash)
+	if err != nil {
+		return nil, err
+	}
 	p := &Policy{
-		stamp: st, hash: hash, address: addr.String(), generation: st.Persona.Generation,
+		stamp: st, keys: keys, address: addr.String(), generation: st.Persona.Generation,
 		scope: addr.Scope, project: addr.Project, rootScope: addr.IsRoot(), deputy: st.Authority.OwningLead != "",
 		workspace: st.Workspace.Root, repository: st.Workspace.Repository,
 		tools: make(map[string]toolEntry, len(st.Tools)), mutable: mutable,
@@ -128,13 +133,17 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 		p.surfaces[b.Surface+"/"+b.Target] = true
 	}
 	for _, c := range opts.Learned {
-		if c.Key.StampHash != hash {
+		if !c.current(keys) {
 			continue
 		}
 		if p.learned == nil {
 			p.learned = make(map[learnedKey]Choice)
 		}
-		p.learned[learnedKey{c.Key.HandlerAction, c.Key.Target, c.Key.Shape}] = c
+		k := learnedKey{c.Key.HandlerAction, c.Key.Target, c.Key.Shape}
+		if prev, ok := p.learned[k]; ok && prev.Where != RememberClass {
+			continue // the persona's own choice comes before a class-common one
+		}
+		p.learned[k] = c
 	}
 	return p, nil
 }
@@ -143,7 +152,11 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 func (p *Policy) Stamp() *stamp.Stamp { return p.stamp }
 
 // Hash is the stamp's canonical hash.
-func (p *Policy) Hash() string { return p.hash }
+func (p *Policy) Hash() string { return p.keys.StampHash }
+
+// Keys are the keys the persona's learned choices match under: the stamp
+// hash and the class key.
+func (p *Policy) Keys() Keys { return p.keys }
 
 // Address is the persona's canonical address.
 func (p *Policy) Address() string { return p.address }

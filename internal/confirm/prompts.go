@@ -23,9 +23,13 @@ const (
 )
 
 // PromptKey is the exact key of a learned choice (spec: "keyed by stamp
-// hash, handler action, normalized target scope, and operation shape").
+// hash, handler action, normalized target scope, and operation shape"). A
+// choice in the persona experience layer is keyed by its stamp hash; one in
+// the class overlay by the class key (stamp.ClassKey) instead, so that it
+// is shared by every persona of the class with the same capabilities.
 type PromptKey struct {
-	StampHash     string `json:"stamp_hash"`
+	StampHash     string `json:"stamp_hash,omitempty"`
+	ClassKey      string `json:"class_key,omitempty"`
 	HandlerAction string `json:"handler_action"`
 	Target        Target `json:"target"`
 	Shape         Shape  `json:"shape"`
@@ -33,7 +37,11 @@ type PromptKey struct {
 
 // id is the key's store id; any change to any part changes it.
 func (k PromptKey) id() string {
-	return digest(k.StampHash, k.HandlerAction, k.Target.String(), string(k.Shape))
+	under := k.StampHash
+	if k.ClassKey != "" {
+		under = "class " + k.ClassKey
+	}
+	return digest(under, k.HandlerAction, k.Target.String(), string(k.Shape))
 }
 
 // Choice is one learned decision of the prompt registry.
@@ -57,10 +65,36 @@ type Choice struct {
 // ID names the choice for review commands: its key's digest.
 func (c Choice) ID() string { return c.Key.id() }
 
+// current reports whether the choice matches under keys: a persona-layer
+// choice by its stamp hash, a class-overlay one by its class key. A
+// class-overlay choice stored before class keys existed has none, so it
+// matches nothing until a human carries it forward.
+func (c Choice) current(k Keys) bool {
+	if c.Where == RememberClass {
+		return c.Key.ClassKey != "" && c.Key.ClassKey == k.ClassKey
+	}
+	return c.Key.StampHash == k.StampHash
+}
+
+// rekeyed is the choice keyed under k instead.
+func (c Choice) rekeyed(k Keys) Choice {
+	if c.Where == RememberClass {
+		c.Key.StampHash, c.Key.ClassKey = "", k.ClassKey
+	} else {
+		c.Key.StampHash, c.Key.ClassKey = k.StampHash, ""
+	}
+	return c
+}
+
 // apply turns a confirm decision into the remembered one. It is called only
 // for confirm verdicts: a choice never turns a deny into an allow, and never
-// reaches a tool the stamp does not expose (those are denied before).
+// reaches a tool the stamp does not expose (those are denied before). A
+// confirmation that may not be remembered (a footnote relay, a credential
+// change ...: notRemembered) is asked every time, whatever is stored.
 func (c Choice) apply(d Decision) Decision {
+	if notRemembered(KindOperation, d.Boundary) != "" {
+		return d
+	}
 	if c.Verdict == Allow {
 		return Decision{Verdict: Allow, Boundary: d.Boundary, Remembered: true,
 			Reason: "remembered approval by " + c.Decider.String() + " (" + c.ConfirmationID + ")"}
@@ -94,20 +128,22 @@ func NewPrompts(st store.Store, now func() time.Time) *Prompts {
 // List returns every learned choice of a persona: those in its experience
 // layer and the class-common ones learned for it, stale or not.
 func (r *Prompts) List(ctx context.Context, persona, profile string) ([]Choice, error) {
-	own, err := r.list(ctx, PrefixPromptsPersona+persona+"/")
-	if err != nil {
-		return nil, err
-	}
-	class, err := r.list(ctx, PrefixPromptsClass+profile+"/")
-	if err != nil {
-		return nil, err
-	}
+	own, class, err := r.layers(ctx, persona, profile)
 	for _, c := range class {
 		if c.Persona == persona {
 			own = append(own, c)
 		}
 	}
-	return own, nil
+	return own, err
+}
+
+// layers reads a persona's experience layer and its class's whole overlay.
+func (r *Prompts) layers(ctx context.Context, persona, profile string) (own, class []Choice, err error) {
+	if own, err = r.list(ctx, PrefixPromptsPersona+persona+"/"); err != nil {
+		return nil, nil, err
+	}
+	class, err = r.list(ctx, PrefixPromptsClass+profile+"/")
+	return own, class, err
 }
 
 // All returns every learned choice of the installation.
@@ -136,37 +172,48 @@ func (r *Prompts) list(ctx context.Context, prefix string) ([]Choice, error) {
 	return out, nil
 }
 
-// Active returns the choices that match under currentHash (for
-// Options.Learned): a changed stamp makes the others stale, and stale
-// choices stop matching.
-func (r *Prompts) Active(ctx context.Context, persona, profile, currentHash string) ([]Choice, error) {
-	all, err := r.List(ctx, persona, profile)
+// Active returns the choices that match the persona under current (for
+// Options.Learned): its own learned under its stamp hash, and the class
+// overlay's learned under its class key, by whichever persona of the class.
+// A changed stamp makes the others stale, and stale choices stop matching.
+func (r *Prompts) Active(ctx context.Context, persona, profile string, current Keys) ([]Choice, error) {
+	own, class, err := r.layers(ctx, persona, profile)
 	var out []Choice
-	for _, c := range all {
-		if c.Key.StampHash == currentHash {
+	for _, c := range append(own, class...) {
+		if c.current(current) {
 			out = append(out, c)
 		}
 	}
 	return out, err
 }
 
-// Review lists the persona's stale choices: learned under another stamp
-// hash than currentHash. A human resolves each with CarryForward or Drop.
-func (r *Prompts) Review(ctx context.Context, persona, profile, currentHash string) ([]Choice, error) {
+// Review lists the persona's stale choices: its own learned under another
+// stamp hash, and the class-overlay ones learned for it under another class
+// key. A human resolves each with CarryForward or Drop.
+func (r *Prompts) Review(ctx context.Context, persona, profile string, current Keys) ([]Choice, error) {
 	all, err := r.List(ctx, persona, profile)
 	var out []Choice
 	for _, c := range all {
-		if c.Key.StampHash != currentHash {
+		if !c.current(current) {
 			out = append(out, c)
 		}
 	}
 	return out, err
 }
 
-// Lookup finds the exact choice for a key: the persona's own first, then a
-// class-common one.
-func (r *Prompts) Lookup(ctx context.Context, persona, profile string, k PromptKey) (Choice, bool, error) {
-	for _, key := range []string{PrefixPromptsPersona + persona + "/" + k.id(), PrefixPromptsClass + profile + "/" + k.id()} {
+// Lookup finds the exact choice for an operation under the persona's keys:
+// its own first, then a class-common one.
+func (r *Prompts) Lookup(ctx context.Context, persona, profile string, current Keys, op Operation) (Choice, bool, error) {
+	mine := PromptKey{StampHash: current.StampHash, HandlerAction: op.HandlerAction, Target: op.Target, Shape: op.Shape}
+	shared := PromptKey{ClassKey: current.ClassKey, HandlerAction: op.HandlerAction, Target: op.Target, Shape: op.Shape}
+	for _, k := range []struct {
+		store string
+		key   PromptKey
+	}{{PrefixPromptsPersona + persona + "/" + mine.id(), mine}, {PrefixPromptsClass + profile + "/" + shared.id(), shared}} {
+		if k.key.StampHash == "" && k.key.ClassKey == "" {
+			continue
+		}
+		key := k.store
 		kv, err := r.st.Get(ctx, key)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
@@ -178,37 +225,42 @@ func (r *Prompts) Lookup(ctx context.Context, persona, profile string, k PromptK
 		if err := json.Unmarshal(kv.Value, &c); err != nil {
 			return Choice{}, false, fmt.Errorf("learned choice %s: %w", key, err)
 		}
-		if c.Key == k {
+		if c.Key == k.key {
 			return c, true, nil
 		}
 	}
 	return Choice{}, false, nil
 }
 
-// CarryForward re-keys a stale choice to newHash, on a human's word; the
-// stale one is removed in the same transaction, with an audit entry.
-func (r *Prompts) CarryForward(ctx context.Context, decider Principal, c Choice, newHash string) (Choice, error) {
-	next := c
-	next.Key.StampHash = newHash
+// CarryForward re-keys a stale choice to the persona's current keys (a
+// class-overlay choice to its current class key, which moves it: personas
+// still under the old key ask again), on a human's word; the stale one is
+// removed in the same transaction, with an audit entry.
+func (r *Prompts) CarryForward(ctx context.Context, decider Principal, c Choice, current Keys) (Choice, error) {
+	if notRemembered(KindOperation, c.Boundary) != "" {
+		return Choice{}, fmt.Errorf("carry forward learned choice for %s at %s: %s: %w", c.Persona, c.Boundary,
+			c.Boundary.Info().NotRemembered, ErrNotRememberable)
+	}
+	next := c.rekeyed(current)
 	next.Decider = decider
 	next.CreatedAt = r.now().UTC()
 	val, err := json.Marshal(next)
 	if err != nil {
 		return Choice{}, err
 	}
-	return next, r.resolve(ctx, decider, c, newHash, "prompt-carried-forward", store.Put(next.storeKey(), val))
+	return next, r.resolve(ctx, decider, c, current, "prompt-carried-forward", store.Put(next.storeKey(), val))
 }
 
 // Drop removes a stale choice on a human's word, with an audit entry.
-func (r *Prompts) Drop(ctx context.Context, decider Principal, c Choice, currentHash string) error {
-	return r.resolve(ctx, decider, c, currentHash, "prompt-dropped")
+func (r *Prompts) Drop(ctx context.Context, decider Principal, c Choice, current Keys) error {
+	return r.resolve(ctx, decider, c, current, "prompt-dropped")
 }
 
-func (r *Prompts) resolve(ctx context.Context, decider Principal, c Choice, currentHash, event string, extra ...store.Op) error {
+func (r *Prompts) resolve(ctx context.Context, decider Principal, c Choice, current Keys, event string, extra ...store.Op) error {
 	if decider.Kind != PrincipalHuman {
 		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrModelDecision)
 	}
-	if c.Key.StampHash == currentHash {
+	if c.current(current) {
 		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNotStale)
 	}
 	kv, err := r.st.Get(ctx, c.storeKey())
@@ -221,7 +273,7 @@ func (r *Prompts) resolve(ctx context.Context, decider Principal, c Choice, curr
 	now := r.now().UTC()
 	entry, err := json.Marshal(AuditEntry{Time: now, Event: event, ConfirmationID: c.ConfirmationID, Actor: decider,
 		Persona: c.Persona, Operation: c.Key.HandlerAction + " " + string(c.Key.Shape) + " on " + c.Key.Target.String(),
-		Boundary: c.Boundary, StampHash: currentHash})
+		Boundary: c.Boundary, StampHash: current.StampHash})
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 	if r := mustRequest(t, q, me, p, learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered || r.Confirmation != nil {
 		t.Fatalf("remembered approval: %+v", r)
 	}
-	active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Hash())
+	active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Keys())
 	if err != nil || len(active) != 1 {
 		t.Fatalf("active choices: %v, %v", active, err)
 	}
@@ -63,25 +63,25 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 
 	// A changed stamp makes the choice stale; review lists it; only a human
 	// carries it forward or drops it.
-	stale, err := q.Prompts().Review(ctx, p.Address(), p.Profile(), hash2)
+	stale, err := q.Prompts().Review(ctx, p.Address(), p.Profile(), p2.Keys())
 	if err != nil || len(stale) != 1 || stale[0].Key.StampHash != p.Hash() {
 		t.Fatalf("review: %+v, %v", stale, err)
 	}
-	if _, err := q.Prompts().CarryForward(ctx, PersonaPrincipal("root/secretary"), stale[0], hash2); !errors.Is(err, ErrModelDecision) {
+	if _, err := q.Prompts().CarryForward(ctx, PersonaPrincipal("root/secretary"), stale[0], p2.Keys()); !errors.Is(err, ErrModelDecision) {
 		t.Fatalf("model carrying forward: %v", err)
 	}
-	if _, err := q.Prompts().CarryForward(ctx, henry, stale[0], hash2); err != nil {
+	if _, err := q.Prompts().CarryForward(ctx, henry, stale[0], p2.Keys()); err != nil {
 		t.Fatal(err)
 	}
-	if stale, _ := q.Prompts().Review(ctx, p.Address(), p.Profile(), hash2); len(stale) != 0 {
+	if stale, _ := q.Prompts().Review(ctx, p.Address(), p.Profile(), p2.Keys()); len(stale) != 0 {
 		t.Fatalf("still stale after carry-forward: %+v", stale)
 	}
-	active2, _ := q.Prompts().Active(ctx, p.Address(), p.Profile(), hash2)
+	active2, _ := q.Prompts().Active(ctx, p.Address(), p.Profile(), p2.Keys())
 	p2, _ = NewPolicy(st2, hash2, Options{Learned: active2})
 	if d := p2.Authorize(o2); d.Verdict != Allow || !d.Remembered {
 		t.Fatalf("carried-forward choice: %s", d)
 	}
-	if err := q.Prompts().Drop(ctx, henry, active2[0], hash2); !errors.Is(err, ErrNotStale) {
+	if err := q.Prompts().Drop(ctx, henry, active2[0], p2.Keys()); !errors.Is(err, ErrNotStale) {
 		t.Fatalf("dropping a current choice: %v", err)
 	}
 }
@@ -116,7 +116,7 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 	missing := op(t, p, "send_human_message", "surface:teams/chat-7", ShapeMessageSend)
 	var forged []Choice
 	for _, o := range []Operation{secret, missing} {
-		forged = append(forged, Choice{Key: PromptKey{p.Hash(), o.HandlerAction, o.Target, o.Shape}, Verdict: Allow})
+		forged = append(forged, Choice{Key: PromptKey{StampHash: p.Hash(), HandlerAction: o.HandlerAction, Target: o.Target, Shape: o.Shape}, Verdict: Allow})
 	}
 	fp, _ := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: forged})
 	if d := fp.Authorize(secret); d.Verdict != Deny || d.Boundary != BoundarySecretValues {

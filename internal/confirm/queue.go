@@ -79,7 +79,7 @@ func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Ope
 	}
 	d := p.Authorize(op)
 	if d.Verdict == Confirm {
-		c, ok, err := q.prompts.Lookup(ctx, p.Address(), p.Profile(), PromptKey{p.Hash(), op.HandlerAction, op.Target, op.Shape})
+		c, ok, err := q.prompts.Lookup(ctx, p.Address(), p.Profile(), p.Keys(), op)
 		if err != nil {
 			return Result{}, err
 		}
@@ -95,7 +95,7 @@ func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Ope
 	}
 	st := p.Stamp()
 	return q.enqueue(ctx, caller, pendingInput{kind: KindOperation, op: op, stamp: st, hash: p.Hash(),
-		decision: d, corr: correlationID, fp: fp})
+		classKey: p.Keys().ClassKey, decision: d, corr: correlationID, fp: fp})
 }
 
 func checkCaller(caller Principal, persona string) error {
@@ -124,6 +124,7 @@ type pendingInput struct {
 	op       Operation
 	stamp    *stamp.Stamp
 	hash     string
+	classKey string
 	decision Decision
 	detail   string
 	reason   string
@@ -195,7 +196,7 @@ func (q *Queue) create(ctx context.Context, caller Principal, in pendingInput, c
 	c := &Confirmation{
 		ID: newID(), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
 		Route: in.decision.Route(), Unroutable: rt.unroutable, Operation: in.op, PersonaID: in.stamp.Persona.ID,
-		Profile: in.stamp.Path.Profile, StampHash: in.hash, CorrelationID: in.corr, Fingerprint: in.fp,
+		Profile: in.stamp.Path.Profile, StampHash: in.hash, ClassKey: in.classKey, CorrelationID: in.corr, Fingerprint: in.fp,
 		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail, RequestReason: in.reason,
 		CreatedAt: now, ExpiresAt: now.Add(q.ttl), State: StatePending,
 	}

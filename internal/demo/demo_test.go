@@ -8,13 +8,15 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // seeded starts a hub on a short temporary home, seeds the demo
 // installation as henry, and returns the home, henry's client and what was
 // seeded; everything stops when the test ends.
-func seeded(t *testing.T) (string, *hub.Client, Installation) {
+func seeded(t *testing.T) (string, *hubclient.Client, Installation) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "vd")
 	if err != nil {
@@ -38,7 +40,7 @@ func seeded(t *testing.T) (string, *hub.Client, Installation) {
 	case err := <-done:
 		t.Fatal(err)
 	}
-	op, err := hub.Dial(ctx, dir, hub.AsOperator("henry"))
+	op, err := hubclient.Dial(ctx, dir, hubclient.AsOperator("henry"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestDemoInstallationAndSimulation(t *testing.T) {
 	if err != nil || len(hist) != 2 || hist[0].State != registry.StateRetired || hist[1].State != registry.StateActive {
 		t.Fatalf("regranted seat history: %+v, %v", hist, err)
 	}
-	states := map[string]hub.State{}
+	states := map[string]hubapi.State{}
 	ps, err := op.Presence(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -78,16 +80,16 @@ func TestDemoInstallationAndSimulation(t *testing.T) {
 	for _, p := range ps {
 		states[p.Address+"#"+string(rune('0'+p.Generation))] = p.State
 	}
-	if s := states["root/secretary#1"]; s != hub.StateStanding {
+	if s := states["root/secretary#1"]; s != hubapi.StateStanding {
 		t.Errorf("root/secretary (no runtime) is %s, want standing", s)
 	}
-	if s := states["home/secretary#1"]; s != hub.StateStale && s != hub.StateOffline {
+	if s := states["home/secretary#1"]; s != hubapi.StateStale && s != hubapi.StateOffline {
 		t.Errorf("home/secretary (runtime went away) is %s, want stale or offline", s)
 	}
-	if s := states["work/core/deputy#1"]; s != hub.StateRetired {
+	if s := states["work/core/deputy#1"]; s != hubapi.StateRetired {
 		t.Errorf("the regranted seat's first generation is %s, want retired", s)
 	}
-	if s := states["work/core/lead#1"]; s != hub.StateActive && s != hub.StateIdle {
+	if s := states["work/core/lead#1"]; s != hubapi.StateActive && s != hubapi.StateIdle {
 		t.Errorf("work/core/lead is %s, want active or idle", s)
 	}
 	// confirmations of every kind were asked
@@ -132,7 +134,7 @@ func TestRetiredRuntimeStopsQuietly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(context.Background(), r.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(context.Background(), r.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

@@ -2,14 +2,15 @@
 // simulated persona runtimes that beat, change activity and ask for
 // confirmations of every kind — what a newcomer runs first (`virgo-tui
 // demo`), and a live load for tests. It talks to the hub only through
-// hub.Client, as a real runtime and a real operator would.
+// hubclient.Client, as a real runtime and a real operator would.
 package demo
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -52,7 +53,7 @@ type Installation struct {
 // Seed registers the demo installation through op (an operator client
 // acting as human, the bound human of every persona) and approves each
 // activation, as an operator at the console would.
-func Seed(ctx context.Context, op *hub.Client, human string) (Installation, error) {
+func Seed(ctx context.Context, op *hubclient.Client, human string) (Installation, error) {
 	var in Installation
 	for _, s := range seats {
 		p, err := addActive(ctx, op, s.address, human)
@@ -76,7 +77,7 @@ func Seed(ctx context.Context, op *hub.Client, human string) (Installation, erro
 	if err != nil {
 		return in, err
 	}
-	reg, err := op.Register(ctx, hub.RegisterRequest{Address: pendingSeat, Name: name, Human: human})
+	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: pendingSeat, Name: name, Human: human})
 	if err != nil {
 		return in, err
 	}
@@ -87,7 +88,7 @@ func Seed(ctx context.Context, op *hub.Client, human string) (Installation, erro
 	return in, nil
 }
 
-func freeName(ctx context.Context, op *hub.Client) (string, error) {
+func freeName(ctx context.Context, op *hubclient.Client) (string, error) {
 	names, err := op.SuggestNames(ctx, 1)
 	if err != nil {
 		return "", err
@@ -99,16 +100,16 @@ func freeName(ctx context.Context, op *hub.Client) (string, error) {
 }
 
 // addActive registers a generation at address and approves its activation.
-func addActive(ctx context.Context, op *hub.Client, address, human string) (registry.Persona, error) {
+func addActive(ctx context.Context, op *hubclient.Client, address, human string) (registry.Persona, error) {
 	name, err := freeName(ctx, op)
 	if err != nil {
 		return registry.Persona{}, err
 	}
-	reg, err := op.Register(ctx, hub.RegisterRequest{Address: address, Name: name, Human: human})
+	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: address, Name: name, Human: human})
 	if err != nil {
 		return registry.Persona{}, fmt.Errorf("demo: %w", err)
 	}
-	if _, err := op.Decide(ctx, reg.Confirmation.ID, hub.DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, reg.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		return registry.Persona{}, fmt.Errorf("demo: activate %s: %w", address, err)
 	}
 	v, err := op.Persona(ctx, reg.Persona.ID)
@@ -116,7 +117,7 @@ func addActive(ctx context.Context, op *hub.Client, address, human string) (regi
 }
 
 // retire asks for a retirement and approves it.
-func retire(ctx context.Context, op *hub.Client, ref, reason string) error {
+func retire(ctx context.Context, op *hubclient.Client, ref, reason string) error {
 	r, err := op.RequestRetirement(ctx, ref, reason)
 	if err != nil {
 		return fmt.Errorf("demo: retire %s: %w", ref, err)
@@ -124,6 +125,6 @@ func retire(ctx context.Context, op *hub.Client, ref, reason string) error {
 	if r.Confirmation == nil {
 		return nil
 	}
-	_, err = op.Decide(ctx, r.Confirmation.ID, hub.DecideRequest{Approve: true})
+	_, err = op.Decide(ctx, r.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 	return err
 }

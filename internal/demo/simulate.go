@@ -13,6 +13,8 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -54,7 +56,7 @@ type Options struct {
 	Home string
 	// Operator is the operator client; with AutoDecide it decides the
 	// confirmations routed to its human after a short pause (headless runs).
-	Operator   *hub.Client
+	Operator   *hubclient.Client
 	AutoDecide bool
 	// Beat is each runtime's heartbeat period; Intervals.Heartbeat by default.
 	Beat time.Duration
@@ -101,7 +103,7 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 		if i == 0 {
 			continue
 		}
-		rt, err := hub.Dial(ctx, opts.Home, hub.WithTokenFile(filepath.Join(registry.Home{Dir: opts.Home}.GenerationDir(p.ID), hub.TokenFile)))
+		rt, err := hubclient.Dial(ctx, opts.Home, hubclient.WithTokenFile(filepath.Join(registry.Home{Dir: opts.Home}.GenerationDir(p.ID), hubapi.TokenFile)))
 		if err != nil {
 			return nil, fmt.Errorf("demo: runtime of %s: %w", p.Address, err)
 		}
@@ -137,7 +139,7 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 // runtime is one simulated persona runtime.
 type runtime struct {
 	p         registry.Persona
-	c         *hub.Client
+	c         *hubclient.Client
 	st        *Stats
 	beat      time.Duration
 	stopAfter int
@@ -158,7 +160,7 @@ func (r *runtime) run(ctx context.Context) error {
 			return nil // the runtime went away
 		}
 		if err := r.step(ctx); err != nil {
-			if errors.Is(err, hub.ErrUnauthenticated) || errors.Is(err, hub.ErrRevoked) {
+			if errors.Is(err, hubapi.ErrUnauthenticated) || errors.Is(err, hubapi.ErrRevoked) {
 				return nil // retired from the console: its token no longer works, and a runtime stops
 			}
 			return fmt.Errorf("demo: %s: %w", r.p.Address, err)
@@ -216,7 +218,7 @@ func (r *runtime) ask(ctx context.Context) error {
 	} else if strings.Contains(target, "%d") {
 		target = fmt.Sprintf(target, r.n)
 	}
-	res, err := r.c.RequestConfirmation(ctx, hub.OperationRequest{Tool: s.tool, Target: target, Shape: s.shape,
+	res, err := r.c.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: s.tool, Target: target, Shape: s.shape,
 		CorrelationID: fmt.Sprintf("demo-%s-%d", r.p.ID[:8], r.n)})
 	if err != nil {
 		return err
@@ -242,7 +244,7 @@ func (r *runtime) decideForDeputies(ctx context.Context) error {
 		if c.Authority.String() != r.p.Address || c.Unroutable {
 			continue
 		}
-		d := hub.DecideRequest{Approve: r.rng.IntN(3) > 0}
+		d := hubapi.DecideRequest{Approve: r.rng.IntN(3) > 0}
 		if !d.Approve {
 			d.Reason = "stay on your assigned task"
 		}
@@ -261,7 +263,7 @@ func (r *runtime) decideForDeputies(ctx context.Context) error {
 // decides the operation confirmations routed to it that have waited more
 // than a second, approving two of three. Activations and retirements stay
 // pending for a human.
-func autoDecide(ctx context.Context, op *hub.Client, st *Stats) error {
+func autoDecide(ctx context.Context, op *hubclient.Client, st *Stats) error {
 	me, err := op.WhoAmI(ctx)
 	if err != nil {
 		return err
@@ -281,7 +283,7 @@ func autoDecide(ctx context.Context, op *hub.Client, st *Stats) error {
 				continue
 			}
 			n++
-			d := hub.DecideRequest{Approve: n%3 != 0}
+			d := hubapi.DecideRequest{Approve: n%3 != 0}
 			if !d.Approve {
 				d.Reason = "not during the demo"
 			}

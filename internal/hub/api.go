@@ -8,17 +8,9 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
-
-// APIVersion is the version prefix this hub serves.
-const APIVersion = "v1"
-
-// SupportedVersions lists every API version the hub answers.
-var SupportedVersions = []string{APIVersion}
-
-// MaxBody is the largest request body the hub reads (1 MiB); a larger one
-// is refused with 413 before it is parsed.
-const MaxBody = 1 << 20
 
 // who may call an endpoint.
 type access uint8
@@ -36,7 +28,7 @@ type route struct {
 	method  string
 	pattern string // a net/http pattern without the method
 	access  access
-	handle  func(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error
+	handle  func(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error
 }
 
 // Handler returns the hub's HTTP API.
@@ -85,30 +77,30 @@ func (h *Hub) dispatch(w http.ResponseWriter, r *http.Request, methods map[strin
 
 // authorize derives the caller's identity from its bearer token, never
 // from the request body, and checks it against the endpoint's access.
-func (h *Hub) authorize(r *http.Request, acc access) (Identity, error) {
+func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 	if acc == anyone {
-		return Identity{}, nil
+		return hubapi.Identity{}, nil
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
-		return Identity{}, ErrUnauthenticated
+		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}
 	id, err := h.tokens.Authenticate(strings.TrimSpace(tok))
 	if err != nil {
-		return Identity{}, err
+		return hubapi.Identity{}, err
 	}
-	if id.Kind == PrincipalPersona {
+	if id.Kind == hubapi.PrincipalPersona {
 		// Belt and braces: a generation retired by any path is refused
 		// even before its revocation reached the token book.
-		if p, ok := h.presence.Get(id.PersonaID); ok && p.State == StateRetired {
-			return Identity{}, fmt.Errorf("%s: %w", id.Principal, ErrRevoked)
+		if p, ok := h.presence.Get(id.PersonaID); ok && p.State == hubapi.StateRetired {
+			return hubapi.Identity{}, fmt.Errorf("%s: %w", id.Principal, hubapi.ErrRevoked)
 		}
 	}
 	switch {
 	case acc == operator && !id.IsHuman():
-		return Identity{}, fmt.Errorf("%w: %s %s needs an operator token; %s is a persona", ErrForbidden, r.Method, r.URL.Path, id.Principal)
+		return hubapi.Identity{}, fmt.Errorf("%w: %s %s needs an operator token; %s is a persona", hubapi.ErrForbidden, r.Method, r.URL.Path, id.Principal)
 	case acc == persona && id.IsHuman():
-		return Identity{}, fmt.Errorf("%w: %s %s needs a persona generation's token; %s is an operator", ErrForbidden, r.Method, r.URL.Path, id.Principal)
+		return hubapi.Identity{}, fmt.Errorf("%w: %s %s needs a persona generation's token; %s is an operator", hubapi.ErrForbidden, r.Method, r.URL.Path, id.Principal)
 	}
 	return id, nil
 }
@@ -117,9 +109,9 @@ func (h *Hub) authorize(r *http.Request, acc access) (Identity, error) {
 // names the supported ones; an unknown path of v1 says so.
 func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
 	version, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	if version != APIVersion {
-		writeJSON(w, http.StatusNotFound, &APIError{Code: "unsupported_version", Versions: SupportedVersions,
-			Msg: fmt.Sprintf("%s: unknown API version %q; this hub serves /%s/ (see docs/api.md)", r.URL.Path, version, APIVersion)})
+	if version != hubapi.APIVersion {
+		writeJSON(w, http.StatusNotFound, &hubapi.APIError{Code: "unsupported_version", Versions: hubapi.SupportedVersions,
+			Msg: fmt.Sprintf("%s: unknown API version %q; this hub serves /%s/ (see docs/api.md)", r.URL.Path, version, hubapi.APIVersion)})
 		return
 	}
 	writeError(w, apiErrorf(http.StatusNotFound, "no_endpoint", "%s %s is not an endpoint of the hub (see docs/api.md)", r.Method, r.URL.Path))
@@ -127,13 +119,13 @@ func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
 
 // decodeBody reads a JSON object of at most MaxBody bytes into v. Unknown
 // fields are refused, so a typo is not silently ignored; identity fields
-// are the exception (see identityClaims). An empty body decodes as {} when
+// are the exception (see IdentityClaims). An empty body decodes as {} when
 // optional is set.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
 	if optional && r.ContentLength == 0 {
 		return nil // a bare heartbeat: nothing to parse
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	r.Body = http.MaxBytesReader(w, r.Body, hubapi.MaxBody)
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -153,7 +145,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &tooBig):
-		return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "request body is over the %d-byte limit", MaxBody)
+		return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "request body is over the %d-byte limit", hubapi.MaxBody)
 	case errors.Is(err, io.EOF):
 		return apiErrorf(http.StatusBadRequest, "malformed_json", "request body is empty; send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -165,14 +157,4 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 	default:
 		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed request: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-}
-
-// identityClaims are fields a client may send but the hub ignores: who
-// asks and who decides come from the bearer token only. Accepting them
-// (rather than refusing unknown fields) keeps old clients working and makes
-// the rule visible in one place.
-type identityClaims struct {
-	Requester json.RawMessage `json:"requester,omitempty"`
-	Decider   json.RawMessage `json:"decider,omitempty"`
-	Principal json.RawMessage `json:"principal,omitempty"`
 }

@@ -4,24 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
-
-// AssignRequest is the body of POST /v1/assignments: assign (or, with
-// Remove, unassign) a task to a coder-deputy. Who assigns is the token's
-// identity: the deputy's owning lead or its bound human, never the deputy.
-type AssignRequest struct {
-	identityClaims
-	// Persona is the deputy: an address (its current holder), a name or a
-	// generation id.
-	Persona string `json:"persona"`
-	// Task is scope/project/task, in the deputy's project.
-	Task   string `json:"task"`
-	Remove bool   `json:"remove,omitempty"`
-}
 
 // assignError answers a malformed task target as a bad operation; every
 // named refusal of the assignment rules is in errorTable.
@@ -42,8 +29,8 @@ func (h *Hub) deputy(ctx context.Context, ref string) (registry.Persona, error) 
 
 // assignTask is POST /v1/assignments: the answer is the task's assignment
 // (for Remove, the one removed is not returned: 204).
-func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var req AssignRequest
+func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.AssignRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
@@ -59,7 +46,7 @@ func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) err
 	if err != nil {
 		return err
 	}
-	by, err := id.principal()
+	by, err := id.ConfirmPrincipal()
 	if err != nil {
 		return err
 	}
@@ -87,7 +74,7 @@ func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) err
 // listAssignments is GET /v1/assignments?persona=REF: the tasks assigned to
 // the persona's generation. A persona token sees its own and, as owning
 // lead, its deputies'.
-func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	ctx := r.Context()
 	p, err := h.deputy(ctx, r.URL.Query().Get("persona"))
 	if err != nil {
@@ -105,24 +92,4 @@ func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id Identity
 	}
 	writeJSON(w, http.StatusOK, as)
 	return nil
-}
-
-// Assign records task (scope/project/task) as assigned to the deputy ref,
-// as this client's identity: the deputy's owning lead or its bound human.
-func (c *Client) Assign(ctx context.Context, ref, task string) (confirm.Assignment, error) {
-	var a confirm.Assignment
-	err := c.do(ctx, "POST", "/v1/assignments", AssignRequest{Persona: ref, Task: task}, &a)
-	return a, err
-}
-
-// Unassign removes an assigned task of the deputy ref (same rules as Assign).
-func (c *Client) Unassign(ctx context.Context, ref, task string) error {
-	return c.do(ctx, "POST", "/v1/assignments", AssignRequest{Persona: ref, Task: task, Remove: true}, nil)
-}
-
-// Assignments lists the tasks assigned to the persona ref's generation.
-func (c *Client) Assignments(ctx context.Context, ref string) ([]confirm.Assignment, error) {
-	var as []confirm.Assignment
-	err := c.do(ctx, "GET", "/v1/assignments?"+url.Values{"persona": {ref}}.Encode(), nil, &as)
-	return as, err
 }

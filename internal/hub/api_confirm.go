@@ -7,35 +7,12 @@ import (
 	"strconv"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// principal is the confirmation queue's principal of a token's identity.
-func (id Identity) principal() (confirm.Principal, error) {
-	if id.IsHuman() {
-		return confirm.ParsePrincipal(id.Principal)
-	}
-	return confirm.PersonaPrincipal(id.Principal), nil
-}
-
-// OperationRequest names one tool call of a persona: the body of
-// POST /v1/authorize and POST /v1/confirmations.
-type OperationRequest struct {
-	identityClaims
-	// Persona is whose stamp applies: ignored for a persona's token (its
-	// own), required for an operator's.
-	Persona string `json:"persona,omitempty"`
-	Tool    string `json:"tool"`
-	// Target is the target in its kind's text form ("path:QUEUE.md",
-	// "address:work/core/lead", ...).
-	Target string `json:"target"`
-	Shape  string `json:"shape"`
-	// CorrelationID names the request for retries (confirmations only).
-	CorrelationID string `json:"correlation_id,omitempty"`
-}
-
 // operation resolves the persona, its policy and the normalized operation.
-func (h *Hub) operation(ctx context.Context, id Identity, req OperationRequest) (*confirm.Policy, confirm.Operation, error) {
+func (h *Hub) operation(ctx context.Context, id hubapi.Identity, req hubapi.OperationRequest) (*confirm.Policy, confirm.Operation, error) {
 	var p registry.Persona
 	var err error
 	switch {
@@ -50,13 +27,17 @@ func (h *Hub) operation(ctx context.Context, id Identity, req OperationRequest) 
 		return nil, confirm.Operation{}, err
 	}
 	if p.State != registry.StateActive {
-		return nil, confirm.Operation{}, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, ErrForbidden)
+		return nil, confirm.Operation{}, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, hubapi.ErrForbidden)
 	}
 	st, err := h.loadStamp(p)
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
-	learned, err := h.queue.Prompts().Active(ctx, p.Address, string(p.Profile), p.StampHash)
+	keys, err := confirm.KeysOf(&st, p.StampHash)
+	if err != nil {
+		return nil, confirm.Operation{}, err
+	}
+	learned, err := h.queue.Prompts().Active(ctx, p.Address, string(p.Profile), keys)
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
@@ -88,8 +69,8 @@ func badOperation(err error) error {
 }
 
 // authorizeOp is POST /v1/authorize: the handler's verdict, nothing queued.
-func authorizeOp(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var req OperationRequest
+func authorizeOp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.OperationRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
@@ -104,8 +85,8 @@ func authorizeOp(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) er
 // requestConfirmation is POST /v1/confirmations: authorize and, on a
 // confirm verdict, queue (or join) a confirmation. The requester is the
 // token's identity; a "requester" in the body is ignored.
-func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var req OperationRequest
+func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.OperationRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
@@ -113,7 +94,7 @@ func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Iden
 	if err != nil {
 		return err
 	}
-	caller, err := id.principal()
+	caller, err := id.ConfirmPrincipal()
 	if err != nil {
 		return err
 	}
@@ -130,7 +111,7 @@ func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Iden
 
 // visible reports whether a caller may see a confirmation: operators see
 // all; a persona sees those it asked and those routed to it.
-func visible(id Identity, c *confirm.Confirmation) bool {
+func visible(id hubapi.Identity, c *confirm.Confirmation) bool {
 	if id.IsHuman() {
 		return true
 	}
@@ -138,7 +119,7 @@ func visible(id Identity, c *confirm.Confirmation) bool {
 }
 
 // listConfirmations is GET /v1/confirmations[?all=true].
-func listConfirmations(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+func listConfirmations(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	cs, err := h.queue.List(r.Context(), r.URL.Query().Get("all") == "true")
 	if err != nil {
 		return err
@@ -154,7 +135,7 @@ func listConfirmations(h *Hub, w http.ResponseWriter, r *http.Request, id Identi
 }
 
 // getConfirmation is GET /v1/confirmations/{id}.
-func getConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+func getConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	c, err := h.queue.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
@@ -166,26 +147,16 @@ func getConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id Identity
 	return nil
 }
 
-// DecideRequest is the body of POST /v1/confirmations/{id}/decide.
-type DecideRequest struct {
-	identityClaims
-	Approve bool `json:"approve"`
-	// Remember is "", "persona" or "class".
-	Remember confirm.Remember `json:"remember,omitempty"`
-	// Reason is required for a denial.
-	Reason string `json:"reason,omitempty"`
-}
-
 // decide is POST /v1/confirmations/{id}/decide. The decider is the token's
 // identity. The decision and its audit entry are committed (and synced)
 // before the answer; a decided activation or retirement is then carried
 // out in the registry.
-func decide(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var req DecideRequest
+func decide(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.DecideRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	decider, err := id.principal()
+	decider, err := id.ConfirmPrincipal()
 	if err != nil {
 		return err
 	}
@@ -219,7 +190,7 @@ func (h *Hub) applyDecision(ctx context.Context, c *confirm.Confirmation) error 
 
 // listPrompts is GET /v1/prompts[?persona=REF[&review=true]]: every learned
 // choice, or a persona's active ones, or its stale ones awaiting review.
-func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	q := r.URL.Query()
 	ctx := r.Context()
 	if q.Get("persona") == "" {
@@ -238,7 +209,11 @@ func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) err
 	if q.Get("review") == "true" {
 		list = h.queue.Prompts().Review
 	}
-	cs, err := list(ctx, p.Address, string(p.Profile), p.StampHash)
+	keys, err := h.learnKeys(p)
+	if err != nil {
+		return err
+	}
+	cs, err := list(ctx, p.Address, string(p.Profile), keys)
 	if err != nil {
 		return err
 	}
@@ -248,7 +223,7 @@ func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) err
 
 // listAudit is GET /v1/audit[?limit=N]: the audit log in commit order, the
 // last N entries with a limit.
-func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	es, err := confirm.Audit(r.Context(), h.st)
 	if err != nil {
 		return err
@@ -266,36 +241,42 @@ func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error
 	return nil
 }
 
-// PromptReviewRequest is the body of POST /v1/prompts/{id}/carry-forward
-// and POST /v1/prompts/{id}/drop: whose stale learned choice {id} is.
-type PromptReviewRequest struct {
-	identityClaims
-	// Persona is an address (its current holder), a name or a generation id.
-	Persona string `json:"persona"`
+// learnKeys are the keys p's learned choices match under now: its stamp
+// hash and the class key of its stamp.
+func (h *Hub) learnKeys(p registry.Persona) (confirm.Keys, error) {
+	st, err := h.loadStamp(p)
+	if err != nil {
+		return confirm.Keys{}, err
+	}
+	return confirm.KeysOf(&st, p.StampHash)
 }
 
 // staleChoice finds the learned choice choiceID among the persona's stale
-// ones: only a choice learned under another stamp than the persona's
-// current one is reviewed.
-func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (registry.Persona, confirm.Choice, error) {
+// ones: only a choice learned under another stamp (or class key) than the
+// persona's current one is reviewed. It returns the persona's current keys.
+func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (confirm.Keys, confirm.Choice, error) {
 	if ref == "" {
-		return registry.Persona{}, confirm.Choice{}, apiErrorf(http.StatusBadRequest, "persona_required",
+		return confirm.Keys{}, confirm.Choice{}, apiErrorf(http.StatusBadRequest, "persona_required",
 			"name the persona whose stale choice this is: send \"persona\" (an address, name or id)")
 	}
 	p, err := h.resolve(ctx, ref)
 	if err != nil {
-		return p, confirm.Choice{}, err
+		return confirm.Keys{}, confirm.Choice{}, err
 	}
-	stale, err := h.queue.Prompts().Review(ctx, p.Address, string(p.Profile), p.StampHash)
+	keys, err := h.learnKeys(p)
 	if err != nil {
-		return p, confirm.Choice{}, err
+		return keys, confirm.Choice{}, err
+	}
+	stale, err := h.queue.Prompts().Review(ctx, p.Address, string(p.Profile), keys)
+	if err != nil {
+		return keys, confirm.Choice{}, err
 	}
 	for _, c := range stale {
 		if c.ID() == choiceID {
-			return p, c, nil
+			return keys, c, nil
 		}
 	}
-	return p, confirm.Choice{}, fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
+	return keys, confirm.Choice{}, fmt.Errorf("choice %s of %s: %w among its stale choices (list them: GET /v1/prompts?persona=%s&review=true)",
 		choiceID, p.Address, confirm.ErrNoChoice, p.Address)
 }
 
@@ -304,25 +285,25 @@ func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (registry.P
 // decider is the operator token's human; the answer is the choice as
 // carried forward (re-keyed to the current stamp hash) or as dropped. The
 // change and its audit entry are one transaction.
-func reviewPrompt(carry bool) func(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	return func(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-		var req PromptReviewRequest
+func reviewPrompt(carry bool) func(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	return func(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+		var req hubapi.PromptReviewRequest
 		if err := decodeBody(w, r, &req, false); err != nil {
 			return err
 		}
-		decider, err := id.principal()
+		decider, err := id.ConfirmPrincipal()
 		if err != nil {
 			return err
 		}
 		ctx := r.Context()
-		p, c, err := h.staleChoice(ctx, req.Persona, r.PathValue("id"))
+		keys, c, err := h.staleChoice(ctx, req.Persona, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
 		if carry {
-			c, err = h.queue.Prompts().CarryForward(ctx, decider, c, p.StampHash)
+			c, err = h.queue.Prompts().CarryForward(ctx, decider, c, keys)
 		} else {
-			err = h.queue.Prompts().Drop(ctx, decider, c, p.StampHash)
+			err = h.queue.Prompts().Drop(ctx, decider, c, keys)
 		}
 		if err != nil {
 			return err // ErrNoChoice when someone else resolved it meanwhile

@@ -7,19 +7,12 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// PersonaView is a persona record with its live presence (absent for
-// pending and refused generations, which have no runtime).
-type PersonaView struct {
-	Persona  registry.Persona `json:"persona"`
-	Presence *Presence        `json:"presence,omitempty"`
-}
-
-func (h *Hub) view(p registry.Persona) PersonaView {
-	v := PersonaView{Persona: p}
+func (h *Hub) view(p registry.Persona) hubapi.PersonaView {
+	v := hubapi.PersonaView{Persona: p}
 	if pr, ok := h.presence.Get(p.ID); ok {
 		v.Presence = &pr
 	}
@@ -35,16 +28,16 @@ func (h *Hub) resolve(ctx context.Context, ref string) (registry.Persona, error)
 }
 
 // listPersonas is GET /v1/personas[?all=true].
-func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	ps, err := h.reg.List(r.Context(), registry.ListOptions{All: r.URL.Query().Get("all") == "true"})
 	if err != nil {
 		return err
 	}
-	vs := make([]PersonaView, len(ps))
+	vs := make([]hubapi.PersonaView, len(ps))
 	for i, p := range ps {
 		vs[i] = h.view(p)
 	}
-	b, err := appendViews(make([]byte, 0, 2+viewBytes*len(vs)), vs)
+	b, err := hubapi.AppendViews(make([]byte, 0, 2+hubapi.ViewBytes*len(vs)), vs)
 	if err != nil {
 		return err
 	}
@@ -53,12 +46,12 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) er
 }
 
 // getPersona is GET /v1/personas/{ref...}: by id, address or name.
-func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	p, err := h.resolve(r.Context(), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
-	b, err := appendView(make([]byte, 0, viewBytes), h.view(p))
+	b, err := hubapi.AppendView(make([]byte, 0, hubapi.ViewBytes), h.view(p))
 	if err != nil {
 		return err
 	}
@@ -76,7 +69,7 @@ func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 }
 
 // seatHistory is GET /v1/seats/{address...}: every generation that held it.
-func seatHistory(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func seatHistory(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	ps, err := h.reg.SeatHistory(r.Context(), r.PathValue("address"))
 	if err != nil {
 		return err
@@ -85,28 +78,13 @@ func seatHistory(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) err
 	return nil
 }
 
-// RetireRequest is the body of POST /v1/personas/retire.
-type RetireRequest struct {
-	identityClaims
-	// Persona is an address (its current holder), a name or a generation id.
-	Persona string `json:"persona"`
-	Reason  string `json:"reason"`
-}
-
-// Retirement is the answer of POST /v1/personas/retire: the persona and,
-// for a stamped one, the retirement confirmation queued for its bound human.
-type Retirement struct {
-	Persona      PersonaView           `json:"persona"`
-	Confirmation *confirm.Confirmation `json:"confirmation,omitempty"`
-}
-
 // retirePersona is POST /v1/personas/retire. Retirement is destructive, so
 // for a stamped generation it is queued as a confirmation for the bound
 // human (who may be the caller: then approve it with decide); the token
 // stops working the moment it is approved. A generation without a stamp
 // holds no capability, and is retired at once.
-func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var req RetireRequest
+func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.RetireRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
@@ -125,7 +103,7 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) 
 		if err := h.Settle(ctx); err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, Retirement{Persona: h.view(p)})
+		writeJSON(w, http.StatusOK, hubapi.Retirement{Persona: h.view(p)})
 		return nil
 	}
 	if req.Reason == "" {
@@ -135,7 +113,7 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) 
 	if err != nil {
 		return err
 	}
-	askedBy, err := id.principal()
+	askedBy, err := id.ConfirmPrincipal()
 	if err != nil {
 		return err
 	}
@@ -146,13 +124,13 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) 
 	if err := h.Settle(ctx); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, Retirement{Persona: h.view(p), Confirmation: res.Confirmation})
+	writeJSON(w, http.StatusAccepted, hubapi.Retirement{Persona: h.view(p), Confirmation: res.Confirmation})
 	return nil
 }
 
 // registerPersona is POST /v1/personas (operators): see Hub.Register.
-func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var req RegisterRequest
+func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.RegisterRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
@@ -169,13 +147,8 @@ func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id Identity
 	return nil
 }
 
-// Names is the answer of GET /v1/names.
-type Names struct {
-	Suggestions []string `json:"suggestions"`
-}
-
 // suggestNames is GET /v1/names?n=N: free constellation names.
-func suggestNames(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func suggestNames(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	n := 5
 	if s := r.URL.Query().Get("n"); s != "" {
 		v, err := strconv.Atoi(s)
@@ -188,28 +161,19 @@ func suggestNames(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) er
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, Names{Suggestions: names})
+	writeJSON(w, http.StatusOK, hubapi.Names{Suggestions: names})
 	return nil
 }
 
-// Health is the answer of GET /v1/health.
-type Health struct {
-	PID      int      `json:"pid"`
-	Epoch    string   `json:"epoch"`
-	Head     uint64   `json:"head"`
-	Home     string   `json:"home"`
-	Versions []string `json:"versions"`
-}
-
 // health is GET /v1/health: no token needed; tells a client which hub runs.
-func health(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
-	writeJSON(w, http.StatusOK, Health{PID: os.Getpid(), Epoch: h.stream.Epoch(), Head: h.stream.Head(),
-		Home: h.cfg.Home.Dir, Versions: SupportedVersions})
+func health(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
+	writeJSON(w, http.StatusOK, hubapi.Health{PID: os.Getpid(), Epoch: h.stream.Epoch(), Head: h.stream.Head(),
+		Home: h.cfg.Home.Dir, Versions: hubapi.SupportedVersions})
 	return nil
 }
 
 // whoami is GET /v1/whoami: the identity the hub derives from the token.
-func whoami(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+func whoami(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	writeJSON(w, http.StatusOK, id)
 	return nil
 }

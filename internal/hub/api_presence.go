@@ -9,26 +9,14 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
-
-// PresenceReport is the body of a beat or set: a heartbeat with, optionally,
-// a new activity and summary (absent fields are left as they are).
-type PresenceReport struct {
-	identityClaims
-	Activity *string `json:"activity,omitempty"`
-	Summary  *string `json:"summary,omitempty"`
-}
-
-// BeatAck is the answer to a beat: the presence as the hub now holds it.
-type BeatAck struct {
-	State State  `json:"state"`
-	Beats uint64 `json:"beats"`
-}
 
 // beat is POST /v1/presence/beat: a persona runtime's heartbeat, with an
 // optional activity and summary. The persona is the token's, never the body's.
-func beat(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var rep PresenceReport
+func beat(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var rep hubapi.PresenceReport
 	if err := decodeBody(w, r, &rep, true); err != nil {
 		return err
 	}
@@ -37,8 +25,8 @@ func beat(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
 
 // setPresence is POST /v1/presence/set: like a beat, but at least one of
 // activity and summary must be given.
-func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
-	var rep PresenceReport
+func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var rep hubapi.PresenceReport
 	if err := decodeBody(w, r, &rep, false); err != nil {
 		return err
 	}
@@ -48,35 +36,29 @@ func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) er
 	return h.report(w, id, rep)
 }
 
-func (h *Hub) report(w http.ResponseWriter, id Identity, rep PresenceReport) error {
+func (h *Hub) report(w http.ResponseWriter, id hubapi.Identity, rep hubapi.PresenceReport) error {
 	if err := h.applyReport(id, rep); err != nil {
 		return err
 	}
 	p, _ := h.presence.Get(id.PersonaID)
-	writeJSON(w, http.StatusOK, BeatAck{State: p.State, Beats: p.Beats})
+	writeJSON(w, http.StatusOK, hubapi.BeatAck{State: p.State, Beats: p.Beats})
 	return nil
 }
 
 // applyReport records one beat, with its activity and summary if given, as
 // one all-or-nothing report.
-func (h *Hub) applyReport(id Identity, rep PresenceReport) error {
+func (h *Hub) applyReport(id hubapi.Identity, rep hubapi.PresenceReport) error {
 	return h.presence.Report(id.PersonaID, rep.Activity, rep.Summary)
 }
 
 // listPresence is GET /v1/presence.
-func listPresence(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func listPresence(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	writeJSON(w, http.StatusOK, h.presence.List())
 	return nil
 }
 
 // maxReportLine bounds one line of a beat stream.
-const maxReportLine = 4 * MaxPresenceText
-
-// BeatStreamResult is the answer when a beat stream ends.
-type BeatStreamResult struct {
-	Reports uint64 `json:"reports"`
-	State   State  `json:"state"`
-}
+const maxReportLine = 4 * hubapi.MaxPresenceText
 
 // beatStreamDrain is how long a beat stream may go on reading once the hub
 // shuts down: long enough to apply the beats already on the wire, short
@@ -90,7 +72,7 @@ const beatStreamDrain = 200 * time.Millisecond
 // beatStreamDrain, counting the reports applied). One request carries any
 // number of heartbeats, so a busy runtime pays for HTTP once, not per beat.
 // The connection may stay silent up to the offline interval between lines.
-func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) error {
+func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	dl := watchShutdown(h, http.NewResponseController(w))
 	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)
@@ -110,7 +92,7 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) err
 			return apiErrorf(http.StatusBadRequest, "stream_broken", "beat stream ended after %d reports: %v", n, err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			var rep PresenceReport
+			var rep hubapi.PresenceReport
 			if jerr := json.Unmarshal(line, &rep); jerr != nil {
 				return apiErrorf(http.StatusBadRequest, "malformed_json", "beat stream line %d: %v", n+1, jerr)
 			}
@@ -129,7 +111,7 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id Identity) err
 		}
 	}
 	p, _ := h.presence.Get(id.PersonaID)
-	writeJSON(w, http.StatusOK, BeatStreamResult{Reports: n, State: p.State})
+	writeJSON(w, http.StatusOK, hubapi.BeatStreamResult{Reports: n, State: p.State})
 	return nil
 }
 

@@ -4,21 +4,14 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// StampView is a persona generation's stamp as the API returns it.
-type StampView struct {
-	PersonaID string      `json:"persona_id"`
-	Address   string      `json:"address"`
-	Hash      string      `json:"hash"`
-	Stamp     stamp.Stamp `json:"stamp"`
-}
-
 // getStamp is GET /v1/stamps/{ref...}: the stamp of a persona (id, address
 // or name), read from its file and checked against its recorded hash.
-func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	p, err := h.resolve(r.Context(), r.PathValue("ref"))
 	if err != nil {
 		return err
@@ -27,20 +20,13 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, StampView{PersonaID: p.ID, Address: p.Address, Hash: p.StampHash, Stamp: st})
+	writeJSON(w, http.StatusOK, hubapi.StampView{PersonaID: p.ID, Address: p.Address, Hash: p.StampHash, Stamp: st})
 	return nil
-}
-
-// DiffView is the answer of GET /v1/stamps/diff: the class-matrix diff and
-// its rendering.
-type DiffView struct {
-	Diff stamp.MatrixDiff `json:"diff"`
-	Text string           `json:"text"`
 }
 
 // diffStamps is GET /v1/stamps/diff?from=A&to=B: each side a capability
 // profile (a class), a persona reference, or empty for "nothing".
-func diffStamps(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func diffStamps(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	q := r.URL.Query()
 	fromLabel, from, err := h.diffSide(r.Context(), q.Get("from"))
 	if err != nil {
@@ -51,7 +37,7 @@ func diffStamps(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) erro
 		return err
 	}
 	d := stamp.DiffTools(fromLabel, from, toLabel, to)
-	writeJSON(w, http.StatusOK, DiffView{Diff: d, Text: stamp.RenderDiff(d)})
+	writeJSON(w, http.StatusOK, hubapi.DiffView{Diff: d, Text: stamp.RenderDiff(d)})
 	return nil
 }
 

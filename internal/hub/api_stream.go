@@ -7,11 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// EpochHeader carries the stream's epoch on every stream answer, so a
-// client knows which hub run its sequence numbers belong to.
-const EpochHeader = "Virgo-Epoch"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+)
 
 // streamKeepAlive is how often an idle stream sends a blank line (NDJSON)
 // or a comment (SSE), so a dead peer is noticed on both sides.
@@ -24,7 +22,7 @@ const streamWriteTimeout = 30 * time.Second
 // sequence N, then live, as NDJSON, or as server-sent events when the
 // client accepts text/event-stream. A sequence that is no longer kept, or
 // an epoch of an earlier hub run, is 410 with code "resync".
-func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) error {
+func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	after, err := parseAfter(r)
 	if err != nil {
 		return err
@@ -45,14 +43,14 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) e
 		w.Header().Set("Content-Type", "application/x-ndjson")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set(EpochHeader, h.stream.Epoch())
+	w.Header().Set(hubapi.EpochHeader, h.stream.Epoch())
 	w.WriteHeader(http.StatusOK)
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
 
 	var line []byte
-	write := func(cs []Change) error {
+	write := func(cs []hubapi.Change) error {
 		line = line[:0]
 		for _, c := range cs {
 			b, err := json.Marshal(c)
@@ -78,12 +76,12 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ Identity) e
 	ka := time.NewTicker(streamKeepAlive)
 	defer ka.Stop()
 	ctx := r.Context()
-	var buf []Change
+	var buf []hubapi.Change
 	for {
 		batch, wake, err := h.stream.Read(after, 512, buf[:0])
 		if err != nil {
 			// Fell behind the ring: say so in-band and end; the client resyncs.
-			_ = write([]Change{{Kind: KindResync, Seq: h.stream.Head(), Epoch: h.stream.Epoch(), Time: time.Now().UTC()}})
+			_ = write([]hubapi.Change{{Kind: hubapi.KindResync, Seq: h.stream.Head(), Epoch: h.stream.Epoch(), Time: time.Now().UTC()}})
 			return nil
 		}
 		if len(batch) > 0 {
@@ -124,7 +122,7 @@ func parseAfter(r *http.Request) (uint64, error) {
 	return n, nil
 }
 
-func (h *Hub) resyncError(why string) *APIError {
-	return &APIError{Status: http.StatusGone, Code: "resync", Head: h.stream.Head(), Epoch: h.stream.Epoch(),
+func (h *Hub) resyncError(why string) *hubapi.APIError {
+	return &hubapi.APIError{Status: http.StatusGone, Code: "resync", Head: h.stream.Head(), Epoch: h.stream.Epoch(),
 		Msg: "resync: " + why + "; fetch GET /v1/snapshot and resume after its seq"}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 // A coder-deputy's run inside a task its owning lead assigned is allowed;
@@ -20,8 +22,8 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 	deputy := th.addPersona(t, "work/core/deputy", "Zaniah")
 	ctx := context.Background()
 	leadRT, depRT := th.runtime(t, lead), th.runtime(t, deputy)
-	getRun := func(target string) OperationRequest {
-		return OperationRequest{Tool: "get_run", Target: target, Shape: "read:meta"}
+	getRun := func(target string) hubapi.OperationRequest {
+		return hubapi.OperationRequest{Tool: "get_run", Target: target, Shape: "read:meta"}
 	}
 
 	d, err := depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
@@ -38,7 +40,7 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 	wantCode(t, err, "not_assigner")
 	_, err = leadRT.Assign(ctx, "work/core/deputy", "work/web/t-1")
 	wantCode(t, err, "outside_project")
-	tok, err := os.ReadFile(th.home.GenerationDir(deputy.ID) + "/" + TokenFile)
+	tok, err := os.ReadFile(th.home.GenerationDir(deputy.ID) + "/" + hubapi.TokenFile)
 	mustNil(t, err)
 	body := `{"tool":"get_run","target":"run:work/core/t-1/r-1","shape":"read:meta","assigned":["t-1"],"assignments":["t-1"]}`
 	resp, ae := rawRequest(t, th.home.Dir, "POST", "/v1/authorize", strings.TrimSpace(string(tok)), []byte(body))
@@ -56,7 +58,7 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 	if d.Verdict != confirm.Allow {
 		t.Fatalf("run inside the assigned task: %v, want allow", d)
 	}
-	res, err := depRT.RequestConfirmation(ctx, OperationRequest{Tool: "get_run", Target: "run:work/core/t-9/r-1",
+	res, err := depRT.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: "get_run", Target: "run:work/core/t-9/r-1",
 		Shape: "read:meta", CorrelationID: "outside-1"})
 	mustNil(t, err)
 	if res.Status != confirm.StatusUnknown || res.Confirmation.Authority.String() != "work/core/lead" ||
@@ -64,7 +66,7 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 		t.Fatalf("run outside the assigned task: %+v, want pending for the owning lead", res.Confirmation)
 	}
 
-	for _, c := range []*Client{depRT, leadRT, th.operator(t, "henry")} {
+	for _, c := range []*hubclient.Client{depRT, leadRT, th.operator(t, "henry")} {
 		as, err := c.Assignments(ctx, "work/core/deputy")
 		mustNil(t, err)
 		if len(as) != 1 || as[0].Task != "work/core/t-1" {
@@ -98,9 +100,9 @@ func TestAssignmentsAreOnTheStream(t *testing.T) {
 	mustNil(t, err)
 	mustNil(t, leadRT.Unassign(ctx, "work/core/deputy", "work/core/t-1"))
 	var put, del bool
-	collect(t, sub, 5*time.Second, func(cs []Change) bool {
+	collect(t, sub, 5*time.Second, func(cs []hubapi.Change) bool {
 		for _, c := range cs {
-			if c.Kind == KindAssignment && strings.HasSuffix(c.Key, "/t-1") {
+			if c.Kind == hubapi.KindAssignment && strings.HasSuffix(c.Key, "/t-1") {
 				put = put || !c.Delete
 				del = del || c.Delete
 			}

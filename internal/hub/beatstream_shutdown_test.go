@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 func ptr(s string) *string { return &s }
@@ -33,7 +35,7 @@ func TestShutdownEndsOpenBeatStream(t *testing.T) {
 	for range more {
 		mustNil(t, s.Beat())
 	}
-	mustNil(t, s.Report(PresenceReport{Activity: ptr("shutting down")}))
+	mustNil(t, s.Report(hubapi.PresenceReport{Activity: ptr("shutting down")}))
 
 	start := time.Now()
 	th.stop()

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -63,10 +65,10 @@ func registerMany(tb testing.TB, reg *registry.Registry, n int) []registry.Perso
 // "20k" paces the 100 runtimes at 200 beats/s each, the goal's sustained
 // 20,000/s, where the latency goal applies.
 func BenchmarkHeartbeats(b *testing.B) {
-	perRequest := func(ctx context.Context, c *Client) (func() error, func() error) {
+	perRequest := func(ctx context.Context, c *hubclient.Client) (func() error, func() error) {
 		return func() error { _, err := c.Beat(ctx); return err }, func() error { return nil }
 	}
-	streamed := func(ctx context.Context, c *Client) (func() error, func() error) {
+	streamed := func(ctx context.Context, c *hubclient.Client) (func() error, func() error) {
 		s, err := c.OpenBeatStream(ctx)
 		if err != nil {
 			return func() error { return err }, func() error { return err }
@@ -80,7 +82,7 @@ func BenchmarkHeartbeats(b *testing.B) {
 }
 
 // beater returns a runtime's beat function and its closer.
-type beater func(ctx context.Context, c *Client) (beat, closeFn func() error)
+type beater func(ctx context.Context, c *hubclient.Client) (beat, closeFn func() error)
 
 // benchHeartbeats runs the load; rate is beats per second per runtime, 0
 // for as fast as possible.
@@ -90,7 +92,7 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 	th := startHub(b, home, Config{}, Timeouts{})
 	ps := registerMany(b, th.hub.Registry(), runtimes)
 	mustNil(b, th.hub.Settle(context.Background()))
-	clients := make([]*Client, runtimes)
+	clients := make([]*hubclient.Client, runtimes)
 	index := map[string]int{}
 	for i, p := range ps {
 		clients[i] = th.runtime(b, p)
@@ -117,10 +119,10 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 		for batch := range sub {
 			now := time.Now().UnixNano()
 			for _, c := range batch {
-				if c.Kind != KindPresence {
+				if c.Kind != hubapi.KindPresence {
 					continue
 				}
-				var p Presence
+				var p hubapi.Presence
 				if json.Unmarshal(c.Data, &p) != nil {
 					continue
 				}

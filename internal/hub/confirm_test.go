@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // deployOp is a confirm-level operation at the publication boundary: it
 // goes to the bound human.
-func deployOp(corr string) OperationRequest {
-	return OperationRequest{Tool: "publish_deployment_v1", Target: "external:https://example.org/release",
+func deployOp(corr string) hubapi.OperationRequest {
+	return hubapi.OperationRequest{Tool: "publish_deployment_v1", Target: "external:https://example.org/release",
 		Shape: "deploy", CorrelationID: corr}
 }
 
@@ -33,13 +34,13 @@ func TestRuntimeTokenCannotApprove(t *testing.T) {
 	}
 	id := res.Confirmation.ID
 	// "Nobody confirms their own request"
-	_, err = th.runtime(t, lead).Decide(ctx, id, DecideRequest{Approve: true})
+	_, err = th.runtime(t, lead).Decide(ctx, id, hubapi.DecideRequest{Approve: true})
 	wantCode(t, err, "self_decision")
 	// "a model never confirms a global boundary"
-	_, err = th.runtime(t, other).Decide(ctx, id, DecideRequest{Approve: true})
+	_, err = th.runtime(t, other).Decide(ctx, id, hubapi.DecideRequest{Approve: true})
 	wantCode(t, err, "model_decision")
 	// a human who is not the routed authority
-	_, err = th.operator(t, "ada").Decide(ctx, id, DecideRequest{Approve: true})
+	_, err = th.operator(t, "ada").Decide(ctx, id, hubapi.DecideRequest{Approve: true})
 	wantCode(t, err, "not_authority")
 	c, err := th.operator(t, "henry").Confirmation(ctx, id)
 	mustNil(t, err)
@@ -47,12 +48,12 @@ func TestRuntimeTokenCannotApprove(t *testing.T) {
 		t.Fatalf("after refused decisions the confirmation is %s", c.State)
 	}
 	// the bound human decides; the decision is single use
-	c, err = th.operator(t, "henry").Decide(ctx, id, DecideRequest{Approve: true})
+	c, err = th.operator(t, "henry").Decide(ctx, id, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
 	if c.State != confirm.StateApproved || c.Decision.Decider.String() != "human:henry" {
 		t.Fatalf("decided: %s by %v", c.State, c.Decision)
 	}
-	_, err = th.operator(t, "henry").Decide(ctx, id, DecideRequest{Approve: false, Reason: "changed my mind"})
+	_, err = th.operator(t, "henry").Decide(ctx, id, hubapi.DecideRequest{Approve: false, Reason: "changed my mind"})
 	wantCode(t, err, "already_decided")
 	// retrying the request under its correlation id gives the terminal result
 	res, err = th.runtime(t, lead).RequestConfirmation(ctx, deployOp("deploy-1"))
@@ -65,7 +66,7 @@ func TestRuntimeTokenCannotApprove(t *testing.T) {
 func TestForgedRequesterInConfirmationIsIgnored(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	lead := th.addPersona(t, "work/core/lead", "Spica")
-	tok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + TokenFile)
+	tok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + hubapi.TokenFile)
 	mustNil(t, err)
 	body := `{"requester":"human:henry","decider":"human:henry","tool":"publish_deployment_v1",` +
 		`"target":"external:https://example.org/release","shape":"deploy","correlation_id":"forged-1"}`
@@ -82,7 +83,7 @@ func TestForgedRequesterInConfirmationIsIgnored(t *testing.T) {
 		t.Fatalf("requester recorded as %q, want the token's persona work/core/lead", got)
 	}
 	// and henry can decide it: the forged field did not make it his own request
-	_, err = th.operator(t, "henry").Decide(context.Background(), cs[0].ID, DecideRequest{Approve: false, Reason: "not today"})
+	_, err = th.operator(t, "henry").Decide(context.Background(), cs[0].ID, hubapi.DecideRequest{Approve: false, Reason: "not today"})
 	mustNil(t, err)
 }
 
@@ -95,7 +96,7 @@ func TestWaitingCountFollowsPendingConfirmations(t *testing.T) {
 	if p, _ := th.hub.Presence().Get(lead.ID); p.Waiting != 1 {
 		t.Fatalf("waiting %d with one pending confirmation", p.Waiting)
 	}
-	_, err = th.operator(t, "henry").Decide(ctx, res.Confirmation.ID, DecideRequest{Approve: true})
+	_, err = th.operator(t, "henry").Decide(ctx, res.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
 	if p, _ := th.hub.Presence().Get(lead.ID); p.Waiting != 0 {
 		t.Fatalf("waiting %d after the decision", p.Waiting)
@@ -107,17 +108,17 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	th.addPersona(t, "work/core/lead", "Spica")
 	op := th.operator(t, "henry")
 	ctx := context.Background()
-	d, err := op.Authorize(ctx, OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:QUEUE.md", Shape: "write:overwrite"})
+	d, err := op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:QUEUE.md", Shape: "write:overwrite"})
 	mustNil(t, err)
 	if d.Verdict != confirm.Allow {
 		t.Fatalf("recoverable workspace write: %v", d)
 	}
-	d, err = op.Authorize(ctx, OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:secrets/token", Shape: "credential:read"})
+	d, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:secrets/token", Shape: "credential:read"})
 	mustNil(t, err)
 	if d.Verdict != confirm.Deny {
 		t.Fatalf("secret read: %v", d)
 	}
-	_, err = op.Authorize(ctx, OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:../x", Shape: "read:range"})
+	_, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:../x", Shape: "read:range"})
 	wantCode(t, err, "invalid_operation")
 	es, err := op.Audit(ctx, 0)
 	mustNil(t, err)
@@ -126,7 +127,7 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	}
 	v, err := op.Persona(ctx, "work/core/lead")
 	mustNil(t, err)
-	if v.Presence == nil || v.Presence.State != StateStanding || v.Persona.Name != "Spica" {
+	if v.Presence == nil || v.Presence.State != hubapi.StateStanding || v.Persona.Name != "Spica" {
 		t.Fatalf("persona view: %+v presence %+v, want Spica standing", v.Persona, v.Presence)
 	}
 	sv, err := op.Stamp(ctx, "work/core/lead")
@@ -145,7 +146,7 @@ func TestDecisionCarriedOutAfterACrashBetweenCommitAndApply(t *testing.T) {
 	home := shortHome(t)
 	th := startHub(t, home, Config{}, Timeouts{})
 	ctx := context.Background()
-	reg, err := th.hub.Register(ctx, RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	reg, err := th.hub.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	mustNil(t, err)
 	henry, err := confirm.ParsePrincipal("human:henry")
 	mustNil(t, err)
@@ -183,7 +184,7 @@ func TestRefusedStampIsNotAdvertisedAsStanding(t *testing.T) {
 	for {
 		got, _ := th2.hub.Presence().Get(p.ID)
 		if got.Problem != "" {
-			if got.State != StateOffline || !strings.Contains(got.Problem, "hash mismatch") {
+			if got.State != hubapi.StateOffline || !strings.Contains(got.Problem, "hash mismatch") {
 				t.Fatalf("refused stamp: state %s, problem %q", got.State, got.Problem)
 			}
 			break
@@ -215,7 +216,7 @@ func TestEveryClassRegisteredThroughTheHubStands(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the background stamp check of a fresh start
 	for _, p := range ps {
 		got, ok := th2.hub.Presence().Get(p.ID)
-		if !ok || got.Problem != "" || got.State != StateStanding {
+		if !ok || got.Problem != "" || got.State != hubapi.StateStanding {
 			t.Errorf("%s: state %s, problem %q; want standing", p.Address, got.State, got.Problem)
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 func TestConfirmTTLFromEnv(t *testing.T) {
@@ -52,16 +55,16 @@ func TestEnvConfigSetsTheConfirmationExpiry(t *testing.T) {
 func TestConnectedHubHonoursConfirmTTL(t *testing.T) {
 	home := shortHome(t)
 	t.Setenv(ConfirmTTLEnv, "an hour")
-	if _, _, err := Connect(context.Background(), home, AsOperator("henry")); !errors.Is(err, ErrBadConfirmTTL) {
+	if _, _, err := Connect(context.Background(), home, hubclient.AsOperator("henry")); !errors.Is(err, ErrBadConfirmTTL) {
 		t.Fatalf("Connect with a bad TTL: %v, want ErrBadConfirmTTL", err)
 	}
 	t.Setenv(ConfirmTTLEnv, "7m")
-	op, stop, err := Connect(context.Background(), home, AsOperator("henry"))
+	op, stop, err := Connect(context.Background(), home, hubclient.AsOperator("henry"))
 	mustNil(t, err)
 	defer func() { mustNil(t, stop()) }()
 	defer op.Close()
 	ctx := context.Background()
-	reg, err := op.Register(ctx, RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	mustNil(t, err)
 	if got := reg.Confirmation.ExpiresAt.Sub(reg.Confirmation.CreatedAt); got != 7*time.Minute {
 		t.Fatalf("the activation expires %v after it was created, want 7m", got)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 // Another process's hub holds the home's lock before its socket listens,
@@ -19,7 +21,7 @@ func TestConnectWaitsWhileTheLockIsHeldWithoutASocket(t *testing.T) {
 	const held = 300 * time.Millisecond
 	go func() { time.Sleep(held); lock.release() }()
 	t0 := time.Now()
-	c, stop, err := Connect(context.Background(), home, AsOperator("henry"))
+	c, stop, err := Connect(context.Background(), home, hubclient.AsOperator("henry"))
 	mustNil(t, err)
 	defer func() { mustNil(t, stop()) }()
 	if waited := time.Since(t0); waited < held {
@@ -40,9 +42,9 @@ func TestConnectGivesUpOnAHubThatNeverServes(t *testing.T) {
 	mustNil(t, err)
 	defer lock.release()
 	t0 := time.Now()
-	_, _, err = Connect(context.Background(), home, AsOperator("henry"))
+	_, _, err = Connect(context.Background(), home, hubclient.AsOperator("henry"))
 	waited := time.Since(t0)
-	if !errors.Is(err, ErrNoHub) || !errors.Is(err, ErrHubRunning) {
+	if !errors.Is(err, hubclient.ErrNoHub) || !errors.Is(err, ErrHubRunning) {
 		t.Fatalf("Connect: %v, want ErrNoHub and ErrHubRunning", err)
 	}
 	if want := fmt.Sprintf("pid %d", os.Getpid()); !strings.Contains(err.Error(), want) {

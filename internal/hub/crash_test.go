@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -39,7 +41,7 @@ func startChildHub(t *testing.T, home string) *exec.Cmd {
 	mustNil(t, cmd.Start())
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := Dial(context.Background(), home, AsOperator("henry"))
+		c, err := hubclient.Dial(context.Background(), home, hubclient.AsOperator("henry"))
 		if err == nil {
 			h, err := c.Health(context.Background())
 			c.Close()
@@ -65,16 +67,16 @@ func TestSIGKILLLosesNoAcknowledgedDecision(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	henry, err := Dial(ctx, home.Dir, AsOperator("henry"))
+	henry, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"))
 	mustNil(t, err)
 	defer henry.Close()
-	var runtimes []*Client
+	var runtimes []*hubclient.Client
 	for i, addr := range []string{"work/core/lead", "work/web/lead", "home/secretary"} {
-		reg, err := henry.Register(ctx, RegisterRequest{Address: addr, Name: fmt.Sprintf("Crash%c", 'a'+i), Human: "human:henry"})
+		reg, err := henry.Register(ctx, hubapi.RegisterRequest{Address: addr, Name: fmt.Sprintf("Crash%c", 'a'+i), Human: "human:henry"})
 		mustNil(t, err)
-		_, err = henry.Decide(ctx, reg.Confirmation.ID, DecideRequest{Approve: true})
+		_, err = henry.Decide(ctx, reg.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 		mustNil(t, err)
-		rt, err := Dial(ctx, home.Dir, WithTokenFile(home.GenerationDir(reg.Persona.ID)+"/"+TokenFile))
+		rt, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(home.GenerationDir(reg.Persona.ID)+"/"+hubapi.TokenFile))
 		mustNil(t, err)
 		defer rt.Close()
 		runtimes = append(runtimes, rt)
@@ -100,7 +102,7 @@ func TestSIGKILLLosesNoAcknowledgedDecision(t *testing.T) {
 					time.Sleep(5 * time.Millisecond)
 					continue
 				}
-				c, err := henry.Decide(work, res.Confirmation.ID, DecideRequest{Approve: n%2 == 0, Reason: "crash test"})
+				c, err := henry.Decide(work, res.Confirmation.ID, hubapi.DecideRequest{Approve: n%2 == 0, Reason: "crash test"})
 				if err == nil {
 					mu.Lock()
 					acked[c.ID] = c.State
@@ -152,13 +154,13 @@ func TestSIGKILLLosesNoAcknowledgedDecision(t *testing.T) {
 	// not recreated either, reports again).
 	h, err := henry.Health(ctx)
 	mustNil(t, err)
-	collect(t, sub, 10*time.Second, func(cs []Change) bool {
-		return len(cs) > 0 && cs[len(cs)-1].Kind == KindResync && cs[len(cs)-1].Epoch == h.Epoch
+	collect(t, sub, 10*time.Second, func(cs []hubapi.Change) bool {
+		return len(cs) > 0 && cs[len(cs)-1].Kind == hubapi.KindResync && cs[len(cs)-1].Epoch == h.Epoch
 	})
 	act := "after the crash"
 	_, err = runtimes[0].SetPresence(ctx, &act, nil)
 	mustNil(t, err)
-	collect(t, sub, 10*time.Second, func(cs []Change) bool {
+	collect(t, sub, 10*time.Second, func(cs []hubapi.Change) bool {
 		return len(cs) > 0 && activity(cs[len(cs)-1]) == act
 	})
 	t.Logf("%d acknowledged decisions survived a SIGKILL", len(acked))

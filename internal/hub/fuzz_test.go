@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // FuzzRequestBodies sends arbitrary bodies to every endpoint that reads one,
@@ -23,9 +25,9 @@ func FuzzRequestBodies(f *testing.F) {
 	}
 	th := startHub(f, shortHome(f), Config{}, Timeouts{})
 	lead := th.addPersona(f, "work/core/lead", "Spica")
-	optok, err := OperatorToken(th.home.Dir, "henry")
+	optok, err := hubapi.OperatorToken(th.home.Dir, "henry")
 	mustNil(f, err)
-	rttok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + TokenFile)
+	rttok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + hubapi.TokenFile)
 	mustNil(f, err)
 	handler := th.hub.Handler()
 	posts := []struct{ path, token string }{
@@ -43,7 +45,7 @@ func FuzzRequestBodies(f *testing.F) {
 				t.Fatalf("POST %s %q: %d %s", p.path, body, rec.Code, rec.Body)
 			}
 			if rec.Code >= 400 {
-				var ae APIError
+				var ae hubapi.APIError
 				if err := json.Unmarshal(rec.Body.Bytes(), &ae); err != nil || ae.Code == "" || ae.Msg == "" {
 					t.Fatalf("POST %s %q: error answer %q is not {error, code}", p.path, body, rec.Body)
 				}

@@ -3,10 +3,14 @@ package hub
 import (
 	"context"
 	"errors"
+	"net"
+	"net/http"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -68,11 +72,11 @@ func (th *testHub) addPersona(t testing.TB, addr, name string) registry.Persona 
 	t.Helper()
 	ctx := context.Background()
 	op := th.operator(t, "henry")
-	reg, err := op.Register(ctx, RegisterRequest{Address: addr, Name: name, Human: "human:henry"})
+	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: addr, Name: name, Human: "human:henry"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(ctx, reg.Confirmation.ID, DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, reg.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := th.hub.Registry().Get(ctx, reg.Persona.ID)
@@ -94,15 +98,15 @@ func (th *testHub) retire(t testing.TB, ref, reason string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.Decide(ctx, r.Confirmation.ID, DecideRequest{Approve: true}); err != nil {
+	if _, err := op.Decide(ctx, r.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // runtime dials as the persona's generation, with its token file.
-func (th *testHub) runtime(t testing.TB, p registry.Persona) *Client {
+func (th *testHub) runtime(t testing.TB, p registry.Persona) *hubclient.Client {
 	t.Helper()
-	c, err := Dial(context.Background(), th.home.Dir, WithTokenFile(th.home.GenerationDir(p.ID)+"/"+TokenFile))
+	c, err := hubclient.Dial(context.Background(), th.home.Dir, hubclient.WithTokenFile(th.home.GenerationDir(p.ID)+"/"+hubapi.TokenFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,9 +115,9 @@ func (th *testHub) runtime(t testing.TB, p registry.Persona) *Client {
 }
 
 // operator dials as a human principal.
-func (th *testHub) operator(t testing.TB, name string) *Client {
+func (th *testHub) operator(t testing.TB, name string) *hubclient.Client {
 	t.Helper()
-	c, err := Dial(context.Background(), th.home.Dir, AsOperator(name))
+	c, err := hubclient.Dial(context.Background(), th.home.Dir, hubclient.AsOperator(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +126,9 @@ func (th *testHub) operator(t testing.TB, name string) *Client {
 }
 
 // wantCode asserts err is an API error with the code.
-func wantCode(t testing.TB, err error, code string) *APIError {
+func wantCode(t testing.TB, err error, code string) *hubapi.APIError {
 	t.Helper()
-	var ae *APIError
+	var ae *hubapi.APIError
 	if !errors.As(err, &ae) {
 		t.Fatalf("got %v, want API error %q", err, code)
 	}
@@ -136,9 +140,9 @@ func wantCode(t testing.TB, err error, code string) *APIError {
 
 // collect reads changes from a subscription until pred holds or the
 // timeout passes.
-func collect(t testing.TB, ch <-chan []Change, timeout time.Duration, pred func([]Change) bool) []Change {
+func collect(t testing.TB, ch <-chan []hubapi.Change, timeout time.Duration, pred func([]hubapi.Change) bool) []hubapi.Change {
 	t.Helper()
-	var got []Change
+	var got []hubapi.Change
 	deadline := time.After(timeout)
 	for !pred(got) {
 		select {
@@ -154,7 +158,7 @@ func collect(t testing.TB, ch <-chan []Change, timeout time.Duration, pred func(
 	return got
 }
 
-func kinds(cs []Change) string {
+func kinds(cs []hubapi.Change) string {
 	s := ""
 	if len(cs) > 20 {
 		s, cs = "... ", cs[len(cs)-20:]
@@ -163,4 +167,13 @@ func kinds(cs []Change) string {
 		s += c.Kind + ":" + c.Key + " "
 	}
 	return s
+}
+
+// socketHTTP is a plain HTTP client of the hub serving home, for tests
+// that read raw answers (the typed client decodes them).
+func socketHTTP(home string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", hubapi.SocketPath(home))
+	}}}
 }

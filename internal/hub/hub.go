@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -192,7 +193,7 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 		return fmt.Errorf("hub: restore presence: %w", err)
 	}
 	for _, kv := range kvs {
-		var p Presence
+		var p hubapi.Presence
 		if err := json.Unmarshal(kv.Value, &p); err != nil {
 			h.log.Warn("skipping unreadable presence record", "key", kv.Key, "err", err)
 			continue
@@ -202,7 +203,7 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 		// state from last-seen; beats count from this start. Only what a
 		// runtime said (and when) carries over.
 		p.Waiting, p.Beats, p.Problem = 0, 0, ""
-		if p.State != StateRetired {
+		if p.State != hubapi.StateRetired {
 			p.State = ""
 		}
 		h.presence.Track(p)
@@ -230,9 +231,9 @@ func (h *Hub) trackPersona(p registry.Persona, check bool) error {
 func (h *Hub) trackPresence(p registry.Persona) {
 	switch p.State {
 	case registry.StateActive:
-		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
+		h.presence.Track(hubapi.Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation})
 	case registry.StateRetired:
-		h.presence.Track(Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation, State: StateRetired})
+		h.presence.Track(hubapi.Presence{ID: p.ID, Address: p.Address, Name: p.Name, Generation: p.Generation, State: hubapi.StateRetired})
 		h.presence.Retire(p.ID)
 	}
 }
@@ -317,13 +318,13 @@ func (h *Hub) publishPresenceNow() {
 		return
 	}
 	now := time.Now().UTC()
-	cs := make([]Change, 0, len(ps))
+	cs := make([]hubapi.Change, 0, len(ps))
 	for _, p := range ps {
 		b, err := json.Marshal(p)
 		if err != nil {
 			continue
 		}
-		cs = append(cs, Change{Kind: KindPresence, Key: p.ID, Time: now, Data: b})
+		cs = append(cs, hubapi.Change{Kind: hubapi.KindPresence, Key: p.ID, Time: now, Data: b})
 	}
 	h.stream.Publish(cs...)
 }

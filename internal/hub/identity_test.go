@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // syncBuffer is a log sink safe for the hub's goroutines.
@@ -42,9 +44,9 @@ func TestTokensNeverAppearInLogsAnswersOrTheStream(t *testing.T) {
 	th.retire(t, lead.Address, "done")
 	_ = res
 
-	optok, err := OperatorToken(th.home.Dir, "henry")
+	optok, err := hubapi.OperatorToken(th.home.Dir, "henry")
 	mustNil(t, err)
-	rttok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + TokenFile)
+	rttok, err := os.ReadFile(th.home.GenerationDir(lead.ID) + "/" + hubapi.TokenFile)
 	mustNil(t, err)
 	tokens := []string{optok, strings.TrimSpace(string(rttok))}
 
@@ -59,7 +61,7 @@ func TestTokensNeverAppearInLogsAnswersOrTheStream(t *testing.T) {
 	for _, path := range []string{"/v1/snapshot", "/v1/personas?all=true", "/v1/audit", "/v1/whoami", "/v1/stamps/Spica"} {
 		req, _ := http.NewRequest("GET", "http://hub"+path, nil)
 		req.Header.Set("Authorization", "Bearer "+optok)
-		resp, err := th.operator(t, "henry").http.Do(req)
+		resp, err := socketHTTP(th.home.Dir).Do(req)
 		mustNil(t, err)
 		io.Copy(&seen, resp.Body)
 		resp.Body.Close()
@@ -69,7 +71,7 @@ func TestTokensNeverAppearInLogsAnswersOrTheStream(t *testing.T) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(sctx, "GET", "http://hub/v1/stream?after=0", nil)
 	req.Header.Set("Authorization", "Bearer "+optok)
-	resp, err := th.operator(t, "henry").http.Do(req)
+	resp, err := socketHTTP(th.home.Dir).Do(req)
 	mustNil(t, err)
 	io.Copy(&seen, resp.Body) // ends at the timeout
 	resp.Body.Close()
@@ -115,7 +117,7 @@ func TestPresenceIsWrittenInBatches(t *testing.T) {
 		t.Fatalf("5000 heartbeats made %d store transactions, want a handful", writes)
 	}
 	got, _ := th.hub.Presence().Get(p.ID)
-	if got.Beats != 5000 || got.State != StateActive {
+	if got.Beats != 5000 || got.State != hubapi.StateActive {
 		t.Fatalf("presence after the beat stream: %+v", got)
 	}
 }
@@ -123,21 +125,21 @@ func TestPresenceIsWrittenInBatches(t *testing.T) {
 func TestStreamAsServerSentEvents(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	th.addPersona(t, "work/core/lead", "Spica")
-	optok, err := OperatorToken(th.home.Dir, "henry")
+	optok, err := hubapi.OperatorToken(th.home.Dir, "henry")
 	mustNil(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", "http://hub/v1/stream?after=0", nil)
 	req.Header.Set("Authorization", "Bearer "+optok)
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := th.operator(t, "henry").http.Do(req)
+	resp, err := socketHTTP(th.home.Dir).Do(req)
 	mustNil(t, err)
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
-	if resp.Header.Get(EpochHeader) != th.hub.Stream().Epoch() {
-		t.Fatalf("epoch header %q", resp.Header.Get(EpochHeader))
+	if resp.Header.Get(hubapi.EpochHeader) != th.hub.Stream().Epoch() {
+		t.Fatalf("epoch header %q", resp.Header.Get(hubapi.EpochHeader))
 	}
 	b := make([]byte, 4096)
 	n, _ := io.ReadAtLeast(resp.Body, b, 64)

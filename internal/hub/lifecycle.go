@@ -7,50 +7,27 @@ import (
 	"path/filepath"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
-
-// ErrNoStamp: the persona generation has no capability stamp recorded.
-var ErrNoStamp = errors.New("persona generation has no capability stamp")
-
-// RegisterRequest is the body of POST /v1/personas: what persona add asks.
-type RegisterRequest struct {
-	identityClaims
-	Address        string `json:"address"`
-	Name           string `json:"name"`
-	Human          string `json:"human,omitempty"`
-	Repository     string `json:"repository,omitempty"`
-	SessionLineage string `json:"session_lineage,omitempty"`
-	CharacterHash  string `json:"character_hash,omitempty"`
-	// HumanSurfaces are the persona's human-surface bindings.
-	HumanSurfaces []stamp.SurfaceBinding `json:"human_surfaces,omitempty"`
-}
-
-// Registered is the answer of a registration: the pending generation and
-// the activation confirmation queued for its bound human.
-type Registered struct {
-	Persona      registry.Persona      `json:"persona"`
-	StampHash    string                `json:"stamp_hash"`
-	Confirmation *confirm.Confirmation `json:"confirmation"`
-}
 
 // Register grants a seat to a new pending generation, writes its stamp
 // (once, 0600, in its private directory), and queues the activation — a
 // permission change — for the bound human, with the class-matrix diff
 // against the seat's previous generation. The persona becomes active only
 // when that confirmation is approved.
-func (h *Hub) Register(ctx context.Context, req RegisterRequest) (Registered, error) {
+func (h *Hub) Register(ctx context.Context, req hubapi.RegisterRequest) (hubapi.Registered, error) {
 	p, err := h.reg.Register(ctx, registry.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
 		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash, Pending: true})
 	if err != nil {
-		return Registered{}, err
+		return hubapi.Registered{}, err
 	}
-	refuse := func(cause error) (Registered, error) {
+	refuse := func(cause error) (hubapi.Registered, error) {
 		if _, rerr := h.reg.Refuse(ctx, p.ID, "registration failed: "+cause.Error()); rerr != nil {
 			cause = errors.Join(cause, rerr)
 		}
-		return Registered{}, fmt.Errorf("register %s: %w", p.Address, cause)
+		return hubapi.Registered{}, fmt.Errorf("register %s: %w", p.Address, cause)
 	}
 	in := stamp.InputFor(p, stamp.Bindings{HumanSurfaces: req.HumanSurfaces})
 	st, err := stamp.Build(in)
@@ -72,7 +49,7 @@ func (h *Hub) Register(ctx context.Context, req RegisterRequest) (Registered, er
 	if err != nil {
 		return refuse(err)
 	}
-	return Registered{Persona: p, StampHash: hash, Confirmation: res.Confirmation}, h.Settle(ctx)
+	return hubapi.Registered{Persona: p, StampHash: hash, Confirmation: res.Confirmation}, h.Settle(ctx)
 }
 
 // previousStamp is the stamp of the seat's previous generation, or the
@@ -95,7 +72,7 @@ func (h *Hub) previousStamp(ctx context.Context, p registry.Persona) (stamp.Stam
 // loadStamp reads a generation's stamp and checks it against its recorded hash.
 func (h *Hub) loadStamp(p registry.Persona) (stamp.Stamp, error) {
 	if p.StampHash == "" {
-		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)
+		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, hubapi.ErrNoStamp)
 	}
 	return stamp.Load(filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), p.StampHash)
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // ageOperators sets the modification times of the operators directory and
@@ -26,7 +28,7 @@ func ageOperators(t *testing.T, dir string) {
 // makes its token refused on the next request.
 func TestDeletedOperatorTokenRefused(t *testing.T) {
 	home := t.TempDir()
-	tok, err := OperatorToken(home, "henry")
+	tok, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	tk := NewTokens(filepath.Join(home, "operators"))
 	id, err := tk.Authenticate(tok)
@@ -34,8 +36,8 @@ func TestDeletedOperatorTokenRefused(t *testing.T) {
 	if id.Principal != "human:henry" || !id.IsHuman() {
 		t.Fatalf("henry's token identifies %+v", id)
 	}
-	mustNil(t, os.Remove(OperatorTokenPath(home, "henry")))
-	if id, err := tk.Authenticate(tok); !errors.Is(err, ErrUnauthenticated) {
+	mustNil(t, os.Remove(hubapi.OperatorTokenPath(home, "henry")))
+	if id, err := tk.Authenticate(tok); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("after its file was deleted, henry's token still identifies %+v (%v)", id, err)
 	}
 }
@@ -44,20 +46,20 @@ func TestDeletedOperatorTokenRefused(t *testing.T) {
 // makes the new one work, without a hub restart.
 func TestRotatedOperatorToken(t *testing.T) {
 	home := t.TempDir()
-	old, err := OperatorToken(home, "henry")
+	old, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	tk := NewTokens(filepath.Join(home, "operators"))
 	_, err = tk.Authenticate(old)
 	mustNil(t, err)
 
-	mustNil(t, os.Remove(OperatorTokenPath(home, "henry")))
-	rotated, err := OperatorToken(home, "henry")
+	mustNil(t, os.Remove(hubapi.OperatorTokenPath(home, "henry")))
+	rotated, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	if rotated == old {
 		t.Fatal("OperatorToken issued the same token again")
 	}
-	if _, err := tk.Authenticate(old); !errors.Is(err, ErrUnauthenticated) {
-		t.Fatalf("the rotated-out token: got %v, want %v", err, ErrUnauthenticated)
+	if _, err := tk.Authenticate(old); !errors.Is(err, hubapi.ErrUnauthenticated) {
+		t.Fatalf("the rotated-out token: got %v, want %v", err, hubapi.ErrUnauthenticated)
 	}
 	if id, err := tk.Authenticate(rotated); err != nil || id.Principal != "human:henry" {
 		t.Fatalf("the new token: %+v, %v", id, err)
@@ -69,7 +71,7 @@ func TestRotatedOperatorToken(t *testing.T) {
 func TestOperatorTokenRewrittenInPlace(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "operators")
-	old, err := OperatorToken(home, "henry")
+	old, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	ageOperators(t, dir)
 	tk := NewTokens(dir)
@@ -78,11 +80,11 @@ func TestOperatorTokenRewrittenInPlace(t *testing.T) {
 	dirInfo, err := os.Stat(dir)
 	mustNil(t, err)
 
-	rotated := NewToken()
-	mustNil(t, os.WriteFile(OperatorTokenPath(home, "henry"), []byte(rotated+"\n"), 0o600))
+	rotated := hubapi.NewToken()
+	mustNil(t, os.WriteFile(hubapi.OperatorTokenPath(home, "henry"), []byte(rotated+"\n"), 0o600))
 	mustNil(t, os.Chtimes(dir, dirInfo.ModTime(), dirInfo.ModTime()))
-	if _, err := tk.Authenticate(old); !errors.Is(err, ErrUnauthenticated) {
-		t.Fatalf("the overwritten token: got %v, want %v", err, ErrUnauthenticated)
+	if _, err := tk.Authenticate(old); !errors.Is(err, hubapi.ErrUnauthenticated) {
+		t.Fatalf("the overwritten token: got %v, want %v", err, hubapi.ErrUnauthenticated)
 	}
 	if _, err := tk.Authenticate(rotated); err != nil {
 		t.Fatalf("the token written in place: %v", err)
@@ -95,25 +97,25 @@ func TestOperatorTokenRewrittenInPlace(t *testing.T) {
 func TestUnknownTokensDoNotRescan(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "operators")
-	_, err := OperatorToken(home, "henry")
+	_, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	ageOperators(t, dir)
 	tk := NewTokens(dir)
-	if _, err := tk.Authenticate(NewToken()); !errors.Is(err, ErrUnauthenticated) {
+	if _, err := tk.Authenticate(hubapi.NewToken()); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("an unknown token: %v", err)
 	}
 	if tk.scans != 1 {
 		t.Fatalf("first unknown token: %d scans, want 1", tk.scans)
 	}
 	for range 1000 {
-		if _, err := tk.Authenticate(NewToken()); !errors.Is(err, ErrUnauthenticated) {
+		if _, err := tk.Authenticate(hubapi.NewToken()); !errors.Is(err, hubapi.ErrUnauthenticated) {
 			t.Fatalf("an unknown token: %v", err)
 		}
 	}
 	if tk.scans != 1 {
 		t.Fatalf("1000 more unknown tokens on an unchanged directory made %d scans, want 1", tk.scans)
 	}
-	ada, err := OperatorToken(home, "ada")
+	ada, err := hubapi.OperatorToken(home, "ada")
 	mustNil(t, err)
 	if id, err := tk.Authenticate(ada); err != nil || id.Principal != "human:ada" {
 		t.Fatalf("an operator added while the hub runs: %+v, %v", id, err)
@@ -127,7 +129,7 @@ func TestUnknownTokensDoNotRescan(t *testing.T) {
 func TestMissingOperatorsDirScannedOnce(t *testing.T) {
 	tk := NewTokens(filepath.Join(t.TempDir(), "operators"))
 	for range 100 {
-		if _, err := tk.Authenticate(NewToken()); !errors.Is(err, ErrUnauthenticated) {
+		if _, err := tk.Authenticate(hubapi.NewToken()); !errors.Is(err, hubapi.ErrUnauthenticated) {
 			t.Fatalf("an unknown token: %v", err)
 		}
 	}
@@ -141,14 +143,14 @@ func TestMissingOperatorsDirScannedOnce(t *testing.T) {
 func TestHubRefusesDeletedOperatorToken(t *testing.T) {
 	home := shortHome(t)
 	startHub(t, home, Config{}, Timeouts{})
-	tok, err := OperatorToken(home.Dir, "henry")
+	tok, err := hubapi.OperatorToken(home.Dir, "henry")
 	mustNil(t, err)
 	id, err := whoAmIWith(t, home, tok)
 	mustNil(t, err)
 	if id.Principal != "human:henry" {
 		t.Fatalf("henry's token identifies %+v", id)
 	}
-	mustNil(t, os.Remove(OperatorTokenPath(home.Dir, "henry")))
+	mustNil(t, os.Remove(hubapi.OperatorTokenPath(home.Dir, "henry")))
 	_, err = whoAmIWith(t, home, tok)
 	wantCode(t, err, "unauthenticated")
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
@@ -44,7 +45,7 @@ func TestApprovedRetirementRevokesEvenIfCarryingItOutFails(t *testing.T) {
 func TestRegistrationDefaultsToTheCallingOperator(t *testing.T) {
 	t.Setenv("USER", "hubuser")
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
-	reg, err := th.operator(t, "alice").Register(context.Background(), RegisterRequest{Address: "work/core/lead", Name: "Spica"})
+	reg, err := th.operator(t, "alice").Register(context.Background(), hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica"})
 	mustNil(t, err)
 	if reg.Persona.Human != "human:alice" || reg.Confirmation.Authority.String() != "human:alice" {
 		t.Fatalf("bound human %q, activation routed to %s; want human:alice", reg.Persona.Human, reg.Confirmation.Authority)
@@ -64,7 +65,7 @@ func TestRestartDerivesPresenceAgain(t *testing.T) {
 	mustNil(t, err)
 	mustNil(t, os.WriteFile(path, bytes.Replace(good, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1), 0o600))
 	th2 := startHub(t, home, Config{}, Timeouts{})
-	waitPresence(t, th2, p, func(got Presence) bool { return got.Problem != "" })
+	waitPresence(t, th2, p, func(got hubapi.Presence) bool { return got.Problem != "" })
 	mustNil(t, th2.hub.Flush(context.Background())) // the problem is saved with the presence
 	th2.stop()
 	mustNil(t, os.WriteFile(path, good, 0o600)) // mended while the hub is down
@@ -72,7 +73,7 @@ func TestRestartDerivesPresenceAgain(t *testing.T) {
 	mustNil(t, th3.hub.Settle(context.Background()))
 	time.Sleep(200 * time.Millisecond) // the background stamp check of a fresh start
 	got, _ := th3.hub.Presence().Get(p.ID)
-	if got.Problem != "" || got.State == StateOffline || got.Waiting != 0 {
+	if got.Problem != "" || got.State == hubapi.StateOffline || got.Waiting != 0 {
 		t.Fatalf("after the stamp was mended: state %s, problem %q, waiting %d", got.State, got.Problem, got.Waiting)
 	}
 	if p2, _ := th3.hub.Registry().Get(context.Background(), p.ID); p2.State != registry.StateActive {
@@ -80,7 +81,7 @@ func TestRestartDerivesPresenceAgain(t *testing.T) {
 	}
 }
 
-func waitPresence(t *testing.T, th *testHub, p registry.Persona, ok func(Presence) bool) {
+func waitPresence(t *testing.T, th *testHub, p registry.Persona, ok func(hubapi.Presence) bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

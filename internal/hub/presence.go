@@ -7,41 +7,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
-
-// State is what an operator sees of a persona generation's runtime.
-type State string
-
-// The presence states, in the order an operator reads them.
-const (
-	// StateStanding: the stamp is valid and the seat held, but no runtime
-	// has reported since the hub started.
-	StateStanding State = "standing"
-	// StateActive: the runtime beats and its activity changed recently.
-	StateActive State = "active"
-	// StateIdle: the runtime beats but its activity has not changed for the
-	// idle interval.
-	StateIdle State = "idle"
-	// StateStale: heartbeats stopped for longer than the stale interval.
-	StateStale State = "stale"
-	// StateOffline: heartbeats stopped for longer than the offline interval.
-	StateOffline State = "offline"
-	// StateRetired: the generation was retired; terminal.
-	StateRetired State = "retired"
-)
-
-// ErrUnknownPersona: presence was reported for a generation the hub does not track.
-var ErrUnknownPersona = errors.New("unknown persona generation")
-
-// ErrRetired: the generation is retired and takes no more presence reports.
-var ErrRetired = errors.New("persona generation is retired")
-
-// MaxPresenceText bounds activity and summary texts, so a runtime cannot
-// grow the hub's memory or the stream with one report.
-const MaxPresenceText = 1024
-
-// ErrTextTooLong: an activity or summary longer than MaxPresenceText.
-var ErrTextTooLong = fmt.Errorf("text is longer than %d bytes", MaxPresenceText)
 
 // Clock tells the time; tests inject a fake one to drive transitions.
 type Clock interface{ Now() time.Time }
@@ -84,30 +52,6 @@ var DefaultIntervals = Intervals{
 	Offline:   2 * time.Minute,
 }
 
-// Presence is the view of one persona generation, as listed and streamed.
-type Presence struct {
-	// ID is the generation id (the registry's persona id).
-	ID         string    `json:"id"`
-	Address    string    `json:"address"`
-	Name       string    `json:"name"`
-	Generation int       `json:"generation"`
-	State      State     `json:"state"`
-	LastSeen   time.Time `json:"last_seen,omitzero"`
-	Activity   string    `json:"activity,omitempty"`
-	Summary    string    `json:"summary,omitempty"`
-	// Waiting is the number of pending confirmations this generation
-	// requested and is waiting on.
-	Waiting int `json:"waiting"`
-	// Beats counts heartbeats received since the hub started; a reader can
-	// tell from it whether it saw every beat.
-	Beats uint64 `json:"beats"`
-	// ActivityAt is when the activity or summary last changed.
-	ActivityAt time.Time `json:"activity_at,omitzero"`
-	// Problem says why a generation is not standing although active: its
-	// capability stamp was refused. It is then shown offline.
-	Problem string `json:"problem,omitempty"`
-}
-
 // Tracker holds the presence of every tracked generation in memory. It is
 // passive: the hub calls Sweep to apply time-driven transitions and drains
 // changed entries for the stream (TakeChanged) and for the store
@@ -117,7 +61,7 @@ type Tracker struct {
 	iv    Intervals
 
 	mu      sync.Mutex
-	entries map[string]*Presence
+	entries map[string]*hubapi.Presence
 	changed map[string]struct{} // for the stream
 	dirty   map[string]struct{} // for the store
 	notify  chan struct{}       // signalled (non-blocking) when changed grows
@@ -131,7 +75,7 @@ func NewTracker(clock Clock, iv Intervals) *Tracker {
 	return &Tracker{
 		clock:   clock,
 		iv:      iv,
-		entries: make(map[string]*Presence),
+		entries: make(map[string]*hubapi.Presence),
 		changed: make(map[string]struct{}),
 		dirty:   make(map[string]struct{}),
 		notify:  make(chan struct{}, 1),
@@ -144,14 +88,14 @@ func (t *Tracker) Notify() <-chan struct{} { return t.notify }
 // Track adds a generation (or refreshes its identity fields), keeping what
 // is known of its runtime. p.State retired makes it retired; any other
 // state of a new entry is taken as given (restored) or standing if empty.
-func (t *Tracker) Track(p Presence) {
+func (t *Tracker) Track(p hubapi.Presence) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[p.ID]
 	if !ok {
 		cp := p
 		if cp.State == "" {
-			cp.State = StateStanding
+			cp.State = hubapi.StateStanding
 		}
 		t.entries[p.ID] = &cp
 		t.markLocked(p.ID)
@@ -166,25 +110,21 @@ func (t *Tracker) Track(p Presence) {
 
 // Beat records a heartbeat: the runtime is connected.
 func (t *Tracker) Beat(id string) error {
-	return t.report(id, func(e *Presence, now time.Time) {})
+	return t.report(id, func(e *hubapi.Presence, now time.Time) {})
 }
-
-// ErrControlText: an activity or summary holding control characters, which
-// would reach every operator's terminal as escape sequences.
-var ErrControlText = errors.New("text holds control characters (escape sequences are not allowed)")
 
 // checkText applies the rules every presence text shares: at most
 // MaxPresenceText bytes, valid UTF-8, and no C0/C1 control characters.
 func checkText(what, id, text string) error {
-	if len(text) > MaxPresenceText {
-		return fmt.Errorf("%s of %s: %w", what, id, ErrTextTooLong)
+	if len(text) > hubapi.MaxPresenceText {
+		return fmt.Errorf("%s of %s: %w", what, id, hubapi.ErrTextTooLong)
 	}
 	if !utf8.ValidString(text) {
-		return fmt.Errorf("%s of %s: %w", what, id, ErrControlText)
+		return fmt.Errorf("%s of %s: %w", what, id, hubapi.ErrControlText)
 	}
 	for _, r := range text {
 		if r < 0x20 || r >= 0x7f && r <= 0x9f {
-			return fmt.Errorf("%s of %s: %w: %U", what, id, ErrControlText, r)
+			return fmt.Errorf("%s of %s: %w: %U", what, id, hubapi.ErrControlText, r)
 		}
 	}
 	return nil
@@ -211,7 +151,7 @@ func (t *Tracker) Report(id string, activity, summary *string) error {
 			return err
 		}
 	}
-	return t.report(id, func(e *Presence, now time.Time) {
+	return t.report(id, func(e *hubapi.Presence, now time.Time) {
 		if activity != nil && e.Activity != *activity {
 			e.Activity, e.ActivityAt = *activity, now
 		}
@@ -221,19 +161,19 @@ func (t *Tracker) Report(id string, activity, summary *string) error {
 	})
 }
 
-func (t *Tracker) report(id string, apply func(*Presence, time.Time)) error {
+func (t *Tracker) report(id string, apply func(*hubapi.Presence, time.Time)) error {
 	now := t.clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[id]
 	if !ok {
-		return fmt.Errorf("presence of %s: %w", id, ErrUnknownPersona)
+		return fmt.Errorf("presence of %s: %w", id, hubapi.ErrUnknownPersona)
 	}
-	if e.State == StateRetired {
-		return fmt.Errorf("presence of %s: %w", id, ErrRetired)
+	if e.State == hubapi.StateRetired {
+		return fmt.Errorf("presence of %s: %w", id, hubapi.ErrRetired)
 	}
 	switch e.State {
-	case StateStanding, StateStale, StateOffline:
+	case hubapi.StateStanding, hubapi.StateStale, hubapi.StateOffline:
 		// A runtime that (re)connects is doing something new.
 		e.ActivityAt = now
 	}
@@ -250,10 +190,10 @@ func (t *Tracker) Retire(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[id]
-	if !ok || e.State == StateRetired {
+	if !ok || e.State == hubapi.StateRetired {
 		return
 	}
-	e.State = StateRetired
+	e.State = hubapi.StateRetired
 	t.markLocked(id)
 }
 
@@ -263,10 +203,10 @@ func (t *Tracker) Invalidate(id, problem string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[id]
-	if !ok || e.State == StateRetired || e.Problem == problem {
+	if !ok || e.State == hubapi.StateRetired || e.Problem == problem {
 		return
 	}
-	e.Problem, e.State = problem, StateOffline
+	e.Problem, e.State = problem, hubapi.StateOffline
 	t.markLocked(id)
 }
 
@@ -299,20 +239,20 @@ func (t *Tracker) Sweep() int {
 
 // stateAt is the state an entry has at now. Retired and standing are not
 // time-driven.
-func (t *Tracker) stateAt(e *Presence, now time.Time) State {
-	if e.State == StateRetired || e.Problem != "" || e.LastSeen.IsZero() {
+func (t *Tracker) stateAt(e *hubapi.Presence, now time.Time) hubapi.State {
+	if e.State == hubapi.StateRetired || e.Problem != "" || e.LastSeen.IsZero() {
 		return e.State
 	}
 	silent := now.Sub(e.LastSeen)
 	switch {
 	case silent > t.iv.Offline:
-		return StateOffline
+		return hubapi.StateOffline
 	case silent > t.iv.Stale:
-		return StateStale
+		return hubapi.StateStale
 	case now.Sub(e.ActivityAt) > t.iv.Idle:
-		return StateIdle
+		return hubapi.StateIdle
 	default:
-		return StateActive
+		return hubapi.StateActive
 	}
 }
 
@@ -326,20 +266,20 @@ func (t *Tracker) markLocked(id string) {
 }
 
 // Get returns one entry.
-func (t *Tracker) Get(id string) (Presence, bool) {
+func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[id]
 	if !ok {
-		return Presence{}, false
+		return hubapi.Presence{}, false
 	}
 	return *e, true
 }
 
 // List returns every entry, ordered by address then generation.
-func (t *Tracker) List() []Presence {
+func (t *Tracker) List() []hubapi.Presence {
 	t.mu.Lock()
-	out := make([]Presence, 0, len(t.entries))
+	out := make([]hubapi.Presence, 0, len(t.entries))
 	for _, e := range t.entries {
 		out = append(out, *e)
 	}
@@ -362,13 +302,13 @@ func (t *Tracker) Len() int {
 
 // TakeChanged returns the entries changed since the last call, each once
 // however often it changed: the coalescing of the stream.
-func (t *Tracker) TakeChanged() []Presence {
+func (t *Tracker) TakeChanged() []hubapi.Presence {
 	return t.take(&t.changed)
 }
 
 // TakeDirty returns the entries changed since the last call, for one
 // batched store write.
-func (t *Tracker) TakeDirty() []Presence {
+func (t *Tracker) TakeDirty() []hubapi.Presence {
 	return t.take(&t.dirty)
 }
 
@@ -384,7 +324,7 @@ func (t *Tracker) Baseline() {
 
 // Redirty puts entries back after a failed store write, so the next flush
 // retries them.
-func (t *Tracker) Redirty(ps []Presence) {
+func (t *Tracker) Redirty(ps []hubapi.Presence) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range ps {
@@ -392,13 +332,13 @@ func (t *Tracker) Redirty(ps []Presence) {
 	}
 }
 
-func (t *Tracker) take(set *map[string]struct{}) []Presence {
+func (t *Tracker) take(set *map[string]struct{}) []hubapi.Presence {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(*set) == 0 {
 		return nil
 	}
-	out := make([]Presence, 0, len(*set))
+	out := make([]hubapi.Presence, 0, len(*set))
 	for id := range *set {
 		if e, ok := t.entries[id]; ok {
 			out = append(out, *e)

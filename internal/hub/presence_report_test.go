@@ -5,12 +5,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // One report with both an activity and a summary is one heartbeat.
 func TestReportWithBothTextsIsOneBeat(t *testing.T) {
 	tr := NewTracker(newFakeClock(), testIntervals)
-	tr.Track(Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
+	tr.Track(hubapi.Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
 	mustNil(t, tr.Report("g1", ptr("building"), ptr("all green")))
 	p, _ := tr.Get("g1")
 	if p.Beats != 1 || p.Activity != "building" || p.Summary != "all green" {
@@ -25,12 +27,12 @@ func TestRefusedSummaryLeavesActivity(t *testing.T) {
 		name, summary string
 		want          error
 	}{
-		{"too long", strings.Repeat("s", MaxPresenceText+1), ErrTextTooLong},
-		{"control text", "done\x1b[2J", ErrControlText},
+		{"too long", strings.Repeat("s", hubapi.MaxPresenceText+1), hubapi.ErrTextTooLong},
+		{"control text", "done\x1b[2J", hubapi.ErrControlText},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := NewTracker(newFakeClock(), testIntervals)
-			tr.Track(Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
+			tr.Track(hubapi.Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
 			mustNil(t, tr.SetActivity("g1", "reading"))
 			err := tr.Report("g1", ptr("deploying"), ptr(tc.summary))
 			if !errors.Is(err, tc.want) {

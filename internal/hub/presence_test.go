@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -31,7 +33,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 var testIntervals = Intervals{Heartbeat: 10 * time.Second, Idle: time.Minute, Stale: 30 * time.Second, Offline: 2 * time.Minute}
 
-func stateOf(t *testing.T, tr *Tracker, id string) State {
+func stateOf(t *testing.T, tr *Tracker, id string) hubapi.State {
 	t.Helper()
 	p, ok := tr.Get(id)
 	if !ok {
@@ -43,22 +45,22 @@ func stateOf(t *testing.T, tr *Tracker, id string) State {
 func TestPresenceTransitionsUnderFakeClock(t *testing.T) {
 	clk := newFakeClock()
 	tr := NewTracker(clk, testIntervals)
-	tr.Track(Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
+	tr.Track(hubapi.Presence{ID: "g1", Address: "work/core/lead", Name: "Spica", Generation: 1})
 
 	// "standing (stamp valid, no runtime connected)"
-	if s := stateOf(t, tr, "g1"); s != StateStanding {
+	if s := stateOf(t, tr, "g1"); s != hubapi.StateStanding {
 		t.Fatalf("new entry: %s, want standing", s)
 	}
 	tr.Sweep()
-	if s := stateOf(t, tr, "g1"); s != StateStanding {
+	if s := stateOf(t, tr, "g1"); s != hubapi.StateStanding {
 		t.Fatalf("standing must not decay without a runtime: %s", s)
 	}
 
 	steps := []struct {
 		do   func()
-		want State
+		want hubapi.State
 	}{
-		{func() { mustNil(t, tr.SetActivity("g1", "reading QUEUE.md")) }, StateActive},
+		{func() { mustNil(t, tr.SetActivity("g1", "reading QUEUE.md")) }, hubapi.StateActive},
 		// beats keep it connected, but no activity change for the idle interval -> idle
 		{func() {
 			for i := 0; i < 7; i++ {
@@ -66,16 +68,16 @@ func TestPresenceTransitionsUnderFakeClock(t *testing.T) {
 				mustNil(t, tr.Beat("g1"))
 			}
 			tr.Sweep()
-		}, StateIdle},
-		{func() { mustNil(t, tr.SetActivity("g1", "writing FINDINGS.md")) }, StateActive},
+		}, hubapi.StateIdle},
+		{func() { mustNil(t, tr.SetActivity("g1", "writing FINDINGS.md")) }, hubapi.StateActive},
 		// "missed heartbeats: after a configurable interval, default 3 × 10 s"
-		{func() { clk.Advance(31 * time.Second); tr.Sweep() }, StateStale},
-		{func() { clk.Advance(90 * time.Second); tr.Sweep() }, StateOffline},
+		{func() { clk.Advance(31 * time.Second); tr.Sweep() }, hubapi.StateStale},
+		{func() { clk.Advance(90 * time.Second); tr.Sweep() }, hubapi.StateOffline},
 		// a runtime that comes back is active again
-		{func() { mustNil(t, tr.Beat("g1")) }, StateActive},
-		{func() { tr.Retire("g1") }, StateRetired},
+		{func() { mustNil(t, tr.Beat("g1")) }, hubapi.StateActive},
+		{func() { tr.Retire("g1") }, hubapi.StateRetired},
 		// retired is terminal: time and reports do not move it
-		{func() { clk.Advance(time.Hour); tr.Sweep() }, StateRetired},
+		{func() { clk.Advance(time.Hour); tr.Sweep() }, hubapi.StateRetired},
 	}
 	for i, st := range steps {
 		st.do()
@@ -83,10 +85,10 @@ func TestPresenceTransitionsUnderFakeClock(t *testing.T) {
 			t.Fatalf("step %d: state %s, want %s", i, s, st.want)
 		}
 	}
-	if err := tr.Beat("g1"); !errors.Is(err, ErrRetired) {
+	if err := tr.Beat("g1"); !errors.Is(err, hubapi.ErrRetired) {
 		t.Fatalf("beat of retired: %v, want ErrRetired", err)
 	}
-	if err := tr.Beat("nobody"); !errors.Is(err, ErrUnknownPersona) {
+	if err := tr.Beat("nobody"); !errors.Is(err, hubapi.ErrUnknownPersona) {
 		t.Fatalf("beat of unknown: %v, want ErrUnknownPersona", err)
 	}
 }
@@ -97,24 +99,24 @@ func TestPresenceDefaultStaleIsThreeBeats(t *testing.T) {
 	}
 	clk := newFakeClock()
 	tr := NewTracker(clk, DefaultIntervals)
-	tr.Track(Presence{ID: "g"})
+	tr.Track(hubapi.Presence{ID: "g"})
 	mustNil(t, tr.Beat("g"))
 	clk.Advance(30 * time.Second)
 	tr.Sweep()
-	if s := stateOf(t, tr, "g"); s != StateActive {
+	if s := stateOf(t, tr, "g"); s != hubapi.StateActive {
 		t.Fatalf("at exactly 30 s: %s, want active", s)
 	}
 	clk.Advance(time.Second)
 	tr.Sweep()
-	if s := stateOf(t, tr, "g"); s != StateStale {
+	if s := stateOf(t, tr, "g"); s != hubapi.StateStale {
 		t.Fatalf("at 31 s: %s, want stale", s)
 	}
 }
 
 func TestPresenceCoalescesChanges(t *testing.T) {
 	tr := NewTracker(newFakeClock(), testIntervals)
-	tr.Track(Presence{ID: "a"})
-	tr.Track(Presence{ID: "b"})
+	tr.Track(hubapi.Presence{ID: "a"})
+	tr.Track(hubapi.Presence{ID: "b"})
 	tr.TakeChanged()
 	tr.TakeDirty()
 	for i := 0; i < 1000; i++ {
@@ -134,9 +136,9 @@ func TestPresenceCoalescesChanges(t *testing.T) {
 
 func TestPresenceRejectsLongText(t *testing.T) {
 	tr := NewTracker(newFakeClock(), testIntervals)
-	tr.Track(Presence{ID: "a"})
-	long := make([]byte, MaxPresenceText+1)
-	if err := tr.SetActivity("a", string(long)); !errors.Is(err, ErrTextTooLong) {
+	tr.Track(hubapi.Presence{ID: "a"})
+	long := make([]byte, hubapi.MaxPresenceText+1)
+	if err := tr.SetActivity("a", string(long)); !errors.Is(err, hubapi.ErrTextTooLong) {
 		t.Fatalf("got %v, want ErrTextTooLong", err)
 	}
 }
@@ -146,13 +148,13 @@ func TestPresenceRejectsLongText(t *testing.T) {
 // there before stays.
 func TestPresenceRejectsControlCharacters(t *testing.T) {
 	tr := NewTracker(newFakeClock(), testIntervals)
-	tr.Track(Presence{ID: "a"})
+	tr.Track(hubapi.Presence{ID: "a"})
 	mustNil(t, tr.SetSummary("a", "reviewing #41 — ünïcode is fine"))
 	for _, text := range []string{"\x1b[2J", "ok\x1b]52;c;AAAA\x07", "line\nbreak", "c1\u009b31m", "bad utf8 \xff"} {
-		if err := tr.SetActivity("a", text); !errors.Is(err, ErrControlText) {
+		if err := tr.SetActivity("a", text); !errors.Is(err, hubapi.ErrControlText) {
 			t.Errorf("activity %q: got %v, want ErrControlText", text, err)
 		}
-		if err := tr.SetSummary("a", text); !errors.Is(err, ErrControlText) {
+		if err := tr.SetSummary("a", text); !errors.Is(err, hubapi.ErrControlText) {
 			t.Errorf("summary %q: got %v, want ErrControlText", text, err)
 		}
 	}

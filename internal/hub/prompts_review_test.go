@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // staleChoices learns two remembered approvals for work/core/lead's first
@@ -15,10 +16,10 @@ func staleChoices(t *testing.T, th *testHub) []confirm.Choice {
 	lead := th.addPersona(t, "work/core/lead", "Spica")
 	henry := th.operator(t, "henry")
 	for i, target := range []string{"external:https://example.org/a", "external:https://example.org/b"} {
-		req := OperationRequest{Tool: "publish_deployment_v1", Target: target, Shape: "deploy", CorrelationID: "learn-" + string(rune('a'+i))}
+		req := hubapi.OperationRequest{Tool: "publish_deployment_v1", Target: target, Shape: "deploy", CorrelationID: "learn-" + string(rune('a'+i))}
 		res, err := th.runtime(t, lead).RequestConfirmation(ctx, req)
 		mustNil(t, err)
-		_, err = henry.Decide(ctx, res.Confirmation.ID, DecideRequest{Approve: true, Remember: confirm.RememberPersona})
+		_, err = henry.Decide(ctx, res.Confirmation.ID, hubapi.DecideRequest{Approve: true, Remember: confirm.RememberPersona})
 		mustNil(t, err)
 	}
 	th.retire(t, "work/core/lead", "regranting")
@@ -72,7 +73,7 @@ func TestPromptReviewCarriesForwardAndDropsOverTheAPI(t *testing.T) {
 		t.Fatalf("after review: %d stale, active %+v; want none stale and the carried one active", len(left), active)
 	}
 	// the carried-forward approval now answers the new generation's request
-	res, err := porrima.RequestConfirmation(ctx, OperationRequest{Tool: "publish_deployment_v1",
+	res, err := porrima.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: "publish_deployment_v1",
 		Target: stale[0].Key.Target.String(), Shape: "deploy", CorrelationID: "after-review"})
 	mustNil(t, err)
 	if res.Status != confirm.StatusAllowed || !res.Decision.Remembered {

@@ -8,27 +8,18 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // ErrHubRunning: another hub already serves this home.
 var ErrHubRunning = errors.New("a hub is already running for this home")
-
-// RunDir is the hub's directory under the home (0700): socket and pid file.
-func RunDir(home string) string { return filepath.Join(home, "run") }
-
-// SocketPath is where the hub of a home listens.
-func SocketPath(home string) string { return filepath.Join(RunDir(home), "hub.sock") }
-
-// PIDPath is the hub's pid file, held locked while the hub runs.
-func PIDPath(home string) string { return filepath.Join(RunDir(home), "hub.pid") }
 
 // Timeouts bound what a slow or stuck client can hold. Zero fields take
 // the defaults.
@@ -93,7 +84,7 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 // store.
 func (h *Hub) serveSocket(ctx context.Context, to Timeouts, ready func(*Hub)) error {
 	to = to.withDefaults()
-	sock := SocketPath(h.cfg.Home.Dir)
+	sock := hubapi.SocketPath(h.cfg.Home.Dir)
 	// Only the lock holder gets here, so a socket file left by a killed hub
 	// is stale and may go.
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -175,21 +166,21 @@ func (t Timeouts) withDefaults() Timeouts {
 type hubLock struct{ f *os.File }
 
 func acquireHubLock(home string) (*hubLock, error) {
-	dir := RunDir(home)
+	dir := hubapi.RunDir(home)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("hub: create %s: %w", dir, err)
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("hub: make %s private: %w", dir, err)
 	}
-	f, err := os.OpenFile(PIDPath(home), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(hubapi.PIDPath(home), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("hub: open pid file: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s (pid %s holds %s); stop it or connect to it", ErrHubRunning, home, readPID(home), PIDPath(home))
+			return nil, fmt.Errorf("%w: %s (pid %s holds %s); stop it or connect to it", ErrHubRunning, home, readPID(home), hubapi.PIDPath(home))
 		}
 		return nil, fmt.Errorf("hub: lock pid file: %w", err)
 	}
@@ -211,7 +202,7 @@ func (l *hubLock) release() {
 
 // readPID is the pid written in a home's pid file, or "unknown".
 func readPID(home string) string {
-	b, err := os.ReadFile(PIDPath(home))
+	b, err := os.ReadFile(hubapi.PIDPath(home))
 	if s := strings.TrimSpace(string(b)); err == nil && s != "" {
 		return s
 	}

@@ -14,26 +14,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 func TestSocketIsPrivate(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
-	fi, err := os.Stat(SocketPath(th.home.Dir))
+	fi, err := os.Stat(hubapi.SocketPath(th.home.Dir))
 	mustNil(t, err)
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode %v, want 0600", fi.Mode().Perm())
 	}
-	di, err := os.Stat(RunDir(th.home.Dir))
+	di, err := os.Stat(hubapi.RunDir(th.home.Dir))
 	mustNil(t, err)
 	if di.Mode().Perm() != 0o700 {
 		t.Fatalf("run dir mode %v, want 0700", di.Mode().Perm())
 	}
-	tok, err := os.Stat(OperatorTokenPath(th.home.Dir, "henry"))
+	tok, err := os.Stat(hubapi.OperatorTokenPath(th.home.Dir, "henry"))
 	if err == nil {
 		t.Fatalf("operator token exists before first use: %v", tok.Mode())
 	}
 	th.operator(t, "henry")
-	tok, err = os.Stat(OperatorTokenPath(th.home.Dir, "henry"))
+	tok, err = os.Stat(hubapi.OperatorTokenPath(th.home.Dir, "henry"))
 	mustNil(t, err)
 	if tok.Mode().Perm() != 0o600 {
 		t.Fatalf("operator token mode %v, want 0600", tok.Mode().Perm())
@@ -77,10 +80,10 @@ func TestTwoClientsSeeEachOthersChangesInOrder(t *testing.T) {
 	// an operator's change: A retires the deputy; B must see it too
 	r, err := a.RequestRetirement(ctx, "work/core/deputy", "task done")
 	mustNil(t, err)
-	_, err = th.operator(t, "henry").Decide(ctx, r.Confirmation.ID, DecideRequest{Approve: true})
+	_, err = th.operator(t, "henry").Decide(ctx, r.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
 
-	sawRetired := func(cs []Change) bool {
+	sawRetired := func(cs []hubapi.Change) bool {
 		for _, c := range cs {
 			if c.Kind == "persona" && strings.Contains(string(c.Data), `"state":"retired"`) {
 				return true
@@ -96,7 +99,7 @@ func TestTwoClientsSeeEachOthersChangesInOrder(t *testing.T) {
 			t.Fatalf("position %d: A saw %d %s %s, B saw %d %s %s", i, gotA[i].Seq, gotA[i].Kind, gotA[i].Key, gotB[i].Seq, gotB[i].Kind, gotB[i].Key)
 		}
 	}
-	for _, got := range [][]Change{gotA, gotB} {
+	for _, got := range [][]hubapi.Change{gotA, gotB} {
 		for i := 1; i < len(got); i++ {
 			if got[i].Seq != got[i-1].Seq+1 {
 				t.Fatalf("sequence gap: %d then %d", got[i-1].Seq, got[i].Seq)
@@ -104,9 +107,9 @@ func TestTwoClientsSeeEachOthersChangesInOrder(t *testing.T) {
 		}
 	}
 	// the last activity of the lead reached both
-	var last Presence
+	var last hubapi.Presence
 	for _, c := range gotA {
-		if c.Kind == KindPresence && c.Key == lead.ID {
+		if c.Kind == hubapi.KindPresence && c.Key == lead.ID {
 			mustNil(t, json.Unmarshal(c.Data, &last))
 		}
 	}
@@ -133,7 +136,7 @@ func TestResumeAfterDisconnectWithoutMissingOrRepeating(t *testing.T) {
 		act(i)
 	}
 	c1, cancel1 := context.WithCancel(ctx)
-	first := collect(t, op.Subscribe(c1, snap.Seq), 5*time.Second, func(cs []Change) bool {
+	first := collect(t, op.Subscribe(c1, snap.Seq), 5*time.Second, func(cs []hubapi.Change) bool {
 		return len(cs) > 0 && activity(cs[len(cs)-1]) == "a4"
 	})
 	cancel1() // disconnect
@@ -141,7 +144,7 @@ func TestResumeAfterDisconnectWithoutMissingOrRepeating(t *testing.T) {
 		act(i)
 	}
 	last := first[len(first)-1].Seq
-	second := collect(t, op.Subscribe(ctx, last), 5*time.Second, func(cs []Change) bool {
+	second := collect(t, op.Subscribe(ctx, last), 5*time.Second, func(cs []hubapi.Change) bool {
 		return len(cs) > 0 && activity(cs[len(cs)-1]) == "a9"
 	})
 	if second[0].Seq != last+1 {
@@ -156,9 +159,9 @@ func TestResumeAfterDisconnectWithoutMissingOrRepeating(t *testing.T) {
 	}
 }
 
-func activity(c Change) string {
-	var p Presence
-	if c.Kind != KindPresence || json.Unmarshal(c.Data, &p) != nil {
+func activity(c hubapi.Change) string {
+	var p hubapi.Presence
+	if c.Kind != hubapi.KindPresence || json.Unmarshal(c.Data, &p) != nil {
 		return ""
 	}
 	return p.Activity
@@ -176,8 +179,8 @@ func TestResumeBelowTheRingAsksForResync(t *testing.T) {
 		mustNil(t, err)
 		time.Sleep(3 * time.Millisecond)
 	}
-	got := collect(t, op.Subscribe(ctx, 1), 5*time.Second, func(cs []Change) bool { return len(cs) > 0 })
-	if got[0].Kind != KindResync || got[0].Seq != th.hub.Stream().Head() {
+	got := collect(t, op.Subscribe(ctx, 1), 5*time.Second, func(cs []hubapi.Change) bool { return len(cs) > 0 })
+	if got[0].Kind != hubapi.KindResync || got[0].Seq != th.hub.Stream().Head() {
 		t.Fatalf("resume below the ring: first batch %+v, want a resync at the head", got[0])
 	}
 }
@@ -194,8 +197,8 @@ func TestSubscribeReconnectsToARestartedHub(t *testing.T) {
 	sub := op.Subscribe(ctx, snap.Seq)
 	th.stop()
 	th2 := startHub(t, home, Config{Coalesce: time.Millisecond}, Timeouts{})
-	got := collect(t, sub, 10*time.Second, func(cs []Change) bool { return len(cs) > 0 })
-	if got[0].Kind != KindResync || got[0].Epoch != th2.hub.Stream().Epoch() {
+	got := collect(t, sub, 10*time.Second, func(cs []hubapi.Change) bool { return len(cs) > 0 })
+	if got[0].Kind != hubapi.KindResync || got[0].Epoch != th2.hub.Stream().Epoch() {
 		t.Fatalf("after a hub restart: %+v, want a resync of the new epoch", got[0])
 	}
 	// and it carries on live
@@ -203,7 +206,7 @@ func TestSubscribeReconnectsToARestartedHub(t *testing.T) {
 	s := "back"
 	_, err = rt.SetPresence(ctx, &s, nil)
 	mustNil(t, err)
-	collect(t, sub, 5*time.Second, func(cs []Change) bool {
+	collect(t, sub, 5*time.Second, func(cs []hubapi.Change) bool {
 		return len(cs) > 0 && activity(cs[len(cs)-1]) == "back"
 	})
 }
@@ -249,9 +252,9 @@ func TestRuntimeTokenCannotActAsOperator(t *testing.T) {
 }
 
 // rawRequest sends bytes on a fresh socket connection and returns the answer.
-func rawRequest(t *testing.T, home, method, path, token string, body []byte) (*http.Response, APIError) {
+func rawRequest(t *testing.T, home, method, path, token string, body []byte) (*http.Response, hubapi.APIError) {
 	t.Helper()
-	conn, err := net.Dial("unix", SocketPath(home))
+	conn, err := net.Dial("unix", hubapi.SocketPath(home))
 	mustNil(t, err)
 	defer conn.Close()
 	req, _ := http.NewRequest(method, "http://hub"+path, bytes.NewReader(body))
@@ -262,7 +265,7 @@ func rawRequest(t *testing.T, home, method, path, token string, body []byte) (*h
 	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
 	mustNil(t, err)
 	defer resp.Body.Close()
-	var ae APIError
+	var ae hubapi.APIError
 	b, _ := io.ReadAll(resp.Body)
 	_ = json.Unmarshal(b, &ae)
 	return resp, ae
@@ -272,14 +275,14 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	p := th.addPersona(t, "work/core/lead", "Spica")
 	th.operator(t, "henry")
-	optok, err := OperatorToken(th.home.Dir, "henry")
+	optok, err := hubapi.OperatorToken(th.home.Dir, "henry")
 	mustNil(t, err)
 	ctx := context.Background()
 	mustNil(t, th.hub.Flush(ctx))
 	rev0, err := th.hub.st.Rev(ctx)
 	mustNil(t, err)
 
-	big := append([]byte(`{"persona":"work/core/lead","reason":"`), bytes.Repeat([]byte("x"), MaxBody)...)
+	big := append([]byte(`{"persona":"work/core/lead","reason":"`), bytes.Repeat([]byte("x"), hubapi.MaxBody)...)
 	big = append(big, `"}`...)
 	cases := []struct {
 		name, method, path, token string
@@ -326,7 +329,7 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 
 func TestSlowlorisIsCutOff(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{ReadHeader: 300 * time.Millisecond, Read: time.Second})
-	conn, err := net.Dial("unix", SocketPath(th.home.Dir))
+	conn, err := net.Dial("unix", hubapi.SocketPath(th.home.Dir))
 	mustNil(t, err)
 	defer conn.Close()
 	start := time.Now()
@@ -357,7 +360,7 @@ func TestSlowlorisIsCutOff(t *testing.T) {
 func TestForgedRequesterFieldIsIgnored(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	p := th.addPersona(t, "work/core/lead", "Spica")
-	tok, err := os.ReadFile(th.home.GenerationDir(p.ID) + "/" + TokenFile)
+	tok, err := os.ReadFile(th.home.GenerationDir(p.ID) + "/" + hubapi.TokenFile)
 	mustNil(t, err)
 	resp, ae := rawRequest(t, th.home.Dir, "POST", "/v1/presence/set", strings.TrimSpace(string(tok)),
 		[]byte(`{"requester":"human:henry","activity":"forging"}`))
@@ -384,7 +387,7 @@ func TestRoutesDocumented(t *testing.T) {
 func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 	home := shortHome(t)
 	ctx := context.Background()
-	c, stop, err := Connect(ctx, home, AsOperator("henry"))
+	c, stop, err := Connect(ctx, home, hubclient.AsOperator("henry"))
 	mustNil(t, err)
 	h, err := c.Health(ctx)
 	mustNil(t, err)
@@ -392,7 +395,7 @@ func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("in-process hub has pid %d, want ours %d", h.PID, os.Getpid())
 	}
 	// a second console connects to the running hub instead of starting one
-	c2, stop2, err := Connect(ctx, home, AsOperator("ada"))
+	c2, stop2, err := Connect(ctx, home, hubclient.AsOperator("ada"))
 	mustNil(t, err)
 	h2, err := c2.Health(ctx)
 	mustNil(t, err)
@@ -404,7 +407,7 @@ func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("the hub stopped when a client that did not start it left: %v", err)
 	}
 	mustNil(t, stop())
-	if _, err := Dial(ctx, home.Dir); !errors.Is(err, ErrNoHub) {
+	if _, err := hubclient.Dial(ctx, home.Dir); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after stop: %v, want ErrNoHub", err)
 	}
 }

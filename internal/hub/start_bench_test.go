@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -24,7 +25,7 @@ func BenchmarkConnectListStop10k(b *testing.B) {
 	ctx := context.Background()
 	once := func() (start, list, stop time.Duration) {
 		t0 := time.Now()
-		c, stopHub, err := Connect(ctx, home, AsOperator("henry"))
+		c, stopHub, err := Connect(ctx, home, hubclient.AsOperator("henry"))
 		mustNil(b, err)
 		t1 := time.Now()
 		vs, err := c.Personas(ctx, true)

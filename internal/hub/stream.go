@@ -4,43 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
-	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
-
-// Kinds of change on the stream.
-const (
-	// KindPresence: a persona generation's presence changed; Data is a Presence.
-	KindPresence = "presence"
-	// KindResync: not a change, a notice from Client.Subscribe that changes
-	// were lost (the hub restarted or the reader fell behind the ring):
-	// fetch a snapshot, then carry on from the notice's Seq.
-	KindResync = "resync"
-)
-
-// ErrResync: the requested sequence is no longer kept, or belongs to an
-// earlier hub run; the reader must fetch a snapshot and resume from the head.
-var ErrResync = errors.New("resync: the changes after that sequence are no longer kept; fetch a snapshot and resume from the head")
-
-// Change is one state change as the stream delivers it. Seq numbers are
-// consecutive within one Epoch (one hub run).
-type Change struct {
-	Seq   uint64 `json:"seq"`
-	Epoch string `json:"epoch"`
-	// Kind is "presence", or the first segment of the store key written
-	// ("personas", "confirmations", ...), or "resync".
-	Kind string `json:"kind"`
-	// Key is the store key or presence id the change is about.
-	Key string `json:"key,omitempty"`
-	// Rev is the store revision of a store change.
-	Rev    int64           `json:"rev,omitempty"`
-	Delete bool            `json:"delete,omitempty"`
-	Time   time.Time       `json:"time"`
-	Data   json.RawMessage `json:"data,omitempty"`
-}
 
 // DefaultRingSize is how many recent changes a stream keeps for resuming.
 const DefaultRingSize = 1 << 16
@@ -52,7 +20,7 @@ type Stream struct {
 	epoch string
 
 	mu   sync.Mutex
-	ring []Change
+	ring []hubapi.Change
 	head uint64        // seq of the last published change; 0 before any
 	wake chan struct{} // closed and replaced on every publish
 }
@@ -64,7 +32,7 @@ func NewStream(size int) *Stream {
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &Stream{epoch: hex.EncodeToString(b[:]), ring: make([]Change, size), wake: make(chan struct{})}
+	return &Stream{epoch: hex.EncodeToString(b[:]), ring: make([]hubapi.Change, size), wake: make(chan struct{})}
 }
 
 // Epoch identifies this hub run; sequences of different epochs do not compare.
@@ -78,7 +46,7 @@ func (s *Stream) Head() uint64 {
 }
 
 // Publish numbers the changes in order and wakes every reader.
-func (s *Stream) Publish(cs ...Change) {
+func (s *Stream) Publish(cs ...hubapi.Change) {
 	if len(cs) == 0 {
 		return
 	}
@@ -96,12 +64,12 @@ func (s *Stream) Publish(cs ...Change) {
 // Read returns up to max changes after seq (appending to buf), and a
 // channel closed when more arrive. A seq below the kept ring, or above the
 // head, is ErrResync.
-func (s *Stream) Read(after uint64, max int, buf []Change) ([]Change, <-chan struct{}, error) {
+func (s *Stream) Read(after uint64, max int, buf []hubapi.Change) ([]hubapi.Change, <-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	size := uint64(len(s.ring))
 	if after > s.head || s.head > size && after < s.head-size {
-		return buf, nil, fmt.Errorf("read after %d (kept %d..%d): %w", after, s.oldestLocked(), s.head, ErrResync)
+		return buf, nil, fmt.Errorf("read after %d (kept %d..%d): %w", after, s.oldestLocked(), s.head, hubapi.ErrResync)
 	}
 	for seq := after + 1; seq <= s.head && len(buf) < max; seq++ {
 		buf = append(buf, s.ring[seq%size])
@@ -118,8 +86,8 @@ func (s *Stream) oldestLocked() uint64 {
 
 // Follow calls fn with each batch of changes after seq until ctx ends, fn
 // fails, or the reader falls behind the ring (ErrResync).
-func (s *Stream) Follow(ctx context.Context, after uint64, fn func([]Change) error) error {
-	var buf []Change
+func (s *Stream) Follow(ctx context.Context, after uint64, fn func([]hubapi.Change) error) error {
+	var buf []hubapi.Change
 	for {
 		batch, wake, err := s.Read(after, 512, buf[:0])
 		if err != nil {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 func TestStreamResumeWithoutMissingOrRepeating(t *testing.T) {
 	s := NewStream(8)
 	for i := 0; i < 5; i++ {
-		s.Publish(Change{Kind: "test", Key: string(rune('a' + i))})
+		s.Publish(hubapi.Change{Kind: "test", Key: string(rune('a' + i))})
 	}
 	got, _, err := s.Read(2, 100, nil)
 	mustNil(t, err)
@@ -19,15 +21,15 @@ func TestStreamResumeWithoutMissingOrRepeating(t *testing.T) {
 	}
 	// the ring keeps 8: after 12 changes, seq 4 (needs 5..) is still readable, 3 is not
 	for i := 0; i < 7; i++ {
-		s.Publish(Change{Kind: "test"})
+		s.Publish(hubapi.Change{Kind: "test"})
 	}
 	if _, _, err := s.Read(4, 100, nil); err != nil {
 		t.Fatalf("read after 4 of 12 with ring 8: %v", err)
 	}
-	if _, _, err := s.Read(3, 100, nil); !errors.Is(err, ErrResync) {
+	if _, _, err := s.Read(3, 100, nil); !errors.Is(err, hubapi.ErrResync) {
 		t.Fatalf("read below ring: %v, want ErrResync", err)
 	}
-	if _, _, err := s.Read(13, 100, nil); !errors.Is(err, ErrResync) {
+	if _, _, err := s.Read(13, 100, nil); !errors.Is(err, hubapi.ErrResync) {
 		t.Fatalf("read above head (another epoch's sequence): %v, want ErrResync", err)
 	}
 }
@@ -39,7 +41,7 @@ func TestStreamFollowDeliversInOrder(t *testing.T) {
 	done := make(chan []uint64)
 	go func() {
 		var seen []uint64
-		_ = s.Follow(ctx, 0, func(cs []Change) error {
+		_ = s.Follow(ctx, 0, func(cs []hubapi.Change) error {
 			for _, c := range cs {
 				seen = append(seen, c.Seq)
 			}
@@ -51,7 +53,7 @@ func TestStreamFollowDeliversInOrder(t *testing.T) {
 		done <- seen
 	}()
 	for i := 0; i < 300; i++ {
-		s.Publish(Change{Kind: "test"})
+		s.Publish(hubapi.Change{Kind: "test"})
 	}
 	seen := <-done
 	for i, seq := range seen {

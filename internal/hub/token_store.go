@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -65,7 +66,7 @@ func tokenHashOp(id string, h tokenHash) store.Op {
 // issueToken reads a generation's token file, creating it if missing, and
 // returns its hash.
 func (h *Hub) issueToken(p registry.Persona) (tokenHash, error) {
-	tok, err := readOrCreateToken(filepath.Join(h.cfg.Home.GenerationDir(p.ID), TokenFile))
+	tok, err := hubapi.ReadOrCreateToken(filepath.Join(h.cfg.Home.GenerationDir(p.ID), hubapi.TokenFile))
 	if err != nil {
 		return tokenHash{}, fmt.Errorf("token of %s: %w", p.Address, err)
 	}

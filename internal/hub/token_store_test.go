@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -16,15 +18,15 @@ import (
 // tokenOf reads a generation's token file.
 func tokenOf(t *testing.T, home registry.Home, p registry.Persona) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(home.GenerationDir(p.ID), TokenFile))
+	b, err := os.ReadFile(filepath.Join(home.GenerationDir(p.ID), hubapi.TokenFile))
 	mustNil(t, err)
 	return strings.TrimSpace(string(b))
 }
 
 // whoAmIWith asks the hub of home who tok identifies.
-func whoAmIWith(t *testing.T, home registry.Home, tok string) (Identity, error) {
+func whoAmIWith(t *testing.T, home registry.Home, tok string) (hubapi.Identity, error) {
 	t.Helper()
-	c, err := Dial(context.Background(), home.Dir, WithToken(tok))
+	c, err := hubclient.Dial(context.Background(), home.Dir, hubclient.WithToken(tok))
 	mustNil(t, err)
 	defer c.Close()
 	return c.WhoAmI(context.Background())
@@ -40,12 +42,12 @@ func TestTokenAuthenticatesAfterRestartWithoutItsFile(t *testing.T) {
 	tok := tokenOf(t, home, lead)
 	th.stop()
 
-	file := filepath.Join(home.GenerationDir(lead.ID), TokenFile)
+	file := filepath.Join(home.GenerationDir(lead.ID), hubapi.TokenFile)
 	mustNil(t, os.Remove(file))
 	startHub(t, home, Config{}, Timeouts{})
 	id, err := whoAmIWith(t, home, tok)
 	mustNil(t, err)
-	if id.Kind != PrincipalPersona || id.PersonaID != lead.ID || id.Principal != "work/core/lead" {
+	if id.Kind != hubapi.PrincipalPersona || id.PersonaID != lead.ID || id.Principal != "work/core/lead" {
 		t.Fatalf("after a restart the token identifies %+v, want the lead %s", id, lead.ID)
 	}
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {

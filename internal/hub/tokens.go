@@ -1,65 +1,18 @@
 package hub
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
-
-// TokenFile is the name of a persona generation's token in its private directory.
-const TokenFile = "token"
-
-// tokenPrefix marks a virgo hub token, so one pasted into the wrong place is
-// recognisable (and a secret scanner can find it).
-const tokenPrefix = "vgt_"
-
-// Named errors of identity.
-var (
-	// ErrUnauthenticated: the request carries no token, or one the hub does not know.
-	ErrUnauthenticated = errors.New("unauthenticated: send Authorization: Bearer <token> with a persona or operator token")
-	// ErrRevoked: the token belonged to a generation that is retired.
-	ErrRevoked = errors.New("token revoked: its persona generation is retired")
-	// ErrForbidden: the caller's identity may not do this.
-	ErrForbidden = errors.New("forbidden")
-	// ErrBadOperatorName: an operator name that cannot name a file.
-	ErrBadOperatorName = errors.New("invalid operator name")
-)
-
-// Kind of principal a token identifies.
-const (
-	PrincipalHuman   = "human"
-	PrincipalPersona = "persona"
-)
-
-// Identity is who a request comes from, derived by the hub from its token
-// and never from the request body.
-type Identity struct {
-	// Kind is "human" or "persona".
-	Kind string `json:"kind"`
-	// Principal is "human:<name>", or the persona's address.
-	Principal string `json:"principal"`
-	// PersonaID is the generation id of a persona identity.
-	PersonaID string `json:"persona_id,omitempty"`
-}
-
-// IsHuman reports whether the identity is an operator.
-func (id Identity) IsHuman() bool { return id.Kind == PrincipalHuman }
-
-// NewToken returns a fresh random token (256 bits).
-func NewToken() string {
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
-}
 
 type tokenHash [sha256.Size]byte
 
@@ -72,9 +25,9 @@ type Tokens struct {
 	opDir string
 
 	mu        sync.RWMutex
-	byHash    map[tokenHash]Identity // persona tokens
-	persona   map[string]tokenHash   // generation id -> hash, to revoke
-	operators map[tokenHash]Identity // replaced whole by each scan of opDir
+	byHash    map[tokenHash]hubapi.Identity // persona tokens
+	persona   map[string]tokenHash          // generation id -> hash, to revoke
+	operators map[tokenHash]hubapi.Identity // replaced whole by each scan of opDir
 
 	scanMu sync.Mutex
 	seen   opDirStamp // what the last scan of opDir saw
@@ -85,9 +38,9 @@ type Tokens struct {
 func NewTokens(opDir string) *Tokens {
 	return &Tokens{
 		opDir:     opDir,
-		byHash:    make(map[tokenHash]Identity),
+		byHash:    make(map[tokenHash]hubapi.Identity),
 		persona:   make(map[string]tokenHash),
-		operators: make(map[tokenHash]Identity),
+		operators: make(map[tokenHash]hubapi.Identity),
 	}
 }
 
@@ -96,16 +49,16 @@ func NewTokens(opDir string) *Tokens {
 // or rotated while the hub runs is honoured on the next request. Telling
 // that costs a stat of the directory and of each token file; the directory
 // is read again only when one of them changed.
-func (t *Tokens) Authenticate(tok string) (Identity, error) {
-	if !strings.HasPrefix(tok, tokenPrefix) {
-		return Identity{}, ErrUnauthenticated
+func (t *Tokens) Authenticate(tok string) (hubapi.Identity, error) {
+	if !strings.HasPrefix(tok, hubapi.TokenPrefix) {
+		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}
 	h := hashToken(tok)
 	if id, ok := t.lookup(h); ok {
 		return id, nil
 	}
 	if err := t.refreshOperators(); err != nil {
-		return Identity{}, err
+		return hubapi.Identity{}, err
 	}
 	t.mu.RLock()
 	id, ok := t.operators[h]
@@ -113,22 +66,22 @@ func (t *Tokens) Authenticate(tok string) (Identity, error) {
 	if ok {
 		return id, nil
 	}
-	return Identity{}, ErrUnauthenticated
+	return hubapi.Identity{}, hubapi.ErrUnauthenticated
 }
 
-func (t *Tokens) lookup(h tokenHash) (Identity, bool) {
+func (t *Tokens) lookup(h tokenHash) (hubapi.Identity, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	id, ok := t.byHash[h]
 	if !ok {
-		return Identity{}, false
+		return hubapi.Identity{}, false
 	}
 	// The map found the entry by h; comparing the stored persona hash in
 	// constant time keeps a revoked-and-reissued slot from matching an old token.
-	if id.Kind == PrincipalPersona {
+	if id.Kind == hubapi.PrincipalPersona {
 		cur := t.persona[id.PersonaID]
 		if subtle.ConstantTimeCompare(cur[:], h[:]) != 1 {
-			return Identity{}, false
+			return hubapi.Identity{}, false
 		}
 	}
 	return id, true
@@ -143,7 +96,7 @@ func (t *Tokens) accept(id, address string, h tokenHash) {
 		delete(t.byHash, old)
 	}
 	t.persona[id] = h
-	t.byHash[h] = Identity{Kind: PrincipalPersona, Principal: address, PersonaID: id}
+	t.byHash[h] = hubapi.Identity{Kind: hubapi.PrincipalPersona, Principal: address, PersonaID: id}
 }
 
 // holds reports whether generation id has an accepted token.
@@ -162,27 +115,6 @@ func (t *Tokens) Revoke(id string) {
 		delete(t.byHash, h)
 		delete(t.persona, id)
 	}
-}
-
-var operatorName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// OperatorTokenPath is where a human principal's token lives in a home.
-func OperatorTokenPath(home, name string) string {
-	return filepath.Join(home, "operators", name+".token")
-}
-
-// OperatorToken returns the token of human principal name ("human:<name>"
-// or a bare name), creating it 0600 on first use.
-func OperatorToken(home, name string) (string, error) {
-	name = strings.TrimPrefix(name, "human:")
-	if !operatorName.MatchString(name) {
-		return "", fmt.Errorf("operator %q: %w: use letters, digits, '.', '_' or '-'", name, ErrBadOperatorName)
-	}
-	dir := filepath.Join(home, "operators")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("operator token: %w", err)
-	}
-	return readOrCreateToken(OperatorTokenPath(home, name))
 }
 
 // fileStamp is what a stat tells of a file: enough to see it changed.
@@ -249,7 +181,7 @@ func (t *Tokens) loadOperators() error {
 	t.scans++
 	start := time.Now()
 	seen := opDirStamp{scanned: true, files: make(map[string]fileStamp)}
-	found := make(map[tokenHash]Identity)
+	found := make(map[tokenHash]hubapi.Identity)
 	dfi, err := os.Stat(t.opDir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -263,7 +195,7 @@ func (t *Tokens) loadOperators() error {
 		}
 		for _, e := range ents {
 			name, ok := strings.CutSuffix(e.Name(), ".token")
-			if !ok || !operatorName.MatchString(name) {
+			if !ok || !hubapi.ValidOperatorName(name) {
 				continue
 			}
 			path := filepath.Join(t.opDir, e.Name())
@@ -276,8 +208,8 @@ func (t *Tokens) loadOperators() error {
 			if err != nil {
 				continue
 			}
-			if tok := strings.TrimSpace(string(b)); strings.HasPrefix(tok, tokenPrefix) {
-				found[hashToken(tok)] = Identity{Kind: PrincipalHuman, Principal: "human:" + name}
+			if tok := strings.TrimSpace(string(b)); strings.HasPrefix(tok, hubapi.TokenPrefix) {
+				found[hashToken(tok)] = hubapi.Identity{Kind: hubapi.PrincipalHuman, Principal: "human:" + name}
 			}
 		}
 	}
@@ -291,39 +223,4 @@ func (t *Tokens) loadOperators() error {
 	t.operators = found
 	t.mu.Unlock()
 	return nil
-}
-
-// readOrCreateToken reads a token file, or creates it with a new token,
-// 0600. The file is written aside and hard-linked into place, so a reader
-// never sees it half written and two first uses at once agree on one token.
-func readOrCreateToken(path string) (string, error) {
-	if b, err := os.ReadFile(path); err == nil {
-		tok := strings.TrimSpace(string(b))
-		if !strings.HasPrefix(tok, tokenPrefix) {
-			return "", fmt.Errorf("%s does not hold a virgo token; remove it to issue a new one", path)
-		}
-		return tok, nil
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".token-*")
-	if err != nil {
-		return "", fmt.Errorf("create token: %w", err)
-	}
-	defer os.Remove(f.Name())
-	tok := NewToken()
-	_, err = f.WriteString(tok + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("write token %s: %w", path, err)
-	}
-	if err := os.Link(f.Name(), path); errors.Is(err, os.ErrExist) {
-		return readOrCreateToken(path)
-	} else if err != nil {
-		return "", fmt.Errorf("create %s: %w", path, err)
-	}
-	return tok, nil
 }

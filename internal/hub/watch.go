@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -23,7 +24,7 @@ func (h *Hub) watchStore(ctx context.Context) {
 		if errors.Is(err, store.ErrCompacted) {
 			h.log.Warn("store history compacted under the hub's watch; readers must resync", "after", after)
 			after, _ = h.st.Rev(ctx)
-			h.stream.Publish(Change{Kind: KindResync, Time: time.Now().UTC()})
+			h.stream.Publish(hubapi.Change{Kind: hubapi.KindResync, Time: time.Now().UTC()})
 			continue
 		}
 		if err != nil {
@@ -40,32 +41,21 @@ func (h *Hub) watchStore(ctx context.Context) {
 	}
 }
 
-// Kinds of store change on the stream.
-const (
-	KindPersona      = "persona"
-	KindSeat         = "seat"
-	KindConfirmation = "confirmation"
-	KindPrompt       = "prompt"
-	KindAudit        = "audit"
-	KindReaction     = "reaction"
-	KindAssignment   = "assignment"
-)
-
 // streamKinds names the kind of change of each store prefix, first match
 // wins; "" keeps a prefix off the stream (internal indexes, and presence,
 // which the tracker publishes coalesced).
 var streamKinds = []struct{ prefix, kind string }{
 	{presencePrefix, ""},
 	{TokenHashPrefix, ""},
-	{"persona/", KindPersona},
-	{"seat/", KindSeat},
+	{"persona/", hubapi.KindPersona},
+	{"seat/", hubapi.KindSeat},
 	{"name/", ""},
-	{confirm.PrefixConfirmation, KindConfirmation},
-	{confirm.PrefixAssignments, KindAssignment},
+	{confirm.PrefixConfirmation, hubapi.KindConfirmation},
+	{confirm.PrefixAssignments, hubapi.KindAssignment},
 	{"confirm/", ""},
-	{"prompts/", KindPrompt},
-	{confirm.PrefixAudit, KindAudit},
-	{confirm.PrefixReactions, KindReaction},
+	{"prompts/", hubapi.KindPrompt},
+	{confirm.PrefixAudit, hubapi.KindAudit},
+	{confirm.PrefixReactions, hubapi.KindReaction},
 }
 
 func streamKind(key string) string {
@@ -85,20 +75,20 @@ func (h *Hub) apply(ev store.Event) {
 	if kind == "" {
 		return
 	}
-	c := Change{Kind: kind, Key: ev.Key, Rev: ev.Rev, Delete: ev.Delete, Time: time.Now().UTC()}
+	c := hubapi.Change{Kind: kind, Key: ev.Key, Rev: ev.Rev, Delete: ev.Delete, Time: time.Now().UTC()}
 	if json.Valid(ev.Value) {
 		c.Data = ev.Value
 	}
 	switch {
 	case ev.Delete:
-	case kind == KindPersona:
+	case kind == hubapi.KindPersona:
 		var p registry.Persona
 		if err := json.Unmarshal(ev.Value, &p); err == nil {
 			if err := h.trackPersona(p, true); err != nil {
 				h.log.Error("persona token", "persona", p.Address, "err", err)
 			}
 		}
-	case kind == KindConfirmation:
+	case kind == hubapi.KindConfirmation:
 		var cf confirm.Confirmation
 		if err := json.Unmarshal(ev.Value, &cf); err == nil {
 			h.countWaiting(&cf)

@@ -113,7 +113,7 @@ func BenchmarkPageWalk10k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w := pageWalk{r: chunkReader{f: bytes.NewReader(data), buf: make([]byte, walkChunk)},
-			pageSize: uint64(m.pageSize), hwm: m.pgid, seen: make([]bool, m.pgid)}
+			pageSize: uint64(m.pageSize), hwm: m.pgid, kind: make([]byte, m.pgid)}
 		if err := w.run(m.root, m.freelist); err != nil {
 			b.Fatal(err)
 		}

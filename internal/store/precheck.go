@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// What precheck knows of bbolt's on-disk format (bbolt v1.4, format version
+// What precheck knows of bbolt's on-disk format (bbolt v1.5, format version
 // 2): every page starts with a 16-byte header (id, flags, count, overflow);
 // pages 0 and 1 hold a meta record each, the valid one with the higher
 // transaction id wins; the meta names the root bucket's page, the freelist
@@ -129,7 +129,7 @@ func checkFile(path string, f *os.File, size int64) error {
 	if m.pgid < 4 || m.pgid > uint64(size/ps) {
 		return bad("truncated: the meta page says %d pages of %d bytes (%d bytes), the file has %d bytes", m.pgid, ps, m.pgid*uint64(ps), size)
 	}
-	w := pageWalk{r: chunkReader{f: f, buf: make([]byte, walkChunk)}, pageSize: uint64(ps), hwm: m.pgid, seen: make([]bool, m.pgid)}
+	w := pageWalk{r: chunkReader{f: f, buf: make([]byte, walkChunk)}, pageSize: uint64(ps), hwm: m.pgid, kind: make([]byte, m.pgid)}
 	if err := guard("check the pages of "+path, func() error { return w.run(m.root, m.freelist) }); err != nil {
 		return bad("%v", err)
 	}

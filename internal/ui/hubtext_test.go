@@ -81,38 +81,3 @@ func TestHubTextCannotDriveTheTerminal(t *testing.T) {
 	press(t, m, "esc", "1")
 	assertNoControls(t, "presence after changes", m.Render())
 }
-
-func TestCleanKeepsPlainTextAndReplacesControls(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                      "",
-		"lane review at 14:00":  "lane review at 14:00",
-		"Zavijava — ünïcode ✓":  "Zavijava — ünïcode ✓",
-		"a\tb\nc\rd":            "a\uFFFDb\uFFFDc\uFFFDd",
-		"del\x7f":               "del\uFFFD",
-		"c1 \u0085\u009b\u009f": "c1 \uFFFD\uFFFD\uFFFD",
-		"raw \x9b byte":         "raw \uFFFD byte", // invalid UTF-8 a terminal may read as CSI
-		"\u00a0nbsp":            "\u00a0nbsp",
-	} {
-		if got := clean(in); got != want {
-			t.Errorf("clean(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := cleanLines("+ a\x1b\n- b"); got != "+ a\uFFFD\n- b" {
-		t.Errorf("cleanLines kept or lost the wrong bytes: %q", got)
-	}
-	if n := testing.AllocsPerRun(100, func() { clean("relaying the owner's decisions") }); n != 0 {
-		t.Errorf("clean allocates %.0f times on clean text, want 0", n)
-	}
-}
-
-func FuzzClean(f *testing.F) {
-	f.Add(hostile)
-	f.Add("\x9b\xff\u0085")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, r := range clean(s) {
-			if r < 0x20 || r >= 0x7f && r <= 0x9f {
-				t.Fatalf("clean(%q) kept control %U", s, r)
-			}
-		}
-	})
-}

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -311,7 +312,7 @@ func (m *Model) closeReasonIfGone() {
 // setNote shows text in the status line; it is cleaned there because it
 // may quote the hub's own words (an error, a name).
 func (m *Model) setNote(k noteKind, text string, d time.Duration) {
-	m.note = note{text: clean(text), kind: k, until: m.now().Add(d)}
+	m.note = note{text: termtext.Clean(text), kind: k, until: m.now().Add(d)}
 }
 
 // layout gives every child its size after a resize or a help toggle.

@@ -1,57 +1,19 @@
 package ui
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "github.com/virgo-hub/virgo-tui/internal/termtext"
 
 // Every string the hub sends was written, in the end, by someone else: a
 // persona's summary, a requester's operation, a decided-by note. Such text
 // must never reach the terminal as control sequences (a clear screen, an
 // OSC 52 clipboard write, a title change). It is cleaned once, where it
-// enters the console's model, so every view draws it as plain text.
-
-// clean replaces C0 controls, DEL, C1 controls and invalid UTF-8 (whose
-// bytes a terminal may read as C1) with U+FFFD. Clean text is returned
-// as is, without allocating.
-func clean(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		if r < 0x20 || r >= 0x7f && r <= 0x9f {
-			r = utf8.RuneError
-		}
-		b.WriteRune(r) // an invalid byte ranges as RuneError: written as U+FFFD
-	}
-	return b.String()
-}
-
-// cleanLines is clean for multi-line text: line breaks are kept, every
-// line is cleaned.
-func cleanLines(s string) string {
-	if clean(s) == s {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	for i := range lines {
-		lines[i] = clean(lines[i])
-	}
-	return strings.Join(lines, "\n")
-}
+// enters the console's model, so every view draws it as plain text; what
+// counts as unsafe is termtext's one table, shared with the command line.
 
 // sanitizeSnapshot cleans a snapshot's shown text in place; the console
 // owns the snapshot from the moment it arrives. IDs are kept: they are
 // sent back to the hub, never drawn.
 func sanitizeSnapshot(s *Snapshot) {
-	s.Installation, s.Home, s.Operator = clean(s.Installation), clean(s.Home), clean(s.Operator)
+	s.Installation, s.Home, s.Operator = termtext.Clean(s.Installation), termtext.Clean(s.Home), termtext.Clean(s.Operator)
 	for i := range s.Personas {
 		sanitizePersona(&s.Personas[i])
 	}
@@ -68,25 +30,25 @@ func sanitizeChange(c *Change) {
 	case ConfirmationPending:
 		sanitizeConfirmation(&c.Confirmation)
 	}
-	c.DecidedBy, c.Outcome = clean(c.DecidedBy), clean(c.Outcome)
+	c.DecidedBy, c.Outcome = termtext.Clean(c.DecidedBy), termtext.Clean(c.Outcome)
 }
 
 func sanitizePersona(p *Persona) {
-	p.Address, p.Name, p.Class = clean(p.Address), clean(p.Name), clean(p.Class)
-	p.State = PresenceState(clean(string(p.State)))
-	p.Activity, p.Summary = clean(p.Activity), clean(p.Summary)
-	p.StampHash, p.StampSummary = clean(p.StampHash), clean(p.StampSummary)
+	p.Address, p.Name, p.Class = termtext.Clean(p.Address), termtext.Clean(p.Name), termtext.Clean(p.Class)
+	p.State = PresenceState(termtext.Clean(string(p.State)))
+	p.Activity, p.Summary = termtext.Clean(p.Activity), termtext.Clean(p.Summary)
+	p.StampHash, p.StampSummary = termtext.Clean(p.StampHash), termtext.Clean(p.StampSummary)
 	if dirtyBindings(p.Bindings) {
 		bs := make([]Binding, len(p.Bindings)) // the slice may be shared with an older version
 		for i, b := range p.Bindings {
-			bs[i] = Binding{Kind: clean(b.Kind), Target: clean(b.Target)}
+			bs[i] = Binding{Kind: termtext.Clean(b.Kind), Target: termtext.Clean(b.Target)}
 		}
 		p.Bindings = bs
 	}
 	if dirtySeats(p.Seats) {
 		ss := make([]SeatRecord, len(p.Seats))
 		for i, s := range p.Seats {
-			s.Name, s.State = clean(s.Name), clean(s.State)
+			s.Name, s.State = termtext.Clean(s.Name), termtext.Clean(s.State)
 			ss[i] = s
 		}
 		p.Seats = ss
@@ -95,7 +57,7 @@ func sanitizePersona(p *Persona) {
 
 func dirtyBindings(bs []Binding) bool {
 	for _, b := range bs {
-		if clean(b.Kind) != b.Kind || clean(b.Target) != b.Target {
+		if termtext.Clean(b.Kind) != b.Kind || termtext.Clean(b.Target) != b.Target {
 			return true
 		}
 	}
@@ -104,7 +66,7 @@ func dirtyBindings(bs []Binding) bool {
 
 func dirtySeats(ss []SeatRecord) bool {
 	for _, s := range ss {
-		if clean(s.Name) != s.Name || clean(s.State) != s.State {
+		if termtext.Clean(s.Name) != s.Name || termtext.Clean(s.State) != s.State {
 			return true
 		}
 	}
@@ -112,10 +74,10 @@ func dirtySeats(ss []SeatRecord) bool {
 }
 
 func sanitizeConfirmation(c *Confirmation) {
-	c.CorrelationID, c.Requester, c.Authority = clean(c.CorrelationID), clean(c.Requester), clean(c.Authority)
-	c.Boundary, c.Operation, c.Action = clean(c.Boundary), clean(c.Operation), clean(c.Action)
-	c.StampHash, c.MatrixDiff = clean(c.StampHash), cleanLines(c.MatrixDiff)
+	c.CorrelationID, c.Requester, c.Authority = termtext.Clean(c.CorrelationID), termtext.Clean(c.Requester), termtext.Clean(c.Authority)
+	c.Boundary, c.Operation, c.Action = termtext.Clean(c.Boundary), termtext.Clean(c.Operation), termtext.Clean(c.Action)
+	c.StampHash, c.MatrixDiff = termtext.Clean(c.StampHash), termtext.CleanLines(c.MatrixDiff)
 	r := &c.Remember
-	r.Overlay, r.Key, r.Action, r.Target = clean(r.Overlay), clean(r.Key), clean(r.Action), clean(r.Target)
-	r.Shape, r.Refusal = clean(r.Shape), clean(r.Refusal)
+	r.Overlay, r.Key, r.Action = termtext.Clean(r.Overlay), termtext.Clean(r.Key), termtext.Clean(r.Action)
+	r.Target, r.Shape, r.Refusal = termtext.Clean(r.Target), termtext.Clean(r.Shape), termtext.Clean(r.Refusal)
 }

@@ -1,4 +1,4 @@
-package hub
+package hubclient
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // ErrBeatStreamEnded: the hub ended the beat stream (it answered, or the
@@ -18,7 +20,7 @@ var ErrBeatStreamEnded = errors.New("beat stream ended; open a new one")
 type BeatStream struct {
 	pw   *io.PipeWriter
 	done chan struct{}
-	res  BeatStreamResult
+	res  hubapi.BeatStreamResult
 	err  error
 }
 
@@ -63,7 +65,7 @@ func (s *BeatStream) Beat() error {
 }
 
 // Report sends a heartbeat with an activity and/or summary.
-func (s *BeatStream) Report(rep PresenceReport) error {
+func (s *BeatStream) Report(rep hubapi.PresenceReport) error {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return err
@@ -73,7 +75,7 @@ func (s *BeatStream) Report(rep PresenceReport) error {
 }
 
 // Close ends the stream and returns the hub's count of applied reports.
-func (s *BeatStream) Close() (BeatStreamResult, error) {
+func (s *BeatStream) Close() (hubapi.BeatStreamResult, error) {
 	s.pw.Close()
 	<-s.done
 	return s.res, s.err

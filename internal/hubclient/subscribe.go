@@ -1,4 +1,4 @@
-package hub
+package hubclient
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // Reconnect backoff of Subscribe.
@@ -32,18 +34,18 @@ const maxBatch = 512
 //
 // after belongs to the epoch of the client's last Snapshot; without one,
 // to whichever hub answers first.
-func (c *Client) Subscribe(ctx context.Context, after uint64) <-chan []Change {
-	out := make(chan []Change, 16)
+func (c *Client) Subscribe(ctx context.Context, after uint64) <-chan []hubapi.Change {
+	out := make(chan []hubapi.Change, 16)
 	go func() {
 		defer close(out)
 		pos := streamPos{after: after, epoch: c.getEpoch()}
 		backoff := subscribeMinBackoff
 		for ctx.Err() == nil {
 			connected, err := c.follow(ctx, &pos, out)
-			var ae *APIError
+			var ae *hubapi.APIError
 			if errors.As(err, &ae) && ae.Code == "resync" {
 				pos = streamPos{after: ae.Head, epoch: ae.Epoch}
-				if !send(ctx, out, []Change{{Kind: KindResync, Seq: ae.Head, Epoch: ae.Epoch, Time: time.Now().UTC()}}) {
+				if !send(ctx, out, []hubapi.Change{{Kind: hubapi.KindResync, Seq: ae.Head, Epoch: ae.Epoch, Time: time.Now().UTC()}}) {
 					return
 				}
 				continue
@@ -67,7 +69,7 @@ type streamPos struct {
 	epoch string
 }
 
-func send(ctx context.Context, out chan<- []Change, b []Change) bool {
+func send(ctx context.Context, out chan<- []hubapi.Change, b []hubapi.Change) bool {
 	select {
 	case out <- b:
 		return true
@@ -78,7 +80,7 @@ func send(ctx context.Context, out chan<- []Change, b []Change) bool {
 
 // follow reads one stream connection until it ends. connected reports
 // whether the hub answered at all (to reset the backoff).
-func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []Change) (connected bool, err error) {
+func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []hubapi.Change) (connected bool, err error) {
 	q := url.Values{"after": {strconv.FormatUint(pos.after, 10)}}
 	if pos.epoch != "" {
 		q.Set("epoch", pos.epoch)
@@ -97,10 +99,10 @@ func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []Change
 	if resp.StatusCode != http.StatusOK {
 		return true, readAPIError(resp)
 	}
-	pos.epoch = resp.Header.Get(EpochHeader)
+	pos.epoch = resp.Header.Get(hubapi.EpochHeader)
 	c.setEpoch(pos.epoch)
 	rd := bufio.NewReaderSize(resp.Body, 64<<10)
-	var batch []Change
+	var batch []hubapi.Change
 	for {
 		line, err := rd.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -115,18 +117,18 @@ func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []Change
 			return true, err
 		}
 		if len(line) > 1 {
-			var ch Change
+			var ch hubapi.Change
 			if err := json.Unmarshal(line, &ch); err != nil {
 				return true, fmt.Errorf("stream: unreadable change: %w", err)
 			}
-			if ch.Kind == KindResync {
+			if ch.Kind == hubapi.KindResync {
 				if len(batch) > 0 && !send(ctx, out, batch) {
 					return true, ctx.Err()
 				}
-				return true, &APIError{Code: "resync", Head: ch.Seq, Epoch: ch.Epoch, Msg: "resync"}
+				return true, &hubapi.APIError{Code: "resync", Head: ch.Seq, Epoch: ch.Epoch, Msg: "resync"}
 			}
 			if ch.Seq != pos.after+1 {
-				return true, fmt.Errorf("stream: sequence %d after %d: %w", ch.Seq, pos.after, ErrResync)
+				return true, fmt.Errorf("stream: sequence %d after %d: %w", ch.Seq, pos.after, hubapi.ErrResync)
 			}
 			pos.after = ch.Seq
 			batch = append(batch, ch)

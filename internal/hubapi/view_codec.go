@@ -1,4 +1,4 @@
-package hub
+package hubapi
 
 import (
 	"bytes"
@@ -20,21 +20,21 @@ import (
 // viewFields is PersonaView without its methods, for encoding/json.
 type viewFields PersonaView
 
-// viewBytes is the size a view is expected to take, to grow buffers once.
-const viewBytes = 800
+// ViewBytes is the size a view is expected to take, to grow buffers once.
+const ViewBytes = 800
 
-// appendView appends v's JSON object to b.
-func appendView(b []byte, v PersonaView) ([]byte, error) {
+// AppendView appends v's JSON object to b.
+func AppendView(b []byte, v PersonaView) ([]byte, error) {
 	return appendViewList(b, []PersonaView{v})
 }
 
-// appendViews appends vs as a JSON array (never null) to b. A large list
+// AppendViews appends vs as a JSON array (never null) to b. A large list
 // is encoded in two halves side by side: a one-shot command's client
 // waits idle on the other core meanwhile.
-func appendViews(b []byte, vs []PersonaView) ([]byte, error) {
+func AppendViews(b []byte, vs []PersonaView) ([]byte, error) {
 	b = append(b, '[')
 	mid := len(vs)
-	if len(vs)*viewBytes >= splitAt {
+	if len(vs)*ViewBytes >= splitAt {
 		mid = len(vs) / 2
 	}
 	type half struct {
@@ -44,7 +44,7 @@ func appendViews(b []byte, vs []PersonaView) ([]byte, error) {
 	second := make(chan half, 1)
 	if mid < len(vs) {
 		go func() {
-			b, err := appendViewList(make([]byte, 0, viewBytes*(len(vs)-mid)), vs[mid:])
+			b, err := appendViewList(make([]byte, 0, ViewBytes*(len(vs)-mid)), vs[mid:])
 			second <- half{b, err}
 		}()
 	}
@@ -86,26 +86,9 @@ func appendViewList(b []byte, vs []PersonaView) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MarshalJSON writes the view with the persona record's own encoder, so
-// every answer that carries a view (snapshot, retirement) shares its bytes.
-func (v PersonaView) MarshalJSON() ([]byte, error) {
-	return appendView(make([]byte, 0, viewBytes), v)
-}
-
-// UnmarshalJSON reads a view on the fast path when it has the shape
-// appendView writes, else with encoding/json.
-func (v *PersonaView) UnmarshalJSON(data []byte) error {
-	s := viewScanner{b: data}
-	if fv, ok := s.view(); ok && s.end() {
-		*v = fv
-		return nil
-	}
-	return json.Unmarshal(data, (*viewFields)(v))
-}
-
-// decodeViews reads a JSON array of views: the fast path for what
-// appendViews writes, encoding/json for anything else.
-func decodeViews(data []byte) ([]PersonaView, error) {
+// DecodeViews reads a JSON array of views: the fast path for what
+// AppendViews writes, encoding/json for anything else.
+func DecodeViews(data []byte) ([]PersonaView, error) {
 	if vs, ok := fastViewsSplit(data); ok {
 		return vs, nil
 	}
@@ -120,7 +103,7 @@ func decodeViews(data []byte) ([]PersonaView, error) {
 	return vs, nil
 }
 
-// viewSeam is the text between two views as appendViews writes them.
+// viewSeam is the text between two views as AppendViews writes them.
 // Outside a string it can only be structure, and no JSON string holds it
 // (a string's quotes are escaped), so cutting a valid array at one gives
 // two valid arrays once their brackets are restored.
@@ -149,7 +132,7 @@ func fastViewsSplit(data []byte) ([]PersonaView, bool) {
 	second := make(chan half, 1)
 	go func() {
 		s := viewScanner{b: data[cut+1:]}
-		vs, ok := s.list(make([]PersonaView, 0, (len(data)-cut)/viewBytes+1))
+		vs, ok := s.list(make([]PersonaView, 0, (len(data)-cut)/ViewBytes+1))
 		second <- half{vs, ok && s.lit("]") && s.end()}
 	}()
 	s := viewScanner{b: data[:cut]}
@@ -157,7 +140,7 @@ func fastViewsSplit(data []byte) ([]PersonaView, bool) {
 	var vs []PersonaView
 	ok := s.lit("[")
 	if ok {
-		vs, ok = s.list(make([]PersonaView, 0, len(data)/viewBytes+1))
+		vs, ok = s.list(make([]PersonaView, 0, len(data)/ViewBytes+1))
 	}
 	h := <-second
 	if !ok || !s.end() || !h.ok {
@@ -175,11 +158,11 @@ func fastViews(data []byte) ([]PersonaView, bool) {
 	if s.space(); s.lit("]") {
 		return []PersonaView{}, s.end()
 	}
-	vs, ok := s.list(make([]PersonaView, 0, len(data)/viewBytes+1))
+	vs, ok := s.list(make([]PersonaView, 0, len(data)/ViewBytes+1))
 	return vs, ok && s.lit("]") && s.end()
 }
 
-// viewScanner walks JSON text written as appendView writes it.
+// viewScanner walks JSON text written as AppendView writes it.
 type viewScanner struct {
 	b []byte
 	i int

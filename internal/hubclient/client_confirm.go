@@ -1,4 +1,4 @@
-package hub
+package hubclient
 
 import (
 	"context"
@@ -6,26 +6,27 @@ import (
 	"strconv"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // Register asks for a new persona generation (see Hub.Register): pending
 // until its bound human approves the returned activation confirmation.
-func (c *Client) Register(ctx context.Context, req RegisterRequest) (Registered, error) {
-	var out Registered
+func (c *Client) Register(ctx context.Context, req hubapi.RegisterRequest) (hubapi.Registered, error) {
+	var out hubapi.Registered
 	err := c.do(ctx, "POST", "/v1/personas", req, &out)
 	return out, err
 }
 
 // RequestRetirement asks to retire the persona named by ref; see
 // POST /v1/personas/retire.
-func (c *Client) RequestRetirement(ctx context.Context, ref, reason string) (Retirement, error) {
-	var out Retirement
-	err := c.do(ctx, "POST", "/v1/personas/retire", RetireRequest{Persona: ref, Reason: reason}, &out)
+func (c *Client) RequestRetirement(ctx context.Context, ref, reason string) (hubapi.Retirement, error) {
+	var out hubapi.Retirement
+	err := c.do(ctx, "POST", "/v1/personas/retire", hubapi.RetireRequest{Persona: ref, Reason: reason}, &out)
 	return out, err
 }
 
 // Authorize returns the handler's verdict on one operation; nothing is queued.
-func (c *Client) Authorize(ctx context.Context, req OperationRequest) (confirm.Decision, error) {
+func (c *Client) Authorize(ctx context.Context, req hubapi.OperationRequest) (confirm.Decision, error) {
 	var d confirm.Decision
 	err := c.do(ctx, "POST", "/v1/authorize", req, &d)
 	return d, err
@@ -33,7 +34,7 @@ func (c *Client) Authorize(ctx context.Context, req OperationRequest) (confirm.D
 
 // RequestConfirmation authorizes an operation and queues (or joins) a
 // confirmation on a confirm verdict. Retry with the same CorrelationID.
-func (c *Client) RequestConfirmation(ctx context.Context, req OperationRequest) (confirm.Result, error) {
+func (c *Client) RequestConfirmation(ctx context.Context, req hubapi.OperationRequest) (confirm.Result, error) {
 	var r confirm.Result
 	err := c.do(ctx, "POST", "/v1/confirmations", req, &r)
 	return r, err
@@ -61,7 +62,7 @@ func (c *Client) Confirmation(ctx context.Context, id string) (*confirm.Confirma
 
 // Decide approves or denies a confirmation as this client's identity. The
 // answer comes after the decision is committed durably.
-func (c *Client) Decide(ctx context.Context, id string, d DecideRequest) (*confirm.Confirmation, error) {
+func (c *Client) Decide(ctx context.Context, id string, d hubapi.DecideRequest) (*confirm.Confirmation, error) {
 	var cf confirm.Confirmation
 	if err := c.do(ctx, "POST", "/v1/confirmations/"+url.PathEscape(id)+"/decide", d, &cf); err != nil {
 		return nil, err
@@ -96,16 +97,16 @@ func (c *Client) Audit(ctx context.Context, limit int) ([]confirm.AuditEntry, er
 }
 
 // Stamp returns a persona's capability stamp.
-func (c *Client) Stamp(ctx context.Context, ref string) (StampView, error) {
-	var s StampView
+func (c *Client) Stamp(ctx context.Context, ref string) (hubapi.StampView, error) {
+	var s hubapi.StampView
 	err := c.do(ctx, "GET", "/v1/stamps/"+escapeRef(ref), nil, &s)
 	return s, err
 }
 
 // DiffStamps compares two sides, each a capability profile, a persona
 // reference, or "" for nothing.
-func (c *Client) DiffStamps(ctx context.Context, from, to string) (DiffView, error) {
-	var d DiffView
+func (c *Client) DiffStamps(ctx context.Context, from, to string) (hubapi.DiffView, error) {
+	var d hubapi.DiffView
 	err := c.do(ctx, "GET", "/v1/stamps/diff?"+url.Values{"from": {from}, "to": {to}}.Encode(), nil, &d)
 	return d, err
 }
@@ -115,7 +116,7 @@ func (c *Client) DiffStamps(ctx context.Context, from, to string) (DiffView, err
 // returns the choice as it now stands.
 func (c *Client) CarryForwardChoice(ctx context.Context, persona, id string) (confirm.Choice, error) {
 	var ch confirm.Choice
-	err := c.do(ctx, "POST", "/v1/prompts/"+url.PathEscape(id)+"/carry-forward", PromptReviewRequest{Persona: persona}, &ch)
+	err := c.do(ctx, "POST", "/v1/prompts/"+url.PathEscape(id)+"/carry-forward", hubapi.PromptReviewRequest{Persona: persona}, &ch)
 	return ch, err
 }
 
@@ -123,6 +124,6 @@ func (c *Client) CarryForwardChoice(ctx context.Context, persona, id string) (co
 // client's human (operators only), and returns the choice dropped.
 func (c *Client) DropChoice(ctx context.Context, persona, id string) (confirm.Choice, error) {
 	var ch confirm.Choice
-	err := c.do(ctx, "POST", "/v1/prompts/"+url.PathEscape(id)+"/drop", PromptReviewRequest{Persona: persona}, &ch)
+	err := c.do(ctx, "POST", "/v1/prompts/"+url.PathEscape(id)+"/drop", hubapi.PromptReviewRequest{Persona: persona}, &ch)
 	return ch, err
 }

@@ -1,4 +1,4 @@
-package hub
+package hubclient
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -114,11 +115,11 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 				return nil, err
 			}
 		}
-		if cfg.token, err = OperatorToken(home, name); err != nil {
+		if cfg.token, err = hubapi.OperatorToken(home, name); err != nil {
 			return nil, err
 		}
 	}
-	sock := SocketPath(home)
+	sock := hubapi.SocketPath(home)
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
@@ -208,8 +209,8 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (*http
 }
 
 func readAPIError(resp *http.Response) error {
-	ae := &APIError{Status: resp.StatusCode}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	ae := &hubapi.APIError{Status: resp.StatusCode}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, hubapi.MaxBody))
 	if json.Unmarshal(b, ae) != nil || ae.Msg == "" {
 		ae.Code, ae.Msg = "http_"+strconv.Itoa(resp.StatusCode), strings.TrimSpace(string(b))
 	}
@@ -225,52 +226,52 @@ func dialError(err error) error {
 }
 
 // Health asks which hub runs; it needs no valid token.
-func (c *Client) Health(ctx context.Context) (Health, error) {
-	var h Health
+func (c *Client) Health(ctx context.Context) (hubapi.Health, error) {
+	var h hubapi.Health
 	err := c.do(ctx, "GET", "/v1/health", nil, &h)
 	return h, err
 }
 
 // WhoAmI returns the identity the hub derives from this client's token.
-func (c *Client) WhoAmI(ctx context.Context) (Identity, error) {
-	var id Identity
+func (c *Client) WhoAmI(ctx context.Context) (hubapi.Identity, error) {
+	var id hubapi.Identity
 	err := c.do(ctx, "GET", "/v1/whoami", nil, &id)
 	return id, err
 }
 
 // Snapshot returns the installation's state as of a stream sequence.
-func (c *Client) Snapshot(ctx context.Context) (Snapshot, error) {
-	var s Snapshot
+func (c *Client) Snapshot(ctx context.Context) (hubapi.Snapshot, error) {
+	var s hubapi.Snapshot
 	if err := c.do(ctx, "GET", "/v1/snapshot", nil, &s); err != nil {
-		return Snapshot{}, err
+		return hubapi.Snapshot{}, err
 	}
 	c.setEpoch(s.Epoch)
 	return s, nil
 }
 
 // Beat sends a heartbeat as the token's persona.
-func (c *Client) Beat(ctx context.Context) (BeatAck, error) {
-	var a BeatAck
+func (c *Client) Beat(ctx context.Context) (hubapi.BeatAck, error) {
+	var a hubapi.BeatAck
 	err := c.do(ctx, "POST", "/v1/presence/beat", nil, &a)
 	return a, err
 }
 
 // SetPresence reports a new activity and/or summary (nil leaves one as it is).
-func (c *Client) SetPresence(ctx context.Context, activity, summary *string) (BeatAck, error) {
-	var a BeatAck
-	err := c.do(ctx, "POST", "/v1/presence/set", PresenceReport{Activity: activity, Summary: summary}, &a)
+func (c *Client) SetPresence(ctx context.Context, activity, summary *string) (hubapi.BeatAck, error) {
+	var a hubapi.BeatAck
+	err := c.do(ctx, "POST", "/v1/presence/set", hubapi.PresenceReport{Activity: activity, Summary: summary}, &a)
 	return a, err
 }
 
 // Presence lists every tracked generation's presence.
-func (c *Client) Presence(ctx context.Context) ([]Presence, error) {
-	var ps []Presence
+func (c *Client) Presence(ctx context.Context) ([]hubapi.Presence, error) {
+	var ps []hubapi.Presence
 	err := c.do(ctx, "GET", "/v1/presence", nil, &ps)
 	return ps, err
 }
 
 // Personas lists seat holders (pending and active), or every generation with all.
-func (c *Client) Personas(ctx context.Context, all bool) ([]PersonaView, error) {
+func (c *Client) Personas(ctx context.Context, all bool) ([]hubapi.PersonaView, error) {
 	path := "/v1/personas"
 	if all {
 		path += "?all=true"
@@ -279,7 +280,7 @@ func (c *Client) Personas(ctx context.Context, all bool) ([]PersonaView, error) 
 	if err != nil {
 		return nil, err
 	}
-	vs, err := decodeViews(b)
+	vs, err := hubapi.DecodeViews(b)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: unreadable answer: %w", path, err)
 	}
@@ -287,8 +288,8 @@ func (c *Client) Personas(ctx context.Context, all bool) ([]PersonaView, error) 
 }
 
 // Persona finds one persona by generation id, address or name.
-func (c *Client) Persona(ctx context.Context, ref string) (PersonaView, error) {
-	var p PersonaView
+func (c *Client) Persona(ctx context.Context, ref string) (hubapi.PersonaView, error) {
+	var p hubapi.PersonaView
 	path := "/v1/personas/" + escapeRef(ref)
 	b, err := c.get(ctx, path)
 	if err != nil {
@@ -309,7 +310,7 @@ func (c *Client) SeatHistory(ctx context.Context, address string) ([]registry.Pe
 
 // SuggestNames returns n free constellation names.
 func (c *Client) SuggestNames(ctx context.Context, n int) ([]string, error) {
-	var out Names
+	var out hubapi.Names
 	err := c.do(ctx, "GET", "/v1/names?n="+strconv.Itoa(n), nil, &out)
 	return out.Suggestions, err
 }
@@ -333,74 +334,4 @@ func (c *Client) getEpoch() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.epoch
-}
-
-// connectPatience bounds how long Connect waits for a hub that holds the
-// home's lock without serving its socket: another process's hub still
-// starting (it takes the lock before it listens) or already stopping (a
-// one-shot command's hub lives only as long as that command).
-const connectPatience = 3 * time.Second
-
-// Connect returns a client of the hub serving home. When none runs, it
-// starts one inside this process, serving the same socket so that runtimes
-// and other consoles can connect too (the console's way); stop ends that
-// hub — it drains, flushes presence and closes the store — and is a no-op
-// when the hub belongs to another process. When another process holds the
-// hub lock but does not serve, Connect tries again, backing off, for up to
-// connectPatience (then ErrNoHub, naming the pid). A one-shot subcommand
-// that prefers to open the database directly uses Dial and handles ErrNoHub.
-func Connect(ctx context.Context, home registry.Home, opts ...DialOption) (c *Client, stop func() error, err error) {
-	deadline := time.Now().Add(connectPatience)
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		c, stop, err = connectOnce(ctx, home, opts...)
-		if !errors.Is(err, ErrHubRunning) || time.Now().Add(wait).After(deadline) {
-			return c, stop, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, errors.Join(err, ctx.Err())
-		case <-time.After(wait):
-		}
-	}
-}
-
-// connectOnce dials the hub serving home, or starts one in-process. It
-// fails with an error that is both ErrNoHub and ErrHubRunning when another
-// process holds the hub lock without serving.
-func connectOnce(ctx context.Context, home registry.Home, opts ...DialOption) (c *Client, stop func() error, err error) {
-	noop := func() error { return nil }
-	if c, err = Dial(ctx, home.Dir, opts...); !errors.Is(err, ErrNoHub) {
-		return c, noop, err
-	}
-	// An in-process hub honours the environment as `serve` does.
-	cfg, err := EnvConfig()
-	if err != nil {
-		return nil, nil, err
-	}
-	hubCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	ready, served := make(chan struct{}), make(chan error, 1)
-	go func() {
-		served <- Serve(hubCtx, ServeOptions{Home: home, Hub: cfg, Ready: func(*Hub) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-served:
-		cancel()
-		if errors.Is(err, ErrHubRunning) {
-			// Another process won the race: use its hub, if it serves yet.
-			if c, derr := Dial(ctx, home.Dir, opts...); !errors.Is(derr, ErrNoHub) {
-				return c, noop, derr
-			}
-			return nil, nil, fmt.Errorf("%w, but nobody answers on %s (%w)", err, SocketPath(home.Dir), ErrNoHub)
-		}
-		return nil, nil, err
-	}
-	stop = func() error {
-		cancel()
-		return <-served
-	}
-	if c, err = Dial(ctx, home.Dir, opts...); err != nil {
-		return nil, nil, errors.Join(err, stop())
-	}
-	return c, stop, nil
 }

@@ -1,0 +1,285 @@
+package confirm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// RememberRule is exactly what approve-and-remember stores: the persona
+// layer keyed by the stamp hash, the class overlay by the class key the
+// confirmation recorded, and the handler action, normalized target and shape
+// of the operation — read from the record alone.
+func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
+	ctx := context.Background()
+	for _, where := range []Remember{RememberPersona, RememberClass} {
+		t.Run(string(where), func(t *testing.T) {
+			q, _ := queueFor(t, QueueOptions{})
+			p := policyFor(t, "work/core/lead", Options{})
+			o := op(t, p, "workspace_write", "path:memory/./old.md", ShapeDelete)
+			c := mustRequest(t, q, PersonaPrincipal(p.Address()), p, o, "c1").Confirmation
+			stored, err := q.Get(ctx, c.ID) // the record as a console reads it
+			if err != nil {
+				t.Fatal(err)
+			}
+			rule, err := stored.RememberRuleIn(where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := PromptKey{HandlerAction: "workspace.write", Target: Target{Kind: TargetPath, Value: "memory/old.md"}, Shape: ShapeDelete}
+			if where == RememberPersona {
+				want.StampHash = p.Hash()
+				if def, err := stored.RememberRule(); err != nil || def != rule {
+					t.Errorf("RememberRule() = %+v, %v; want the persona rule %+v", def, err, rule)
+				}
+			} else {
+				ck, err := stamp.ClassKey(*p.Stamp())
+				if err != nil {
+					t.Fatal(err)
+				}
+				want.ClassKey = ck
+			}
+			if rule.Key != want || rule.Where != where || rule.Boundary != BoundaryDestructive ||
+				rule.Persona != "work/core/lead" || rule.Profile != "project-lead" {
+				t.Fatalf("rule %+v, want key %+v in %s", rule, want, where)
+			}
+			for _, part := range []string{"workspace.write", "delete", "path:memory/old.md", "destructive-or-irreversible"} {
+				if !strings.Contains(rule.String(), part) {
+					t.Errorf("rule text %q lacks %q", rule, part)
+				}
+			}
+			if _, err := q.Approve(ctx, henry, c.ID, where); err != nil {
+				t.Fatal(err)
+			}
+			all, err := q.Prompts().All(ctx)
+			if err != nil || len(all) != 1 {
+				t.Fatalf("stored choices: %+v, %v", all, err)
+			}
+			if got := all[0]; got.Key != rule.Key || got.Where != where || got.Boundary != rule.Boundary || got.Verdict != Allow {
+				t.Fatalf("stored %+v, the rule said %+v", got, rule)
+			}
+		})
+	}
+}
+
+// Activations, retirements and confirmations queued before class keys were
+// recorded say why they cannot be remembered, with ErrNotRememberable.
+func TestRememberRuleRefusals(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	st, hash := buildStamp(t, "work/core/deputy", 1)
+	ar, err := q.RequestActivation(ctx, st, hash, "+ tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ar.Confirmation.RememberRule(); !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), "activation grants") {
+		t.Errorf("activation: %v", err)
+	}
+	p := policyFor(t, "work/core/lead", Options{})
+	c := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1").Confirmation
+	old := *c
+	old.ClassKey = "" // a record from before class keys
+	if _, err := old.RememberRuleIn(RememberClass); !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), "for the persona instead") {
+		t.Errorf("class rule without a class key: %v", err)
+	}
+	if _, err := old.RememberRule(); err != nil {
+		t.Errorf("persona rule of an old record: %v", err)
+	}
+	if _, err := c.RememberRuleIn("everywhere"); !errors.Is(err, ErrNotRememberable) {
+		t.Errorf("unknown overlay: %v", err)
+	}
+}
+
+// forgeChoice stores a learned allow for o directly, as an old virgo-tui or
+// a hand-edited database might have: the registry must still not use it
+// where remembering is refused.
+func forgeChoice(t *testing.T, q *Queue, p *Policy, o Operation, b BoundaryID, where Remember) Choice {
+	t.Helper()
+	ch := Choice{Key: PromptKey{StampHash: p.Hash(), HandlerAction: o.HandlerAction, Target: o.Target, Shape: o.Shape},
+		Verdict: Allow, Boundary: b, Persona: p.Address(), Profile: p.Profile(), Where: where, Decider: henry, ConfirmationID: "c-forged"}
+	if where == RememberClass {
+		ch.Key.StampHash, ch.Key.ClassKey = "", p.Keys().ClassKey
+	}
+	val, err := json.Marshal(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.st.Txn(context.Background(), nil, []store.Op{store.Put(ch.storeKey(), val)}); err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+// Issue 10 item 4. Spec footnotes ¹ ²: a secretary's resolve_decision relays
+// one explicit decision of its bound human, a coordinator's one decision of
+// its lane approver; "Neither class self-originates a resolution." Each
+// needs its own decision: remembering one is refused with the reason, and a
+// stored remembered choice never turns one into an allow. The same holds for
+// the other confirmations that are never remembered (credential or
+// permission changes, a deputy outside its assigned tasks).
+func TestFootnoteRelaysAreNeverRemembered(t *testing.T) {
+	ctx := context.Background()
+	ada := Principal{Kind: PrincipalHuman, Name: "ada"}
+	for _, c := range []struct {
+		name, address, tool, target string
+		shape                       Shape
+		boundary                    BoundaryID
+		authority                   Principal
+		why                         string
+	}{
+		{"secretary relay", "root/secretary", "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite,
+			BoundaryRelayedResolution, henry, "footnote 1"},
+		{"coordinator relay", "work/coordinator", "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite,
+			BoundaryLaneApproval, ada, "footnote 2"},
+		{"credential change", "work/core/lead", "workspace_write", "path:memory/notes.md", ShapeCredentialChange,
+			BoundaryCredentialOrPermission, henry, "standing grant"},
+		{"deputy outside its task", "work/core/deputy", "report_task", "task:work/core/t-9", ShapeRecordWrite,
+			BoundaryDeputyScope, PersonaPrincipal("work/core/lead"), "confirm assign"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q, _ := queueFor(t, QueueOptions{Seats: seats{"work/core/lead": "Heze#1"}})
+			p := policyFor(t, c.address, Options{})
+			me := PersonaPrincipal(p.Address())
+			o := op(t, p, c.tool, c.target, c.shape)
+			conf := mustRequest(t, q, me, p, o, "c1").Confirmation
+			if conf == nil || conf.Boundary != c.boundary {
+				t.Fatalf("request: %+v, want a confirmation at %s", conf, c.boundary)
+			}
+			for _, where := range []Remember{RememberPersona, RememberClass} {
+				_, err := conf.RememberRuleIn(where)
+				if !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), c.why) {
+					t.Errorf("RememberRuleIn(%s): %v, want ErrNotRememberable saying %q", where, err, c.why)
+				}
+				if _, err := q.Approve(ctx, c.authority, conf.ID, where); !errors.Is(err, ErrNotRememberable) {
+					t.Errorf("approve --remember %s: %v, want ErrNotRememberable", where, err)
+				}
+				if _, err := q.Deny(ctx, c.authority, conf.ID, "no", where); !errors.Is(err, ErrNotRememberable) {
+					t.Errorf("deny --remember %s: %v, want ErrNotRememberable", where, err)
+				}
+			}
+			if got, _ := q.Get(ctx, conf.ID); got.State != StatePending {
+				t.Fatalf("a refused remember decided the confirmation: %s", got.State)
+			}
+			// Stored allow choices (persona layer and class overlay) do not
+			// turn it into an allow: not in a policy, not through the queue.
+			var forged []Choice
+			for _, where := range []Remember{RememberPersona, RememberClass} {
+				forged = append(forged, forgeChoice(t, q, p, o, c.boundary, where))
+			}
+			lp, err := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: forged})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := lp.Authorize(o); d.Verdict != Confirm || d.Remembered || d.Boundary != c.boundary {
+				t.Fatalf("policy with a stored allow: %s", d)
+			}
+			if r := mustRequest(t, q, me, p, o, "c2"); r.Status != StatusUnknown || r.Decision.Remembered || r.Confirmation == nil {
+				t.Fatalf("queue with a stored allow: %+v", r)
+			}
+			stale, err := q.Prompts().Review(ctx, p.Address(), p.Profile(), Keys{StampHash: "sha256:other", ClassKey: "sha256:other"})
+			if err != nil || len(stale) != 2 {
+				t.Fatalf("review: %+v, %v", stale, err)
+			}
+			if _, err := q.Prompts().CarryForward(ctx, henry, stale[0], p.Keys()); !errors.Is(err, ErrNotRememberable) {
+				t.Errorf("carrying forward a choice that may not be remembered: %v", err)
+			}
+		})
+	}
+}
+
+// rehash indexes a changed copy of a stamp under its new canonical hash.
+func rehash(t *testing.T, st stamp.Stamp, change func(*stamp.Stamp)) *Policy {
+	t.Helper()
+	st.Tools = append([]stamp.Tool(nil), st.Tools...)
+	st.Workspace.MutablePaths = append([]string(nil), st.Workspace.MutablePaths...)
+	change(&st)
+	b, err := stamp.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := stamp.Hash(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPolicy(&st, hash, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Issue 10 item 5. Spec: "A prompt that is genuinely class-common may
+// instead live in the shared class overlay." A class-overlay choice is keyed
+// by the stamp's capability content, not the persona's identity: it matches
+// every persona of the class with the same capabilities (another seat, a
+// later generation), and none whose capabilities or routing differ; a
+// change makes it stale for the persona it was learned for.
+func TestClassOverlayIsSharedByTheClass(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	learner := policyFor(t, "root/secretary", Options{})
+	peer := policyFor(t, "home/secretary", Options{})
+	st2, hash2 := buildStamp(t, "root/secretary", 2)
+	nextGen, err := NewPolicy(st2, hash2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherHuman := rehash(t, *peer.Stamp(), func(s *stamp.Stamp) { s.Authority.Human = "human:ada" })
+	morePaths := rehash(t, *learner.Stamp(), func(s *stamp.Stamp) { s.Workspace.MutablePaths = append(s.Workspace.MutablePaths, "notes/**") })
+	fewerTools := rehash(t, *peer.Stamp(), func(s *stamp.Stamp) { s.Tools = s.Tools[1:] })
+	if learner.Hash() == peer.Hash() || learner.Keys().ClassKey != peer.Keys().ClassKey || learner.Keys().ClassKey != nextGen.Keys().ClassKey {
+		t.Fatalf("same capabilities, different identity: keys %+v %+v %+v", learner.Keys(), peer.Keys(), nextGen.Keys())
+	}
+	for name, p := range map[string]*Policy{"bound human": otherHuman, "mutable paths": morePaths, "tools": fewerTools} {
+		if p.Keys().ClassKey == learner.Keys().ClassKey {
+			t.Errorf("a changed %s keeps the class key", name)
+		}
+	}
+
+	publish := func(p *Policy) Operation {
+		return op(t, p, "publish_deployment_v1", "external:https://example.org/notes", ShapePublishExternal)
+	}
+	c := mustRequest(t, q, PersonaPrincipal(learner.Address()), learner, publish(learner), "c1").Confirmation
+	if _, err := q.Approve(ctx, henry, c.ID, RememberClass); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*Policy{"another seat": peer, "a later generation": nextGen,
+		"a changed bound human": otherHuman, "changed mutable paths": morePaths} {
+		shared := p.Keys().ClassKey == learner.Keys().ClassKey
+		r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, publish(p), "c-"+strings.ReplaceAll(name, " ", "-"))
+		if got := r.Status == StatusAllowed && r.Decision.Remembered; got != shared {
+			t.Errorf("%s through the queue: %+v, want remembered allow %v", name, r, shared)
+		}
+		active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Keys())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp, err := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: active})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := lp.Authorize(publish(p)); (d.Verdict == Allow && d.Remembered) != shared {
+			t.Errorf("%s through a policy: %s, want remembered allow %v", name, d, shared)
+		}
+	}
+	// The learner's capabilities changed: its class choice is stale for it,
+	// and a human carries it forward to the new class key.
+	stale, err := q.Prompts().Review(ctx, morePaths.Address(), morePaths.Profile(), morePaths.Keys())
+	if err != nil || len(stale) != 1 || stale[0].Where != RememberClass {
+		t.Fatalf("review after a change: %+v, %v", stale, err)
+	}
+	moved, err := q.Prompts().CarryForward(ctx, henry, stale[0], morePaths.Keys())
+	if err != nil || moved.Key.ClassKey != morePaths.Keys().ClassKey || moved.Key.StampHash != "" {
+		t.Fatalf("carried forward: %+v, %v", moved, err)
+	}
+	active, _ := q.Prompts().Active(ctx, morePaths.Address(), morePaths.Profile(), morePaths.Keys())
+	lp, _ := NewPolicy(morePaths.Stamp(), morePaths.Hash(), Options{Learned: active})
+	if d := lp.Authorize(publish(morePaths)); d.Verdict != Allow || !d.Remembered {
+		t.Fatalf("after carry-forward: %s", d)
+	}
+}

@@ -1,0 +1,198 @@
+package hubapi
+
+import (
+	"encoding/json"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// APIVersion is the version prefix this hub serves.
+const APIVersion = "v1"
+
+// SupportedVersions lists every API version the hub answers.
+var SupportedVersions = []string{APIVersion}
+
+// MaxBody is the largest request body the hub reads (1 MiB); a larger one
+// is refused with 413 before it is parsed.
+const MaxBody = 1 << 20
+
+// IdentityClaims are fields a client may send but the hub ignores: who
+// asks and who decides come from the bearer token only. Accepting them
+// (rather than refusing unknown fields) keeps old clients working and makes
+// the rule visible in one place.
+type IdentityClaims struct {
+	Requester json.RawMessage `json:"requester,omitempty"`
+	Decider   json.RawMessage `json:"decider,omitempty"`
+	Principal json.RawMessage `json:"principal,omitempty"`
+}
+
+// AssignRequest is the body of POST /v1/assignments: assign (or, with
+// Remove, unassign) a task to a coder-deputy. Who assigns is the token's
+// identity: the deputy's owning lead or its bound human, never the deputy.
+type AssignRequest struct {
+	IdentityClaims
+	// Persona is the deputy: an address (its current holder), a name or a
+	// generation id.
+	Persona string `json:"persona"`
+	// Task is scope/project/task, in the deputy's project.
+	Task   string `json:"task"`
+	Remove bool   `json:"remove,omitempty"`
+}
+
+// OperationRequest names one tool call of a persona: the body of
+// POST /v1/authorize and POST /v1/confirmations.
+type OperationRequest struct {
+	IdentityClaims
+	// Persona is whose stamp applies: ignored for a persona's token (its
+	// own), required for an operator's.
+	Persona string `json:"persona,omitempty"`
+	Tool    string `json:"tool"`
+	// Target is the target in its kind's text form ("path:QUEUE.md",
+	// "address:work/core/lead", ...).
+	Target string `json:"target"`
+	Shape  string `json:"shape"`
+	// CorrelationID names the request for retries (confirmations only).
+	CorrelationID string `json:"correlation_id,omitempty"`
+}
+
+// DecideRequest is the body of POST /v1/confirmations/{id}/decide.
+type DecideRequest struct {
+	IdentityClaims
+	Approve bool `json:"approve"`
+	// Remember is "", "persona" or "class".
+	Remember confirm.Remember `json:"remember,omitempty"`
+	// Reason is required for a denial.
+	Reason string `json:"reason,omitempty"`
+}
+
+// PromptReviewRequest is the body of POST /v1/prompts/{id}/carry-forward
+// and POST /v1/prompts/{id}/drop: whose stale learned choice {id} is.
+type PromptReviewRequest struct {
+	IdentityClaims
+	// Persona is an address (its current holder), a name or a generation id.
+	Persona string `json:"persona"`
+}
+
+// PersonaView is a persona record with its live presence (absent for
+// pending and refused generations, which have no runtime).
+type PersonaView struct {
+	Persona  registry.Persona `json:"persona"`
+	Presence *Presence        `json:"presence,omitempty"`
+}
+
+// RetireRequest is the body of POST /v1/personas/retire.
+type RetireRequest struct {
+	IdentityClaims
+	// Persona is an address (its current holder), a name or a generation id.
+	Persona string `json:"persona"`
+	Reason  string `json:"reason"`
+}
+
+// Retirement is the answer of POST /v1/personas/retire: the persona and,
+// for a stamped one, the retirement confirmation queued for its bound human.
+type Retirement struct {
+	Persona      PersonaView           `json:"persona"`
+	Confirmation *confirm.Confirmation `json:"confirmation,omitempty"`
+}
+
+// Names is the answer of GET /v1/names.
+type Names struct {
+	Suggestions []string `json:"suggestions"`
+}
+
+// Health is the answer of GET /v1/health.
+type Health struct {
+	PID      int      `json:"pid"`
+	Epoch    string   `json:"epoch"`
+	Head     uint64   `json:"head"`
+	Home     string   `json:"home"`
+	Versions []string `json:"versions"`
+}
+
+// PresenceReport is the body of a beat or set: a heartbeat with, optionally,
+// a new activity and summary (absent fields are left as they are).
+type PresenceReport struct {
+	IdentityClaims
+	Activity *string `json:"activity,omitempty"`
+	Summary  *string `json:"summary,omitempty"`
+}
+
+// BeatAck is the answer to a beat: the presence as the hub now holds it.
+type BeatAck struct {
+	State State  `json:"state"`
+	Beats uint64 `json:"beats"`
+}
+
+// BeatStreamResult is the answer when a beat stream ends.
+type BeatStreamResult struct {
+	Reports uint64 `json:"reports"`
+	State   State  `json:"state"`
+}
+
+// Snapshot is the state a console starts from. It includes every change up
+// to Seq (it may include a few later ones too: stream changes carry whole
+// records, so applying one twice is harmless).
+type Snapshot struct {
+	Epoch    string        `json:"epoch"`
+	Seq      uint64        `json:"seq"`
+	Home     string        `json:"home"`
+	Operator Identity      `json:"operator"`
+	Personas []PersonaView `json:"personas"`
+	// Confirmations are the pending ones.
+	Confirmations []*confirm.Confirmation `json:"confirmations"`
+}
+
+// StampView is a persona generation's stamp as the API returns it.
+type StampView struct {
+	PersonaID string      `json:"persona_id"`
+	Address   string      `json:"address"`
+	Hash      string      `json:"hash"`
+	Stamp     stamp.Stamp `json:"stamp"`
+}
+
+// DiffView is the answer of GET /v1/stamps/diff: the class-matrix diff and
+// its rendering.
+type DiffView struct {
+	Diff stamp.MatrixDiff `json:"diff"`
+	Text string           `json:"text"`
+}
+
+// RegisterRequest is the body of POST /v1/personas: what persona add asks.
+type RegisterRequest struct {
+	IdentityClaims
+	Address        string `json:"address"`
+	Name           string `json:"name"`
+	Human          string `json:"human,omitempty"`
+	Repository     string `json:"repository,omitempty"`
+	SessionLineage string `json:"session_lineage,omitempty"`
+	CharacterHash  string `json:"character_hash,omitempty"`
+	// HumanSurfaces are the persona's human-surface bindings.
+	HumanSurfaces []stamp.SurfaceBinding `json:"human_surfaces,omitempty"`
+}
+
+// Registered is the answer of a registration: the pending generation and
+// the activation confirmation queued for its bound human.
+type Registered struct {
+	Persona      registry.Persona      `json:"persona"`
+	StampHash    string                `json:"stamp_hash"`
+	Confirmation *confirm.Confirmation `json:"confirmation"`
+}
+
+// MarshalJSON writes the view with the persona record's own encoder, so
+// every answer that carries a view (snapshot, retirement) shares its bytes.
+func (v PersonaView) MarshalJSON() ([]byte, error) {
+	return AppendView(make([]byte, 0, ViewBytes), v)
+}
+
+// UnmarshalJSON reads a view on the fast path when it has the shape
+// AppendView writes, else with encoding/json.
+func (v *PersonaView) UnmarshalJSON(data []byte) error {
+	s := viewScanner{b: data}
+	if fv, ok := s.view(); ok && s.end() {
+		*v = fv
+		return nil
+	}
+	return json.Unmarshal(data, (*viewFields)(v))
+}

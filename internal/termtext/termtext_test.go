@@ -1,0 +1,174 @@
+package termtext
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// hostile is text a persona could write to take over an operator's terminal
+// (issue 12: "a reason no\u001b]0;pwned\u0007\u001b[2J is stored; confirm show
+// and audit print it raw"), to reorder what is read, or to hide characters.
+var hostile = []string{
+	"no\u001b]0;pwned\u0007\u001b[2J",
+	"\u009b2J",                   // C1 CSI
+	"ok\u202egnp.exe",            // right-to-left override
+	"Spi\u200bca",                // zero-width space
+	"a\u2066b\u2069",             // isolate
+	"\x7f",                       // DEL
+	"line\rover",                 // carriage return rewrites the line
+	"\u001b]52;c;cGF5bG9hZA==\a", // OSC 52 clipboard write
+	"bad\xff\xfeutf8",
+}
+
+func TestCheckRefusesEveryHostileText(t *testing.T) {
+	for _, s := range hostile {
+		err := Check(s, true)
+		if !errors.Is(err, ErrUnsafeChar) && !errors.Is(err, ErrInvalidUTF8) {
+			t.Errorf("Check(%q) = %v, want a refusal", s, err)
+		}
+	}
+	for _, s := range []string{"", "plain", "Ünïcödé ✓ 漢字", "emoji 🚀"} {
+		if err := Check(s, false); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", s, err)
+		}
+	}
+	if err := Check("tab\tseparated", true); !errors.Is(err, ErrUnsafeChar) {
+		t.Errorf("a tab in stored text: %v (a tab breaks every column it is drawn in)", err)
+	}
+	if err := Check("two\nlines", true); err != nil {
+		t.Errorf("multiline text refused: %v", err)
+	}
+	if err := Check("two\nlines", false); !errors.Is(err, ErrUnsafeChar) {
+		t.Errorf("a line break in one-line text: %v", err)
+	}
+}
+
+func TestCheckNamesTheCharacterAndOffset(t *testing.T) {
+	err := Check("ab\u202ec", false)
+	if err == nil || !strings.Contains(err.Error(), "U+202E") || !strings.Contains(err.Error(), "offset 2") {
+		t.Fatalf("Check = %v, want U+202E at offset 2 named", err)
+	}
+}
+
+func TestCleanLeavesNoUnsafeCharacter(t *testing.T) {
+	for _, s := range hostile {
+		got := Clean(s)
+		if !utf8.ValidString(got) {
+			t.Errorf("Clean(%q) = %q: invalid UTF-8", s, got)
+		}
+		for _, r := range got {
+			if Unsafe(r) {
+				t.Errorf("Clean(%q) = %q keeps %U", s, got, r)
+			}
+		}
+	}
+	if s := "already clean ✓"; Clean(s) != s {
+		t.Errorf("Clean changed clean text")
+	}
+	if got := CleanLines("a\x1b\nb"); got != "a\uFFFD\nb" {
+		t.Errorf("CleanLines = %q", got)
+	}
+}
+
+// writeAll writes s through a Writer in chunks of n bytes, splitting UTF-8
+// sequences, and returns what reached the terminal.
+func writeAll(t *testing.T, s string, n int) string {
+	t.Helper()
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	for b := []byte(s); len(b) > 0; {
+		k := min(n, len(b))
+		if m, err := w.Write(b[:k]); err != nil || m != k {
+			t.Fatalf("Write = %d, %v", m, err)
+		}
+		b = b[k:]
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func TestWriterEscapesWhatACommandPrints(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 1 << 20} {
+		got := writeAll(t, "reason: no\u001b]0;pwned\u0007 ok\u202e\n\tnext ✓\xff", n)
+		want := `reason: no\u001b]0;pwned\u0007 ok\u202e` + "\n\tnext ✓" + `\xff`
+		if got != want {
+			t.Errorf("chunks of %d: got %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestWriterKeepsJSONValidAndLossless(t *testing.T) {
+	v := map[string]string{"reason": "a\u0085b\u202ec\x7fd\u200be"}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := writeAll(t, string(b), 3)
+	for _, r := range got {
+		if Unsafe(r) {
+			t.Fatalf("escaped JSON still holds %U: %q", r, got)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(got), &back); err != nil {
+		t.Fatalf("escaped JSON no longer parses: %v: %s", err, got)
+	}
+	if back["reason"] != v["reason"] {
+		t.Fatalf("round trip changed the text: %q", back["reason"])
+	}
+}
+
+func FuzzWriter(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 1 || n > 64 {
+			n = 1 + (n&63+64)%64
+		}
+		got := writeAll(t, s, n)
+		if !utf8.ValidString(got) {
+			t.Fatalf("output is not valid UTF-8: %q", got)
+		}
+		for _, r := range got {
+			if Unsafe(r) && r != '\n' && r != '\t' {
+				t.Fatalf("output holds %U: %q", r, got)
+			}
+		}
+		if Check(s, true) == nil && !strings.ContainsRune(s, '\t') && got != s {
+			t.Fatalf("safe text changed: %q → %q", s, got)
+		}
+		if c := Clean(s); Check(c, false) != nil {
+			t.Fatalf("Clean(%q) = %q is still refused", s, c)
+		}
+	})
+}
+
+func TestCleanKeepsPlainTextAndReplacesControls(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                      "",
+		"lane review at 14:00":  "lane review at 14:00",
+		"Zavijava — ünïcode ✓":  "Zavijava — ünïcode ✓",
+		"a\tb\nc\rd":            "a\uFFFDb\uFFFDc\uFFFDd",
+		"del\x7f":               "del\uFFFD",
+		"c1 \u0085\u009b\u009f": "c1 \uFFFD\uFFFD\uFFFD",
+		"raw \x9b byte":         "raw \uFFFD byte", // invalid UTF-8 a terminal may read as CSI
+		"\u00a0nbsp":            "\u00a0nbsp",
+	} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := CleanLines("+ a\x1b\n- b"); got != "+ a\uFFFD\n- b" {
+		t.Errorf("cleanLines kept or lost the wrong bytes: %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { Clean("relaying the owner's decisions") }); n != 0 {
+		t.Errorf("clean allocates %.0f times on clean text, want 0", n)
+	}
+}
