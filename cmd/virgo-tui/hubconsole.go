@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"sync"
 
@@ -191,16 +190,19 @@ func uiConfirmation(c *confirm.Confirmation) ui.Confirmation {
 	return out
 }
 
-// rememberRule is the rule "approve and remember" stores for c, as the
-// hub's Decide writes it (confirm's learned choice: the persona overlay,
-// keyed by stamp hash, handler action, normalized target and shape), or
-// the reason the hub refuses to remember c (confirm.ErrNotRememberable).
+// rememberRule is the rule "approve and remember" stores for c, from the
+// record alone (confirm's RememberRule: the persona experience layer, keyed
+// by stamp hash, handler action, normalized target and shape), or the
+// reason the hub refuses to remember c.
 func rememberRule(c *confirm.Confirmation) ui.RememberRule {
-	if c.Kind != confirm.KindOperation {
-		return ui.RememberRule{Refusal: fmt.Sprintf("%v: a confirmation of kind %s is decided once; "+
-			"only a persona's confirm-level operations are remembered", confirm.ErrNotRememberable, c.Kind)}
+	r, err := c.RememberRule()
+	if err != nil {
+		return ui.RememberRule{Refusal: err.Error()}
 	}
-	op := c.Operation
-	return ui.RememberRule{Overlay: ui.OverlayPersona, Key: c.StampHash, Action: op.HandlerAction,
-		Target: op.Target.String(), Shape: string(op.Shape)}
+	out := ui.RememberRule{Overlay: ui.OverlayPersona, Key: r.Key.StampHash, Action: r.Key.HandlerAction,
+		Target: r.Key.Target.String(), Shape: string(r.Key.Shape)}
+	if r.Where == confirm.RememberClass {
+		out.Overlay, out.Key = ui.OverlayClass, r.Key.ClassKey
+	}
+	return out
 }

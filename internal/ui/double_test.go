@@ -73,7 +73,8 @@ func demoSnapshot() Snapshot {
 	}
 	perm := c("c-2", "work/core/deputy", "human:henry", "permission change", "activate work/core/deputy gen 1", 3*time.Minute, 12*time.Minute)
 	perm.MatrixDiff = "+ runs and artifacts: R/W (assigned task)\n- tasks: assign"
-	perm.Remember = RememberRule{Refusal: "this confirmation cannot be remembered: a confirmation of kind activation is decided once"}
+	perm.Remember = RememberRule{Refusal: "remember c-2 (activation  at credential-or-permission-change): an activation grants a new " +
+		"stamp's permissions; each is reviewed by the bound human: this confirmation cannot be remembered"}
 	publish := c("c-1", "work/core/lead", "human:henry", "external publication", "publish release v1.2 to registry", 10*time.Minute, 5*time.Minute)
 	publish.Remember = RememberRule{Overlay: OverlayPersona,
 		Key:    "sha256:9f2c4e1a7b3d5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff",

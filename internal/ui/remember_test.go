@@ -57,7 +57,7 @@ func TestRememberDialogSaysWhyNot(t *testing.T) {
 	look(m)
 	press(t, m, "A")
 	s := plain(m)
-	if m.dialog == nil || !strings.Contains(s, "this confirmation cannot be remembered: a confirmation") ||
+	if m.dialog == nil || !strings.Contains(s, "remember c-2 (activation  at credential-or-permission-change): an") ||
 		!strings.Contains(s, "Nothing is decided here.") {
 		t.Fatalf("A on an activation does not say why it cannot be remembered:\n%s", s)
 	}
