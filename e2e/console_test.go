@@ -30,8 +30,9 @@ type console struct {
 
 // startConsole builds virgo-tui, seeds a demo installation in a new home
 // and opens its console at 120×40. colour false sets NO_COLOR (the tests
-// read plain text); true keeps the colours (the screenshots).
-func startConsole(t *testing.T, colour bool) *console {
+// read plain text); true keeps the colours (the screenshots). keysJSON, when
+// not empty, is written to the home's keys.json first.
+func startConsole(t *testing.T, colour bool, keysJSON string) *console {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the end-to-end console test runs the binary in a real terminal inside tmux")
@@ -46,6 +47,14 @@ func startConsole(t *testing.T, colour bool) *console {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	// The home's last segment is the installation's name in the status bar.
 	home := filepath.Join(dir, "virgo-demo")
+	if keysJSON != "" {
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "keys.json"), []byte(keysJSON), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	env := []string{"TERM=xterm-256color", "VIRGO_PRINCIPAL=" + operator}
 	if colour {
 		env = append(env, "COLORTERM=truecolor")
@@ -123,16 +132,21 @@ var (
 	exitRe      = regexp.MustCompile(regexp.QuoteMeta(exitMarker) + `(\d+)`)
 )
 
+// approveKeys is the keys.json of the flow: approve rebound to y (issue 9:
+// "rebind approve to y in keys.json and approve with it; a does nothing").
+const approveKeys = `{"approve": ["y"]}`
+
 // TestConsoleEndToEnd is issue 6's proof in a real terminal: walk the
 // wizard to a new work/<project>/deputy, approve it in the queue, see it in
 // the presence view, deny a second confirmation with a reason, quit, and
-// check the store and the audit log through the command line.
+// check the store and the audit log through the command line. Approve is
+// bound to y in keys.json: the wizard and the queue name y, a does nothing.
 func TestConsoleEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the end-to-end console test builds the binary and drives it in tmux (about 20 s)")
 	}
 	start := time.Now()
-	c := startConsole(t, false)
+	c := startConsole(t, false, approveKeys)
 	t.Logf("console up after %s", time.Since(start).Round(time.Millisecond))
 
 	// The status bar names the operator, and the demo's seed is listed.
@@ -146,9 +160,15 @@ func TestConsoleEndToEnd(t *testing.T) {
 	c.waitFor("[2 Queue", stepTimeout)
 	c.waitFor(newAddress+" registered; its activation waits in the queue", stepTimeout)
 
-	// "Approves it in the queue": filter the queue down to it, press a.
+	// "Approves it in the queue": filter the queue down to it; a, the
+	// default approve key, does nothing under keys.json; y approves.
 	filterQueue(c, confirmationID, newAddress+"#1 virgo.persona")
-	c.press("a", "approved: system:persona-add "+newAddress+"#1")
+	c.keys("a")
+	if s, approved := c.poll(retryAfter, func(s string) bool { return strings.Contains(s, "approved:") }); approved {
+		c.fatalf("a approved although keys.json binds approve to y:\n%s", s)
+	}
+	c.waitFor("y approve", stepTimeout)
+	c.press("y", "approved: system:persona-add "+newAddress+"#1")
 	clearFilter(c)
 
 	// "Sees it in the presence view": its row, with its name and class.
@@ -208,8 +228,9 @@ func walkWizard(c *console) (name, confirmationID string) {
 	c.press("Enter", "is registered and waits for activation")
 	confirmationID = c.waitMatch(submittedRe, stepTimeout)[1]
 	// The operator is the bound human, so the wizard offers to approve on
-	// the spot; the test declines (enter) to approve in the queue instead.
-	c.waitFor("You are the bound human: press a to approve it now", stepTimeout)
+	// the spot, with the key keys.json binds; the test declines (enter) to
+	// approve in the queue instead.
+	c.waitFor("You are the bound human: press y to approve it now", stepTimeout)
 	c.press("Enter", "[2 Queue")
 	return name, confirmationID
 }

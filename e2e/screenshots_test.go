@@ -34,7 +34,7 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := startConsole(t, true)
+	c := startConsole(t, true, "")
 	save := func(name string) {
 		t.Helper()
 		// Let the last key's effect and the next frame settle.

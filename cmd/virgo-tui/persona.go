@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -15,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -83,7 +85,7 @@ name, previews the stamp and its diff, and submits.`,
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			if !addFlagsGiven(cmd) && isTerminal(cmd.InOrStdin()) {
-				return runAddWizard(ctx, cmd.ErrOrStderr(), c)
+				return a.runAddWizard(ctx, cmd.ErrOrStderr(), c)
 			}
 			req, err := a.registrationFor(ctx, cmd, c, f)
 			if err != nil {
@@ -131,9 +133,18 @@ func writeRegistered(w io.Writer, res hubapi.Registered, operator string) error 
 	return err
 }
 
-// runAddWizard runs the interactive registration on the terminal.
-func runAddWizard(ctx context.Context, w io.Writer, c *hubclient.Client) error {
-	res, err := wizard.Run(ctx, wizardBackend{c}, wizard.Options{})
+// runAddWizard runs the interactive registration on the terminal, with the
+// console's keys (<home>/keys.json).
+func (a *app) runAddWizard(ctx context.Context, w io.Writer, c *hubclient.Client) error {
+	home, err := registry.ResolveHome(a.homeFlag)
+	if err != nil {
+		return err
+	}
+	keys, err := keymap.Load(filepath.Join(home.Dir, keymap.FileName))
+	if err != nil {
+		return err
+	}
+	res, err := wizard.Run(ctx, wizardBackend{c}, wizard.Options{Keys: &keys})
 	if err != nil {
 		return err
 	}

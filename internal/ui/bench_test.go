@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/table"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 )
 
 // confirmations makes n pending confirmations, a third of them the
@@ -129,7 +131,7 @@ func BenchmarkQueueFrame(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("bubbles-table/n=%d", n), func(b *testing.B) {
 			_, snap := benchConsole(b, 10, n)
-			q := newQueueView(DefaultStyles())
+			q := newQueueView(newStyles(styles.Default()))
 			q.operator = "human:henry"
 			rows := make([]table.Row, n)
 			for i := range snap.Confirmations {

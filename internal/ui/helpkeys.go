@@ -1,6 +1,10 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+)
 
 // helpKeys is one view's help: short for the footer, full for `?`. It
 // implements bubbles' help.KeyMap.
@@ -16,7 +20,7 @@ func (h helpKeys) ShortHelp() []key.Binding { return h.short }
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
 // presenceHelp is the presence view's help.
-func presenceHelp(k KeyMap) helpKeys {
+func presenceHelp(k keymap.KeyMap) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Down, k.Up, k.Detail, k.Filter, k.Jump, k.Sort, k.NextView, k.Help, k.Quit},
 		full: [][]key.Binding{
@@ -29,7 +33,7 @@ func presenceHelp(k KeyMap) helpKeys {
 }
 
 // queueHelp is the approval queue's help.
-func queueHelp(k KeyMap) helpKeys {
+func queueHelp(k keymap.KeyMap) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Detail, k.Down, k.Up, k.Filter, k.Help, k.Quit},
 		full: [][]key.Binding{

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // onKey routes a key press: an open prompt first, then the shell's keys,
@@ -16,19 +18,20 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	}
 	if m.dialog != nil {
-		return m.dialogKey(msg)
-	}
-	if m.view == viewWizard && m.plugins.hasWizard() {
-		return m.plugins.update(m.view, msg) // every key is the wizard's text
+		return m.dialogKey(msg) // the dialog takes exactly one key, whatever it is
 	}
 	k := m.keys
+	if key.Matches(msg, k.Help) && !(m.view == viewWizard && m.plugins.wizardTakesText(msg)) {
+		m.help.ShowAll = !m.help.ShowAll // in every view, the wizard too
+		m.layout()
+		return nil
+	}
+	if m.view == viewWizard && m.plugins.hasWizard() {
+		return m.plugins.update(m.view, msg) // the wizard's keys and typed text
+	}
 	switch {
 	case key.Matches(msg, k.Quit) || msg.String() == "ctrl+c":
 		return tea.Quit
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.layout()
-		return nil
 	case key.Matches(msg, k.NextView):
 		return m.switchTo((m.view + 1) % viewCount)
 	case key.Matches(msg, k.PrevView):
@@ -71,7 +74,7 @@ func (m *Model) switchTo(v viewID) tea.Cmd {
 
 // tableKeys are the moves every table view shares; it reports whether the
 // key was one of them.
-func tableKeys[T any](k KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
+func tableKeys[T any](k keymap.KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
 	switch {
 	case key.Matches(msg, k.Up):
 		t.Move(-1)

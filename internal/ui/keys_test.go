@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 func TestKeyConfigRebinds(t *testing.T) {
@@ -13,7 +15,7 @@ func TestKeyConfigRebinds(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"approve": ["y"], "deny": ["n", "x"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	k, err := LoadKeyMap(path)
+	k, err := keymap.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,51 +41,41 @@ func TestKeyConfigRebinds(t *testing.T) {
 	}
 }
 
-func TestMissingKeyConfigGivesDefaults(t *testing.T) {
-	k, err := LoadKeyMap(filepath.Join(t.TempDir(), "none.json"))
-	if err != nil || strings.Join(k.Approve.Keys(), ",") != "a" {
-		t.Fatalf("missing file: %v, approve %v", err, k.Approve.Keys())
+// One key map reaches every view: the matrix obeys its rebound keys and
+// not the defaults, the wizard shows the operator's keys, and ? is help in
+// the wizard while every letter is typed into its answer.
+func TestKeyConfigReachesEveryView(t *testing.T) {
+	k, err := keymap.Parse("keys.json", []byte(`{"approve": ["y"], "compare": ["x"], "back": ["esc", "w"]}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-func TestBadKeyConfigNamesTheKey(t *testing.T) {
-	cases := map[string]string{
-		`{"aprove": ["y"]}`:               `unknown action "aprove"`,
-		`{"approve": ["enter"]}`:          `action "approve" may not use "enter": enter, space and esc never approve`,
-		`{"approve_remember": ["space"]}`: `action "approve_remember" may not use "space"`,
-		`{"deny": []}`:                    `action "deny" has no keys`,
-		`{"deny": [""]}`:                  `action "deny" has an empty key`,
-		`{"deny": ["a"]}`:                 `key "a" is bound to both "approve" and "deny"`,
-		`{"approve": "a"}`:                `want {"action": ["key", ...]}`,
+	m := console(t, &hubDouble{snap: demoSnapshot()}, 80, 24, Options{Keys: &k, Plugins: Plugins{Wizard: wizardDouble{}}})
+	press(t, m, "4")
+	before := plain(m)
+	press(t, m, "c")
+	if plain(m) != before {
+		t.Fatal("c still opens compare in the matrix after compare was rebound to x")
 	}
-	for doc, want := range cases {
-		_, err := ParseKeyMap("keys.json", []byte(doc))
-		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrKeyConfig) {
-			t.Errorf("%s: error %v, want one containing %q", doc, err, want)
-		}
-		if err != nil && !strings.HasPrefix(err.Error(), "keys.json: ") {
-			t.Errorf("%s: error %q does not name the file", doc, err)
-		}
+	press(t, m, "x")
+	if !strings.Contains(plain(m), "Compare") {
+		t.Fatalf("x did not open compare:\n%s", plain(m))
 	}
-}
-
-func FuzzParseKeyMap(f *testing.F) {
-	f.Add([]byte(`{"approve": ["y"]}`))
-	f.Add([]byte(`{"quit": ["q", "ctrl+q"], "help": ["h"]}`))
-	f.Add([]byte(`[]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		k, err := ParseKeyMap("keys.json", data)
-		if err != nil {
-			return
-		}
-		for _, s := range append(append(k.Approve.Keys(), k.ApproveRemember.Keys()...), k.Confirm.Keys()...) {
-			for _, never := range neverApprove {
-				if s == never {
-					t.Fatalf("accepted %q as an approve key", s)
-				}
-			}
-		}
-	})
+	press(t, m, "w")
+	if plain(m) != before {
+		t.Fatal("w, the rebound back key, did not return to the matrix")
+	}
+	press(t, m, "3")
+	if !strings.Contains(plain(m), "w/esc back") && !strings.Contains(plain(m), "esc/w back") {
+		t.Fatalf("the wizard's help does not show the rebound back key:\n%s", plain(m))
+	}
+	press(t, m, "?")
+	if !m.help.ShowAll || !strings.Contains(plain(m), "ctrl+c cancel") {
+		t.Fatalf("? did not show the wizard's full help:\n%s", plain(m))
+	}
+	press(t, m, "?", "w", "o", "r", "k")
+	if m.help.ShowAll || !strings.Contains(plain(m), "scope › work") {
+		t.Fatalf("typing into the wizard:\n%s", plain(m))
+	}
 }
 
 func TestRunRefusesBadKeysAndLogsToAFile(t *testing.T) {
@@ -92,7 +84,7 @@ func TestRunRefusesBadKeysAndLogsToAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := Run(t.Context(), &hubDouble{snap: demoSnapshot()}, RunOptions{Home: home})
-	if !errors.Is(err, ErrKeyConfig) || !strings.Contains(err.Error(), `"approve" may not use "space"`) {
+	if !errors.Is(err, keymap.ErrKeyConfig) || !strings.Contains(err.Error(), `"approve" may not use "space"`) {
 		t.Fatalf("Run with a bad keys.json: %v", err)
 	}
 	fi, err := os.Stat(filepath.Join(home, "console.log"))

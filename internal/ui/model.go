@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -29,8 +31,9 @@ var viewTitles = [viewCount]string{"Presence", "Queue", "Add persona", "Matrix"}
 
 // Options configure the console. The zero value is usable.
 type Options struct {
-	// Keys overrides DefaultKeyMap (see LoadKeyMap).
-	Keys *KeyMap
+	// Keys overrides keymap.Default (see keymap.Load); the same map reaches
+	// the wizard and the matrix view.
+	Keys *keymap.KeyMap
 	// Now is the clock; tests pass a fixed one so ages are stable.
 	Now func() time.Time
 	// Arming is how long a confirmation must have been the selected row,
@@ -78,7 +81,7 @@ type Model struct {
 	client Client
 	ctx    context.Context
 	log    *slog.Logger
-	keys   KeyMap
+	keys   keymap.KeyMap
 	styles *Styles
 	help   help.Model
 	now    func() time.Time
@@ -128,11 +131,11 @@ func New(client Client, opts Options) *Model {
 	if opts.Context == nil {
 		opts.Context = context.Background()
 	}
-	keys := DefaultKeyMap()
+	keys := keymap.Default()
 	if opts.Keys != nil {
 		keys = *opts.Keys
 	}
-	st := DefaultStyles()
+	st := newStyles(styles.Default())
 	in := textinput.New()
 	in.CharLimit = 256
 	ist := textinput.DefaultStyles(true)
@@ -145,7 +148,7 @@ func New(client Client, opts Options) *Model {
 		presence: newPresenceView(st), queue: newQueueView(st),
 		input: in, deciding: map[string]Decision{}, feed: &feed{}, tickInterval: opts.Tick,
 	}
-	m.plugins = newPlugins(opts.Plugins, opts.Context)
+	m.plugins = newPlugins(opts.Plugins, opts.Context, &m.keys, st.Styles)
 	m.layout()
 	return m
 }

@@ -6,7 +6,9 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 	"github.com/virgo-hub/virgo-tui/internal/ui/matrix"
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
 
@@ -19,8 +21,11 @@ type Plugins struct {
 
 // plugins holds the child models of the wizard and matrix views. They draw
 // no footer of their own: the shell draws their help like its own views'.
+// Both are given the shell's one key map and one style sheet.
 type plugins struct {
 	ctx     context.Context
+	keys    *keymap.KeyMap
+	styles  *styles.Styles
 	backend wizard.Backend
 	wizard  *wizard.Model
 	matrix  matrix.Model
@@ -28,8 +33,15 @@ type plugins struct {
 	height  int
 }
 
-func newPlugins(p Plugins, ctx context.Context) *plugins {
-	return &plugins{ctx: ctx, backend: p.Wizard, matrix: matrix.New(matrix.Options{HideHelp: true})}
+func newPlugins(p Plugins, ctx context.Context, keys *keymap.KeyMap, sheet *styles.Styles) *plugins {
+	return &plugins{ctx: ctx, keys: keys, styles: sheet, backend: p.Wizard,
+		matrix: matrix.New(matrix.Options{Keys: keys, Styles: sheet, HideHelp: true})}
+}
+
+// wizardTakesText says whether the open wizard types the key into an
+// answer, so that the shell must not read it as help.
+func (p *plugins) wizardTakesText(msg tea.KeyPressMsg) bool {
+	return p.wizard != nil && p.wizard.TakesText(msg)
 }
 
 func (p *plugins) hasWizard() bool { return p.wizard != nil }
@@ -40,7 +52,7 @@ func (p *plugins) openWizard() tea.Cmd {
 	if p.backend == nil {
 		return nil
 	}
-	w := wizard.New(p.backend, wizard.Options{Context: p.ctx, HideHelp: true})
+	w := wizard.New(p.backend, wizard.Options{Context: p.ctx, Keys: p.keys, Styles: p.styles, HideHelp: true})
 	w, cmd := w.Update(tea.WindowSizeMsg{Width: p.width, Height: p.height})
 	p.wizard = &w
 	return tea.Batch(w.Init(), cmd)

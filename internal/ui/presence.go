@@ -238,7 +238,7 @@ func (v *presenceView) view(now time.Time) string {
 func personaDetail(st *Styles, p *Persona, now time.Time) []string {
 	l := st.Label.Render
 	lines := []string{
-		st.StatusKey.Render(p.Address) + "  " + p.Name + "  " + p.Class + "  gen " + strconv.Itoa(p.Generation) + "  " + stateCell(p.State),
+		st.Strong.Render(p.Address) + "  " + p.Name + "  " + p.Class + "  gen " + strconv.Itoa(p.Generation) + "  " + stateCell(p.State),
 		l("stamp    ") + p.StampSummary,
 		l("hash     ") + p.StampHash,
 	}

@@ -8,6 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // rememberDialog is `A` asking once more (issue 9, item 2): it shows
@@ -104,7 +106,7 @@ func (m *Model) overDialog(body string, width, height int) string {
 
 // view renders the dialog box, outer width w. Every value is wrapped,
 // never cut: the operator agrees to exactly what is shown.
-func (d *rememberDialog) view(st *Styles, keys KeyMap, w int) string {
+func (d *rememberDialog) view(st *Styles, keys keymap.KeyMap, w int) string {
 	inner := max(20, w-4) // border and padding
 	c, r := d.c, d.c.Remember
 	var lines []string
@@ -147,7 +149,7 @@ func (d *rememberDialog) view(st *Styles, keys KeyMap, w int) string {
 		label("shape", r.Shape)
 		add("")
 		add("A later request matching all of these is approved without asking.")
-		add(st.StatusKey.Render(keys.Confirm.Help().Key) + " approve and store · any other key cancels (nothing is decided)")
+		add(st.Strong.Render(keys.Confirm.Help().Key) + " approve and store · any other key cancels (nothing is decided)")
 	}
 	return lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1).Width(w).
 		Render(strings.Join(lines, "\n"))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/ui/golden"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // The issue (9, item 2): "`A` (approve and remember) ... opens a small
@@ -98,7 +99,7 @@ func TestRememberDialogClosesWhenDecidedElsewhere(t *testing.T) {
 // keys.json may rebind the dialog's confirm key, but not to a key that
 // also opens the dialog (a double press would store a rule).
 func TestRememberConfirmKeyIsRebindable(t *testing.T) {
-	k, err := ParseKeyMap("keys.json", []byte(`{"approve": ["y"], "confirm": ["s"], "sort": ["o"]}`))
+	k, err := keymap.Parse("keys.json", []byte(`{"approve": ["y"], "confirm": ["s"], "sort": ["o"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +115,10 @@ func TestRememberConfirmKeyIsRebindable(t *testing.T) {
 	if len(h.decisions) != 1 || !h.decisions[0].d.Remember {
 		t.Fatalf("the rebound confirm key did not store: %+v", h.decisions)
 	}
-	if _, err := ParseKeyMap("keys.json", []byte(`{"confirm": ["A"]}`)); err == nil || !strings.Contains(err.Error(), "a double press would store a rule") {
+	if _, err := keymap.Parse("keys.json", []byte(`{"confirm": ["A"]}`)); err == nil || !strings.Contains(err.Error(), "a double press would store a rule") {
 		t.Errorf("confirm on A: %v", err)
 	}
-	if _, err := ParseKeyMap("keys.json", []byte(`{"confirm": ["enter"]}`)); err == nil || !strings.Contains(err.Error(), "enter, space and esc never approve") {
+	if _, err := keymap.Parse("keys.json", []byte(`{"confirm": ["enter"]}`)); err == nil || !strings.Contains(err.Error(), "enter, space and esc never approve") {
 		t.Errorf("confirm on enter: %v", err)
 	}
 }

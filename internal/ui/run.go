@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // RunOptions configure Run.
@@ -39,9 +41,9 @@ func Run(ctx context.Context, c Client, o RunOptions) error {
 	defer f.Close()
 	keysPath := o.KeysPath
 	if keysPath == "" {
-		keysPath = filepath.Join(o.Home, "keys.json")
+		keysPath = filepath.Join(o.Home, keymap.FileName)
 	}
-	keys, err := LoadKeyMap(keysPath)
+	keys, err := keymap.Load(keysPath)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 )
 
 // personas makes n personas with spread-out fields.
@@ -85,7 +87,7 @@ func assertSorted[T any](t *testing.T, tb *Table[T]) {
 
 func TestIncrementalUpdatesKeepOrderAndFilter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	st := DefaultStyles()
+	st := newStyles(styles.Default())
 	v := newPresenceView(st)
 	v.setSize(100, 20)
 	ps := personas(300, rng)

@@ -67,7 +67,7 @@ func (m *Model) statusBar() string {
 		st.Title.Render("virgo-tui") + " " + inst,
 		st.Label.Render("as ") + operator,
 		st.Label.Render("hub ") + conn,
-		st.StatusKey.Render(strconv.Itoa(m.queue.mine)) + " pending for you",
+		st.Strong.Render(strconv.Itoa(m.queue.mine)) + " pending for you",
 	}
 	if m.home != "" {
 		parts = append(parts, st.Dim.Render(m.home))

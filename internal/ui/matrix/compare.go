@@ -24,13 +24,13 @@ func (m Model) compareLines(int) []string {
 	for _, l := range strings.Split(text, "\n") {
 		switch {
 		case strings.HasPrefix(l, "  + "):
-			l = st.Added.Render(l)
+			l = st.Good.Render(l)
 		case strings.HasPrefix(l, "  - "):
-			l = st.Removed.Render(l)
+			l = st.Bad.Render(l)
 		case strings.HasPrefix(l, "  ~ "):
-			l = st.Changed.Render(l)
+			l = st.Caution.Render(l)
 		case !strings.HasPrefix(l, " "):
-			l = st.Heading.Render(l)
+			l = st.Header.Render(l)
 		}
 		lines = append(lines, l)
 	}

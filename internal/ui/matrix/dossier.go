@@ -16,23 +16,23 @@ func (m Model) dossierLines(width int) []string {
 	p := m.Chosen()
 	d := stamp.Dossier(p)
 	st := m.styles
-	lines := []string{st.Title.Render(fmt.Sprintf("Dossier · %s", p)) + st.Note.Render(" · roles "+rolesOf(p)), ""}
-	lines = append(lines, st.Heading.Render("Granted"))
+	lines := []string{st.Title.Render(fmt.Sprintf("Dossier · %s", p)) + st.Dim.Render(" · roles "+rolesOf(p)), ""}
+	lines = append(lines, st.Header.Render("Granted"))
 	for _, e := range d.Granted {
-		lines = append(lines, st.Granted.Render("✓ "+e.Bundle)+st.Note.Render(" ["+e.Cell+"]"))
+		lines = append(lines, st.Good.Render("✓ "+e.Bundle)+st.Dim.Render(" ["+e.Cell+"]"))
 		lines = append(lines, indent(strings.Join(e.Tools, ", "), width, lipgloss.NewStyle())...)
 		if e.Why != "" {
-			lines = append(lines, indent(e.Why, width, st.Note)...)
+			lines = append(lines, indent(e.Why, width, st.Dim)...)
 		}
 	}
-	lines = append(lines, "", st.Heading.Render("Explicitly not granted"))
+	lines = append(lines, "", st.Header.Render("Explicitly not granted"))
 	if len(d.NotGranted) == 0 {
-		lines = append(lines, st.Note.Render("  nothing: every bundle of the matrix is granted"))
+		lines = append(lines, st.Dim.Render("  nothing: every bundle of the matrix is granted"))
 	}
 	for _, e := range d.NotGranted {
-		lines = append(lines, st.NotGranted.Render("✗ "+e.Bundle)+st.Note.Render(" ["+e.Cell+"]"))
+		lines = append(lines, st.Bad.Render("✗ "+e.Bundle)+st.Dim.Render(" ["+e.Cell+"]"))
 		lines = append(lines, indent(strings.Join(e.Tools, ", "), width, lipgloss.NewStyle())...)
-		lines = append(lines, indent(e.Why, width, st.Note)...)
+		lines = append(lines, indent(e.Why, width, st.Dim)...)
 	}
 	return lines
 }

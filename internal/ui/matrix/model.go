@@ -13,6 +13,8 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 )
 
 // mode is what the view shows.
@@ -26,10 +28,10 @@ const (
 
 // Options configure the view. The zero value is usable.
 type Options struct {
-	// Keys overrides DefaultKeyMap (the shell's rebindable keys).
-	Keys *KeyMap
-	// Styles overrides DefaultStyles.
-	Styles *Styles
+	// Keys is the console's key map (keys.json); nil means keymap.Default.
+	Keys *keymap.KeyMap
+	// Styles is the console's style sheet; nil means styles.Default.
+	Styles *styles.Styles
 	// HideHelp leaves the footer help line to the shell.
 	HideHelp bool
 }
@@ -37,8 +39,8 @@ type Options struct {
 // Model is the matrix view's state: which class is chosen, which two are
 // compared, and how far each mode is scrolled.
 type Model struct {
-	keys     KeyMap
-	styles   Styles
+	keys     keymap.KeyMap
+	styles   *styles.Styles
 	help     help.Model
 	hideHelp bool
 
@@ -57,13 +59,13 @@ type Model struct {
 
 // New returns the view showing the matrix with the first class chosen.
 func New(opts Options) Model {
-	m := Model{keys: DefaultKeyMap(), styles: DefaultStyles(), help: help.New(), hideHelp: opts.HideHelp,
+	m := Model{keys: keymap.Default(), styles: opts.Styles, help: help.New(), hideHelp: opts.HideHelp,
 		b: 1, widthHint: 80, pageHint: 20}
 	if opts.Keys != nil {
 		m.keys = *opts.Keys
 	}
-	if opts.Styles != nil {
-		m.styles = *opts.Styles
+	if m.styles == nil {
+		m.styles = styles.Default()
 	}
 	return m
 }
@@ -103,9 +105,9 @@ func (m Model) handleKey(msg tea.KeyPressMsg) Model {
 	n := len(registry.Profiles)
 	k := m.keys
 	switch {
-	case key.Matches(msg, k.Prev):
+	case key.Matches(msg, k.ClassPrev):
 		m.class = (m.class + n - 1) % n
-	case key.Matches(msg, k.Next):
+	case key.Matches(msg, k.ClassNext):
 		m.class = (m.class + 1) % n
 	case key.Matches(msg, k.Dossier) && m.mode != modeCompare:
 		m.mode, m.offset[modeDossier] = modeDossier, 0
@@ -131,6 +133,10 @@ func (m Model) handleKey(msg tea.KeyPressMsg) Model {
 		m.offset[m.mode] -= m.pageHint
 	case key.Matches(msg, k.PageDown):
 		m.offset[m.mode] += m.pageHint
+	case key.Matches(msg, k.Top):
+		m.offset[m.mode] = 0
+	case key.Matches(msg, k.Bottom):
+		m.offset[m.mode] = len(m.lines(m.widthHint)) // clamped to the last page below
 	}
 	last := max(0, len(m.lines(m.widthHint))-m.pageHint)
 	m.offset[m.mode] = max(0, min(m.offset[m.mode], last))

@@ -122,13 +122,13 @@ func (m Model) matrixLines(width int) []string {
 	for j, h := range l.headers {
 		hs := st.Header
 		if j == m.class {
-			hs = st.Chosen
+			hs = st.TabOn
 		}
 		head += gap + hs.Render(pad(h, w[j+1]))
 	}
-	lines := []string{st.Title.Render("Class matrix"), "", head, st.Note.Render(strings.Repeat("─", min(width, total(w))))}
+	lines := []string{st.Title.Render("Class matrix"), "", head, st.Dim.Render(strings.Repeat("─", min(width, total(w))))}
 	for i, b := range stamp.Bundles() {
-		line := pad(st.Bundle.Render(ansi.Truncate(b.Name, w[0], "…")), w[0])
+		line := pad(ansi.Truncate(b.Name, w[0], "…"), w[0])
 		for j, c := range l.cells[i] {
 			line += gap + m.cellStyle(c).Render(pad(c, w[j+1]))
 		}
@@ -138,12 +138,12 @@ func (m Model) matrixLines(width int) []string {
 	// One column short: ansi's word wrap can let a hyphen overhang by one.
 	wrap := lipgloss.NewStyle().Width(max(1, width-1))
 	for _, n := range l.notes {
-		lines = append(lines, st.Note.Render(n))
+		lines = append(lines, st.Dim.Render(n))
 	}
 	for _, f := range stamp.Footnotes() {
-		lines = append(lines, strings.Split(st.Note.Inherit(wrap).Render(superscript(f.N)+" "+f.Text), "\n")...)
+		lines = append(lines, strings.Split(st.Dim.Inherit(wrap).Render(superscript(f.N)+" "+f.Text), "\n")...)
 	}
-	lines = append(lines, strings.Split(st.Note.Inherit(wrap).Render(legend), "\n")...)
+	lines = append(lines, strings.Split(st.Dim.Inherit(wrap).Render(legend), "\n")...)
 	return lines
 }
 
@@ -156,9 +156,9 @@ func superscript(n int) string {
 func (m Model) cellStyle(text string) lipgloss.Style {
 	switch {
 	case text == string(stamp.MarkNone):
-		return m.styles.None
+		return m.styles.Dim
 	case strings.HasPrefix(text, string(stamp.MarkConfirm)):
-		return m.styles.Confirm
+		return m.styles.Caution
 	}
 	return lipgloss.NewStyle()
 }

@@ -1,52 +1,57 @@
 package wizard
 
-import "charm.land/bubbles/v2/key"
+import (
+	"unicode/utf8"
 
-// KeyMap holds the wizard's bindings. Letters are deliberately absent from the
-// steps that take typed input (scope, project, role, name): there every
-// printable key is text. Approve is a letter, never enter or space, so that
-// a reflexive key press cannot grant power.
-type KeyMap struct {
-	// Up and Down move through the offered choices of a step.
-	Up, Down key.Binding
-	// Next accepts the highlighted choice (or the typed value) of a step.
-	Next key.Binding
-	// Back returns to the previous step, keeping every answer; on the first
-	// step it cancels the wizard.
-	Back key.Binding
-	// Cancel leaves the wizard from any step without submitting.
-	Cancel key.Binding
-	// ScrollUp, ScrollDown, PageUp and PageDown scroll the preview pane.
-	ScrollUp, ScrollDown, PageUp, PageDown key.Binding
-	// Pane switches the preview between the stamp JSON and the matrix diff.
-	Pane key.Binding
-	// Submit registers the persona and queues its activation confirmation.
-	Submit key.Binding
-	// Approve approves the queued activation on the spot (bound human only).
-	Approve key.Binding
-	// Finish closes the wizard after submitting, leaving the confirmation
-	// pending in the queue when it was not approved.
-	Finish key.Binding
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+)
+
+// The wizard uses the console's one key map (keymap.KeyMap): up, down, back,
+// help and the scrolling keys are the tables' own, approve is the queue's.
+// Its typed steps are the exception that keeps typing safe: there a key that
+// can be part of an answer is text, whatever it is bound to, so k, j, q or a
+// rebound y are typed, never obeyed. ? stays help because no answer can hold
+// it. Approve is never enter or space (keymap refuses that), so a reflexive
+// key press cannot grant power.
+
+// isText says whether a key (by its name, as key bindings name it) can be
+// part of an answer: a character some segment or name may hold. Segments
+// take lowercase letters, digits and '-', names also capitals, spaces and
+// '\”, so the name rules decide.
+func isText(name string) bool {
+	if name == "space" {
+		return true
+	}
+	if utf8.RuneCountInString(name) != 1 {
+		return false
+	}
+	_, err := registry.NormalizeName("a" + name)
+	return err == nil
 }
 
-// DefaultKeyMap returns the wizard's default bindings; the shell may rebind
-// them from its config file before passing them in Options.
-func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Up:         key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous")),
-		Down:       key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
-		Next:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
-		Back:       key.NewBinding(key.WithKeys("esc", "shift+tab"), key.WithHelp("esc/shift+tab", "back")),
-		Cancel:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel")),
-		ScrollUp:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		ScrollDown: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "f", "space"), key.WithHelp("pgdn", "page down")),
-		Pane:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "stamp/diff")),
-		Submit:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "submit")),
-		Approve:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve now")),
-		Finish:     key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter/esc", "done")),
+// answering says whether the current step takes typed text.
+func (m Model) answering() bool { return !m.loading && m.step < stepPreview }
+
+// TakesText says whether the key is typed into the current step's answer,
+// which the shell must then not read as one of its own keys (help).
+func (m Model) TakesText(msg tea.KeyPressMsg) bool {
+	return m.answering() && isText(msg.String())
+}
+
+// withoutText is a binding reduced to its keys that are not text, for the
+// help of a typed step: it shows what the key does there.
+func withoutText(b key.Binding) key.Binding {
+	var keys []string
+	for _, k := range b.Keys() {
+		if !isText(k) {
+			keys = append(keys, k)
+		}
 	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keymap.Label(keys), b.Help().Desc))
 }
 
 // ShortHelp is the footer line of the current step (help.KeyMap).
@@ -54,14 +59,14 @@ func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
 	switch m.step {
 	case stepPreview:
-		return []key.Binding{k.Submit, k.Back, k.ScrollDown, k.Pane, k.Cancel}
+		return []key.Binding{k.Submit, k.Back, k.Down, k.Pane, k.Help, k.Cancel}
 	case stepSubmitted:
 		if m.canApprove() {
-			return []key.Binding{k.Approve, k.Finish}
+			return []key.Binding{k.Approve, k.Finish, k.Help}
 		}
-		return []key.Binding{k.Finish}
+		return []key.Binding{k.Finish, k.Help}
 	}
-	return []key.Binding{k.Up, k.Down, k.Next, k.Back, k.Cancel}
+	return []key.Binding{withoutText(k.Up), withoutText(k.Down), k.Choose, k.Back, k.Help, k.Cancel}
 }
 
 // FullHelp is the help of the current step in columns (help.KeyMap).
@@ -69,9 +74,9 @@ func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	switch m.step {
 	case stepPreview:
-		return [][]key.Binding{{k.Submit, k.Back, k.Cancel}, {k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Pane}}
+		return [][]key.Binding{{k.Submit, k.Back, k.Cancel}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Pane, k.Help}}
 	case stepSubmitted:
 		return [][]key.Binding{m.ShortHelp()}
 	}
-	return [][]key.Binding{{k.Up, k.Down}, {k.Next, k.Back, k.Cancel}}
+	return [][]key.Binding{{withoutText(k.Up), withoutText(k.Down)}, {k.Choose, k.Back, k.Cancel}, {k.Help}}
 }

@@ -16,16 +16,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 )
 
 // Options configure a wizard. The zero value is usable.
 type Options struct {
 	// Context bounds every backend call; nil means context.Background().
 	Context context.Context
-	// Keys overrides DefaultKeyMap (the shell's rebindable keys).
-	Keys *KeyMap
-	// Styles overrides DefaultStyles.
-	Styles *Styles
+	// Keys is the console's key map (keys.json); nil means keymap.Default.
+	Keys *keymap.KeyMap
+	// Styles is the console's style sheet; nil means styles.Default.
+	Styles *styles.Styles
 	// Snapshot, when the shell already holds one, skips Backend.Snapshot.
 	Snapshot *Snapshot
 	// HideHelp leaves the footer help line to the shell (which reads
@@ -38,8 +40,8 @@ type Options struct {
 type Model struct {
 	backend Backend
 	ctx     context.Context
-	keys    KeyMap
-	styles  Styles
+	keys    keymap.KeyMap
+	styles  *styles.Styles
 	help    help.Model
 	// hideHelp: the shell draws the footer from ShortHelp.
 	hideHelp bool
@@ -69,15 +71,15 @@ type Model struct {
 // New returns a wizard at its first step. Call Init for the command that
 // loads the snapshot (nil when Options.Snapshot was given).
 func New(b Backend, opts Options) Model {
-	m := Model{backend: b, ctx: opts.Context, keys: DefaultKeyMap(), styles: DefaultStyles(), help: help.New(), pageHint: 20, hideHelp: opts.HideHelp}
+	m := Model{backend: b, ctx: opts.Context, keys: keymap.Default(), styles: opts.Styles, help: help.New(), pageHint: 20, hideHelp: opts.HideHelp}
 	if m.ctx == nil {
 		m.ctx = context.Background()
 	}
 	if opts.Keys != nil {
 		m.keys = *opts.Keys
 	}
-	if opts.Styles != nil {
-		m.styles = *opts.Styles
+	if m.styles == nil {
+		m.styles = styles.Default()
 	}
 	prompts := [choiceSteps]string{"scope › ", "project › ", "role › ", "name › "}
 	for i := range m.inputs {
@@ -179,8 +181,15 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 func (m Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	if m.TakesText(msg) {
+		return m.typeText(msg)
+	}
 	if key.Matches(msg, m.keys.Cancel) {
 		return m, done(m.result(m.submitted == nil))
+	}
+	if key.Matches(msg, m.keys.Help) && !m.hideHelp {
+		m.help.ShowAll = !m.help.ShowAll
+		return m, nil
 	}
 	switch m.step {
 	case stepPreview:
@@ -214,9 +223,16 @@ func (m Model) updateChoice(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.cursor[s] = min(len(m.options(s))-1, m.cursor[s]+1)
 		m.cursor[s] = max(0, m.cursor[s])
 		return m, nil
-	case key.Matches(msg, m.keys.Next):
+	case key.Matches(msg, m.keys.Choose):
 		return m.choose()
 	}
+	return m.typeText(msg)
+}
+
+// typeText gives a key to the current step's input (text, or its editing
+// keys: backspace, arrows left and right).
+func (m Model) typeText(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	s := m.step
 	before := m.inputs[s].Value()
 	var cmd tea.Cmd
 	m.inputs[s], cmd = m.inputs[s].Update(msg)

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // pane is one scrollable half of the preview.
@@ -48,15 +49,15 @@ func newPreviewState(p Preview) *previewState {
 
 // scroll moves the focused pane (or switches pane) and returns a copy, so an
 // earlier Model value keeps its own preview.
-func (p *previewState) scroll(msg tea.KeyPressMsg, k KeyMap, page int) *previewState {
+func (p *previewState) scroll(msg tea.KeyPressMsg, k keymap.KeyMap, page int) *previewState {
 	c := *p
 	n := &c.offset[c.focus]
 	switch {
 	case key.Matches(msg, k.Pane):
 		c.focus = 1 - c.focus
-	case key.Matches(msg, k.ScrollUp):
+	case key.Matches(msg, k.Up):
 		*n--
-	case key.Matches(msg, k.ScrollDown):
+	case key.Matches(msg, k.Down):
 		*n++
 	case key.Matches(msg, k.PageUp):
 		*n -= page

@@ -36,7 +36,7 @@ func (m Model) View(width, height int) string {
 		body = m.choiceView(width, height-m.footerHeight(width))
 	}
 	if m.err != nil {
-		body = append(body, "", m.styles.Refusal.Width(wrapWidth(width)).Render("✗ "+m.err.Error()))
+		body = append(body, "", m.styles.Error.Width(wrapWidth(width)).Render("✗ "+m.err.Error()))
 	}
 	out := frame(body, width, height-m.footerHeight(width))
 	if m.hideHelp {
@@ -77,7 +77,7 @@ func (m Model) footerHeight(width int) int {
 func (m Model) footer(width int) string {
 	h := m.help
 	h.SetWidth(width)
-	return h.ShortHelpView(m.ShortHelp())
+	return h.View(m) // the short line, or every key after ?
 }
 
 func (m Model) title() string {
@@ -102,33 +102,33 @@ func (m Model) crumbs() string {
 	}
 	var out []string
 	for i, p := range parts {
-		v, st := p.value, m.styles.CrumbDone
+		v, st := p.value, m.styles.Note
 		switch {
 		case p.skip:
-			v, st = "none", m.styles.Crumb
+			v, st = "none", m.styles.Dim
 		case step(i) >= m.step && m.step < stepPreview || v == "":
-			v, st = "—", m.styles.Crumb
+			v, st = "—", m.styles.Dim
 			if step(i) == stepProject && m.step > stepProject {
 				v = "none"
 			}
 		}
-		out = append(out, m.styles.Crumb.Render(p.label+" ")+st.Render(v))
+		out = append(out, m.styles.Dim.Render(p.label+" ")+st.Render(v))
 	}
-	return strings.Join(out, m.styles.Crumb.Render("  ›  "))
+	return strings.Join(out, m.styles.Dim.Render("  ›  "))
 }
 
 // choiceView is one of the four answer steps: question, input, verdict and
 // the offered options around the highlighted one.
 func (m Model) choiceView(width, height int) []string {
 	s := m.step
-	lines := []string{m.title(), m.crumbs(), "", m.styles.Prompt.Width(wrapWidth(width)).Render(questions[s])}
+	lines := []string{m.title(), m.crumbs(), "", m.styles.Strong.Width(wrapWidth(width)).Render(questions[s])}
 	in := m.inputs[s]
 	in.SetWidth(max(10, width-len(in.Prompt)-2))
 	lines = append(lines, in.View())
 	lines = append(lines, m.verdict(width)...)
 	if o, ok := m.current(s); ok && s == stepRole && o.err == nil {
 		r, _ := registry.LookupRole(o.value)
-		lines = append(lines, m.styles.Detail.Width(wrapWidth(width)).Render("  "+r.Name+": "+r.Duty))
+		lines = append(lines, m.styles.Dim.Width(wrapWidth(width)).Render("  "+r.Name+": "+r.Duty))
 	}
 	lines = append(lines, "")
 	rows := m.options(s)
@@ -143,15 +143,15 @@ func (m Model) choiceView(width, height int) []string {
 	}
 	for i := first; i < last; i++ {
 		o := rows[i]
-		mark, st := "  ", m.styles.Option
+		label := o.label + strings.Repeat(" ", labelW-lipgloss.Width(o.label))
+		mark := "  "
 		if i == m.cursor[s] || i == len(rows)-1 && m.cursor[s] >= len(rows) {
-			mark, st = "▸ ", m.styles.Selected
+			mark, label = "▸ ", m.styles.Selected.Render(label)
 		}
-		label := st.Render(o.label + strings.Repeat(" ", labelW-lipgloss.Width(o.label)))
-		lines = append(lines, mark+label+"  "+m.styles.Detail.Render(o.detail))
+		lines = append(lines, mark+label+"  "+m.styles.Dim.Render(o.detail))
 	}
 	if first > 0 || last < len(rows) {
-		lines = append(lines, m.styles.Detail.Render(fmt.Sprintf("  %d–%d of %d", first+1, last, len(rows))))
+		lines = append(lines, m.styles.Dim.Render(fmt.Sprintf("  %d–%d of %d", first+1, last, len(rows))))
 	}
 	return lines
 }
@@ -162,11 +162,11 @@ func (m Model) verdict(width int) []string {
 	o, ok := m.current(m.step)
 	switch {
 	case !ok:
-		return []string{m.styles.Detail.Render("  nothing to choose: type a value")}
+		return []string{m.styles.Dim.Render("  nothing to choose: type a value")}
 	case o.err != nil:
-		return strings.Split(m.styles.Refusal.Width(wrapWidth(width)).Render("✗ "+o.err.Error()), "\n")
+		return strings.Split(m.styles.Error.Width(wrapWidth(width)).Render("✗ "+o.err.Error()), "\n")
 	}
-	return []string{m.styles.Accepted.Render("✓ " + m.acceptance(o))}
+	return []string{m.styles.Good.Render("✓ " + m.acceptance(o))}
 }
 
 // acceptance describes what choosing o means.
@@ -213,12 +213,12 @@ func (m Model) previewView(width, height int) []string {
 	if p == nil {
 		return append(lines, "", "building the stamp…")
 	}
-	lines = append(lines, m.styles.Notice.Render(p.summary))
+	lines = append(lines, m.styles.Warn.Render(p.summary))
 	if m.submitting {
-		lines = append(lines, m.styles.Notice.Render("submitting…"))
+		lines = append(lines, m.styles.Warn.Render("submitting…"))
 	}
 	if p.stampErr != nil {
-		lines = append(lines, m.styles.Refusal.Render("✗ "+p.stampErr.Error()))
+		lines = append(lines, m.styles.Error.Render("✗ "+p.stampErr.Error()))
 	}
 	paneH := max(1, height-len(lines)-1)
 	if m.err != nil {
@@ -241,11 +241,11 @@ var paneTitles = [2]string{"stamp · " + "CAPABILITY-STAMP.json", "class-matrix 
 // pane renders one pane with its header as exactly height lines of exactly
 // width cells; the focused pane's header is lit.
 func (m Model) pane(p *previewState, which pane, width, height int) []string {
-	head := m.styles.PaneOff.Render(" " + paneTitles[which] + " ")
+	head := m.styles.TabOff.Render(" " + paneTitles[which] + " ")
 	if which == p.focus {
-		head = m.styles.PaneOn.Render(" " + paneTitles[which] + " ")
+		head = m.styles.TabOn.Render(" " + paneTitles[which] + " ")
 	}
-	head += m.styles.Detail.Render(fmt.Sprintf(" %d lines", len(p.lines[which])))
+	head += m.styles.Dim.Render(fmt.Sprintf(" %d lines", len(p.lines[which])))
 	lines := make([]string, 0, height)
 	for _, l := range append([]string{head}, p.window(which, height-1)...) {
 		w := ansi.StringWidth(l)
@@ -268,12 +268,13 @@ func (m Model) submittedView(width int) []string {
 		w.Render("Activation confirmation " + s.ConfirmationID + " is queued."), ""}
 	switch {
 	case m.approved:
-		lines = append(lines, m.styles.Accepted.Render("✓ approved: the activation is decided."))
+		lines = append(lines, m.styles.Good.Render("✓ approved: the activation is decided."))
 	case m.approving:
-		lines = append(lines, m.styles.Notice.Render("approving…"))
+		lines = append(lines, m.styles.Warn.Render("approving…"))
 	case s.OperatorIsBoundHuman:
-		lines = append(lines, m.styles.Notice.Width(wrapWidth(width)).Render(
-			"You are the bound human: press a to approve it now, or enter to leave it pending in the approval queue."))
+		lines = append(lines, m.styles.Warn.Width(wrapWidth(width)).Render(fmt.Sprintf(
+			"You are the bound human: press %s to approve it now, or %s to leave it pending in the approval queue.",
+			m.keys.Approve.Help().Key, m.keys.Finish.Help().Key)))
 	default:
 		lines = append(lines, w.Render("It waits for its bound human in the approval queue."))
 	}

@@ -1,0 +1,95 @@
+package keymap
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLoadRebinds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.json")
+	if err := os.WriteFile(path, []byte(`{"approve": ["y"], "deny": ["n", "x"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(k.Approve.Keys(), []string{"y"}) || !slices.Equal(k.Deny.Keys(), []string{"n", "x"}) {
+		t.Fatalf("approve %v deny %v", k.Approve.Keys(), k.Deny.Keys())
+	}
+	if k.Approve.Help().Key != "y" {
+		t.Errorf("help still shows %q for approve", k.Approve.Help().Key)
+	}
+	if !slices.Equal(k.Quit.Keys(), Default().Quit.Keys()) {
+		t.Error("an action left out of keys.json lost its default")
+	}
+}
+
+func TestMissingFileGivesDefaults(t *testing.T) {
+	k, err := Load(filepath.Join(t.TempDir(), "none.json"))
+	if err != nil || strings.Join(k.Approve.Keys(), ",") != "a" {
+		t.Fatalf("missing file: %v, approve %v", err, k.Approve.Keys())
+	}
+}
+
+func TestRefusalsNameTheActionAndKey(t *testing.T) {
+	cases := map[string]string{
+		`{"aprove": ["y"]}`:               `unknown action "aprove"`,
+		`{"approve": ["enter"]}`:          `action "approve" may not use "enter": enter, space and esc never approve`,
+		`{"approve_remember": ["space"]}`: `action "approve_remember" may not use "space"`,
+		`{"deny": []}`:                    `action "deny" has no keys`,
+		`{"deny": [""]}`:                  `action "deny" has an empty key`,
+		`{"deny": ["a"]}`:                 `key "a" is bound to both "approve" and "deny"`,
+		`{"approve": "a"}`:                `want {"action": ["key", ...]}`,
+		// the matrix's keys meet the shell's there
+		`{"compare": ["q"]}`: `key "q" is bound to both "quit" and "compare"`,
+		// the wizard's approve-on-the-spot meets its finish key
+		`{"approve": ["x"], "finish": ["x"]}`: `key "x" is bound to both "approve" and "finish"`,
+	}
+	for doc, want := range cases {
+		_, err := Parse("keys.json", []byte(doc))
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrKeyConfig) {
+			t.Errorf("%s: error %v, want one containing %q", doc, err, want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "keys.json: ") {
+			t.Errorf("%s: error %q does not name the file", doc, err)
+		}
+	}
+}
+
+// One key may serve actions that are never live in the same place: the
+// defaults do it (a approves in the queue and steps class A in the matrix),
+// and so may an operator.
+func TestKeysSharedAcrossPlacesThatNeverMeet(t *testing.T) {
+	for _, doc := range []string{`{}`, `{"compare_swap": ["d"]}`, `{"approve": ["y"], "pane": ["y"]}`} {
+		if _, err := Parse("keys.json", []byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"approve": ["y"]}`))
+	f.Add([]byte(`{"quit": ["q", "ctrl+q"], "help": ["h"]}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := Parse("keys.json", data)
+		if err != nil {
+			return
+		}
+		for _, s := range append(append(k.Approve.Keys(), k.ApproveRemember.Keys()...), k.Confirm.Keys()...) {
+			if slices.Contains(neverApprove, s) {
+				t.Fatalf("accepted %q as an approve key", s)
+			}
+		}
+		for _, s := range k.Confirm.Keys() {
+			if slices.Contains(k.ApproveRemember.Keys(), s) {
+				t.Fatalf("accepted %q for both approve_remember and confirm", s)
+			}
+		}
+	})
+}
