@@ -114,7 +114,7 @@ func refuse(input string, rule Rule, fix string, format string, args ...any) *Ad
 // of the grammar. The returned error is an *AddressError.
 func ParseAddress(s string) (Address, error) {
 	if s == "" {
-		return Address{}, refuse(s, RuleEmpty, "use scope/role or scope/project/role, e.g. root/secretary", "address is empty")
+		return Address{}, refuse(s, RuleEmpty, "use <scope>/<role> or <scope>/<project>/<role>, e.g. root/secretary", "address is empty")
 	}
 	segs := strings.Split(s, "/")
 	if len(segs) < 2 || len(segs) > 3 {
@@ -122,7 +122,7 @@ func ParseAddress(s string) (Address, error) {
 			"an address has 2 segments (scope/role) or 3 (scope/project/role), not %d", len(segs))
 	}
 	for i, seg := range segs {
-		if err := checkSegment(s, segs, i, seg); err != nil {
+		if err := checkSegment(s, segs, i, seg, validAddress); err != nil {
 			return Address{}, err
 		}
 	}
@@ -134,7 +134,7 @@ func ParseAddress(s string) (Address, error) {
 	}
 	scope := segs[0]
 	if _, isRole := LookupRole(scope); isRole {
-		return Address{}, refuse(s, RuleScopeNamedAsRole, "name the scope for what it holds, e.g. work/"+role,
+		return Address{}, refuse(s, RuleScopeNamedAsRole, "name the scope for what it holds, e.g. "+example(r, exampleScope+"/"+strings.Join(segs[1:], "/")),
 			"scope %q is named like a role", scope)
 	}
 	if len(segs) == 2 {
@@ -164,11 +164,11 @@ func parseTwo(s, scope string, r Role) (Address, error) {
 
 func parseThree(s, scope, project string, r Role) (Address, error) {
 	if scope == RootScope {
-		return Address{}, refuse(s, RuleRootNoProjects, "use a scope of your own, e.g. work/"+project+"/"+r.Name,
+		return Address{}, refuse(s, RuleRootNoProjects, "use a scope of your own, e.g. "+example(r, exampleScope+"/"+project+"/"+r.Name),
 			"root is reserved above workspaces and has no projects")
 	}
 	if project == RootScope {
-		return Address{}, refuse(s, RuleRootReserved, fmt.Sprintf("name the project, e.g. %s/core/%s", scope, r.Name),
+		return Address{}, refuse(s, RuleRootReserved, "name the project, e.g. "+example(r, scope+"/"+exampleProject+"/"+r.Name),
 			"%q is reserved and cannot be reused as a project", RootScope)
 	}
 	if _, isRole := LookupRole(project); isRole {
@@ -186,10 +186,19 @@ func parseThree(s, scope, project string, r Role) (Address, error) {
 	return Address{Scope: scope, Project: project, Role: r.Name}, nil
 }
 
+// validAddress reports whether s parses as an address.
+func validAddress(s string) bool {
+	_, err := ParseAddress(s)
+	return err == nil
+}
+
 // checkSegment applies the rules every segment shares: not empty, not a
 // placeholder, lowercase letters, digits and '-', starting with a letter, at
-// most MaxSegmentLen characters.
-func checkSegment(s string, segs []string, i int, seg string) error {
+// most MaxSegmentLen characters. A refusal for upper case suggests s in
+// lower case only when valid accepts it, so a suggested fix is never
+// refused in turn (Work/lead must not be "fixed" to the project-bound
+// work/lead).
+func checkSegment(s string, segs []string, i int, seg string, valid func(string) bool) error {
 	what := segmentName(len(segs), i)
 	if seg == "" {
 		return refuse(s, RuleEmptySegment, "remove the extra '/'", "the %s segment is empty", what)
@@ -207,7 +216,7 @@ func checkSegment(s string, segs []string, i int, seg string) error {
 	}
 	if j := badByte(seg); j >= 0 {
 		fix := "use lowercase letters, digits and '-', starting with a letter"
-		if lower := strings.ToLower(s); lower != s && syntaxOK(lower) {
+		if lower := strings.ToLower(s); lower != s && syntaxOK(lower) && valid(lower) {
 			fix = "use " + lower
 		}
 		if j == 0 {
@@ -274,7 +283,7 @@ func segmentCountFix(segs []string) string {
 			}
 		}
 	}
-	return "use scope/role or scope/project/role"
+	return "use <scope>/<role> or <scope>/<project>/<role>"
 }
 
 func rootRoleFix(r Role) string {
@@ -289,7 +298,34 @@ func projectLikeRoleFix(scope, project string, r Role) string {
 	if pr.Arity.Allows(ScopeWide) {
 		return "use " + scope + "/" + project + " for the scope-wide role, or name the project"
 	}
-	return fmt.Sprintf("name the project, e.g. %s/core/%s", scope, r.Name)
+	return "name the project, e.g. " + example(r, scope+"/"+exampleProject+"/"+r.Name)
+}
+
+// The scope and project an example address uses when the input's own
+// cannot stand in it.
+const (
+	exampleScope   = "work"
+	exampleProject = "core"
+)
+
+// example is an address a refusal may suggest: the first candidate the
+// parser accepts, else the canonical address of role r (root/<role>,
+// work/<role> or work/core/<role>). A suggested fix is always itself a
+// valid address (issue 10 item 12), so an operator who types it is not
+// refused again.
+func example(r Role, candidates ...string) string {
+	for _, c := range candidates {
+		if _, err := ParseAddress(c); err == nil {
+			return c
+		}
+	}
+	switch {
+	case r.Arity.Allows(ScopeWide):
+		return exampleScope + "/" + r.Name
+	case r.Arity.Allows(ProjectBound):
+		return exampleScope + "/" + exampleProject + "/" + r.Name
+	}
+	return RootScope + "/" + r.Name
 }
 
 func rootRoles() string {
@@ -321,7 +357,8 @@ func CheckSegment(what, name string) error {
 	if what == "project" {
 		i = 1
 	}
-	if err := checkSegment(name, segs, i, name); err != nil {
+	valid := func(lower string) bool { return CheckSegment(what, lower) == nil }
+	if err := checkSegment(name, segs, i, name, valid); err != nil {
 		return err
 	}
 	if _, isRole := LookupRole(name); isRole {

@@ -58,16 +58,17 @@ func TestParseAddressRefusals(t *testing.T) {
 		rule Rule
 		msg  string
 	}{
-		{"", RuleEmpty, "address is empty; use scope/role or scope/project/role, e.g. root/secretary"},
-		{"work", RuleSegmentCount, "work: an address has 2 segments (scope/role) or 3 (scope/project/role), not 1; use scope/role or scope/project/role"},
+		{"", RuleEmpty, "address is empty; use <scope>/<role> or <scope>/<project>/<role>, e.g. root/secretary"},
+		{"work", RuleSegmentCount, "work: an address has 2 segments (scope/role) or 3 (scope/project/role), not 1; use <scope>/<role> or <scope>/<project>/<role>"},
 		{"secretary", RuleSegmentCount, "secretary: an address has 2 segments (scope/role) or 3 (scope/project/role), not 1; use root/secretary"},
 		{"lead", RuleSegmentCount, "lead: an address has 2 segments (scope/role) or 3 (scope/project/role), not 1; use <scope>/<project>/lead"},
 		{"coordinator", RuleSegmentCount, "coordinator: an address has 2 segments (scope/role) or 3 (scope/project/role), not 1; use <scope>/coordinator"},
-		{"work/core/lead/x", RuleSegmentCount, "work/core/lead/x: an address has 2 segments (scope/role) or 3 (scope/project/role), not 4; use scope/role or scope/project/role"},
+		{"work/core/lead/x", RuleSegmentCount, "work/core/lead/x: an address has 2 segments (scope/role) or 3 (scope/project/role), not 4; use <scope>/<role> or <scope>/<project>/<role>"},
 		{"work//lead", RuleEmptySegment, "work//lead: the project segment is empty; remove the extra '/'"},
 		{"/secretary", RuleEmptySegment, "/secretary: the scope segment is empty; remove the extra '/'"},
 		{"work/", RuleEmptySegment, "work/: the role segment is empty; remove the extra '/'"},
-		{"Work/lead", RuleSegmentSyntax, `Work/lead: the scope segment "Work" must start with a lowercase letter; use work/lead`},
+		{"Work/lead", RuleSegmentSyntax, `Work/lead: the scope segment "Work" must start with a lowercase letter; use lowercase letters, digits and '-', starting with a letter`},
+		{"Work/core/lead", RuleSegmentSyntax, `Work/core/lead: the scope segment "Work" must start with a lowercase letter; use work/core/lead`},
 		{"work/Core/lead", RuleSegmentSyntax, `work/Core/lead: the project segment "Core" must start with a lowercase letter; use work/core/lead`},
 		{"1work/secretary", RuleSegmentSyntax, `1work/secretary: the scope segment "1work" must start with a lowercase letter; use lowercase letters, digits and '-', starting with a letter`},
 		{"work/core_x/lead", RuleSegmentSyntax, `work/core_x/lead: the project segment "core_x" has the character '_'; use lowercase letters, digits and '-', starting with a letter`},
@@ -85,7 +86,7 @@ func TestParseAddressRefusals(t *testing.T) {
 		{"root/coordinator", RuleRootRole, `root/coordinator: root holds only the reserved roles root/secretary and root/operator; "coordinator" is not one; use <scope>/coordinator`},
 		{"root/lead", RuleRootRole, `root/lead: root holds only the reserved roles root/secretary and root/operator; "lead" is not one; use <scope>/<project>/lead`},
 		{"root/core/lead", RuleRootNoProjects, "root/core/lead: root is reserved above workspaces and has no projects; use a scope of your own, e.g. work/core/lead"},
-		{"root/core/secretary", RuleRootNoProjects, "root/core/secretary: root is reserved above workspaces and has no projects; use a scope of your own, e.g. work/core/secretary"},
+		{"root/core/secretary", RuleRootNoProjects, "root/core/secretary: root is reserved above workspaces and has no projects; use a scope of your own, e.g. work/secretary"},
 		{"work/root/lead", RuleRootReserved, `work/root/lead: "root" is reserved and cannot be reused as a project; name the project, e.g. work/core/lead`},
 		{"work/lead", RuleProjectBound, `work/lead: role "lead" is project-bound; use work/<project>/lead`},
 		{"home/deputy", RuleProjectBound, `home/deputy: role "deputy" is project-bound; use home/<project>/deputy`},
@@ -96,7 +97,7 @@ func TestParseAddressRefusals(t *testing.T) {
 		{"work/lead/deputy", RuleProjectNamedAsRole, `work/lead/deputy: project "lead" is named like a role; name the project, e.g. work/core/deputy`},
 		{"work/secretary/lead", RuleProjectNamedAsRole, `work/secretary/lead: project "secretary" is named like a role; use work/secretary for the scope-wide role, or name the project`},
 		{"lead/secretary", RuleScopeNamedAsRole, `lead/secretary: scope "lead" is named like a role; name the scope for what it holds, e.g. work/secretary`},
-		{"deputy/core/lead", RuleScopeNamedAsRole, `deputy/core/lead: scope "deputy" is named like a role; name the scope for what it holds, e.g. work/lead`},
+		{"deputy/core/lead", RuleScopeNamedAsRole, `deputy/core/lead: scope "deputy" is named like a role; name the scope for what it holds, e.g. work/core/lead`},
 	}
 	seen := map[Rule]bool{}
 	for _, tt := range tests {

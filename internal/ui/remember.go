@@ -124,7 +124,11 @@ func (d *rememberDialog) view(st *Styles, keys keymap.KeyMap, w int) string {
 	}
 	add(st.Title.Render("Approve and remember?"))
 	add("")
-	add(c.Requester + " asks: " + c.Operation)
+	asks := c.Operation
+	if c.Tool != "" {
+		asks = "to use " + c.Tool // the rest is the rule below
+	}
+	add(c.Requester + " asks " + asks)
 	add("")
 	if r.Refusal != "" {
 		for _, l := range wrapWords(r.Refusal, inner) {
