@@ -162,7 +162,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 
 	// "Approves it in the queue": filter the queue down to it; a, the
 	// default approve key, does nothing under keys.json; y approves.
-	filterQueue(c, confirmationID, newAddress+"#1 virgo.persona")
+	filterQueue(c, confirmationID, "virgo.persona.activate address:"+newAddress)
 	c.keys("a")
 	if s, approved := c.poll(retryAfter, func(s string) bool { return strings.Contains(s, "approved:") }); approved {
 		c.fatalf("a approved although keys.json binds approve to y:\n%s", s)
@@ -180,7 +180,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 
 	// "Denies a second confirmation with a reason typed after d".
 	c.press("2", "[2 Queue")
-	filterQueue(c, deniedAddress+"#1", deniedAddress+"#1 virgo.persona")
+	filterQueue(c, "address:"+deniedAddress, "virgo.persona.activate address:"+deniedAddress)
 	c.press("d", "deny system:persona-add — reason ›")
 	c.typeIn(denyReason, "reason › "+denyReason)
 	c.press("Enter", "denied: system:persona-add "+deniedAddress+"#1")

@@ -1,32 +1,42 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
 
 // consoleClient adapts the hub client to the console's ui.Client: the
 // console knows nothing of the hub, and the hub nothing of the terminal.
 // It keeps the last persona records so that a presence change (which
-// carries presence only) becomes a whole row.
+// carries presence only) becomes a whole row, and every generation's seat
+// record so that a row carries its seat's whole history.
 type consoleClient struct {
 	c    *hubclient.Client
 	home string
 
 	mu       sync.Mutex
 	personas map[string]ui.Persona
+	// seats holds each generation's record in its seat's history, by id;
+	// held lists the ids of the generations of each address.
+	seats map[string]ui.SeatRecord
+	held  map[string][]string
 }
 
 func newConsoleClient(c *hubclient.Client) *consoleClient {
-	return &consoleClient{c: c, home: c.Home(), personas: map[string]ui.Persona{}}
+	return &consoleClient{c: c, home: c.Home(), personas: map[string]ui.Persona{}, seats: map[string]ui.SeatRecord{},
+		held: map[string][]string{}}
 }
 
 // Snapshot maps the hub's snapshot: every generation but refused ones, and
@@ -39,7 +49,9 @@ func (k *consoleClient) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 	out := ui.Snapshot{Installation: filepath.Base(k.home), Home: k.home, Operator: s.Operator.Principal, Seq: s.Seq}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.personas = map[string]ui.Persona{}
+	k.personas = make(map[string]ui.Persona, len(s.Personas))
+	k.seats = make(map[string]ui.SeatRecord, len(s.Personas))
+	k.held = make(map[string][]string, len(s.Personas))
 	for _, v := range s.Personas {
 		if v.Persona.State == registry.StateRefused {
 			continue
@@ -48,6 +60,22 @@ func (k *consoleClient) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 		if v.Presence != nil {
 			withPresence(&p, *v.Presence)
 		}
+		k.personas[p.ID] = p
+		k.seats[p.ID] = seatRecord(v.Persona)
+		k.held[p.Address] = append(k.held[p.Address], p.ID)
+	}
+	histories := make(map[string][]ui.SeatRecord, len(k.held))
+	for _, v := range s.Personas {
+		p, ok := k.personas[v.Persona.ID]
+		if !ok {
+			continue
+		}
+		h, ok := histories[p.Address]
+		if !ok {
+			h = k.seatHistory(p.Address)
+			histories[p.Address] = h
+		}
+		p.Seats = h
 		k.personas[p.ID] = p
 		out.Personas = append(out.Personas, p)
 	}
@@ -78,9 +106,7 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 					}
 					return
 				}
-				if c, ok := k.change(ch); ok {
-					b.Changes = append(b.Changes, c)
-				}
+				b.Changes = append(b.Changes, k.change(ch)...)
 			}
 			if len(b.Changes) == 0 {
 				continue
@@ -95,15 +121,17 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 	return out, nil
 }
 
-// change maps one hub change; ok is false for kinds the console ignores.
-func (k *consoleClient) change(ch hubapi.Change) (ui.Change, bool) {
+// change maps one hub change to the console's; kinds the console ignores
+// map to none. A registration or retirement changes its seat's history,
+// so every generation of the seat is sent again with the new history.
+func (k *consoleClient) change(ch hubapi.Change) []ui.Change {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch ch.Kind {
 	case hubapi.KindPresence:
 		var pr hubapi.Presence
 		if json.Unmarshal(ch.Data, &pr) != nil {
-			return ui.Change{}, false
+			return nil
 		}
 		p, ok := k.personas[pr.ID]
 		if !ok {
@@ -111,37 +139,43 @@ func (k *consoleClient) change(ch hubapi.Change) (ui.Change, bool) {
 		}
 		withPresence(&p, pr)
 		k.personas[p.ID] = p
-		return ui.Change{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}, true
+		return []ui.Change{{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}}
 	case hubapi.KindPersona:
 		var rp registry.Persona
 		if json.Unmarshal(ch.Data, &rp) != nil {
-			return ui.Change{}, false
+			return nil
 		}
 		if rp.State == registry.StateRefused {
 			delete(k.personas, rp.ID)
-			return ui.Change{Seq: ch.Seq, Kind: ui.PersonaRemoved, ID: rp.ID}, true
+			delete(k.seats, rp.ID)
+			k.held[rp.Address] = slices.DeleteFunc(k.held[rp.Address], func(id string) bool { return id == rp.ID })
+			return append([]ui.Change{{Seq: ch.Seq, Kind: ui.PersonaRemoved, ID: rp.ID}}, k.seatChanged(rp.Address, "")...)
 		}
 		p := uiPersona(rp)
 		if old, ok := k.personas[rp.ID]; ok && rp.State == registry.StateActive {
 			p.State, p.Activity, p.Summary, p.LastSeen, p.Waiting = old.State, old.Activity, old.Summary, old.LastSeen, old.Waiting
 		}
+		if !slices.Contains(k.held[p.Address], p.ID) {
+			k.held[p.Address] = append(k.held[p.Address], p.ID)
+		}
 		k.personas[p.ID] = p
-		return ui.Change{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}, true
+		k.seats[p.ID] = seatRecord(rp)
+		return append([]ui.Change{{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: k.withHistory(p)}}, k.seatChanged(rp.Address, p.ID)...)
 	case hubapi.KindConfirmation:
 		var c confirm.Confirmation
 		if json.Unmarshal(ch.Data, &c) != nil {
-			return ui.Change{}, false
+			return nil
 		}
 		if c.State == confirm.StatePending {
-			return ui.Change{Seq: ch.Seq, Kind: ui.ConfirmationPending, Confirmation: uiConfirmation(&c)}, true
+			return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationPending, Confirmation: uiConfirmation(&c)}}
 		}
 		by := ""
 		if c.Decision != nil {
 			by = c.Decision.Decider.String()
 		}
-		return ui.Change{Seq: ch.Seq, Kind: ui.ConfirmationDecided, ID: c.ID, DecidedBy: by, Outcome: string(c.State)}, true
+		return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationDecided, ID: c.ID, DecidedBy: by, Outcome: string(c.State)}}
 	}
-	return ui.Change{}, false
+	return nil
 }
 
 // Decide sends the operator's decision; "remember" learns it in the
@@ -155,16 +189,79 @@ func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) er
 	return err
 }
 
-// uiPersona maps a registry record; presence comes separately. A pending
-// generation shows as pending, a retired one as retired.
+// withHistory gives p its seat's current history and keeps it.
+func (k *consoleClient) withHistory(p ui.Persona) ui.Persona {
+	p.Seats = k.seatHistory(p.Address)
+	k.personas[p.ID] = p
+	return p
+}
+
+// seatChanged returns, as changes, the other generations of the seat at
+// address than the one with id, each with the seat's new history. They
+// carry no sequence number: they restate records the console holds, so
+// the console applies them after the numbered change they follow.
+func (k *consoleClient) seatChanged(address, id string) []ui.Change {
+	var out []ui.Change
+	for _, other := range k.held[address] {
+		if other != id {
+			out = append(out, ui.Change{Kind: ui.PersonaChanged, Persona: k.withHistory(k.personas[other])})
+		}
+	}
+	return out
+}
+
+// seatHistory is every generation that held or holds the seat at address,
+// oldest first.
+func (k *consoleClient) seatHistory(address string) []ui.SeatRecord {
+	out := make([]ui.SeatRecord, 0, len(k.held[address]))
+	for _, id := range k.held[address] {
+		out = append(out, k.seats[id])
+	}
+	slices.SortFunc(out, func(a, b ui.SeatRecord) int { return cmp.Compare(a.Generation, b.Generation) })
+	return out
+}
+
+// uiPersona maps a registry record; presence and the seat's history come
+// separately. A pending generation shows as pending, a retired one as
+// retired.
 func uiPersona(p registry.Persona) ui.Persona {
 	out := ui.Persona{ID: p.ID, Address: p.Address, Name: p.Name, Class: string(p.Profile), Generation: p.Generation,
-		State: ui.PresenceState(p.State), StampHash: p.StampHash, StampSummary: string(p.Profile)}
+		State: ui.PresenceState(p.State), StampHash: p.StampHash, StampSummary: stampSummary(p.Profile)}
 	out.Bindings = append(out.Bindings, ui.Binding{Kind: "authority", Target: p.Human})
 	if p.Repository != "" {
 		out.Bindings = append(out.Bindings, ui.Binding{Kind: "repository", Target: p.Repository})
 	}
+	if p.SessionLineage != "" {
+		out.Bindings = append(out.Bindings, ui.Binding{Kind: "session lineage", Target: p.SessionLineage})
+	}
 	return out
+}
+
+// stampSummary is a one-line account of a class's stamp: a v3 stamp
+// carries exactly the tools of its class's matrix row
+// ("coder-deputy, 34 tools, 2 confirm").
+func stampSummary(p registry.Profile) string {
+	tools := stamp.ToolsFor(p)
+	confirms := 0
+	for _, t := range tools {
+		if t.Access == stamp.AccessConfirm {
+			confirms++
+		}
+	}
+	return fmt.Sprintf("%s, %d tools, %d confirm", p, len(tools), confirms)
+}
+
+// seatRecord is a generation's entry in its seat's history: held from its
+// activation (its registration while pending) until its retirement.
+func seatRecord(p registry.Persona) ui.SeatRecord {
+	s := ui.SeatRecord{Generation: p.Generation, Name: p.Name, State: string(p.State), From: p.CreatedAt}
+	if p.ActivatedAt != nil {
+		s.From = *p.ActivatedAt
+	}
+	if p.RetiredAt != nil {
+		s.Until = *p.RetiredAt
+	}
+	return s
 }
 
 // withPresence copies the live presence into a row.
@@ -174,9 +271,10 @@ func withPresence(p *ui.Persona, pr hubapi.Presence) {
 }
 
 func uiConfirmation(c *confirm.Confirmation) ui.Confirmation {
+	op := c.Operation
 	out := ui.Confirmation{ID: c.ID, CorrelationID: c.CorrelationID, Requester: c.Requester.String(),
-		Boundary: c.Boundary.String(), Operation: c.Operation.String(), Action: c.Operation.HandlerAction,
-		StampHash: c.StampHash, Created: c.CreatedAt, Expires: c.ExpiresAt}
+		Boundary: c.Boundary.String(), Operation: op.String(), Tool: op.Tool, Target: op.Target.String(),
+		Shape: string(op.Shape), Action: op.HandlerAction, StampHash: c.StampHash, Created: c.CreatedAt, Expires: c.ExpiresAt}
 	if !c.Unroutable {
 		out.Authority = c.Authority.String()
 	}

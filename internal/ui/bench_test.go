@@ -16,13 +16,17 @@ import (
 )
 
 // confirmations makes n pending confirmations, a third of them the
-// operator's.
+// operator's. Their targets are longer than the target column at 120
+// columns, so every frame cuts them in the middle.
 func confirmations(n int, rng *rand.Rand) []Confirmation {
 	auth := []string{"human:henry", "work/core/lead", ""}
 	cs := make([]Confirmation, n)
 	for i := range cs {
-		cs[i] = Confirmation{ID: fmt.Sprintf("c%07d", i), CorrelationID: "corr" + strconv.Itoa(i), Requester: fmt.Sprintf("work/proj%05d/deputy", i%50000),
-			Authority: auth[i%3], Boundary: "destructive operation", Operation: "delete branch b" + strconv.Itoa(i), Action: "workspace_write",
+		req := fmt.Sprintf("work/proj%05d/deputy", i%50000)
+		target := "path:memory/releases/branch-b" + strconv.Itoa(i) + "/CHANGELOG.md"
+		cs[i] = Confirmation{ID: fmt.Sprintf("c%07d", i), CorrelationID: "corr" + strconv.Itoa(i), Requester: req,
+			Authority: auth[i%3], Boundary: "destructive-or-irreversible", Operation: req + "#1 workspace_write (workspace.write) delete on " + target,
+			Tool: "workspace_write", Target: target, Shape: "delete", Action: "workspace.write",
 			Created: t0.Add(-time.Duration(rng.IntN(3600)) * time.Second), Expires: t0.Add(time.Hour)}
 	}
 	return cs

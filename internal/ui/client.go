@@ -104,8 +104,15 @@ type Confirmation struct {
 	// ("human:henry") or an owning lead's address. Empty means unroutable.
 	Authority string
 	Boundary  string
-	// Operation is the normalized operation, Action its handler action.
+	// Operation is the normalized operation in one line (notes quote it).
+	// Tool, Target and Shape are its parts the queue lists: the exposed tool
+	// name, the normalized target ("path:memory/notes.md") and the
+	// operation shape ("write:overwrite"). Action is the handler action the
+	// tool maps to, shown in the detail pane.
 	Operation string
+	Tool      string
+	Target    string
+	Shape     string
 	Action    string
 	StampHash string
 	// MatrixDiff is the class-matrix diff text of a permission change,

@@ -67,11 +67,14 @@ func demoSnapshot() Snapshot {
 			Bindings:     []Binding{{Kind: "authority", Target: "human:henry"}, {Kind: "workspace", Target: "ws-" + id}},
 			Seats:        []SeatRecord{{Generation: gen, Name: name, State: "active", From: t0.Add(-72 * time.Hour)}}}
 	}
-	c := func(id, req, auth, boundary, op string, age, left time.Duration) Confirmation {
+	c := func(id, req, auth, boundary, tool, action, target, shape string, age, left time.Duration) Confirmation {
 		return Confirmation{ID: id, CorrelationID: "corr-" + id, Requester: req, Authority: auth, Boundary: boundary,
-			Operation: op, Action: "workspace_write", StampHash: "sha256:abc" + id, Created: t0.Add(-age), Expires: t0.Add(left)}
+			Operation: req + "#1 " + tool + " (" + action + ") " + shape + " on " + target,
+			Tool:      tool, Target: target, Shape: shape, Action: action,
+			StampHash: "sha256:abc" + id, Created: t0.Add(-age), Expires: t0.Add(left)}
 	}
-	perm := c("c-2", "work/core/deputy", "human:henry", "permission change", "activate work/core/deputy gen 1", 3*time.Minute, 12*time.Minute)
+	perm := c("c-2", "work/core/deputy", "human:henry", "credential-or-permission-change", "virgo.persona.activate", "registry.activate",
+		"address:work/core/deputy", "permission:change", 3*time.Minute, 12*time.Minute)
 	perm.MatrixDiff = "+ runs and artifacts: R/W (assigned task)\n- tasks: assign"
 	return Snapshot{
 		Installation: "demo", Home: "/home/henry/.virgo", Operator: "human:henry", Seq: 10,
@@ -83,10 +86,13 @@ func demoSnapshot() Snapshot {
 			p("p5", "home/secretary", "Heze", "secretary", 3, PresenceRetired, "", "retired", 30*24*time.Hour, 0),
 		},
 		Confirmations: []Confirmation{
-			c("c-1", "work/core/lead", "human:henry", "external publication", "publish release v1.2 to registry", 10*time.Minute, 5*time.Minute),
+			c("c-1", "work/core/lead", "human:henry", "external-publication-or-deployment", "publish_deployment_v1", "deploy.publish",
+				"external:https://registry.example.org/virgo/releases/v1.2.0/virgo-tui_linux_amd64.tar.gz", "publish:external", 10*time.Minute, 5*time.Minute),
 			perm,
-			c("c-3", "work/core/deputy", "work/core/lead", "destructive operation", "delete branch feature/x", 20*time.Minute, 40*time.Minute),
-			c("c-4", "home/secretary", "", "credential change", "rotate gateway token", time.Minute, time.Hour),
+			c("c-3", "work/core/deputy", "work/core/lead", "destructive-or-irreversible", "advance_run", "run.advance",
+				"run:work/core/t-12/r-3", "delete", 20*time.Minute, 40*time.Minute),
+			c("c-4", "home/secretary", "", "credential-or-permission-change", "workspace_write", "workspace.write",
+				"path:memory/credentials/gateway-token-rotation-schedule.md", "credential:change", time.Minute, time.Hour),
 		},
 	}
 }
@@ -163,6 +169,10 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":
 		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "ctrl+c":

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
@@ -19,30 +21,71 @@ func (h helpKeys) ShortHelp() []key.Binding { return h.short }
 // FullHelp is the `?` help in columns (help.KeyMap).
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
-// presenceHelp is the presence view's help.
-func presenceHelp(k keymap.KeyMap) helpKeys {
+// presenceHelp is the presence view's help; paneOpen gives the keys of
+// its open detail pane.
+func presenceHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
+	if paneOpen {
+		pane := paneHelp(k)
+		return helpKeys{
+			short: append(pane[:3:3], k.Filter, k.Help, k.Quit),
+			full: [][]key.Binding{pane, {k.Sort, k.SortReverse, k.Filter, k.Jump},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Help, k.Quit}},
+		}
+	}
 	return helpKeys{
 		short: []key.Binding{k.Down, k.Up, k.Detail, k.Filter, k.Jump, k.Sort, k.NextView, k.Help, k.Quit},
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-			{k.Detail, k.Sort, k.SortReverse, k.Filter, k.Jump, k.Back},
+			{k.Detail, k.Zoom, k.Sort, k.SortReverse, k.Filter, k.Jump, k.Back},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix},
 			{k.Help, k.Quit},
 		},
 	}
 }
 
-// queueHelp is the approval queue's help.
-func queueHelp(k keymap.KeyMap) helpKeys {
+// queueHelp is the approval queue's help; paneOpen gives the keys of its
+// open detail pane.
+func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
+	if paneOpen {
+		pane := paneHelp(k)
+		return helpKeys{
+			short: append([]key.Binding{k.Approve, k.ApproveRemember, k.Deny}, append(pane[:3:3], k.Help, k.Quit)...),
+			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Help, k.Quit}},
+		}
+	}
 	return helpKeys{
 		short: []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Detail, k.Down, k.Up, k.Filter, k.Help, k.Quit},
 		full: [][]key.Binding{
 			{k.Approve, k.ApproveRemember, k.Deny, k.Back},
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-			{k.Detail, k.Filter, k.Jump, k.Sort, k.SortReverse},
+			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix},
 			{k.Help, k.Quit},
 		},
+	}
+}
+
+// paneHelp is the keys of an open detail pane: the movement keys scroll
+// it, enter and z widen it, esc closes it. Each pair is named by the first
+// key of each binding ("j/k scroll").
+func paneHelp(k keymap.KeyMap) []key.Binding {
+	pair := func(what string, bs ...key.Binding) key.Binding {
+		var keys, names []string
+		for _, b := range bs {
+			keys = append(keys, b.Keys()...)
+			if len(b.Keys()) > 0 {
+				names = append(names, b.Keys()[0])
+			}
+		}
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), what))
+	}
+	return []key.Binding{
+		pair("scroll", k.Down, k.Up),
+		pair("widen", k.Zoom, k.Detail),
+		pair("close detail", k.Back),
+		pair("page", k.PageDown, k.PageUp),
+		pair("ends", k.Top, k.Bottom),
 	}
 }
 

@@ -37,7 +37,7 @@ func TestHubTextCannotDriveTheTerminal(t *testing.T) {
 	snap.Personas[0].Summary = hostile
 	snap.Personas[0].Activity = "\u009b2Jrouting" // C1 CSI
 	snap.Personas[0].Name = "Spi\x7fca"
-	snap.Confirmations[0].Operation = "publish \x1b[8mhidden\x1b[0m v1.2"
+	snap.Confirmations[0].Target = "path:x\x1b[8mhidden\x1b[0m.md"
 	snap.Confirmations[1].MatrixDiff = "+ runs: R/W\x1b]0;title\x07\n- tasks: assign"
 	h := &hubDouble{snap: snap}
 	m := console(t, h, 120, 40)
@@ -48,13 +48,13 @@ func TestHubTextCannotDriveTheTerminal(t *testing.T) {
 	}
 	press(t, m, "j", "enter") // root/secretary, second by address
 	assertNoControls(t, "presence detail", m.Render())
-	if !strings.Contains(plain(m), "now      \uFFFD2Jrouting — ok\uFFFD[2J") {
+	if s := plain(m); !strings.Contains(s, "activity     \uFFFD2Jrouting") || !strings.Contains(s, "summary      ok\uFFFD[2J") {
 		t.Fatalf("the detail pane lacks the cleaned activity and summary:\n%s", plain(m))
 	}
 	press(t, m, "esc", "2")
 	assertNoControls(t, "queue", m.Render())
-	if !strings.Contains(plain(m), "publish \uFFFD[8mhidden\uFFFD[0m v1.2") {
-		t.Fatalf("the queue should show the operation's escapes as U+FFFD:\n%s", plain(m))
+	if !strings.Contains(plain(m), "path:x\uFFFD[8mhidden\uFFFD[0m.md") {
+		t.Fatalf("the queue should show the target's escapes as U+FFFD:\n%s", plain(m))
 	}
 	press(t, m, "j", "enter")
 	assertNoControls(t, "queue detail", m.Render())
@@ -67,7 +67,7 @@ func TestHubTextCannotDriveTheTerminal(t *testing.T) {
 	p := snap.Personas[1]
 	p.Summary = hostile
 	cf := pendingFor("c-9", "human:henry")
-	cf.Confirmation.Operation = "drop\x1b[2J table"
+	cf.Confirmation.Target = "path:drop\x1b[2J table"
 	setClock(m, t0.Add(5*time.Second))
 	m.Update(batchMsg{changes: []Change{
 		{Seq: 11, Kind: PersonaChanged, Persona: p},

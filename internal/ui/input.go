@@ -105,35 +105,57 @@ func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.presence
 	switch {
+	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height, msg):
 	case tableKeys(k, v.table, msg):
-	case key.Matches(msg, k.Detail):
-		v.toggleDetail()
+	case m.paneKey(&v.pane, msg):
+		v.setSize(v.width, v.height)
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
 	case key.Matches(msg, k.Back):
-		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
+		v.table.SetFilter("")
 	}
 	return nil
 }
 
-// backOut closes a detail pane, else clears a filter. It never decides.
-func backOut(detail bool, toggleDetail func(), setFilter func(string)) {
-	if detail {
-		toggleDetail()
-		return
+// scrollPane scrolls an open detail pane with the movement keys; it
+// reports whether the key was one of them. under is the pane's height
+// below the table, body the whole view's (the zoomed pane's).
+func (m *Model) scrollPane(d *detailPane, lines func(time.Time) (string, []string), under, body int, msg tea.KeyPressMsg) bool {
+	_, ls := lines(m.now())
+	h := under
+	if d.zoomed {
+		h = body
 	}
-	setFilter("")
+	return paneKeys(m.keys, d, msg, len(ls), paneBody(h))
+}
+
+// paneKey opens, widens and closes a detail pane: enter opens it and
+// widens it, z widens it, esc closes one level. It reports whether the
+// key was one of them and changed the pane; it never decides.
+func (m *Model) paneKey(d *detailPane, msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, m.keys.Detail):
+		d.enter()
+	case key.Matches(msg, m.keys.Zoom):
+		d.zoom()
+	case key.Matches(msg, m.keys.Back):
+		return d.back()
+	default:
+		return false
+	}
+	return true
 }
 
 func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.queue
 	switch {
+	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height, msg):
 	case tableKeys(k, v.table, msg):
-	case key.Matches(msg, k.Detail): // enter: detail only, never approves
-		v.toggleDetail()
-	case key.Matches(msg, k.Back): // esc: backs out, never approves
-		backOut(v.detail, v.toggleDetail, v.table.SetFilter)
+	case m.paneKey(&v.pane, msg): // enter, z, esc: the detail only, never approve
+		v.setSize(v.width, v.height)
+	case key.Matches(msg, k.Back): // esc with no pane: clears the filter, never approves
+		v.table.SetFilter("")
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
 	case key.Matches(msg, k.Approve):

@@ -35,7 +35,7 @@ var presenceColumns = []Column{
 type presenceView struct {
 	styles *Styles
 	table  *Table[Persona]
-	detail bool
+	pane   detailPane
 	width  int
 	height int
 }
@@ -206,54 +206,70 @@ func (v *presenceView) setSize(width, height int) {
 	v.table.SetSize(width, height-v.paneHeight())
 }
 
-func (v *presenceView) paneHeight() int {
-	if !v.detail {
-		return 0
+// paneHeight is the height of the detail pane under the table: half the
+// body.
+func (v *presenceView) paneHeight() int { return v.pane.under(v.height, 1, 2) }
+
+// paneLines is the selected persona's detail, wrapped to the width.
+func (v *presenceView) paneLines(now time.Time) (title string, lines []string) {
+	p, ok := v.table.Get(v.table.Selected())
+	if !ok {
+		v.pane.show("")
+		return "detail", []string{"no persona selected"}
 	}
-	return min(12, v.height/2)
+	v.pane.show(p.ID)
+	return p.Address, wrapFields(v.styles, personaDetail(p, now), v.width)
 }
 
-func (v *presenceView) toggleDetail() {
-	v.detail = !v.detail
-	v.setSize(v.width, v.height)
-}
-
-// view renders the table and, when open, the detail pane below it.
+// view renders the table and, when open, the detail pane below it, or the
+// pane alone when zoomed.
 func (v *presenceView) view(now time.Time) string {
+	if v.pane.zoomed {
+		title, lines := v.paneLines(now)
+		return v.pane.view(v.styles, title, lines, v.width, v.height)
+	}
 	out := v.table.View(now)
-	if !v.detail {
+	if !v.pane.open {
 		return out
 	}
-	p, ok := v.table.Get(v.table.Selected())
-	var lines []string
-	if !ok {
-		lines = []string{"no persona selected"}
-	} else {
-		lines = personaDetail(v.styles, p, now)
-	}
-	return out + "\n" + pane(v.styles, lines, v.width, v.paneHeight())
+	title, lines := v.paneLines(now)
+	return out + "\n" + v.pane.view(v.styles, title, lines, v.width, v.paneHeight())
 }
 
-// personaDetail is the detail pane's text: stamp, bindings, seat history.
-func personaDetail(st *Styles, p *Persona, now time.Time) []string {
-	l := st.Label.Render
-	lines := []string{
-		st.Strong.Render(p.Address) + "  " + p.Name + "  " + p.Class + "  gen " + strconv.Itoa(p.Generation) + "  " + stateCell(p.State),
-		l("stamp    ") + p.StampSummary,
-		l("hash     ") + p.StampHash,
+// personaDetail is what the README promises of a persona: its stamp (hash
+// and summary), bindings, the seat's history over every generation, and
+// its whole activity and summary.
+func personaDetail(p *Persona, now time.Time) []field {
+	fs := []field{
+		{"name         ", p.Name + " (generation " + strconv.Itoa(p.Generation) + ")"},
+		{"class        ", p.Class},
+		{"state        ", stateCell(p.State) + ", seen " + since(now, p.LastSeen) + " ago"},
+		{"waiting on   ", strconv.Itoa(p.Waiting) + " confirmation(s)"},
+		{"stamp        ", p.StampSummary},
+		{"stamp hash   ", p.StampHash},
+		{"activity     ", p.Activity},
+		{"summary      ", p.Summary},
 	}
 	for _, b := range p.Bindings {
-		lines = append(lines, l("binding  ")+b.Kind+" "+b.Target)
+		fs = append(fs, field{"binding      ", b.Kind + " " + b.Target})
+	}
+	if len(p.Seats) > 0 {
+		fs = append(fs, field{"seat history", ""})
 	}
 	for _, s := range p.Seats {
-		until := "holds the seat"
+		span := "from " + day(s.From) + ", holds the seat"
 		if !s.Until.IsZero() {
-			until = "until " + s.Until.UTC().Format("2006-01-02")
+			span = day(s.From) + " – " + day(s.Until)
 		}
-		lines = append(lines, l("seat     ")+"gen "+strconv.Itoa(s.Generation)+" "+s.Name+" "+s.State+" from "+s.From.UTC().Format("2006-01-02")+" "+until)
+		fs = append(fs, field{"  gen " + strconv.Itoa(s.Generation) + "  ", s.Name + ", " + s.State + ", " + span})
 	}
-	if p.Activity != "" || p.Summary != "" {
-		lines = append(lines, l("now      ")+p.Activity+" — "+p.Summary+" (seen "+since(now, p.LastSeen)+" ago)")
+	return fs
+}
+
+// day is a date as the detail pane shows it; "—" when unknown.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return "—"
 	}
-	return lines
+	return t.UTC().Format("2006-01-02")
 }

@@ -5,21 +5,28 @@ import (
 	"time"
 )
 
-// The queue table's columns, in order.
+// The queue table's columns, in order: who asks, what (tool, target,
+// shape), who decides, and the clock. The boundary and the handler action
+// are in the detail pane; the shape already says which boundary is crossed.
 const (
 	qcRequester = iota
-	qcBoundary
-	qcOperation
+	qcTool
+	qcTarget
+	qcShape
 	qcRouted
 	qcAge
 	qcLeft
 )
 
+// queueColumns fit 80 columns with the target at 19 cells and give every
+// cell beyond the others' maximum to the target. Requester and target are
+// cut in the middle, so their ends (the role, the file) stay visible.
 var queueColumns = []Column{
-	qcRequester: {Title: "REQUESTER", Min: 16, Max: 22},
-	qcBoundary:  {Title: "BOUNDARY", Min: 12, Max: 22},
-	qcOperation: {Title: "OPERATION", Min: 16, Max: 60},
-	qcRouted:    {Title: "ROUTED TO", Min: 10, Max: 16},
+	qcRequester: {Title: "REQUESTER", Min: 14, Max: 22, Middle: true},
+	qcTool:      {Title: "TOOL", Min: 12, Max: 22},
+	qcTarget:    {Title: "TARGET", Min: 19, Middle: true},
+	qcShape:     {Title: "SHAPE", Min: 11, Max: 17},
+	qcRouted:    {Title: "ROUTED", Min: 7, Max: 14},
 	qcAge:       {Title: "AGE", Min: 4, Max: 5, Right: true},
 	qcLeft:      {Title: "LEFT", Min: 5, Max: 6, Right: true},
 }
@@ -36,7 +43,7 @@ type queueView struct {
 	styles   *Styles
 	table    *Table[Confirmation]
 	operator string
-	detail   bool
+	pane     detailPane
 	width    int
 	height   int
 	// mine counts pending confirmations routed to the operator.
@@ -74,10 +81,12 @@ func confirmationKey(c *Confirmation, col int) SortKey {
 	switch col {
 	case qcRequester:
 		return SortKey{S: c.Requester}
-	case qcBoundary:
-		return SortKey{S: c.Boundary}
-	case qcOperation:
-		return SortKey{S: c.Operation}
+	case qcTool:
+		return SortKey{S: c.Tool}
+	case qcTarget:
+		return SortKey{S: c.Target}
+	case qcShape:
+		return SortKey{S: c.Shape}
 	case qcRouted:
 		return SortKey{S: c.Authority}
 	case qcAge: // ascending: youngest first
@@ -92,10 +101,12 @@ func (v *queueView) cell(c *Confirmation, col int, now time.Time) string {
 	switch col {
 	case qcRequester:
 		return c.Requester
-	case qcBoundary:
-		return c.Boundary
-	case qcOperation:
-		return c.Operation
+	case qcTool:
+		return c.Tool
+	case qcTarget:
+		return c.Target
+	case qcShape:
+		return c.Shape
 	case qcRouted:
 		switch v.group(c) {
 		case routedToOperator:
@@ -126,7 +137,7 @@ func (v *queueView) paint(c *Confirmation, col int) paint {
 }
 
 func confirmationHaystack(c *Confirmation, dst []byte) []byte {
-	return appendLower(dst, c.Requester, c.Boundary, c.Operation, c.Authority, c.ID, c.CorrelationID)
+	return appendLower(dst, c.Requester, c.Tool, c.Target, c.Shape, c.Boundary, c.Authority, c.ID, c.CorrelationID)
 }
 
 // load replaces every row with the snapshot's confirmations; the table
@@ -203,39 +214,42 @@ func (v *queueView) setSize(width, height int) {
 	v.table.SetSize(width, height-v.paneHeight())
 }
 
-func (v *queueView) paneHeight() int {
-	if !v.detail {
-		return 0
-	}
-	return min(14, v.height*3/5)
-}
+// paneHeight is the height of the detail pane under the table: three
+// fifths of the body, as an operator reads more than they scan here.
+func (v *queueView) paneHeight() int { return v.pane.under(v.height, 3, 5) }
 
-func (v *queueView) toggleDetail() {
-	v.detail = !v.detail
-	v.setSize(v.width, v.height)
+// paneLines is the selected confirmation's detail, wrapped to the width.
+func (v *queueView) paneLines(now time.Time) (title string, lines []string) {
+	c, ok := v.selected()
+	if !ok {
+		v.pane.show("")
+		return "detail", []string{"no confirmation selected"}
+	}
+	v.pane.show(c.ID)
+	return "confirmation " + c.ID, wrapFields(v.styles, v.confirmationDetail(c, now), v.width)
 }
 
 func (v *queueView) view(now time.Time) string {
+	if v.pane.zoomed {
+		title, lines := v.paneLines(now)
+		return v.pane.view(v.styles, title, lines, v.width, v.height)
+	}
 	var out string
 	if v.table.Total() == 0 {
 		out = fit(v.styles.Dim.Render("  no pending confirmations"), v.width, v.height-v.paneHeight())
 	} else {
 		out = v.table.View(now)
 	}
-	if !v.detail {
+	if !v.pane.open {
 		return out
 	}
-	c, ok := v.selected()
-	lines := []string{"no confirmation selected"}
-	if ok {
-		lines = v.confirmationDetail(c, now)
-	}
-	return out + "\n" + pane(v.styles, lines, v.width, v.paneHeight())
+	title, lines := v.paneLines(now)
+	return out + "\n" + v.pane.view(v.styles, title, lines, v.width, v.paneHeight())
 }
 
-// confirmationDetail is what an operator reads before deciding.
-func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []string {
-	l := v.styles.Label.Render
+// confirmationDetail is what an operator reads before deciding: every
+// value whole, wrapped rather than cut.
+func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []field {
 	routed := c.Authority
 	switch v.group(c) {
 	case routedToOperator:
@@ -245,20 +259,23 @@ func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []string 
 	case unroutable:
 		routed = "nobody: unroutable, view only"
 	}
-	lines := []string{
-		l("requester    ") + c.Requester,
-		l("routed to    ") + routed,
-		l("boundary     ") + c.Boundary,
-		l("operation    ") + c.Operation + " (" + c.Action + ")",
-		l("stamp hash   ") + c.StampHash,
-		l("correlation  ") + c.CorrelationID,
-		l("age / left   ") + since(now, c.Created) + " / " + v.cell(c, qcLeft, now),
+	fs := []field{
+		{"requester    ", c.Requester},
+		{"routed to    ", routed},
+		{"boundary     ", c.Boundary},
+		{"tool         ", c.Tool},
+		{"action       ", c.Action},
+		{"target       ", c.Target},
+		{"shape        ", c.Shape},
+		{"stamp hash   ", c.StampHash},
+		{"correlation  ", c.CorrelationID},
+		{"age / left   ", since(now, c.Created) + " / " + v.cell(c, qcLeft, now)},
 	}
 	if c.MatrixDiff != "" {
-		lines = append(lines, l("class-matrix diff"))
+		fs = append(fs, field{"class-matrix diff", ""})
 		for _, d := range strings.Split(strings.TrimRight(c.MatrixDiff, "\n"), "\n") {
-			lines = append(lines, "  "+d)
+			fs = append(fs, field{"  ", d})
 		}
 	}
-	return lines
+	return fs
 }

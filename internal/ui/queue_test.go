@@ -118,11 +118,83 @@ func TestHubErrorIsShown(t *testing.T) {
 func TestQueueDetail(t *testing.T) {
 	m, _ := queueConsole(t)
 	press(t, m, "j", "enter")
+	press(t, m, "z") // the whole body: every line at 80×24
 	s := plain(m)
-	for _, want := range []string{"requester    work/core/deputy", "routed to    human:henry (you)", "boundary     permission change",
-		"operation    activate work/core/deputy gen 1", "stamp hash   sha256:abcc-2", "correlation  corr-c-2", "+ runs and artifacts", "- tasks: assign"} {
+	for _, want := range []string{"requester    work/core/deputy", "routed to    human:henry (you)", "boundary     credential-or-permission-change",
+		"tool         virgo.persona.activate", "action       registry.activate", "target       address:work/core/deputy", "shape        permission:change",
+		"stamp hash   sha256:abcc-2", "correlation  corr-c-2", "+ runs and artifacts", "- tasks: assign"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("detail lacks %q", want)
+		}
+	}
+}
+
+// Issue 9: "The detail pane ... scrolls (j/k, pgup/pgdn, g/G)"; "the
+// class-matrix diff of a permission change is readable to its last line."
+func TestDetailPaneScrollsToTheLastLine(t *testing.T) {
+	m, _ := queueConsole(t)
+	press(t, m, "j", "enter") // c-2: 13 lines in an 11-line pane at 80×24
+	if s := plain(m); strings.Contains(s, "- tasks: assign") || !strings.Contains(s, "lines 1–11 of 13 ↓") {
+		t.Fatalf("the pane should start at its top and say there is more:\n%s", s)
+	}
+	press(t, m, "j")
+	if s := plain(m); !strings.Contains(s, "lines 2–12 of 13 ↕") || strings.Contains(s, "requester    work") {
+		t.Fatalf("j should scroll the pane by one line:\n%s", s)
+	}
+	if m.queue.table.Selected() != "c-2" {
+		t.Fatalf("j in the open pane moved the selection to %q; it must scroll only", m.queue.table.Selected())
+	}
+	press(t, m, "G")
+	if s := plain(m); !strings.Contains(s, "- tasks: assign") || !strings.Contains(s, "lines 3–13 of 13 ↑") {
+		t.Fatalf("G should show the diff's last line:\n%s", s)
+	}
+	press(t, m, "j", "j") // at the end: stays
+	if m.queue.pane.top != 2 {
+		t.Errorf("scrolled past the end: top %d, want 2", m.queue.pane.top)
+	}
+	press(t, m, "g")
+	if !strings.Contains(plain(m), "lines 1–11 of 13") {
+		t.Error("g should return to the top")
+	}
+	press(t, m, "pgdown")
+	if m.queue.pane.top != 2 {
+		t.Errorf("pgdown: top %d, want 2 (the last page)", m.queue.pane.top)
+	}
+	press(t, m, "pgup")
+	if m.queue.pane.top != 0 {
+		t.Errorf("pgup: top %d, want 0", m.queue.pane.top)
+	}
+	press(t, m, "esc", "j")
+	if m.queue.pane.open || m.queue.table.Selected() != "c-3" {
+		t.Fatalf("esc should close the pane and give j back to the list (selected %q)", m.queue.table.Selected())
+	}
+	press(t, m, "k", "enter")
+	if m.queue.pane.top != 0 {
+		t.Error("a reopened pane should start at its top")
+	}
+}
+
+// Issue 9: the pane "can be widened to the whole screen (z or enter
+// again)"; esc narrows it, then closes it.
+func TestDetailPaneZoom(t *testing.T) {
+	for _, keys := range [][]string{{"enter", "enter"}, {"z"}} {
+		m, h := queueConsole(t)
+		press(t, m, keys...)
+		s := plain(m)
+		if !m.queue.pane.zoomed || strings.Contains(s, "REQUESTER") || !strings.Contains(s, "── confirmation c-1 ──") {
+			t.Fatalf("%v should widen the pane over the list:\n%s", keys, s)
+		}
+		if !strings.Contains(s, "target       external:https://registry.example.org/virgo/releases/v1.2.0/virgo-\n") ||
+			!strings.Contains(s, "\n             tui_linux_amd64.tar.gz\n") {
+			t.Errorf("%v: the long target should wrap under itself, whole:\n%s", keys, s)
+		}
+		press(t, m, "esc")
+		if !m.queue.pane.open || m.queue.pane.zoomed || !strings.Contains(plain(m), "REQUESTER") {
+			t.Fatalf("esc should narrow the pane back under the list:\n%s", plain(m))
+		}
+		press(t, m, "esc")
+		if m.queue.pane.open || len(h.decisions) != 0 {
+			t.Fatalf("esc should close the pane and decide nothing: %+v", h.decisions)
 		}
 	}
 }
@@ -169,5 +241,30 @@ func TestReconnectSnapshotReplacesTheQueue(t *testing.T) {
 	}
 	if m.queue.table.Selected() != "c-2" {
 		t.Errorf("the selection should fall to the row now in c-1's place, got %q", m.queue.table.Selected())
+	}
+}
+
+// Issue 9: "The queue list shows tool, target and shape ... at 80 columns
+// the target stays visible (truncate the middle of long targets, never
+// their end)."
+func TestQueueShowsToolTargetShapeAt80Columns(t *testing.T) {
+	m, _ := queueConsole(t)
+	s := plain(m)
+	for _, want := range []string{
+		"TOOL", "TARGET", "SHAPE",
+		"publish_dep… external:…64.tar.gz publish:ex…",
+		"advance_run  run:work/…/t-12/r-3 delete",
+		"path:memo…hedule.md",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the queue at 80 columns lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "deploy.publish") {
+		t.Error("the handler action belongs in the detail pane, not the list")
+	}
+	m.Update(resizeMsg(200, 40))
+	if s := plain(m); !strings.Contains(s, "external:https://registry.example.org/virgo/releases/v1.2.0/virgo-tui_linux_amd64.tar.gz") {
+		t.Errorf("at 200 columns the target column should take the width and show the target whole:\n%s", s)
 	}
 }

@@ -76,5 +76,6 @@ func dirtySeats(ss []SeatRecord) bool {
 func sanitizeConfirmation(c *Confirmation) {
 	c.CorrelationID, c.Requester, c.Authority = termtext.Clean(c.CorrelationID), termtext.Clean(c.Requester), termtext.Clean(c.Authority)
 	c.Boundary, c.Operation, c.Action = termtext.Clean(c.Boundary), termtext.Clean(c.Operation), termtext.Clean(c.Action)
+	c.Tool, c.Target, c.Shape = termtext.Clean(c.Tool), termtext.Clean(c.Target), termtext.Clean(c.Shape)
 	c.StampHash, c.MatrixDiff = termtext.Clean(c.StampHash), termtext.CleanLines(c.MatrixDiff)
 }

@@ -126,11 +126,11 @@ func TestMovesSortAndDetail(t *testing.T) {
 		t.Fatal("S did not reverse the sort")
 	}
 	press(t, m, "enter")
-	if !m.presence.detail || !strings.Contains(plain(m), "seat     gen 3 Heze") {
+	if !m.presence.pane.open || !strings.Contains(plain(m), "name         Heze (generation 3)") {
 		t.Fatalf("enter did not open the detail pane:\n%s", plain(m))
 	}
 	press(t, m, "esc")
-	if m.presence.detail {
+	if m.presence.pane.open {
 		t.Error("esc did not close the detail pane")
 	}
 }

@@ -18,6 +18,10 @@ type Column struct {
 	Min, Max int
 	// Right aligns numbers.
 	Right bool
+	// Middle cuts a text too long for the column in its middle, keeping
+	// both ends: the end of a target or an address (the file, the role) is
+	// what an operator must see before deciding.
+	Middle bool
 }
 
 // SortKey orders rows by one column: N first, then S.
@@ -536,7 +540,7 @@ func (t *Table[T]) View(now time.Time) string {
 				title += "↑"
 			}
 		}
-		writeCell(&b, title, t.widths[c], col.Right)
+		writeCell(&b, title, t.widths[c], col.Right, false)
 	}
 	b.WriteString(st.header.post)
 	top := t.selPos - t.selOff
@@ -566,7 +570,7 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 		}
 		text := t.spec.Cell(r.val, c, now)
 		if selected {
-			writeCell(b, text, t.widths[c], col.Right)
+			writeCell(b, text, t.widths[c], col.Right, col.Middle)
 			continue
 		}
 		p := t.spec.Paint(r.val, c)
@@ -574,7 +578,7 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 			p = st.changed
 		}
 		b.WriteString(p.pre)
-		writeCell(b, text, t.widths[c], col.Right)
+		writeCell(b, text, t.widths[c], col.Right, col.Middle)
 		b.WriteString(p.post)
 	}
 	if selected {
@@ -582,14 +586,19 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 	}
 }
 
-// writeCell writes text truncated with an ellipsis and padded to w cells.
-func writeCell(b *strings.Builder, text string, w int, right bool) {
+// writeCell writes text truncated with an ellipsis (at its end, or in its
+// middle) and padded to w cells.
+func writeCell(b *strings.Builder, text string, w int, right, middle bool) {
 	if w <= 0 {
 		return
 	}
 	tw := textWidth(text)
 	if tw > w {
-		text = ansi.Truncate(text, w, "…")
+		if middle {
+			text = truncateMiddle(text, tw, w)
+		} else {
+			text = ansi.Truncate(text, w, "…")
+		}
 		tw = ansi.StringWidth(text)
 	}
 	pad := w - tw
@@ -600,6 +609,18 @@ func writeCell(b *strings.Builder, text string, w int, right bool) {
 	}
 	b.WriteString(text)
 	b.WriteString(spaces(pad))
+}
+
+// truncateMiddle cuts text of tw cells to at most w cells by replacing its
+// middle with an ellipsis. The tail keeps the larger half: it names the
+// file or the role.
+func truncateMiddle(text string, tw, w int) string {
+	if w < 3 {
+		return ansi.Truncate(text, w, "…")
+	}
+	head := (w - 1) / 2
+	tail := w - 1 - head
+	return ansi.Truncate(text, head, "") + "…" + ansi.TruncateLeft(text, tw-tail, "")
 }
 
 // textWidth is the cell width of plain text, fast for ASCII.

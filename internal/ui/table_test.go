@@ -146,17 +146,17 @@ func TestChangedCellsAreHighlightedBriefly(t *testing.T) {
 
 func TestCellsTruncateWithEllipsis(t *testing.T) {
 	var b strings.Builder
-	writeCell(&b, "relaying the owner's decisions", 10, false)
+	writeCell(&b, "relaying the owner's decisions", 10, false, false)
 	if got := b.String(); got != "relaying …" || ansi.StringWidth(got) != 10 {
 		t.Errorf("truncated cell %q", got)
 	}
 	b.Reset()
-	writeCell(&b, "42", 5, true)
+	writeCell(&b, "42", 5, true, false)
 	if b.String() != "   42" {
 		t.Errorf("right-aligned cell %q", b.String())
 	}
 	b.Reset()
-	writeCell(&b, "星座名前です", 7, false)
+	writeCell(&b, "星座名前です", 7, false, false)
 	if w := ansi.StringWidth(b.String()); w != 7 {
 		t.Errorf("wide text cell is %d cells, want 7: %q", w, b.String())
 	}
@@ -211,5 +211,26 @@ func TestBackgroundIndexSkipsChangedRows(t *testing.T) {
 	typeText(t, m, "meanwhile")
 	if m.presence.table.Len() != 1 {
 		t.Fatalf("filter over a mixed index shows %d rows, want 1", m.presence.table.Len())
+	}
+}
+
+// Issue 9: "truncate the middle of long targets, never their end".
+func TestMiddleTruncationKeepsBothEnds(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		w    int
+		want string
+	}{
+		{"path:memory/credentials/rotation.md", 19, "path:memo…tation.md"},
+		{"work/core/deputy", 14, "work/c…/deputy"},
+		{"short", 19, "short"},
+		{"星座名前です/notes.md", 12, "星座…tes.md"},
+	} {
+		var b strings.Builder
+		writeCell(&b, c.text, c.w, false, true)
+		got := strings.TrimRight(b.String(), " ")
+		if got != c.want || ansi.StringWidth(b.String()) != c.w {
+			t.Errorf("%q in %d cells: %q (%d cells), want %q", c.text, c.w, b.String(), ansi.StringWidth(b.String()), c.want)
+		}
 	}
 }

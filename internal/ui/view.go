@@ -154,9 +154,9 @@ func (m *Model) helpKeys() helpKeys {
 	}
 	switch m.view {
 	case viewQueue:
-		return queueHelp(m.keys)
+		return queueHelp(m.keys, m.queue.pane.open)
 	case viewPresence:
-		return presenceHelp(m.keys)
+		return presenceHelp(m.keys, m.presence.pane.open)
 	}
 	shell := []key.Binding{m.keys.NextView, m.keys.Help, m.keys.Quit}
 	if child, ok := m.plugins.help(m.view); ok {

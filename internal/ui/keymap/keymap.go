@@ -28,8 +28,9 @@ type KeyMap struct {
 	// Moves and scrolling, shared by the tables, the matrix and the wizard.
 	Up, Down, PageUp, PageDown key.Binding
 	Top, Bottom                key.Binding
-	// The tables' own keys.
+	// The tables' own keys; Zoom widens the detail pane to the whole body.
 	Sort, SortReverse, Detail, Back key.Binding
+	Zoom                            key.Binding
 	// Decisions: the queue, and the wizard's approve-on-the-spot.
 	Approve, ApproveRemember, Deny key.Binding
 	// The matrix view: choose a class, open its dossier, compare two classes.
@@ -97,6 +98,7 @@ var actions = []action{
 	{"sort_reverse", func(k *KeyMap) *key.Binding { return &k.SortReverse }, []string{"S"}, "reverse sort", inTables},
 	{"detail", func(k *KeyMap) *key.Binding { return &k.Detail }, []string{"enter"}, "detail", inTables},
 	{"back", func(k *KeyMap) *key.Binding { return &k.Back }, []string{"esc"}, "back", inShell | InWizardAnswer | InWizardPreview},
+	{"zoom", func(k *KeyMap) *key.Binding { return &k.Zoom }, []string{"z"}, "widen detail", inTables},
 	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve", InQueue | InWizardSubmitted},
 	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember", InQueue},
 	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny", InQueue},
