@@ -17,7 +17,7 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	if err != nil {
 		return err
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (h *Hub) diffSide(ctx context.Context, ref string) (string, []stamp.Tool, e
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return "", nil, err
 	}
