@@ -113,4 +113,9 @@ func TestWizardPreviewIsWhatRegisterWrites(t *testing.T) {
 	if err != nil || snap.Empty || len(snap.Taken) != 2 || !slices.Equal(snap.Projects["work"], []string{"core"}) {
 		t.Errorf("snapshot after two generations = %+v, %v; retired names stay taken", snap, err)
 	}
+	// The seat's holder is the active second generation, not the retired
+	// first: the role step names it (and a seat with no holder is free).
+	if h, ok := snap.Holders["work/core/deputy"]; !ok || h.Name != "Zaniah" || h.State != registry.StateActive || len(snap.Holders) != 1 {
+		t.Errorf("holders after two generations = %+v; want work/core/deputy held by Zaniah, active", snap.Holders)
+	}
 }
