@@ -20,13 +20,12 @@ func wizardOver(t *testing.T, c *cli) (wizardBackend, *hubclient.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, stop, err := hub.Connect(context.Background(), home, hubclient.AsOperator("human:owner"))
+	hc, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcess(home)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		hc.Close()
-		if err := stop(); err != nil {
+		if err := hc.Close(); err != nil {
 			t.Error(err)
 		}
 	})
