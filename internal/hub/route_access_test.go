@@ -96,7 +96,7 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		// The lead's confirmation: the operator reads it; to the deputy it
 		// does not exist.
 		"GET /v1/confirmations/{id}": {path: "/v1/confirmations/" + leadConf.Confirmation.ID,
-			other: "/v1/confirmations/" + leadConf.Confirmation.ID, otherCode: "not_found"},
+			other: "/v1/confirmations/" + leadConf.Confirmation.ID, otherCode: "no_confirmation"},
 		"GET /v1/assignments": {path: "/v1/assignments?persona=work/core/deputy",
 			other: "/v1/assignments?persona=work/core/lead", otherCode: "forbidden"},
 	}
