@@ -149,10 +149,10 @@ func wantSeats(t *testing.T, what string, got []ui.SeatRecord, want ...string) {
 func TestRememberRuleIsWhatDecideStores(t *testing.T) {
 	c := &confirm.Confirmation{ID: "c-1", Kind: confirm.KindOperation, StampHash: "sha256:abc", Boundary: confirm.BoundaryDestructive,
 		Operation: confirm.Operation{Persona: "work/core/lead", Tool: "publish", HandlerAction: "publish_release",
-			Target: confirm.Target{Kind: confirm.TargetPath, Value: "dist/v1.tar.gz"}, Shape: stamp.Shape("delete")}}
+			Target: confirm.Target{Kind: confirm.TargetPath, Value: "dist/v1.tar.gz"}, Shape: stamp.Shape("publish")}}
 	got := uiConfirmation(c).Remember
 	want := ui.RememberRule{Overlay: ui.OverlayPersona, Key: "sha256:abc", Action: "publish_release",
-		Target: c.Operation.Target.String(), Shape: "delete"}
+		Target: c.Operation.Target.String(), Shape: "publish"}
 	if got != want {
 		t.Fatalf("rule %+v, want %+v", got, want)
 	}
