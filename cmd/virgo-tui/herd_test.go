@@ -49,7 +49,9 @@ func TestHerdOfCommandsAcrossAHubHandOver(t *testing.T) {
 	// the serving hub the herd joins, and stops under it
 	serving, stopServing := context.WithCancel(ctx)
 	ready, served := make(chan struct{}), make(chan error, 1)
-	go func() { served <- hub.Serve(serving, hub.ServeOptions{Home: home, Ready: func(*hub.Hub) { close(ready) }}) }()
+	go func() {
+		served <- hub.Serve(serving, hub.ServeOptions{Home: home, Ready: func(*hub.Hub) { close(ready) }})
+	}()
 	<-ready
 
 	type outcome struct {
