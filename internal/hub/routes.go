@@ -36,5 +36,8 @@ func routes() []route {
 		{"GET", "/v1/assignments", either, listAssignments},
 		{"POST", "/v1/assignments", either, assignTask},
 		{"GET", "/v1/audit", operator, listAudit},
+
+		{"GET", "/v1/store/check", operator, storeCheck},
+		{"GET", "/v1/store/backup", operator, storeBackup},
 	}
 }

@@ -72,6 +72,7 @@ var errorTable = []struct {
 	{registry.ErrReasonRequired, http.StatusBadRequest, "reason_required"},
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
+	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
 	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
