@@ -19,7 +19,7 @@ type checkedStore interface {
 func (h *Hub) checkedStore() (checkedStore, error) {
 	cs, ok := h.st.(checkedStore)
 	if !ok {
-		return nil, apiErrorf(http.StatusNotImplemented, "store_unsupported", "this hub's store cannot be checked or copied through the hub")
+		return nil, hubapi.ErrStoreUnsupported
 	}
 	return cs, nil
 }
