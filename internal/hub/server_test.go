@@ -395,6 +395,7 @@ func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("in-process hub has pid %d, want ours %d", h.PID, os.Getpid())
 	}
 	// a second console connects to the running hub instead of starting one
+	enrol(t, home.Dir, "ada")
 	c2, stop2, err := Connect(ctx, home, hubclient.AsOperator("ada"))
 	mustNil(t, err)
 	h2, err := c2.Health(ctx)
@@ -407,7 +408,7 @@ func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("the hub stopped when a client that did not start it left: %v", err)
 	}
 	mustNil(t, stop())
-	if _, err := hubclient.Dial(ctx, home.Dir); !errors.Is(err, hubclient.ErrNoHub) {
+	if _, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry")); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after stop: %v, want ErrNoHub", err)
 	}
 }

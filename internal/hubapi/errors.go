@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -54,6 +55,12 @@ var errorTable = []struct {
 	{ErrTextTooLong, http.StatusBadRequest, "text_too_long"},
 	{ErrControlText, http.StatusBadRequest, "control_text"},
 	{ErrBadOperatorName, http.StatusBadRequest, "invalid_operator"},
+	{ErrWrongUser, http.StatusForbidden, "wrong_user"},
+	{ErrNotEnrolled, http.StatusNotFound, "not_enrolled"},
+	{ErrAlreadyEnrolled, http.StatusConflict, "already_enrolled"},
+	{ErrLastOperator, http.StatusConflict, "last_operator"},
+	{ErrBadTokenFile, http.StatusInternalServerError, "bad_token_file"},
+	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "not_found"},
 	{registry.ErrSeatTaken, http.StatusConflict, "seat_taken"},
@@ -109,6 +116,9 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrBadOperatorName: an operator name that cannot name a file.
 	ErrBadOperatorName = errors.New("invalid operator name")
+	// ErrWrongUser: an operator token bound to a Unix user, presented on a
+	// connection from another.
+	ErrWrongUser = errors.New("operator token used by the wrong Unix user")
 )
 
 // FromError classifies any error for the wire: an *APIError as it is, a
