@@ -47,10 +47,10 @@ func (h Home) DBPath() string { return filepath.Join(h.Dir, "virgo.db") }
 // GenerationDir is the private directory of one persona generation.
 func (h Home) GenerationDir(id string) string { return filepath.Join(h.Dir, "personas", id) }
 
-// makeGenerationDir creates the generation's directory 0700 (and its
+// MakeGenerationDir creates the generation's directory 0700 (and its
 // parent). An existing one must be a private directory of the running
 // user's: a link, another user's directory or a loose mode is refused.
-func (h Home) makeGenerationDir(id string) (string, error) {
+func (h Home) MakeGenerationDir(id string) (string, error) {
 	dir := h.GenerationDir(id)
 	for _, d := range []string{filepath.Dir(dir), dir} {
 		if err := private.Dir(d); err != nil {
