@@ -88,10 +88,9 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 			return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "beat stream line %d is over %d bytes", n+1, maxReportLine)
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			if valid.Err() != nil {
-				// The token was revoked while the stream ran: nothing more
-				// is taken from it.
-				return fmt.Errorf("%s: %w", id.Principal, hubapi.ErrRevoked)
+			if revoked := revokedCause(valid); revoked != nil {
+				// Nothing more is taken from a revoked token's stream.
+				return fmt.Errorf("%s: %w", id.Principal, revoked)
 			}
 			if dl.ending() {
 				// The hub is shutting down: answer with what was applied; a

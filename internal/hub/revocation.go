@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -11,6 +12,19 @@ import (
 // retired persona or a rotated token must end it.
 const revocationCheck = 250 * time.Millisecond
 
+// errTokenRevoked is the cause of a stream's context ended by untilRevoked,
+// told apart from the connection closing or the hub shutting down.
+var errTokenRevoked = errors.New("the token was revoked while the stream ran")
+
+// revokedCause is the reason ctx (from untilRevoked) ended, when it ended
+// because its token was revoked, or nil.
+func revokedCause(ctx context.Context) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errTokenRevoked) {
+		return cause
+	}
+	return nil
+}
+
 // untilRevoked returns r's context, cancelled as soon as the token r was
 // authorized with stops authenticating (an operator token deleted or
 // rotated, a persona generation retired or its token reissued). A request
@@ -18,7 +32,8 @@ const revocationCheck = 250 * time.Millisecond
 // every revocationCheck for as long as it runs. Call cancel when the stream
 // ends.
 func (h *Hub) untilRevoked(r *http.Request) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancelCause := context.WithCancelCause(r.Context())
+	cancel := func() { cancelCause(nil) }
 	go func() {
 		t := time.NewTicker(revocationCheck)
 		defer t.Stop()
@@ -26,14 +41,29 @@ func (h *Hub) untilRevoked(r *http.Request) (context.Context, context.CancelFunc
 			select {
 			case <-ctx.Done():
 				return
+			case <-h.streamsDone:
+				return // shutting down: streams end by the drain, not as revoked
 			case <-t.C:
+				if h.stopping() {
+					return
+				}
 				if _, err := h.authorize(r, either); err != nil {
 					h.log.Info("stream ended: its token was revoked", "path", r.URL.Path, "reason", err.Error())
-					cancel()
+					cancelCause(errors.Join(errTokenRevoked, err))
 					return
 				}
 			}
 		}
 	}()
 	return ctx, cancel
+}
+
+// stopping reports whether the hub has begun to shut down.
+func (h *Hub) stopping() bool {
+	select {
+	case <-h.streamsDone:
+		return true
+	default:
+		return false
+	}
 }
