@@ -33,7 +33,7 @@ func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	uid := hubapi.NoUID
 	if req.UID != nil {
 		if *req.UID < 0 {
-			return apiErrorf(http.StatusBadRequest, "invalid_uid", "uid %d: a Unix user id is 0 or more", *req.UID)
+			return hubapi.Errorf(hubapi.ErrBadUID, "uid %d: a Unix user id is 0 or more", *req.UID)
 		}
 		uid = *req.UID
 	}
