@@ -39,5 +39,9 @@ func routes() []route {
 
 		{"GET", "/v1/store/check", operator, storeCheck},
 		{"GET", "/v1/store/backup", operator, storeBackup},
+
+		{"GET", "/v1/operators", operator, listOperators},
+		{"POST", "/v1/operators", operator, enrolOperator},
+		{"DELETE", "/v1/operators/{name}", operator, removeOperator},
 	}
 }
