@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -66,6 +67,9 @@ var (
 	ErrNotActive = errors.New("persona generation is not active")
 	// ErrInternal: anything the API does not name; the message says what.
 	ErrInternal = errors.New("internal error")
+	// ErrStoreUnsupported: the hub's store cannot be checked or copied
+	// through the hub (GET /v1/store/check, /v1/store/backup).
+	ErrStoreUnsupported = errors.New("the hub's store cannot be checked or copied through the hub")
 )
 
 // errorTable maps each named error to its status and its code, one code
@@ -90,6 +94,7 @@ var errorTable = []struct {
 	{ErrStreamBroken, http.StatusBadRequest, "stream_broken"},
 	{ErrNotActive, http.StatusConflict, "not_active"},
 	{ErrInternal, http.StatusInternalServerError, "internal"},
+	{ErrStoreUnsupported, http.StatusNotImplemented, "store_unsupported"},
 	{ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
 	{ErrRevoked, http.StatusUnauthorized, "revoked"},
 	{ErrForbidden, http.StatusForbidden, "forbidden"},
@@ -98,6 +103,13 @@ var errorTable = []struct {
 	{ErrTextTooLong, http.StatusBadRequest, "text_too_long"},
 	{ErrControlText, http.StatusBadRequest, "control_text"},
 	{ErrBadOperatorName, http.StatusBadRequest, "invalid_operator"},
+	{ErrWrongUser, http.StatusForbidden, "wrong_user"},
+	{ErrBadUID, http.StatusBadRequest, "invalid_uid"},
+	{ErrNotEnrolled, http.StatusNotFound, "not_enrolled"},
+	{ErrAlreadyEnrolled, http.StatusConflict, "already_enrolled"},
+	{ErrLastOperator, http.StatusConflict, "last_operator"},
+	{ErrBadTokenFile, http.StatusInternalServerError, "bad_token_file"},
+	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "no_record"},
 	{registry.ErrSeatTaken, http.StatusConflict, "seat_taken"},
@@ -115,6 +127,7 @@ var errorTable = []struct {
 	{registry.ErrReasonRequired, http.StatusBadRequest, "reason_required"},
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
+	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
 	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
@@ -149,6 +162,11 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrBadOperatorName: an operator name that cannot name a file.
 	ErrBadOperatorName = errors.New("invalid operator name")
+	// ErrWrongUser: an operator token bound to a Unix user, presented on a
+	// connection from another.
+	ErrWrongUser = errors.New("operator token used by the wrong Unix user")
+	// ErrBadUID: an enrolment binding a negative Unix user id.
+	ErrBadUID = errors.New("invalid Unix user id")
 )
 
 // CodeOf is the wire code of a named error ("" for one the API does not name).
