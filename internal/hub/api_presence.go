@@ -59,8 +59,9 @@ func listPresence(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 	return nil
 }
 
-// maxReportLine bounds one line of a beat stream.
-const maxReportLine = 4 * hubapi.MaxPresenceText
+// maxReportLine bounds one line of a beat stream: room for both texts at
+// their limits, written as JSON.
+var maxReportLine = 2*(hubapi.LimitOf("activity").Max+hubapi.LimitOf("summary").Max) + 256 // JSON escapes and the field names
 
 // beatStreamDrain is how long a beat stream may go on reading once the hub
 // shuts down: long enough to apply the beats already on the wire, short
