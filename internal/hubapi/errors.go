@@ -102,7 +102,7 @@ var errorTable = []struct {
 	{ErrResync, http.StatusGone, "resync"},
 	{ErrUnknownPersona, http.StatusNotFound, "unknown_persona"},
 	{ErrTooLong, http.StatusBadRequest, "too_long"},
-	{ErrInvalidUTF8, http.StatusBadRequest, "invalid_utf8"},
+	{ErrInvalidUTF8, http.StatusBadRequest, "invalid_encoding"},
 	{ErrTooManyPending, http.StatusTooManyRequests, "too_many_pending"},
 	{ErrTooManyStreams, http.StatusTooManyRequests, "too_many_streams"},
 	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "unsupported_media_type"},
