@@ -76,8 +76,11 @@ const beatStreamDrain = 200 * time.Millisecond
 // number of heartbeats, so a busy runtime pays for HTTP once, not per beat.
 // The connection may stay silent up to the offline interval between lines.
 func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
-	valid, cancel := h.untilRevoked(r)
-	defer cancel()
+	valid, release, err := h.holdStream(r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	dl := watchShutdown(h, valid, http.NewResponseController(w))
 	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)

@@ -107,7 +107,7 @@ var errorTable = []struct {
 	{ErrUnknownPersona, http.StatusNotFound, "unknown_persona"},
 	{ErrTooLong, http.StatusBadRequest, "too_long"},
 	{ErrInvalidUTF8, http.StatusBadRequest, "invalid_encoding"},
-	{ErrTooManyPending, http.StatusTooManyRequests, "too_many_pending"},
+	{confirm.ErrTooManyPending, http.StatusTooManyRequests, "too_many_pending"},
 	{ErrTooManyStreams, http.StatusTooManyRequests, "too_many_streams"},
 	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "unsupported_media_type"},
 	{ErrUncleanPath, http.StatusBadRequest, "unclean_path"},

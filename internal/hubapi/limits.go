@@ -55,8 +55,6 @@ func LimitOf(name string) Limit {
 var (
 	// ErrTooLong: a text over its limit.
 	ErrTooLong = errors.New("text is too long")
-	// ErrTooManyPending: a persona or an authority at its pending limit.
-	ErrTooManyPending = errors.New("too many pending confirmations")
 	// ErrTooManyStreams: a token at its open-stream limit.
 	ErrTooManyStreams = errors.New("too many open streams")
 	// ErrInvalidUTF8: a body or a text that is not valid UTF-8 (refused,
