@@ -138,6 +138,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := h.queue.IndexUndecided(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
+	if err := h.reg.IndexNameSkeletons(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
 	rev, err := h.st.Rev(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)

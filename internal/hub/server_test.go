@@ -312,7 +312,7 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 		// Issue 12, "Edge answers": each is JSON, immediate and names what is wrong.
 		{"null body", "POST", "/v1/personas/retire", optok, []byte(`null`), 400, "malformed_json", "JSON null; send a JSON object"},
 		{"duplicate keys", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "x", "reason": "a", "persona": "work/core/lead"}`), 400, "malformed_json", `key "persona" is given twice`},
-		{"invalid UTF-8", "POST", "/v1/personas/retire", optok, []byte("{\"persona\": \"work/core/lead\", \"reason\": \"bad \xff\"}"), 400, "invalid_utf8", "at byte 45"},
+		{"invalid UTF-8", "POST", "/v1/personas/retire", optok, []byte("{\"persona\": \"work/core/lead\", \"reason\": \"bad \xff\"}"), 400, "invalid_encoding", "at byte 45"},
 		{"escape in a reason", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "work/core/lead", "reason": "no\u001b]0;pwned\u0007"}`), 400, "control_text", `field "reason"`},
 		{"bidi in a reason", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "work/core/lead", "reason": "ok \u202eevil"}`), 400, "control_text", "U+202E"},
 		{"a 1 MB reason", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "work/core/lead", "reason": "` + strings.Repeat("r", 1<<20-64) + `"}`), 400, "too_long", `field "reason"`},
