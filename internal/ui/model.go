@@ -105,6 +105,8 @@ type Model struct {
 	// reasonArmed says whether d was pressed on an armed row; a deny
 	// prompt opened too early sends nothing.
 	reasonArmed bool
+	// reasonWhy says why a deny prompt has nothing to deny (reasonFor "").
+	reasonWhy string
 	// dialog is the open remember dialog, nil when none is.
 	dialog       *rememberDialog
 	deciding     map[string]Decision
@@ -304,7 +306,7 @@ func (m *Model) decidedElsewhere(c *Change) {
 
 // closeReasonIfGone closes the deny prompt when its confirmation left.
 func (m *Model) closeReasonIfGone() {
-	if m.prompt != promptReason {
+	if m.prompt != promptReason || m.reasonFor == "" {
 		return
 	}
 	if _, ok := m.queue.table.Get(m.reasonFor); !ok {
