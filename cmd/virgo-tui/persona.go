@@ -80,7 +80,7 @@ name, previews the stamp and its diff, and submits.`,
 	fl.StringVar(&f.repo, "repo", "", "bind an existing repository directory")
 	fl.StringVar(&f.session, "session", "", "native session lineage id (default: generated)")
 	fl.StringVar(&f.character, "character", "", "character composition hash (default: derived)")
-	fl.StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding SURFACE=TARGET for the stamp (repeatable)")
+	fl.StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding virgo-channel=human:NAME for the stamp (repeatable)")
 	a.completeAddFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
@@ -105,7 +105,7 @@ name, previews the stamp and its diff, and submits.`,
 			if err != nil {
 				return err
 			}
-			return writeRegistered(cmd.OutOrStdout(), res, operator)
+			return writeRegistered(cmd.OutOrStdout(), a.name, res, operator)
 		})
 	}
 	return cmd
@@ -116,7 +116,7 @@ var errNoActivation = errors.New("the hub queued no activation confirmation; see
 
 // writeRegistered prints the pending persona, its stamp, the queued
 // activation with its class-matrix diff, and how its bound human approves.
-func writeRegistered(w io.Writer, res hubapi.Registered, operator string) error {
+func writeRegistered(w io.Writer, prog string, res hubapi.Registered, operator string) error {
 	p, c := res.Persona, res.Confirmation
 	if err := writePersona(w, outputTable, p, nil); err != nil {
 		return err
@@ -126,10 +126,10 @@ func writeRegistered(w io.Writer, res hubapi.Registered, operator string) error 
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Detail, "\n"))
 	}
 	if p.Human == operator {
-		_, err := fmt.Fprintf(w, "\nyou are %s, the bound human: approve it with\n  virgo-tui confirm approve %s\n", operator, c.ID)
+		_, err := fmt.Fprintf(w, "\nyou are %s, the bound human: approve it with\n  %s confirm approve %s\n", operator, prog, c.ID)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%s approves it with\n  virgo-tui confirm approve %s --as %s\n", p.Human, c.ID, p.Human)
+	_, err := fmt.Fprintf(w, "\n%s approves it with\n  %s confirm approve %s --as %s\n", p.Human, prog, c.ID, p.Human)
 	return err
 }
 
@@ -154,8 +154,8 @@ func (a *app) runAddWizard(ctx context.Context, w io.Writer, c *hubclient.Client
 	case res.Approved:
 		_, err = fmt.Fprintf(w, "%s: %s is active (activation %s approved)\n", res.Registration.Address, res.Registration.Name, res.Submitted.ConfirmationID)
 	default:
-		_, err = fmt.Fprintf(w, "%s: %s is pending; its bound human approves it with\n  virgo-tui confirm approve %s\n",
-			res.Registration.Address, res.Registration.Name, res.Submitted.ConfirmationID)
+		_, err = fmt.Fprintf(w, "%s: %s is pending; its bound human approves it with\n  %s confirm approve %s\n",
+			res.Registration.Address, res.Registration.Name, a.name, res.Submitted.ConfirmationID)
 	}
 	return err
 }
@@ -193,14 +193,26 @@ func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hubcli
 	}
 	req := hubapi.RegisterRequest{Address: addr, Name: f.name, Human: human, Repository: expandHome(f.repo),
 		SessionLineage: f.session, CharacterHash: f.character}
-	for _, sv := range f.surfaces {
-		surface, target, ok := strings.Cut(sv, "=")
-		if !ok {
-			return hubapi.RegisterRequest{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
+	surfaces, err := parseSurfaces(f.surfaces)
+	req.HumanSurfaces = surfaces
+	return req, err
+}
+
+// parseSurfaces reads --surface flags, virgo-channel=human:<name>, and
+// refuses any other binding by its grammar (stamp.CheckSurfaceBinding)
+// before anything is sent. A refusal never repeats the flag's value: a
+// pasted tenant secret must not reach a terminal or a log.
+func parseSurfaces(flags []string) ([]stamp.SurfaceBinding, error) {
+	var out []stamp.SurfaceBinding
+	for i, sv := range flags {
+		surface, target, _ := strings.Cut(sv, "=")
+		b := stamp.SurfaceBinding{Surface: surface, Target: target}
+		if err := stamp.CheckSurfaceBinding(b); err != nil {
+			return nil, fmt.Errorf("--surface (binding %d) [%s]: %w", i+1, stamp.RuleSurfaceGrammar, err)
 		}
-		req.HumanSurfaces = append(req.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
+		out = append(out, b)
 	}
-	return req, nil
+	return out, nil
 }
 
 // addFlagsGiven reports whether persona add got any of its own flags (the
