@@ -22,6 +22,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	}
 	k := m.keys
+	if m.tooSmall() { // nothing is on screen to act on: only quit
+		if key.Matches(msg, k.Quit) || msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		return nil
+	}
 	if key.Matches(msg, k.Help) && !(m.view == viewWizard && m.plugins.wizardTakesText(msg)) {
 		m.help.ShowAll = !m.help.ShowAll // in every view, the wizard too
 		m.layout()
@@ -89,9 +95,9 @@ func tableKeys[T any](k keymap.KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
 		t.First()
 	case key.Matches(msg, k.Bottom):
 		t.Last()
-	case key.Matches(msg, k.Sort):
-		col, desc := t.Sort()
-		t.SortBy((col+1)%len(t.spec.Columns), desc)
+	case key.Matches(msg, k.Sort): // the next column, ascending first
+		col, _ := t.Sort()
+		t.SortBy((col+1)%len(t.spec.Columns), false)
 	case key.Matches(msg, k.SortReverse):
 		col, desc := t.Sort()
 		t.SortBy(col, !desc)

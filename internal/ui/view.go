@@ -21,6 +21,9 @@ func (m *Model) View() tea.View {
 
 // Render is View's content, for tests and benchmarks.
 func (m *Model) Render() string {
+	if m.tooSmall() {
+		return m.tooSmallScreen()
+	}
 	now := m.now()
 	var b strings.Builder
 	b.WriteString(m.statusBar())
@@ -31,6 +34,8 @@ func (m *Model) Render() string {
 	switch {
 	case !m.loaded && (m.view == viewPresence || m.view == viewQueue):
 		b.WriteString(fit(m.styles.Dim.Render("  connecting to the hub…"), m.width, h))
+	case m.view == viewPresence && m.presence.table.Total() == 0:
+		b.WriteString(m.emptyInstallation(h))
 	case m.view == viewPresence:
 		b.WriteString(m.presence.view(now))
 	case m.view == viewQueue:
