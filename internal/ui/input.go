@@ -33,6 +33,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 		return nil
 	}
+	if m.notes.open {
+		return m.notesKey(msg)
+	}
 	if m.view == viewWizard && m.plugins.hasWizard() {
 		return m.plugins.update(m.view, msg) // the wizard's keys and typed text
 	}
@@ -51,6 +54,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.switchTo(viewWizard)
 	case key.Matches(msg, k.Matrix):
 		return m.switchTo(viewMatrix)
+	case key.Matches(msg, k.Notes):
+		m.notes.open = true
+		return nil
 	case key.Matches(msg, k.Jump):
 		if m.view == viewQueue {
 			return m.openPrompt(promptJump, "jump to requester or id › ", "")

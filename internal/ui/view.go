@@ -32,6 +32,8 @@ func (m *Model) Render() string {
 	b.WriteByte('\n')
 	h := m.bodyHeight()
 	switch {
+	case m.notes.open:
+		b.WriteString(m.notesView(now, h))
 	case !m.loaded && (m.view == viewPresence || m.view == viewQueue):
 		b.WriteString(fit(m.styles.Dim.Render("  connecting to the hub…"), m.width, h))
 	case m.view == viewPresence && m.presence.table.Total() == 0:
@@ -132,6 +134,9 @@ func (m *Model) statusLine(now time.Time) string {
 		parts = append(parts, strings.TrimRight(m.input.View(), " "))
 	}
 	if m.note.text != "" && now.Before(m.note.until) {
+		if more := m.notes.fresh(now) - 1; more > 0 {
+			parts = append(parts, st.Dim.Render("+"+strconv.Itoa(more)+" ("+keyName(m.keys.Notes.Keys())+")"))
+		}
 		switch m.note.kind {
 		case noteError:
 			parts = append(parts, st.Error.Render("✗ "+m.note.text))
@@ -149,6 +154,11 @@ func (m *Model) statusLine(now time.Time) string {
 
 // helpKeys is the help of what has the keys now.
 func (m *Model) helpKeys() helpKeys {
+	if m.notes.open && m.prompt == promptNone {
+		b := []key.Binding{key.NewBinding(key.WithKeys(append(m.keys.Notes.Keys(), m.keys.Back.Keys()...)...),
+			key.WithHelp(keyName(m.keys.Notes.Keys())+"/"+keyName(m.keys.Back.Keys()), "close notes")), m.keys.Quit}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	}
 	switch m.prompt {
 	case promptFilter:
 		return promptHelp("keep filter", "clear filter")
@@ -168,7 +178,7 @@ func (m *Model) helpKeys() helpKeys {
 		if m.view == viewWizard { // the wizard takes every key but ctrl+c
 			return helpKeys{short: child.ShortHelp(), full: child.FullHelp()}
 		}
-		return helpKeys{short: append(child.ShortHelp(), shell...), full: append(child.FullHelp(), shell)}
+		return helpKeys{short: append(child.ShortHelp(), shell...), full: append(child.FullHelp(), append(shell, m.keys.Notes))}
 	}
 	return helpKeys{short: shell, full: [][]key.Binding{shell}}
 }
