@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 func init() { subcommands = append(subcommands, newStampCmd) }
@@ -74,7 +74,7 @@ generation's stamp once, at registration, so a generation that has a stamp is re
 						p.Address, stamp.ErrStampExists, p.Generation, p.Name, p.StampHash)
 				}
 				return fmt.Errorf("stamp %s: %w: generation %d (%s) has none, and the hub writes a stamp only at persona add; retire it and register a new generation",
-					p.Address, hubapi.ErrNoStamp, p.Generation, p.Name)
+					p.Address, usecase.ErrNoStamp, p.Generation, p.Name)
 			}
 			in, err := stampInput(p, f)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // The pseudo-tools of the registry's own confirmations. They are not stamp
@@ -17,21 +18,19 @@ const (
 	ActionRetire   = "registry.retire"
 )
 
-// Lifecycle is what applying a decided activation or retirement needs from
-// the registry (Registry.Activate, Refuse and Retire, adapted by the CLI).
-type Lifecycle interface {
-	Activate(ctx context.Context, personaID string) error
-	Refuse(ctx context.Context, personaID, reason string) error
-	Retire(ctx context.Context, personaID, reason string) error
-}
-
-// RequestActivation queues the permission change of activating a new
+// PlanActivation plans queueing the permission change of activating a new
 // persona generation's stamp, routed to its bound human, with the
 // class-matrix diff attached for the decider. The requester is virgo-tui
-// itself (persona add), so the bound human may decide. Asking again for the
-// same generation and stamp returns the same confirmation.
-func (q *Queue) RequestActivation(ctx context.Context, st *stamp.Stamp, stampHash, diffText string) (Result, error) {
-	return q.lifecycle(ctx, SystemPrincipal("persona-add"), st, stampHash, KindActivation, diffText, "")
+// itself (persona add), so the bound human may decide. Nothing is written:
+// the registration use case commits the plan with the generation it
+// activates. Planning again for the same generation and stamp once one is
+// committed answers with that confirmation and plans nothing.
+func (q *Queue) PlanActivation(ctx context.Context, st *stamp.Stamp, stampHash, diffText string) (Result, store.Plan, error) {
+	in, err := q.lifecycle(ctx, SystemPrincipal("persona-add"), st, stampHash, KindActivation, diffText, "")
+	if err != nil {
+		return Result{}, store.Plan{}, err
+	}
+	return q.planEnqueue(ctx, SystemPrincipal("persona-add"), in)
 }
 
 // RequestRetirement queues a persona's retirement, which is destructive and
@@ -50,13 +49,19 @@ func (q *Queue) RequestRetirement(ctx context.Context, askedBy Principal, st *st
 	if !askedBy.IsModel() {
 		requester = SystemPrincipal("persona-retire")
 	}
-	return q.lifecycle(ctx, requester, st, stampHash, KindRetirement, "asked by "+askedBy.String()+": "+reason, reason)
-}
-
-func (q *Queue) lifecycle(ctx context.Context, requester Principal, st *stamp.Stamp, hash string, kind Kind, detail, reason string) (Result, error) {
-	addr, err := NormalizeAddress(st.Path.Address)
+	in, err := q.lifecycle(ctx, requester, st, stampHash, KindRetirement, "asked by "+askedBy.String()+": "+reason, reason)
 	if err != nil {
 		return Result{}, err
+	}
+	return q.enqueue(ctx, requester, in)
+}
+
+// lifecycle is what queueing a generation's activation or retirement asks
+// for: the pseudo-operation, its boundary and its correlation id.
+func (q *Queue) lifecycle(ctx context.Context, requester Principal, st *stamp.Stamp, hash string, kind Kind, detail, reason string) (pendingInput, error) {
+	addr, err := NormalizeAddress(st.Path.Address)
+	if err != nil {
+		return pendingInput{}, err
 	}
 	op := Operation{Persona: addr, Generation: st.Persona.Generation, Tool: ToolActivate, HandlerAction: ActionActivate,
 		Target: Target{Kind: TargetAddress, Value: addr}, Shape: ShapePermissionChange}
@@ -66,20 +71,20 @@ func (q *Queue) lifecycle(ctx context.Context, requester Principal, st *stamp.St
 		d = Decision{Verdict: Confirm, Boundary: BoundaryDestructive, Reason: "retire " + addr}
 	}
 	if err := checkCaller(requester, addr); err != nil {
-		return Result{}, err
+		return pendingInput{}, err
 	}
 	corr := string(kind) + "-" + st.Persona.ID + "-g" + strconv.Itoa(st.Persona.Generation)
 	if _, err := NormalizeID(corr); err != nil {
-		return Result{}, fmt.Errorf("%s of %s: persona id: %w", kind, addr, err)
+		return pendingInput{}, fmt.Errorf("%s of %s: persona id: %w", kind, addr, err)
 	}
 	if kind == KindRetirement {
 		if corr, err = q.retirementAttempt(ctx, requester, corr); err != nil {
-			return Result{}, fmt.Errorf("retirement of %s: %w", addr, err)
+			return pendingInput{}, fmt.Errorf("retirement of %s: %w", addr, err)
 		}
 	}
 	fp := fingerprint(requester, hash, op)
-	return q.enqueue(ctx, requester, pendingInput{kind: kind, op: op, stamp: st, hash: hash, decision: d,
-		detail: detail, reason: reason, corr: corr, fp: fp})
+	return pendingInput{kind: kind, op: op, stamp: st, hash: hash, decision: d,
+		detail: detail, reason: reason, corr: corr, fp: fp}, nil
 }
 
 // retirementAttempt is the correlation id under which a generation's
@@ -106,27 +111,43 @@ func (q *Queue) retirementAttempt(ctx context.Context, requester Principal, base
 	}
 }
 
-// ApplyLifecycle carries out a decided activation or retirement through the
-// registry: an approved activation activates the generation, a denied or
-// expired one refuses it; an approved retirement retires the persona. It
-// does nothing for an operation or a pending confirmation.
-func ApplyLifecycle(ctx context.Context, c *Confirmation, reg Lifecycle) error {
+// Effect is what a decided activation or retirement does to its
+// generation in the registry.
+type Effect string
+
+// The lifecycle effects of a decision.
+const (
+	// EffectNone: an operation, a pending confirmation, or a denied or
+	// expired retirement changes no generation.
+	EffectNone Effect = ""
+	// EffectActivate: an approved activation activates the generation.
+	EffectActivate Effect = "activate"
+	// EffectRefuse: a denied or expired activation refuses it.
+	EffectRefuse Effect = "refuse"
+	// EffectRetire: an approved retirement retires it.
+	EffectRetire Effect = "retire"
+)
+
+// LifecycleEffect is the effect of decided confirmation c on its
+// generation, with the reason the registry records (for a refusal or a
+// retirement). The decision and its effect commit in one transaction.
+func LifecycleEffect(c *Confirmation) (Effect, string) {
 	if c.Decision == nil {
-		return nil
+		return EffectNone, ""
 	}
 	decided := string(c.Decision.Decision) + " by " + c.Decision.Decider.String()
 	switch {
 	case c.Kind == KindActivation && c.State == StateApproved:
-		return reg.Activate(ctx, c.PersonaID)
+		return EffectActivate, ""
 	case c.Kind == KindActivation:
 		if c.Decision.Reason != "" {
 			decided = c.Decision.Reason
 		}
-		return reg.Refuse(ctx, c.PersonaID, decided)
+		return EffectRefuse, decided
 	case c.Kind == KindRetirement && c.State == StateApproved:
-		return reg.Retire(ctx, c.PersonaID, retireReason(c, decided))
+		return EffectRetire, retireReason(c, decided)
 	}
-	return nil
+	return EffectNone, ""
 }
 
 // retireReason is what the registry records for an approved retirement:

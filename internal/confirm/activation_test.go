@@ -8,22 +8,13 @@ import (
 	"time"
 )
 
-// lifecycle records what ApplyLifecycle asked of the registry.
-type lifecycle struct{ calls []string }
-
-func (l *lifecycle) Activate(_ context.Context, id string) error {
-	l.calls = append(l.calls, "activate "+id)
-	return nil
-}
-
-func (l *lifecycle) Refuse(_ context.Context, id, reason string) error {
-	l.calls = append(l.calls, "refuse "+id+": "+reason)
-	return nil
-}
-
-func (l *lifecycle) Retire(_ context.Context, id, reason string) error {
-	l.calls = append(l.calls, "retire "+id+": "+reason)
-	return nil
+// effect is a decided confirmation's lifecycle effect as text.
+func effect(c *Confirmation) string {
+	e, reason := LifecycleEffect(c)
+	if e == EffectNone {
+		return ""
+	}
+	return string(e) + " " + c.PersonaID + ": " + reason
 }
 
 // Activating a new generation's stamp is a permission change confirmed by
@@ -32,7 +23,7 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	ctx := context.Background()
 	q, _ := queueFor(t, QueueOptions{})
 	st, hash := buildStamp(t, "work/core/deputy", 1)
-	r, err := q.RequestActivation(ctx, st, hash, "+ create_run (assigned-task)")
+	r, err := requestActivation(t, q, st, hash, "+ create_run (assigned-task)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,23 +32,22 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 		!strings.Contains(c.Detail, "create_run") || c.Operation.Shape != ShapePermissionChange {
 		t.Fatalf("activation confirmation: %+v", c)
 	}
-	again, err := q.RequestActivation(ctx, st, hash, "+ create_run (assigned-task)")
+	again, err := requestActivation(t, q, st, hash, "+ create_run (assigned-task)")
 	if err != nil || again.Confirmation.ID != c.ID {
 		t.Fatalf("asked again: %+v, %v", again, err)
 	}
 	if _, err := q.Approve(ctx, PersonaPrincipal("work/core/lead"), c.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
 		t.Fatalf("lead activating a deputy: %v", err)
 	}
-	reg := &lifecycle{}
-	if err := ApplyLifecycle(ctx, c, reg); err != nil || len(reg.calls) != 0 {
-		t.Fatalf("applied while pending: %v %v", reg.calls, err)
+	if e := effect(c); e != "" {
+		t.Fatalf("a pending activation has the effect %q", e)
 	}
 	c, err = q.Approve(ctx, henry, c.ID, RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyLifecycle(ctx, c, reg); err != nil || len(reg.calls) != 1 || !strings.HasPrefix(reg.calls[0], "activate ") {
-		t.Fatalf("activation applied: %v %v", reg.calls, err)
+	if e := effect(c); !strings.HasPrefix(e, "activate ") {
+		t.Fatalf("an approved activation has the effect %q", e)
 	}
 	// Henry asks to retire; as the bound human he confirms it.
 	rr, err := q.RequestRetirement(ctx, henry, st, hash, "project closed")
@@ -71,18 +61,18 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyLifecycle(ctx, c, reg); err != nil || len(reg.calls) != 1 {
-		t.Fatalf("denied retirement applied: %v", reg.calls)
+	if e := effect(c); e != "" {
+		t.Fatalf("a denied retirement has the effect %q", e)
 	}
 	// A refused activation refuses the generation.
 	st2, hash2 := buildStamp(t, "work/core/deputy", 2)
-	r2, _ := q.RequestActivation(ctx, st2, hash2, "")
+	r2, _ := requestActivation(t, q, st2, hash2, "")
 	c2, err := q.Deny(ctx, henry, r2.Confirmation.ID, "wrong repository", RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyLifecycle(ctx, c2, reg); err != nil || !strings.Contains(reg.calls[1], "wrong repository") {
-		t.Fatalf("refusal: %v %v", reg.calls, err)
+	if e := effect(c2); !strings.HasPrefix(e, "refuse ") || !strings.Contains(e, "wrong repository") {
+		t.Fatalf("a denied activation has the effect %q", e)
 	}
 }
 
@@ -124,9 +114,8 @@ func TestRetirementIsAskedAgainAfterADenialOrExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := &lifecycle{}
-	if err := ApplyLifecycle(ctx, c, reg); err != nil || reg.calls[0] != "retire "+st.Persona.ID+": closing the project" {
-		t.Fatalf("registry asked %v (%v), want the requester's reason", reg.calls, err)
+	if e := effect(c); e != "retire "+st.Persona.ID+": closing the project" {
+		t.Fatalf("effect %q, want the requester's reason", e)
 	}
 	// once approved, asking again answers with the approved retirement
 	again, err := q.RequestRetirement(ctx, henry, st, hash, "again")
@@ -143,9 +132,8 @@ func TestRetirementIsAskedAgainAfterADenialOrExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg = &lifecycle{}
 	want := "retire " + st2.Persona.ID + ": context exhausted (approved by human:henry: regrant tomorrow)"
-	if err := ApplyLifecycle(ctx, c, reg); err != nil || reg.calls[0] != want {
-		t.Fatalf("registry asked %v, want %q", reg.calls, want)
+	if e := effect(c); e != want {
+		t.Fatalf("effect %q, want %q", e, want)
 	}
 }

@@ -20,62 +20,91 @@ func (q *Queue) Deny(ctx context.Context, decider Principal, id, reason string, 
 	return q.Decide(ctx, decider, id, false, remember, reason)
 }
 
-// Decide records decider's decision on confirmation id and returns the
-// confirmation as committed. The rules, in order, each a named error:
-// a decided confirmation is terminal (ErrAlreadyDecided); a pending one past
-// its expiry is recorded expired (ErrExpired, counts as denied); nobody
-// decides their own request (ErrSelfDecision); a persona never decides at a
-// global boundary (ErrModelDecision); an unroutable one waits
-// (ErrUnroutable); only the routed authority decides (ErrNotAuthority). The
-// decision record and its audit entry — and, with remember, the learned
-// choice — commit in one durable compare-and-swap transaction, so of many
-// concurrent deciders exactly one wins and the rest see ErrAlreadyDecided.
+// Decide records decider's decision on confirmation id, in one transaction
+// of its own, and returns the confirmation as committed; see PlanDecide for
+// the rules. A decided activation or retirement has an effect on its
+// generation (LifecycleEffect) that must commit with the decision: decide
+// those through the use case that joins both, never here.
 func (q *Queue) Decide(ctx context.Context, decider Principal, id string, approve bool, remember Remember, reason string) (*Confirmation, error) {
-	if !approve && reason == "" {
-		return nil, fmt.Errorf("deny %s: %w", id, ErrNoReason)
-	}
-	if remember != RememberNone && remember != RememberPersona && remember != RememberClass {
-		return nil, fmt.Errorf("remember %q: want persona or class: %w", remember, ErrNotRememberable)
-	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, kv, err := q.load(ctx, id)
+		d, err := q.PlanDecide(ctx, decider, id, approve, remember, reason)
 		if err != nil {
-			return nil, err
+			return d.Confirmation, err
 		}
-		now := q.now().UTC()
-		if c.State.Terminal() {
-			return c, fmt.Errorf("confirmation %s is %s: %w", id, c.State, ErrAlreadyDecided)
-		}
-		if c.effective(now) == StateExpired {
-			err := q.commit(ctx, c, kv, DecisionRecord{Decision: StateExpired, Decider: SystemPrincipal("expiry"),
-				Time: now, Reason: "expired at " + c.ExpiresAt.Format(time.RFC3339)}, RememberNone)
-			if errors.Is(err, store.ErrConflict) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			return c, fmt.Errorf("confirmation %s: %w", id, ErrExpired)
-		}
-		if err := mayDecide(decider, c, remember); err != nil {
-			return c, err
-		}
-		rec := DecisionRecord{Decision: StateDenied, Decider: decider, Time: now, Remember: remember, Reason: reason}
-		if approve {
-			rec.Decision = StateApproved
-		}
-		err = q.commit(ctx, c, kv, rec, remember)
+		_, err = d.Plan.Commit(ctx, q.st)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("commit decision on %s: %w", id, err)
 		}
-		return c, nil
+		return d.Confirmation, d.Err()
 	}
+}
+
+// Decided is a decision read and planned but not committed: the
+// confirmation as it will be stored and the guarded writes of its decision
+// record, audit entry and any learned choice.
+type Decided struct {
+	Confirmation *Confirmation
+	Plan         store.Plan
+	// Expired: the confirmation was past its expiry. The plan records it
+	// expired, and once that is committed the decision asked for is refused
+	// (Err is ErrExpired).
+	Expired bool
+}
+
+// Err is the answer to the decider once the plan is committed: nil, or
+// ErrExpired when the confirmation had expired instead.
+func (d Decided) Err() error {
+	if d.Expired {
+		return fmt.Errorf("confirmation %s: %w", d.Confirmation.ID, ErrExpired)
+	}
+	return nil
+}
+
+// PlanDecide reads confirmation id and plans decider's decision on it. The
+// rules, in order, each a named error: a decided confirmation is terminal
+// (ErrAlreadyDecided, with the confirmation as decided); a pending one past
+// its expiry is planned expired (Decided.Expired; counts as denied); nobody
+// decides their own request (ErrSelfDecision); a persona never decides at a
+// global boundary (ErrModelDecision); an unroutable one waits
+// (ErrUnroutable); only the routed authority decides (ErrNotAuthority). The
+// plan is conditioned on the confirmation being unchanged, so of many
+// concurrent deciders exactly one commits and the rest, planning again, see
+// ErrAlreadyDecided.
+func (q *Queue) PlanDecide(ctx context.Context, decider Principal, id string, approve bool, remember Remember, reason string) (Decided, error) {
+	if !approve && reason == "" {
+		return Decided{}, fmt.Errorf("deny %s: %w", id, ErrNoReason)
+	}
+	if remember != RememberNone && remember != RememberPersona && remember != RememberClass {
+		return Decided{}, fmt.Errorf("remember %q: want persona or class: %w", remember, ErrNotRememberable)
+	}
+	c, kv, err := q.load(ctx, id)
+	if err != nil {
+		return Decided{}, err
+	}
+	now := q.now().UTC()
+	if c.State.Terminal() {
+		return Decided{Confirmation: c}, fmt.Errorf("confirmation %s is %s: %w", id, c.State, ErrAlreadyDecided)
+	}
+	if c.effective(now) == StateExpired {
+		plan, err := q.planDecision(c, kv, DecisionRecord{Decision: StateExpired, Decider: SystemPrincipal("expiry"),
+			Time: now, Reason: "expired at " + c.ExpiresAt.Format(time.RFC3339)}, RememberNone)
+		return Decided{Confirmation: c, Plan: plan, Expired: true}, err
+	}
+	if err := mayDecide(decider, c, remember); err != nil {
+		return Decided{Confirmation: c}, err
+	}
+	rec := DecisionRecord{Decision: StateDenied, Decider: decider, Time: now, Remember: remember, Reason: reason}
+	if approve {
+		rec.Decision = StateApproved
+	}
+	plan, err := q.planDecision(c, kv, rec, remember)
+	return Decided{Confirmation: c, Plan: plan}, err
 }
 
 // mayDecide applies the rules of who decides.
@@ -100,34 +129,32 @@ func mayDecide(decider Principal, c *Confirmation, remember Remember) error {
 	return nil
 }
 
-// commit writes the terminal state, the audit entry and any learned choice
-// in one transaction conditioned on the confirmation being unchanged.
-func (q *Queue) commit(ctx context.Context, c *Confirmation, kv store.KV, rec DecisionRecord, remember Remember) error {
+// planDecision plans the terminal state, the audit entry and any learned
+// choice, conditioned on the confirmation being unchanged; it sets c to the
+// state it plans.
+func (q *Queue) planDecision(c *Confirmation, kv store.KV, rec DecisionRecord, remember Remember) (store.Plan, error) {
 	rec.Requester, rec.Authority, rec.AuthorityBinding = c.Requester, c.Authority, c.AuthorityBinding
 	rec.Operation, rec.StampHash, rec.CorrelationID = c.Operation, c.StampHash, c.CorrelationID
 	c.State, c.Decision = rec.Decision, &rec
 	val, err := json.Marshal(c)
 	if err != nil {
-		return err
+		return store.Plan{}, err
 	}
 	a, err := auditOp(AuditEntry{Time: rec.Time, Event: string(rec.Decision), ConfirmationID: c.ID,
 		CorrelationID: c.CorrelationID, Actor: rec.Decider, Persona: c.Operation.Persona, Operation: c.Operation.String(),
 		Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Remember: remember, Reason: rec.Reason})
 	if err != nil {
-		return err
+		return store.Plan{}, err
 	}
-	ops := []store.Op{store.Put(keyConfirmation(c.ID), val), a}
+	ops := []store.Op{store.Put(keyConfirmation(c.ID), val), store.Op{Key: keyUndecided(c.ID), Delete: true}, a}
 	if remember != RememberNone {
 		op, err := learnedOp(c, rec, remember)
 		if err != nil {
-			return err
+			return store.Plan{}, err
 		}
 		ops = append(ops, op)
 	}
-	if _, err := q.st.Txn(ctx, []store.Cond{{Key: keyConfirmation(c.ID), ModRev: kv.ModRev}}, ops); err != nil {
-		return fmt.Errorf("commit decision on %s: %w", c.ID, err)
-	}
-	return nil
+	return store.Plan{Conds: []store.Cond{{Key: keyConfirmation(c.ID), ModRev: kv.ModRev}}, Ops: ops}, nil
 }
 
 // learnedOp is the prompt-registry write of a remembered decision: exactly
@@ -149,30 +176,6 @@ func learnedOp(c *Confirmation, rec DecisionRecord, where Remember) (store.Op, e
 		return store.Op{}, err
 	}
 	return store.Put(ch.storeKey(), val), nil
-}
-
-// Sweep records every pending confirmation past its expiry as expired, with
-// its audit entry, and returns how many it expired.
-func (q *Queue) Sweep(ctx context.Context) (int, error) {
-	pending, err := q.List(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, c := range pending {
-		if c.State != StatePending || c.effective(q.now()) != StateExpired {
-			continue
-		}
-		_, err := q.Decide(ctx, SystemPrincipal("expiry"), c.ID, false, RememberNone, "expired")
-		switch {
-		case errors.Is(err, ErrExpired):
-			n++
-		case errors.Is(err, ErrAlreadyDecided):
-		default:
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // Wait blocks until confirmation id is terminal (as it counts now: expiry

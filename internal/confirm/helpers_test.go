@@ -122,3 +122,16 @@ type assigned map[string]bool
 func (a assigned) IsAssigned(_, task string) bool { return a[task] }
 
 var henry = Principal{Kind: PrincipalHuman, Name: "henry"}
+
+// requestActivation queues a generation's activation alone, as the
+// registration use case does together with the generation itself.
+func requestActivation(t *testing.T, q *Queue, st *stamp.Stamp, hash, diff string) (Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	res, plan, err := q.PlanActivation(ctx, st, hash, diff)
+	if err != nil || plan.Empty() {
+		return res, err
+	}
+	_, err = plan.Commit(ctx, q.st)
+	return res, err
+}

@@ -18,6 +18,12 @@ const (
 	prefixFingerprint = "confirm/fp/"
 	// prefixCorrelation maps requester + correlation id to a confirmation id.
 	prefixCorrelation = "confirm/corr/"
+	// prefixUndecided indexes the confirmations not yet decided, so that
+	// finding them costs what is pending, not everything ever decided.
+	prefixUndecided = "confirm/undecided/"
+	// keyUndecidedIndexed marks a store whose undecided index is complete
+	// (a store written before the index existed is indexed once).
+	keyUndecidedIndexed = "confirm/meta/undecided-indexed"
 	// PrefixPromptsPersona holds learned choices in a persona's experience layer.
 	PrefixPromptsPersona = "prompts/persona/"
 	// PrefixPromptsClass holds class-common learned choices, by profile.
@@ -31,6 +37,7 @@ const (
 
 func keyConfirmation(id string) string { return PrefixConfirmation + id }
 func keyFingerprint(fp string) string  { return prefixFingerprint + fp }
+func keyUndecided(id string) string    { return prefixUndecided + id }
 func keyCorrelation(requester Principal, corr string) string {
 	return prefixCorrelation + requester.String() + "/" + corr
 }

@@ -127,7 +127,7 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 	}
 	// Activations are not remembered.
 	st, hash := buildStamp(t, "work/core/deputy", 1)
-	ar, err := q.RequestActivation(ctx, st, hash, "+ tools")
+	ar, err := requestActivation(t, q, st, hash, "+ tools")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,65 +133,74 @@ type pendingInput struct {
 }
 
 // enqueue joins the pending confirmation with the same fingerprint or
-// creates one; it retries on a conflicting concurrent writer.
+// creates one, in one transaction; it plans again after a conflicting
+// concurrent writer.
 func (q *Queue) enqueue(ctx context.Context, caller Principal, in pendingInput) (Result, error) {
-	ck := keyCorrelation(caller, in.corr)
-	fk := keyFingerprint(in.fp)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		if c, ok, err := q.byCorrelation(ctx, caller, in.corr); err != nil || ok {
-			return q.retried(c, ok, in.fp, err)
+		res, plan, err := q.planEnqueue(ctx, caller, in)
+		if err != nil || plan.Empty() {
+			return res, err
 		}
-		now := q.now().UTC()
-		conds := []store.Cond{{Key: ck}}
-		fkv, err := q.st.Get(ctx, fk)
-		switch {
-		case err == nil:
-			c, rkv, err := q.load(ctx, string(fkv.Value))
-			if err != nil {
-				return Result{}, err
-			}
-			if c.effective(now) == StatePending {
-				res, err := q.join(ctx, caller, in, c, append(conds, store.Cond{Key: fk, ModRev: fkv.ModRev},
-					store.Cond{Key: keyConfirmation(c.ID), ModRev: rkv.ModRev}), now)
-				if errors.Is(err, store.ErrConflict) {
-					continue
-				}
-				return res, err
-			}
-			conds = append(conds, store.Cond{Key: fk, ModRev: fkv.ModRev})
-		case errors.Is(err, store.ErrNotFound):
-			conds = append(conds, store.Cond{Key: fk})
-		default:
-			return Result{}, fmt.Errorf("queue confirmation: %w", err)
-		}
-		res, err := q.create(ctx, caller, in, conds, now)
+		_, err = plan.Commit(ctx, q.st)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
-		return res, err
+		if err != nil {
+			return Result{}, fmt.Errorf("queue confirmation for %s: %w", in.op.Persona, err)
+		}
+		return res, nil
 	}
 }
 
-func (q *Queue) join(ctx context.Context, caller Principal, in pendingInput, c *Confirmation, conds []store.Cond, now time.Time) (Result, error) {
+// planEnqueue plans joining the pending confirmation with the same
+// fingerprint or creating one. A correlation id already used answers with
+// its confirmation and plans nothing.
+func (q *Queue) planEnqueue(ctx context.Context, caller Principal, in pendingInput) (Result, store.Plan, error) {
+	if c, ok, err := q.byCorrelation(ctx, caller, in.corr); err != nil || ok {
+		res, err := q.retried(c, ok, in.fp, err)
+		return res, store.Plan{}, err
+	}
+	ck := keyCorrelation(caller, in.corr)
+	fk := keyFingerprint(in.fp)
+	now := q.now().UTC()
+	conds := []store.Cond{{Key: ck}}
+	fkv, err := q.st.Get(ctx, fk)
+	switch {
+	case err == nil:
+		c, rkv, err := q.load(ctx, string(fkv.Value))
+		if err != nil {
+			return Result{}, store.Plan{}, err
+		}
+		if c.effective(now) == StatePending {
+			return q.planJoin(caller, in, c, append(conds, store.Cond{Key: fk, ModRev: fkv.ModRev},
+				store.Cond{Key: keyConfirmation(c.ID), ModRev: rkv.ModRev}), now)
+		}
+		conds = append(conds, store.Cond{Key: fk, ModRev: fkv.ModRev})
+	case errors.Is(err, store.ErrNotFound):
+		conds = append(conds, store.Cond{Key: fk})
+	default:
+		return Result{}, store.Plan{}, fmt.Errorf("queue confirmation: %w", err)
+	}
+	return q.planCreate(ctx, caller, in, conds, now)
+}
+
+func (q *Queue) planJoin(caller Principal, in pendingInput, c *Confirmation, conds []store.Cond, now time.Time) (Result, store.Plan, error) {
 	a, err := auditOp(AuditEntry{Time: now, Event: "joined", ConfirmationID: c.ID, CorrelationID: in.corr,
 		Actor: caller, Persona: c.Operation.Persona, Operation: c.Operation.String(), Boundary: c.Boundary, StampHash: c.StampHash})
 	if err != nil {
-		return Result{}, err
+		return Result{}, store.Plan{}, err
 	}
 	ops := []store.Op{store.Put(keyCorrelation(caller, in.corr), []byte(c.ID)), a}
-	if _, err := q.st.Txn(ctx, conds, ops); err != nil {
-		return Result{}, fmt.Errorf("join confirmation %s: %w", c.ID, err)
-	}
-	return resultOf(c, in.decision, now), nil
+	return resultOf(c, in.decision, now), store.Plan{Conds: conds, Ops: ops}, nil
 }
 
-func (q *Queue) create(ctx context.Context, caller Principal, in pendingInput, conds []store.Cond, now time.Time) (Result, error) {
+func (q *Queue) planCreate(ctx context.Context, caller Principal, in pendingInput, conds []store.Cond, now time.Time) (Result, store.Plan, error) {
 	rt, err := routeFor(ctx, q.seats, in.stamp, in.decision.Route())
 	if err != nil {
-		return Result{}, err
+		return Result{}, store.Plan{}, err
 	}
 	c := &Confirmation{
 		ID: newID(), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
@@ -202,25 +211,23 @@ func (q *Queue) create(ctx context.Context, caller Principal, in pendingInput, c
 	}
 	val, err := json.Marshal(c)
 	if err != nil {
-		return Result{}, err
+		return Result{}, store.Plan{}, err
 	}
 	a, err := auditOp(AuditEntry{Time: now, Event: "requested", ConfirmationID: c.ID, CorrelationID: in.corr,
 		Actor: caller, Persona: in.op.Persona, Operation: in.op.String(), Boundary: c.Boundary,
 		Authority: c.Authority, StampHash: in.hash, Reason: rt.binding})
 	if err != nil {
-		return Result{}, err
+		return Result{}, store.Plan{}, err
 	}
 	conds = append(conds, store.Cond{Key: keyConfirmation(c.ID)})
 	ops := []store.Op{
 		store.Put(keyConfirmation(c.ID), val),
 		store.Put(keyFingerprint(in.fp), []byte(c.ID)),
 		store.Put(keyCorrelation(caller, in.corr), []byte(c.ID)),
+		store.Put(keyUndecided(c.ID), []byte(c.ID)),
 		a,
 	}
-	if _, err := q.st.Txn(ctx, conds, ops); err != nil {
-		return Result{}, fmt.Errorf("queue confirmation for %s: %w", in.op.Persona, err)
-	}
-	return resultOf(c, in.decision, now), nil
+	return resultOf(c, in.decision, now), store.Plan{Conds: conds, Ops: ops}, nil
 }
 
 // byCorrelation finds the confirmation a requester's correlation id names.
@@ -280,3 +287,62 @@ func (q *Queue) List(ctx context.Context, all bool) ([]*Confirmation, error) {
 	slices.SortStableFunc(out, func(a, b *Confirmation) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }
+
+// Undecided returns the confirmations not yet decided (pending, or past
+// their expiry but not yet recorded expired), oldest first, read through
+// their index: the cost is what is pending, however long the history.
+func (q *Queue) Undecided(ctx context.Context) ([]*Confirmation, error) {
+	kvs, err := q.st.List(ctx, prefixUndecided)
+	if err != nil {
+		return nil, fmt.Errorf("list undecided confirmations: %w", err)
+	}
+	out := make([]*Confirmation, 0, len(kvs))
+	for _, kv := range kvs {
+		c, _, err := q.load(ctx, string(kv.Value))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b *Confirmation) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// IndexUndecided builds the undecided index of a store written before it
+// existed, once: every confirmation is read this one time, and the index
+// and its completion mark commit together. On an indexed store it only
+// reads the mark.
+func (q *Queue) IndexUndecided(ctx context.Context) error {
+	if _, err := q.st.Get(ctx, keyUndecidedIndexed); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("index undecided confirmations: %w", err)
+	}
+	kvs, err := q.st.List(ctx, PrefixConfirmation)
+	if err != nil {
+		return fmt.Errorf("index undecided confirmations: %w", err)
+	}
+	conds := []store.Cond{{Key: keyUndecidedIndexed}}
+	ops := []store.Op{store.Put(keyUndecidedIndexed, []byte("1"))}
+	for _, kv := range kvs {
+		var c Confirmation
+		if err := json.Unmarshal(kv.Value, &c); err != nil {
+			return fmt.Errorf("index undecided confirmations: %s: %w", kv.Key, err)
+		}
+		if c.State == StatePending {
+			// Guarded on the record, so a decision committed meanwhile
+			// makes this index build again rather than list it undecided.
+			conds = append(conds, store.Cond{Key: kv.Key, ModRev: kv.ModRev})
+			ops = append(ops, store.Put(keyUndecided(c.ID), []byte(c.ID)))
+		}
+	}
+	if _, err := q.st.Txn(ctx, conds, ops); err != nil && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("index undecided confirmations: %w", err)
+	} else if err != nil {
+		return q.IndexUndecided(ctx)
+	}
+	return nil
+}
+
+// Now is the queue's clock.
+func (q *Queue) Now() time.Time { return q.now() }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // queueFor opens a queue on a real bbolt file with a fake clock.
@@ -206,15 +208,22 @@ func TestExpiryCountsAsDenied(t *testing.T) {
 	if _, err := q.Approve(ctx, henry, c.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
 		t.Fatalf("after recorded expiry: %v", err)
 	}
-	// Sweep records the others; the default TTL is one hour.
+	// The default TTL is one hour; an expired one stays undecided (for
+	// the sweep to find) until its expiry is recorded.
 	q2, clk2 := queueFor(t, QueueOptions{})
 	r2 := mustRequest(t, q2, me, p, deployOp(t, p), "c9")
 	if got := r2.Confirmation.ExpiresAt.Sub(r2.Confirmation.CreatedAt); got != time.Hour {
 		t.Fatalf("default expiry %s", got)
 	}
 	clk2.Advance(time.Hour + time.Second)
-	if n, err := q2.Sweep(ctx); err != nil || n != 1 {
-		t.Fatalf("sweep: %d, %v", n, err)
+	if u, err := q2.Undecided(ctx); err != nil || len(u) != 1 || u[0].ID != r2.Confirmation.ID {
+		t.Fatalf("undecided after expiry, before the sweep: %v, %v", u, err)
+	}
+	if _, err := q2.Approve(ctx, henry, r2.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
+		t.Fatalf("approving an expired confirmation: %v", err)
+	}
+	if u, err := q2.Undecided(ctx); err != nil || len(u) != 0 {
+		t.Fatalf("undecided once the expiry is recorded: %v, %v", u, err)
 	}
 }
 
@@ -294,6 +303,37 @@ func TestPrincipals(t *testing.T) {
 	for _, bad := range []string{"", "henry", "human:", "human:-x", "system:expiry", "Work/Core/Lead", "human:h\u0435nry"} {
 		if _, err := ParsePrincipal(bad); !errors.Is(err, ErrBadPrincipal) {
 			t.Errorf("ParsePrincipal(%q): %v", bad, err)
+		}
+	}
+}
+
+// A store written before the undecided index existed is indexed once: its
+// pending confirmations are found through the index afterwards, its
+// decided ones are not.
+func TestUndecidedIndexIsBuiltOnceForAnOlderStore(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	pending := mustRequest(t, q, me, p, deployOp(t, p), "c1")
+	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", ShapeDeploy), "c2")
+	if _, err := q.Deny(ctx, henry, decided.Confirmation.ID, "no", RememberNone); err != nil {
+		t.Fatal(err)
+	}
+	// As an older virgo-tui left it: no index, no mark.
+	if _, err := q.st.Txn(ctx, nil, []store.Op{{Key: keyUndecided(pending.Confirmation.ID), Delete: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := q.Undecided(ctx); len(u) != 0 {
+		t.Fatalf("the test's older store still has an index: %v", u)
+	}
+	for range 2 {
+		if err := q.IndexUndecided(ctx); err != nil {
+			t.Fatal(err)
+		}
+		u, err := q.Undecided(ctx)
+		if err != nil || len(u) != 1 || u[0].ID != pending.Confirmation.ID {
+			t.Fatalf("undecided after indexing: %v, %v; want only %s", u, err, pending.Confirmation.ID)
 		}
 	}
 }

@@ -70,10 +70,9 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 // Activations, retirements and confirmations queued before class keys were
 // recorded say why they cannot be remembered, with ErrNotRememberable.
 func TestRememberRuleRefusals(t *testing.T) {
-	ctx := context.Background()
 	q, _ := queueFor(t, QueueOptions{})
 	st, hash := buildStamp(t, "work/core/deputy", 1)
-	ar, err := q.RequestActivation(ctx, st, hash, "+ tools")
+	ar, err := requestActivation(t, q, st, hash, "+ tools")
 	if err != nil {
 		t.Fatal(err)
 	}

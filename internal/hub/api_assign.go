@@ -42,7 +42,7 @@ func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 	if p.State != registry.StateActive {
 		return apiErrorf(http.StatusConflict, "not_active", "%s (%s) is %s: tasks are assigned to an active generation", p.Address, p.Name, p.State)
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 		return err
 	}
 	if !id.IsHuman() && id.PersonaID != p.ID {
-		st, err := h.loadStamp(p)
+		st, err := h.cases.LoadStamp(p)
 		if err != nil || st.Authority.OwningLead != id.Principal {
 			return apiErrorf(http.StatusForbidden, "forbidden", "%s sees its own assigned tasks and, as owning lead, its deputies'", id.Principal)
 		}

@@ -29,7 +29,7 @@ func (h *Hub) operation(ctx context.Context, id hubapi.Identity, req hubapi.Oper
 	if p.State != registry.StateActive {
 		return nil, confirm.Operation{}, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, hubapi.ErrForbidden)
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
@@ -148,9 +148,9 @@ func getConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 }
 
 // decide is POST /v1/confirmations/{id}/decide. The decider is the token's
-// identity. The decision and its audit entry are committed (and synced)
-// before the answer; a decided activation or retirement is then carried
-// out in the registry.
+// identity. The decision, its audit entry and its lifecycle effect (a
+// generation activated, refused or retired) are one transaction committed
+// (and synced) before the answer (usecase.Cases.Decide).
 func decide(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.DecideRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
@@ -160,32 +160,22 @@ func decide(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) 
 	if err != nil {
 		return err
 	}
-	c, err := h.queue.Decide(r.Context(), decider, r.PathValue("id"), req.Approve, req.Remember, req.Reason)
+	ctx := r.Context()
+	c, err := h.cases.Decide(ctx, decider, r.PathValue("id"), req.Approve, req.Remember, req.Reason)
 	if err != nil {
 		return err
 	}
-	// The decision is committed: carry it out even if the caller hangs up
-	// now, or a retired token would keep working until the next start.
-	if err := h.applyDecision(context.WithoutCancel(r.Context()), c); err != nil {
+	if c.Kind == confirm.KindRetirement && c.State == confirm.StateApproved {
+		// Refused from the moment its retirement is approved: not only once
+		// the watcher has seen the retired record.
+		h.tokens.Revoke(c.PersonaID)
+		h.presence.Retire(c.PersonaID)
+	}
+	if err := h.Settle(ctx); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, c)
 	return nil
-}
-
-// applyDecision carries out a decided activation or retirement and waits
-// until its effects (a token issued or revoked) are in place.
-func (h *Hub) applyDecision(ctx context.Context, c *confirm.Confirmation) error {
-	// An approved retirement revokes the token because it is decided,
-	// before (and whether or not) the registry's change lands.
-	if c.Kind == confirm.KindRetirement && c.State == confirm.StateApproved {
-		h.tokens.Revoke(c.PersonaID)
-		h.presence.Retire(c.PersonaID)
-	}
-	if err := confirm.ApplyLifecycle(ctx, c, lifecycle{h.reg}); err != nil {
-		return fmt.Errorf("confirmation %s is %s, but carrying it out failed (the hub retries at its next start): %w", c.ID, c.State, err)
-	}
-	return h.Settle(ctx)
 }
 
 // listPrompts is GET /v1/prompts[?persona=REF[&review=true]]: every learned
@@ -244,7 +234,7 @@ func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity
 // learnKeys are the keys p's learned choices match under now: its stamp
 // hash and the class key of its stamp.
 func (h *Hub) learnKeys(p registry.Persona) (confirm.Keys, error) {
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return confirm.Keys{}, err
 	}

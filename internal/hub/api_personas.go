@@ -109,7 +109,7 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	if req.Reason == "" {
 		return fmt.Errorf("retire %s: %w", p.Address, registry.ErrReasonRequired)
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return err
 	}
@@ -137,9 +137,7 @@ func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 	if req.Human == "" && id.IsHuman() {
 		req.Human = id.Principal // the caller, never the hub process's $USER
 	}
-	// Registration writes in steps (seat, stamp, confirmation) and undoes
-	// them on failure: a caller hanging up must not cut that short.
-	res, err := h.Register(context.WithoutCancel(r.Context()), req)
+	res, err := h.Register(r.Context(), req)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity)
 	if err != nil {
 		return err
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *Hub) diffSide(ctx context.Context, ref string) (string, []stamp.Tool, e
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err != nil {
 		return "", nil, err
 	}

@@ -142,29 +142,33 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	}
 }
 
-func TestDecisionCarriedOutAfterACrashBetweenCommitAndApply(t *testing.T) {
-	home := shortHome(t)
-	th := startHub(t, home, Config{}, Timeouts{})
+// A registration and a decision are each one transaction: the persona, its
+// seat, its name and its activation request share one store revision, and
+// so do the decision and the activation it carries out.
+func TestRegistrationAndDecisionAreOneTransactionEach(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	ctx := context.Background()
-	reg, err := th.hub.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	op := th.operator(t, "henry")
+	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	mustNil(t, err)
-	henry, err := confirm.ParsePrincipal("human:henry")
-	mustNil(t, err)
-	// the decision commits, but the hub "dies" before activating the persona
-	_, err = th.hub.Queue().Approve(ctx, henry, reg.Confirmation.ID, confirm.RememberNone)
-	mustNil(t, err)
-	if p, _ := th.hub.Registry().Get(ctx, reg.Persona.ID); p.State != "pending" {
-		t.Fatalf("persona %s before the restart", p.State)
+	revOf := func(key string) int64 {
+		t.Helper()
+		kv, err := th.hub.st.Get(ctx, key)
+		mustNil(t, err)
+		return kv.ModRev
 	}
-	th.stop()
-	th2 := startHub(t, home, Config{}, Timeouts{})
-	p, err := th2.hub.Registry().Get(ctx, reg.Persona.ID)
-	mustNil(t, err)
-	if p.State != "active" {
-		t.Fatalf("approved activation not carried out at restart: %s", p.State)
+	registered := revOf("persona/" + reg.Persona.ID)
+	for _, key := range []string{"seat/work/core/lead", "name/spica", confirm.PrefixConfirmation + reg.Confirmation.ID} {
+		if got := revOf(key); got != registered {
+			t.Errorf("%s written at revision %d, the persona at %d: not one transaction", key, got, registered)
+		}
 	}
-	_, err = th2.runtime(t, p).Beat(ctx)
+	_, err = op.Decide(ctx, reg.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
+	decided := revOf(confirm.PrefixConfirmation + reg.Confirmation.ID)
+	if got := revOf("persona/" + reg.Persona.ID); got != decided || decided == registered {
+		t.Errorf("activation written at revision %d, the decision at %d (registered at %d): not one transaction", got, decided, registered)
+	}
 }
 
 func TestRefusedStampIsNotAdvertisedAsStanding(t *testing.T) {

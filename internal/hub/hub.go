@@ -18,6 +18,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // presencePrefix is the store prefix of persisted presence entries.
@@ -56,6 +57,7 @@ type Hub struct {
 	st       store.Store
 	reg      *registry.Registry
 	queue    *confirm.Queue
+	cases    *usecase.Cases
 	presence *Tracker
 	stream   *Stream
 	tokens   *Tokens
@@ -122,8 +124,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		waitCount:   make(map[string]int),
 	}
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg}})
-	if err := h.reconcileLifecycle(ctx); err != nil {
-		return nil, err
+	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log})
+	if err := h.queue.IndexUndecided(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
 	}
 	rev, err := h.st.Rev(ctx)
 	if err != nil {
@@ -159,12 +162,16 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.started = ps
-	pending, err := h.queue.List(ctx, false)
+	// Only what is undecided is read: the start costs the same however
+	// many confirmations were ever decided.
+	undecided, err := h.queue.Undecided(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
-	for _, c := range pending {
-		h.countWaiting(c)
+	for _, c := range undecided {
+		if c.StateAt(cfg.Clock.Now()) == confirm.StatePending {
+			h.countWaiting(c)
+		}
 	}
 	// The starting state is the snapshot, not news; and all of it is
 	// derived from the store (restored presence, persona records), so
@@ -259,7 +266,7 @@ func (h *Hub) Run(ctx context.Context) error {
 			wg.Wait()
 			return h.Flush(context.Background())
 		case <-expiry.C:
-			if _, err := h.queue.Sweep(ctx); err != nil && ctx.Err() == nil {
+			if _, err := h.cases.Sweep(ctx); err != nil && ctx.Err() == nil {
 				h.log.Error("expiring confirmations failed; will retry", "err", err)
 			}
 		case <-t.C:

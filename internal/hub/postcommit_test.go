@@ -14,27 +14,29 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// An approved retirement revokes the generation's token because it is
-// decided, even when carrying it out in the registry fails afterwards (here:
-// the caller's context is gone): "refused from the moment its retirement is
-// approved".
-func TestApprovedRetirementRevokesEvenIfCarryingItOutFails(t *testing.T) {
+// An approved retirement is carried out with its decision: when the
+// decider hears "approved", the generation is retired in the registry and
+// its token is refused ("refused from the moment its retirement is
+// approved") — there is no decided-but-not-retired state.
+func TestApprovedRetirementIsRetiredWithItsDecision(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	p := th.addPersona(t, "work/core/lead", "Spica")
 	rt := th.runtime(t, p)
 	bg := context.Background()
 	_, err := rt.Beat(bg)
 	mustNil(t, err)
-	r, err := th.operator(t, "henry").RequestRetirement(bg, p.Address, "done")
+	henry := th.operator(t, "henry")
+	r, err := henry.RequestRetirement(bg, p.Address, "done")
 	mustNil(t, err)
-	henry, err := confirm.ParsePrincipal("human:henry")
+	c, err := henry.Decide(bg, r.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
-	c, err := th.hub.Queue().Approve(bg, henry, r.Confirmation.ID, confirm.RememberNone)
+	if c.State != confirm.StateApproved {
+		t.Fatalf("decided %s, want approved", c.State)
+	}
+	got, err := th.hub.Registry().Get(bg, p.ID)
 	mustNil(t, err)
-	gone, cancel := context.WithCancel(bg)
-	cancel()
-	if err := th.hub.applyDecision(gone, c); err == nil {
-		t.Fatal("carrying out a decision with a cancelled context reported success; the test proves nothing")
+	if got.State != registry.StateRetired || got.RetireReason != "done" {
+		t.Fatalf("after the approval the generation is %s (%q), want retired with the requester's reason", got.State, got.RetireReason)
 	}
 	_, err = rt.Beat(bg)
 	wantCode(t, err, "unauthenticated")

@@ -18,7 +18,7 @@ func (h *Hub) checkStanding(p registry.Persona) bool {
 	if p.StampHash == "" {
 		return true
 	}
-	st, err := h.loadStamp(p)
+	st, err := h.cases.LoadStamp(p)
 	if err == nil {
 		err = bootCheck(st)
 	}

@@ -36,7 +36,11 @@ func (h *Hub) watchStore(ctx context.Context) {
 		for ev := range events {
 			h.apply(ev)
 			after = ev.Rev
-			h.markApplied(ev.Rev)
+			if ev.Last {
+				// A use case is one transaction: Settle returns only once
+				// all of it is applied, never half.
+				h.markApplied(ev.Rev)
+			}
 		}
 	}
 }

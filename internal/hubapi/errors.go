@@ -8,6 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // APIError is an error as the API returns it: a JSON body {error, code}
@@ -61,7 +62,6 @@ var errorTable = []struct {
 	{registry.ErrRetired, http.StatusConflict, "retired"},
 	{registry.ErrRefused, http.StatusConflict, "refused"},
 	{registry.ErrNotPending, http.StatusConflict, "not_pending"},
-	{registry.ErrStampSet, http.StatusConflict, "stamp_set"},
 	{registry.ErrContention, http.StatusServiceUnavailable, "contention"},
 	{store.ErrConflict, http.StatusConflict, "conflict"},
 	{registry.ErrInvalidAddress, http.StatusBadRequest, "invalid_address"},
@@ -72,7 +72,7 @@ var errorTable = []struct {
 	{registry.ErrReasonRequired, http.StatusBadRequest, "reason_required"},
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
-	{ErrNoStamp, http.StatusConflict, "no_stamp"},
+	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
 	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
 	{confirm.ErrNotAuthority, http.StatusForbidden, "not_authority"},
@@ -96,9 +96,6 @@ var errorTable = []struct {
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 }
 
-// ErrNoStamp: the persona generation has no capability stamp recorded.
-var ErrNoStamp = errors.New("persona generation has no capability stamp")
-
 // Named errors of identity.
 var (
 	// ErrUnauthenticated: the request carries no token, or one the hub does not know.
@@ -110,6 +107,16 @@ var (
 	// ErrBadOperatorName: an operator name that cannot name a file.
 	ErrBadOperatorName = errors.New("invalid operator name")
 )
+
+// CodeOf is the wire code of a named error ("" for one the API does not name).
+func CodeOf(err error) string {
+	for _, m := range errorTable {
+		if m.err == err {
+			return m.code
+		}
+	}
+	return ""
+}
 
 // FromError classifies any error for the wire: an *APIError as it is, a
 // named error by the table, anything else as an internal error.

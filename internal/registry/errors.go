@@ -30,9 +30,6 @@ var (
 	ErrInvalidLineage = errors.New("invalid session lineage or character hash")
 	// ErrReasonRequired: retirement and refusal record why; an empty reason is refused.
 	ErrReasonRequired = errors.New("a reason is required")
-	// ErrStampSet: the persona's stamp hash is already recorded; a stamp is
-	// written once and never rewritten.
-	ErrStampSet = errors.New("stamp hash is already set")
 	// ErrNotDeputy: OwningLead was asked about an address that is not a deputy seat.
 	ErrNotDeputy = errors.New("not a deputy address")
 	// ErrInvalidCount: a suggestion count below one.

@@ -45,9 +45,9 @@ func (h Home) DBPath() string { return filepath.Join(h.Dir, "virgo.db") }
 // GenerationDir is the private directory of one persona generation.
 func (h Home) GenerationDir(id string) string { return filepath.Join(h.Dir, "personas", id) }
 
-// makeGenerationDir creates the generation's directory 0700 (and its parent),
+// MakeGenerationDir creates the generation's directory 0700 (and its parent),
 // tightening the mode even if a umask or an earlier run left it wider.
-func (h Home) makeGenerationDir(id string) (string, error) {
+func (h Home) MakeGenerationDir(id string) (string, error) {
 	dir := h.GenerationDir(id)
 	for _, d := range []string{filepath.Dir(dir), dir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {

@@ -31,42 +31,29 @@ type Registration struct {
 }
 
 // Register grants the seat at reg.Address to a new persona generation and
-// creates the generation's private directory. The seat must have no pending
-// or active holder (ErrSeatTaken names it) and the name must never have been
-// used (ErrNameTaken). The generation number is one more than the seat's
-// holders so far.
+// creates the generation's private directory, in one transaction of its own
+// (a use case that records more with the registration — a stamp hash, an
+// activation request — uses Prepare and Admit instead). The seat must have
+// no pending or active holder (ErrSeatTaken names it) and the name must
+// never have been used (ErrNameTaken). The generation number is one more
+// than the seat's holders so far.
 func (r *Registry) Register(ctx context.Context, reg Registration) (Persona, error) {
-	p, err := r.newPersona(reg)
+	p, err := r.Prepare(reg)
 	if err != nil {
 		return Persona{}, err
 	}
-	dir, err := r.home.makeGenerationDir(p.ID)
+	dir, err := r.home.MakeGenerationDir(p.ID)
 	if err != nil {
 		return Persona{}, fmt.Errorf("register %s: %w", p.Address, err)
 	}
 	err = r.update(ctx, func() ([]store.Cond, []store.Op, error) {
-		seat, seatRev, err := r.getSeat(ctx, p.Address)
+		a, err := r.Admit(ctx, p)
 		if err != nil {
 			return nil, nil, err
 		}
-		if seat.Holder != "" {
-			return nil, nil, r.seatTaken(ctx, p.Address, seat.Holder)
-		}
-		nk := namePrefix + nameKey(p.Name)
-		if kv, err := r.s.Get(ctx, nk); err == nil {
-			return nil, nil, r.nameTaken(ctx, p.Name, string(kv.Value))
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return nil, nil, fmt.Errorf("read name %s: %w", p.Name, err)
-		}
-		p.Generation = len(seat.History) + 1
-		seat.Holder = p.ID
-		seat.History = append(seat.History, p.ID)
-		var o ops
-		o.persona(p)
-		o.seat(p.Address, seat)
-		o.list = append(o.list, store.Put(nk, []byte(p.ID)))
-		conds := []store.Cond{{Key: seatPrefix + p.Address, ModRev: seatRev}, {Key: nk}, {Key: personaPrefix + p.ID}}
-		return conds, o.list, o.err
+		p = a.Persona
+		plan, err := a.Plan("")
+		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
 		os.Remove(dir)
@@ -75,9 +62,62 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (Persona, err
 	return p, nil
 }
 
-// newPersona validates a registration and fills the defaults; the seat's
-// generation is decided inside the transaction.
-func (r *Registry) newPersona(reg Registration) (Persona, error) {
+// Admission is a registration read and decided but not committed: the
+// persona as it will be stored (its generation decided) and the guarded
+// writes that grant it the seat and the name.
+type Admission struct {
+	// Persona is the new generation, without its stamp hash until Plan.
+	Persona Persona
+	seat    seatRecord
+	conds   []store.Cond
+}
+
+// Admit reads p's seat and name and decides its generation. The seat must
+// have no pending or active holder (ErrSeatTaken names it) and the name must
+// never have been used (ErrNameTaken). Nothing is written: commit the
+// admission's Plan, alone or joined with the rest of its use case.
+func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
+	seat, seatRev, err := r.getSeat(ctx, p.Address)
+	if err != nil {
+		return Admission{}, err
+	}
+	if seat.Holder != "" {
+		return Admission{}, r.seatTaken(ctx, p.Address, seat.Holder)
+	}
+	nk := namePrefix + nameKey(p.Name)
+	if kv, err := r.s.Get(ctx, nk); err == nil {
+		return Admission{}, r.nameTaken(ctx, p.Name, string(kv.Value))
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Admission{}, fmt.Errorf("read name %s: %w", p.Name, err)
+	}
+	p.Generation = len(seat.History) + 1
+	seat.Holder = p.ID
+	seat.History = append(seat.History, p.ID)
+	conds := []store.Cond{{Key: seatPrefix + p.Address, ModRev: seatRev}, {Key: nk}, {Key: personaPrefix + p.ID}}
+	return Admission{Persona: p, seat: seat, conds: conds}, nil
+}
+
+// Plan is the admission's guarded writes, the persona recorded with the hash
+// of its capability stamp (written before the transaction; "" for none).
+func (a Admission) Plan(stampHash string) (store.Plan, error) {
+	if stampHash != "" {
+		if err := checkToken("stamp hash", stampHash); err != nil {
+			return store.Plan{}, err
+		}
+	}
+	p := a.Persona
+	p.StampHash = stampHash
+	var o ops
+	o.persona(p)
+	o.seat(p.Address, a.seat)
+	o.list = append(o.list, store.Put(namePrefix+nameKey(p.Name), []byte(p.ID)))
+	return store.Plan{Conds: a.conds, Ops: o.list}, o.err
+}
+
+// Prepare validates a registration and fills its defaults, reading and
+// writing nothing: a registration refused here uses up no name and no seat.
+// The seat's generation is decided by Admit, inside the transaction.
+func (r *Registry) Prepare(reg Registration) (Persona, error) {
 	addr, err := ParseAddress(strings.TrimSpace(reg.Address))
 	if err != nil {
 		return Persona{}, err
@@ -125,6 +165,12 @@ func (r *Registry) seatTaken(ctx context.Context, addr, holderID string) error {
 	if err != nil {
 		return err
 	}
+	return SeatTakenError(addr, h)
+}
+
+// SeatTakenError is ErrSeatTaken for addr naming its holder h, in the words
+// registration and the wizard's role step both show.
+func SeatTakenError(addr string, h Persona) error {
 	if h.State == StatePending {
 		return fmt.Errorf("%w: %s is held by %s (generation %d, pending confirmation); refuse or retire it first",
 			ErrSeatTaken, addr, h.Name, h.Generation)
@@ -146,34 +192,41 @@ func (r *Registry) nameTaken(ctx context.Context, name, ownerID string) error {
 		ErrNameTaken, name, o.Name, o.Address, o.Generation, o.State, hint)
 }
 
-// Activate turns a pending persona active: the confirmation was approved.
-// Activating an active persona is a no-op; a retired or refused one never
-// becomes active (ErrRetired, ErrRefused).
+// Activate turns a pending persona active, in one transaction of its own;
+// see PlanActivate.
 func (r *Registry) Activate(ctx context.Context, id string) (Persona, error) {
 	var p Persona
-	err := r.update(ctx, func() ([]store.Cond, []store.Op, error) {
-		var rev int64
-		var err error
-		if p, rev, err = r.getPersona(ctx, id); err != nil {
-			return nil, nil, err
-		}
-		switch p.State {
-		case StateActive:
-			return nil, nil, nil
-		case StatePending:
-		default:
-			return nil, nil, ended(p)
-		}
-		now := r.stamp()
-		p.State, p.ActivatedAt = StateActive, &now
-		var o ops
-		o.persona(p)
-		return []store.Cond{{Key: personaPrefix + id, ModRev: rev}}, o.list, o.err
+	err := r.update(ctx, func() (conds []store.Cond, ops []store.Op, err error) {
+		var plan store.Plan
+		p, plan, err = r.PlanActivate(ctx, id)
+		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
 		return Persona{}, fmt.Errorf("activate %s: %w", id, err)
 	}
 	return p, nil
+}
+
+// PlanActivate plans turning a pending persona active: the confirmation was
+// approved. Activating an active persona plans nothing; a retired or refused
+// one never becomes active (ErrRetired, ErrRefused).
+func (r *Registry) PlanActivate(ctx context.Context, id string) (Persona, store.Plan, error) {
+	p, rev, err := r.getPersona(ctx, id)
+	if err != nil {
+		return Persona{}, store.Plan{}, err
+	}
+	switch p.State {
+	case StateActive:
+		return p, store.Plan{}, nil
+	case StatePending:
+	default:
+		return Persona{}, store.Plan{}, ended(p)
+	}
+	now := r.stamp()
+	p.State, p.ActivatedAt = StateActive, &now
+	var o ops
+	o.persona(p)
+	return p, store.Plan{Conds: []store.Cond{{Key: personaPrefix + id, ModRev: rev}}, Ops: o.list}, o.err
 }
 
 // ended is the error for a change asked of a retired or refused persona.
@@ -185,31 +238,14 @@ func ended(p Persona) error {
 		ErrRetired, p.Name, p.Address, p.Generation)
 }
 
-// Refuse records that a pending persona's activation was refused and frees
-// its seat. Refusing an already refused persona is a no-op.
+// Refuse records that a pending persona's activation was refused, in one
+// transaction of its own; see PlanRefuse.
 func (r *Registry) Refuse(ctx context.Context, id, reason string) (Persona, error) {
-	reason = strings.TrimSpace(reason)
-	if reason == "" {
-		return Persona{}, fmt.Errorf("refuse %s: %w", id, ErrReasonRequired)
-	}
 	var p Persona
-	err := r.update(ctx, func() ([]store.Cond, []store.Op, error) {
-		var rev int64
-		var err error
-		if p, rev, err = r.getPersona(ctx, id); err != nil {
-			return nil, nil, err
-		}
-		switch p.State {
-		case StateRefused:
-			return nil, nil, nil
-		case StateRetired:
-			return nil, nil, ended(p)
-		case StateActive:
-			return nil, nil, fmt.Errorf("%w: %s (%s) is already active; retire it instead", ErrNotPending, p.Name, p.Address)
-		}
-		now := r.stamp()
-		p.State, p.RefusedAt, p.RefuseReason = StateRefused, &now, reason
-		return r.leaveSeat(ctx, p, rev)
+	err := r.update(ctx, func() (conds []store.Cond, ops []store.Op, err error) {
+		var plan store.Plan
+		p, plan, err = r.PlanRefuse(ctx, id, reason)
+		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
 		return Persona{}, fmt.Errorf("refuse %s: %w", id, err)
@@ -217,30 +253,40 @@ func (r *Registry) Refuse(ctx context.Context, id, reason string) (Persona, erro
 	return p, nil
 }
 
-// Retire moves the persona named by ref (an address: its current holder; or
-// a name) to retired with a reason, and frees its seat. Records and the
-// seat's history stay; the persona never becomes active again.
-func (r *Registry) Retire(ctx context.Context, ref, reason string) (Persona, error) {
+// PlanRefuse plans recording that a pending persona's activation was
+// refused, freeing its seat. Refusing an already refused persona plans
+// nothing.
+func (r *Registry) PlanRefuse(ctx context.Context, id, reason string) (Persona, store.Plan, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return Persona{}, fmt.Errorf("retire %s: %w: say why with --reason", ref, ErrReasonRequired)
+		return Persona{}, store.Plan{}, ErrReasonRequired
 	}
+	p, rev, err := r.getPersona(ctx, id)
+	if err != nil {
+		return Persona{}, store.Plan{}, err
+	}
+	switch p.State {
+	case StateRefused:
+		return p, store.Plan{}, nil
+	case StateRetired:
+		return Persona{}, store.Plan{}, ended(p)
+	case StateActive:
+		return Persona{}, store.Plan{}, fmt.Errorf("%w: %s (%s) is already active; retire it instead", ErrNotPending, p.Name, p.Address)
+	}
+	now := r.stamp()
+	p.State, p.RefusedAt, p.RefuseReason = StateRefused, &now, reason
+	plan, err := r.leaveSeat(ctx, p, rev)
+	return p, plan, err
+}
+
+// Retire retires the persona named by ref, in one transaction of its own;
+// see PlanRetire.
+func (r *Registry) Retire(ctx context.Context, ref, reason string) (Persona, error) {
 	var p Persona
-	err := r.update(ctx, func() ([]store.Cond, []store.Op, error) {
-		found, err := r.Resolve(ctx, ref)
-		if err != nil {
-			return nil, nil, err
-		}
-		var rev int64
-		if p, rev, err = r.getPersona(ctx, found.ID); err != nil {
-			return nil, nil, err
-		}
-		if !p.State.holdsSeat() {
-			return nil, nil, ended(p)
-		}
-		now := r.stamp()
-		p.State, p.RetiredAt, p.RetireReason = StateRetired, &now, reason
-		return r.leaveSeat(ctx, p, rev)
+	err := r.update(ctx, func() (conds []store.Cond, ops []store.Op, err error) {
+		var plan store.Plan
+		p, plan, err = r.PlanRetire(ctx, ref, reason)
+		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
 		return Persona{}, fmt.Errorf("retire %s: %w", ref, err)
@@ -248,12 +294,42 @@ func (r *Registry) Retire(ctx context.Context, ref, reason string) (Persona, err
 	return p, nil
 }
 
-// leaveSeat writes p (now retired or refused) and clears its seat's holder,
-// guarded on both records' revisions.
-func (r *Registry) leaveSeat(ctx context.Context, p Persona, rev int64) ([]store.Cond, []store.Op, error) {
+// PlanRetire plans moving the persona named by ref (an address: its current
+// holder; a name; or a generation id) to retired with a reason, freeing its
+// seat. Records and the seat's history stay; the persona never becomes
+// active again (retiring a retired or refused one is ErrRetired or
+// ErrRefused).
+func (r *Registry) PlanRetire(ctx context.Context, ref, reason string) (Persona, store.Plan, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return Persona{}, store.Plan{}, fmt.Errorf("%w: say why with --reason", ErrReasonRequired)
+	}
+	p, rev, err := r.getPersona(ctx, ref)
+	if errors.Is(err, ErrNotFound) {
+		var found Persona
+		if found, err = r.Resolve(ctx, ref); err != nil {
+			return Persona{}, store.Plan{}, err
+		}
+		p, rev, err = r.getPersona(ctx, found.ID)
+	}
+	if err != nil {
+		return Persona{}, store.Plan{}, err
+	}
+	if !p.State.HoldsSeat() {
+		return Persona{}, store.Plan{}, ended(p)
+	}
+	now := r.stamp()
+	p.State, p.RetiredAt, p.RetireReason = StateRetired, &now, reason
+	plan, err := r.leaveSeat(ctx, p, rev)
+	return p, plan, err
+}
+
+// leaveSeat plans writing p (now retired or refused) and clearing its seat's
+// holder, guarded on both records' revisions.
+func (r *Registry) leaveSeat(ctx context.Context, p Persona, rev int64) (store.Plan, error) {
 	seat, seatRev, err := r.getSeat(ctx, p.Address)
 	if err != nil {
-		return nil, nil, err
+		return store.Plan{}, err
 	}
 	if seat.Holder == p.ID {
 		seat.Holder = ""
@@ -262,38 +338,5 @@ func (r *Registry) leaveSeat(ctx context.Context, p Persona, rev int64) ([]store
 	o.persona(p)
 	o.seat(p.Address, seat)
 	conds := []store.Cond{{Key: personaPrefix + p.ID, ModRev: rev}, {Key: seatPrefix + p.Address, ModRev: seatRev}}
-	return conds, o.list, o.err
-}
-
-// SetStampHash records the hash of the generation's capability stamp. A
-// stamp is written once: setting the same hash again is a no-op, a different
-// one is ErrStampSet.
-func (r *Registry) SetStampHash(ctx context.Context, id, hash string) (Persona, error) {
-	if err := checkToken("stamp hash", hash); err != nil {
-		return Persona{}, fmt.Errorf("set stamp hash of %s: %w", id, err)
-	}
-	var p Persona
-	err := r.update(ctx, func() ([]store.Cond, []store.Op, error) {
-		var rev int64
-		var err error
-		if p, rev, err = r.getPersona(ctx, id); err != nil {
-			return nil, nil, err
-		}
-		switch {
-		case p.StampHash == hash:
-			return nil, nil, nil
-		case p.StampHash != "":
-			return nil, nil, fmt.Errorf("%w: %s already has stamp %s; a stamp is never rewritten", ErrStampSet, p.Name, p.StampHash)
-		case !p.State.holdsSeat():
-			return nil, nil, ended(p)
-		}
-		p.StampHash = hash
-		var o ops
-		o.persona(p)
-		return []store.Cond{{Key: personaPrefix + id, ModRev: rev}}, o.list, o.err
-	})
-	if err != nil {
-		return Persona{}, fmt.Errorf("set stamp hash of %s: %w", id, err)
-	}
-	return p, nil
+	return store.Plan{Conds: conds, Ops: o.list}, o.err
 }

@@ -336,22 +336,52 @@ func TestOwningLead(t *testing.T) {
 	})
 }
 
-func TestStampHashOnce(t *testing.T) {
+// An admission records the stamp hash with the persona, seat and name in
+// the one transaction of its plan; a second admission planned against the
+// same seat before the first committed conflicts instead of winning too.
+func TestAdmissionIsOneGuardedTransaction(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
 	in.step(func(r *Registry) {
-		p := mustRegister(t, r, Registration{Address: "root/operator", Name: "Lich", Pending: true})
-		if q, err := r.SetStampHash(ctx, p.ID, "sha256:01"); err != nil || q.StampHash != "sha256:01" {
-			t.Fatalf("SetStampHash = %+v, %v", q, err)
+		p, err := r.Prepare(Registration{Address: "root/operator", Name: "Lich", Pending: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := r.SetStampHash(ctx, p.ID, "sha256:01"); err != nil {
-			t.Errorf("same hash again: %v", err)
+		first, err := r.Admit(ctx, p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := r.SetStampHash(ctx, p.ID, "sha256:02"); !errors.Is(err, ErrStampSet) {
-			t.Errorf("rewrite: %v, want ErrStampSet", err)
+		q, err := r.Prepare(Registration{Address: "root/operator", Name: "Zaniah", Pending: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := r.SetStampHash(ctx, "nope", "sha256:01"); !errors.Is(err, ErrNotFound) {
-			t.Errorf("unknown id: %v", err)
+		second, err := r.Admit(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := first.Plan("not a hash\n"); !errors.Is(err, ErrInvalidLineage) {
+			t.Errorf("a stamp hash with a newline: %v, want ErrInvalidLineage", err)
+		}
+		plan, err := first.Plan("sha256:01")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := plan.Commit(ctx, r.s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Resolve(ctx, "root/operator")
+		if err != nil || got.ID != p.ID || got.StampHash != "sha256:01" || got.State != StatePending {
+			t.Fatalf("seat holder after the admission = %+v, %v; want Lich pending with sha256:01", got, err)
+		}
+		plan, err = second.Plan("sha256:02")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := plan.Commit(ctx, r.s); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a second admission to the taken seat: %v, want store.ErrConflict", err)
+		}
+		if _, err := r.Resolve(ctx, "Zaniah"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the conflicting admission's name is used up: %v", err)
 		}
 	})
 }

@@ -73,6 +73,10 @@ type Event struct {
 	Key    string
 	Value  []byte
 	Delete bool
+	// Last marks the last event of its revision under the watched
+	// prefix: a watcher that has applied it has applied the whole
+	// transaction, never half of it.
+	Last bool
 }
 
 // Store is what the registry, the confirmation queue and the hub persist

@@ -112,6 +112,9 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 			if err != nil {
 				return err
 			}
+			if n := len(events); n > 0 && events[n-1].Rev != rev {
+				events[n-1].Last = true
+			}
 			if bytes.HasPrefix(key, prefix) {
 				ev := Event{Rev: rev, Key: string(key), Delete: v[0]&eventDelete != 0}
 				if !ev.Delete {
@@ -121,6 +124,10 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 			}
 			after = rev + 1
 			n++
+		}
+		// Whole revisions are read, so the last one read is complete.
+		if n := len(events); n > 0 {
+			events[n-1].Last = true
 		}
 		return nil
 	})

@@ -33,9 +33,11 @@ func TestWatchOrderedHistoryThenLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Event{{Rev: 1, Key: "p/a", Value: []byte("1")}, {Rev: 1, Key: "p/b", Value: []byte("2")}, {Rev: 2, Key: "p/a", Delete: true}}
+	// Last marks the end of each revision under the prefix (q/x, written
+	// between, is not watched).
+	want := []Event{{Rev: 1, Key: "p/a", Value: []byte("1")}, {Rev: 1, Key: "p/b", Value: []byte("2"), Last: true}, {Rev: 2, Key: "p/a", Delete: true, Last: true}}
 	for _, w := range want {
-		if got := next(t, ch); got.Rev != w.Rev || got.Key != w.Key || string(got.Value) != string(w.Value) || got.Delete != w.Delete {
+		if got := next(t, ch); got.Rev != w.Rev || got.Key != w.Key || string(got.Value) != string(w.Value) || got.Delete != w.Delete || got.Last != w.Last {
 			t.Fatalf("event %+v, want %+v", got, w)
 		}
 	}
@@ -47,7 +49,7 @@ func TestWatchOrderedHistoryThenLive(t *testing.T) {
 	}()
 	for i := 0; i < 300; i++ {
 		ev := next(t, ch)
-		if ev.Key != fmt.Sprintf("p/%03d", i) || ev.Rev != int64(i+3) {
+		if ev.Key != fmt.Sprintf("p/%03d", i) || ev.Rev != int64(i+3) || !ev.Last {
 			t.Fatalf("live event %d: %+v", i, ev)
 		}
 	}

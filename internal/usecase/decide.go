@@ -1,0 +1,89 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Decide records decider's decision on confirmation id and carries out its
+// lifecycle effect: an approved activation activates the generation, a
+// denied one refuses it, an approved retirement retires it. The decision
+// record, its audit entry, any learned choice and the effect on the
+// generation are one transaction, committed (and synced) before the answer:
+// there is no decided-but-not-carried-out state to repair later. The rules
+// of who decides are confirm.Queue.PlanDecide's; a confirmation found
+// expired is recorded expired (refusing a pending generation with it) and
+// the decision is refused with confirm.ErrExpired.
+func (u *Cases) Decide(ctx context.Context, decider confirm.Principal, id string, approve bool, remember confirm.Remember, reason string) (*confirm.Confirmation, error) {
+	var d confirm.Decided
+	err := u.commit(ctx, "decide "+id, func() (store.Plan, error) {
+		var err error
+		if d, err = u.queue.PlanDecide(ctx, decider, id, approve, remember, reason); err != nil {
+			return store.Plan{}, err
+		}
+		return u.withEffect(ctx, d)
+	})
+	if err != nil {
+		return d.Confirmation, err
+	}
+	return d.Confirmation, d.Err()
+}
+
+// withEffect joins a planned decision with the plan of its lifecycle effect.
+func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (store.Plan, error) {
+	plan := d.Plan
+	c := d.Confirmation
+	var effect store.Plan
+	var err error
+	switch e, reason := confirm.LifecycleEffect(c); e {
+	case confirm.EffectNone:
+		return plan, nil
+	case confirm.EffectActivate:
+		_, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
+	case confirm.EffectRefuse:
+		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)
+	case confirm.EffectRetire:
+		_, effect, err = u.reg.PlanRetire(ctx, c.PersonaID, reason)
+	}
+	// A generation that already left its seat by another way (retired
+	// without a stamp, say) keeps its state: the decision is still recorded.
+	if errors.Is(err, registry.ErrRetired) || errors.Is(err, registry.ErrRefused) {
+		return plan, nil
+	}
+	if err != nil {
+		return store.Plan{}, fmt.Errorf("confirmation %s (%s of %s): %w", c.ID, c.Kind, c.Operation.Persona, err)
+	}
+	plan.Join(effect)
+	return plan, nil
+}
+
+// Sweep records every pending confirmation past its expiry as expired, each
+// with its audit entry and its lifecycle effect (an expired activation
+// refuses its generation) in one transaction, and returns how many it
+// expired.
+func (u *Cases) Sweep(ctx context.Context) (int, error) {
+	pending, err := u.queue.Undecided(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range pending {
+		if c.StateAt(u.queue.Now()) != confirm.StateExpired {
+			continue
+		}
+		_, err := u.Decide(ctx, confirm.SystemPrincipal("expiry"), c.ID, false, confirm.RememberNone, "expired")
+		switch {
+		case errors.Is(err, confirm.ErrExpired):
+			n++
+		case errors.Is(err, confirm.ErrAlreadyDecided):
+		default:
+			return n, err
+		}
+	}
+	return n, nil
+}

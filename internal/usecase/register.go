@@ -1,0 +1,147 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Registration is what persona add asks for.
+type Registration struct {
+	Address        string
+	Name           string
+	Human          string
+	Repository     string
+	SessionLineage string
+	CharacterHash  string
+	// HumanSurfaces are the persona's human-surface bindings.
+	HumanSurfaces []stamp.SurfaceBinding
+}
+
+// Registered is the answer of a registration: the pending generation and
+// the activation confirmation queued for its bound human.
+type Registered struct {
+	Persona      registry.Persona      `json:"persona"`
+	StampHash    string                `json:"stamp_hash"`
+	Confirmation *confirm.Confirmation `json:"confirmation"`
+}
+
+// Register grants a seat to a new pending generation and queues its
+// activation — a permission change — for the bound human, with the
+// class-matrix diff against the seat's previous generation. The generation
+// becomes active only when that confirmation is approved (Decide).
+//
+// It is one transaction: the persona, its seat, its name, its stamp hash,
+// the activation confirmation and its audit entry commit together or not
+// at all. The stamp file is written (once, 0600, in the generation's private
+// directory) just before that transaction; if the transaction does not
+// commit, the directory is removed, and a directory a crash left behind is
+// unreferenced and removed at the hub's next start (SweepStampDirs). A
+// registration refused by validation stores nothing and uses up no name.
+func (u *Cases) Register(ctx context.Context, in Registration) (Registered, error) {
+	p, err := u.reg.Prepare(registry.Registration{Address: in.Address, Name: in.Name, Human: in.Human,
+		Repository: in.Repository, SessionLineage: in.SessionLineage, CharacterHash: in.CharacterHash, Pending: true})
+	if err != nil {
+		return Registered{}, err
+	}
+	dir := u.home.GenerationDir(p.ID)
+	var out Registered
+	wrote := false
+	err = u.commit(ctx, "register "+p.Address, func() (store.Plan, error) {
+		// A plan made again after a conflict may decide another generation:
+		// its stamp is written anew.
+		if wrote {
+			if err := os.RemoveAll(dir); err != nil {
+				return store.Plan{}, err
+			}
+			wrote = false
+		}
+		a, err := u.reg.Admit(ctx, p)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		st, diff, err := u.stampFor(ctx, a.Persona, in.HumanSurfaces)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		if _, err := u.home.MakeGenerationDir(p.ID); err != nil {
+			return store.Plan{}, err
+		}
+		wrote = true
+		hash, err := stamp.Write(dir, st)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan, err := a.Plan(hash)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		res, activation, err := u.queue.PlanActivation(ctx, &st, hash, diff)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan.Join(activation)
+		out = Registered{Persona: a.Persona, StampHash: hash, Confirmation: res.Confirmation}
+		out.Persona.StampHash = hash
+		return plan, nil
+	})
+	if err != nil && wrote {
+		if rerr := os.RemoveAll(dir); rerr != nil {
+			u.log.Warn("could not remove the stamp of a registration that did not commit; the next start removes it", "dir", dir, "err", rerr)
+		}
+	}
+	if err != nil {
+		return Registered{}, fmt.Errorf("register %s: %w", p.Address, err)
+	}
+	return out, nil
+}
+
+// stampFor builds the stamp of a new generation and renders its
+// class-matrix diff against the seat's previous generation.
+func (u *Cases) stampFor(ctx context.Context, p registry.Persona, surfaces []stamp.SurfaceBinding) (stamp.Stamp, string, error) {
+	st, err := stamp.Build(stamp.InputFor(p, stamp.Bindings{HumanSurfaces: surfaces}))
+	if err != nil {
+		return stamp.Stamp{}, "", err
+	}
+	prev, err := u.previousStamp(ctx, p)
+	if err != nil {
+		return stamp.Stamp{}, "", err
+	}
+	return st, stamp.RenderDiff(stamp.Diff(prev, st)), nil
+}
+
+// previousStamp is the stamp of the seat's previous generation, or the
+// zero stamp ("nothing") for a new seat or one whose stamp is unreadable.
+func (u *Cases) previousStamp(ctx context.Context, p registry.Persona) (stamp.Stamp, error) {
+	hist, err := u.reg.SeatHistory(ctx, p.Address)
+	if errors.Is(err, registry.ErrNotFound) {
+		return stamp.Stamp{}, nil // a seat never granted before
+	}
+	if err != nil {
+		return stamp.Stamp{}, err
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		if q := hist[i]; q.ID != p.ID && q.Generation < p.Generation && q.StampHash != "" {
+			if st, err := u.LoadStamp(q); err == nil {
+				return st, nil
+			}
+		}
+	}
+	return stamp.Stamp{}, nil
+}
+
+// LoadStamp reads a generation's stamp and checks it against its recorded
+// hash.
+func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
+	if p.StampHash == "" {
+		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)
+	}
+	return stamp.Load(filepath.Join(u.home.GenerationDir(p.ID), stamp.FileName), p.StampHash)
+}

@@ -1,0 +1,75 @@
+// Package usecase owns what an installation does, one use case at a time:
+// registration, decisions with their lifecycle effect (activation,
+// refusal, retirement), and the expiry sweep. Each use case reads, decides
+// and commits exactly one store transaction, so under any fault either all
+// of it happened or none of it did; there is nothing to compensate and
+// nothing left to finish at the next start. Transports (the hub's HTTP
+// server, later an MCP server) decode, authenticate, call a use case and
+// encode its answer; they hold no rules of their own.
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// maxAttempts bounds how often one use case reads and plans again after a
+// concurrent writer changed what it read.
+const maxAttempts = 16
+
+// Config is what the use cases run on. Every field is required but Log.
+type Config struct {
+	Store    store.Store
+	Registry *registry.Registry
+	Queue    *confirm.Queue
+	// Log receives what a use case could not tidy (a stamp directory left
+	// by a transaction that did not commit).
+	Log *slog.Logger
+}
+
+// Cases are an installation's use cases over one store.
+type Cases struct {
+	st    store.Store
+	reg   *registry.Registry
+	queue *confirm.Queue
+	home  registry.Home
+	log   *slog.Logger
+}
+
+// New returns the use cases over cfg's store, registry and queue.
+func New(cfg Config) *Cases {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log}
+}
+
+// commit runs plan-and-commit until the plan's conditions hold: plan reads
+// what it needs and returns the use case's one transaction, and commit
+// applies it. A plan that writes nothing commits nothing.
+func (u *Cases) commit(ctx context.Context, what string, plan func() (store.Plan, error)) error {
+	for range maxAttempts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := plan()
+		if err != nil || p.Empty() {
+			return err
+		}
+		_, err = p.Commit(ctx, u.st)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, registry.ErrContention)
+}

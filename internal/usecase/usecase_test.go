@@ -1,0 +1,173 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// clock is a settable clock for expiry.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// installation is the use cases over a real bbolt file in a temporary home.
+type installation struct {
+	st    store.Store
+	home  registry.Home
+	reg   *registry.Registry
+	queue *confirm.Queue
+	cases *Cases
+	clk   *clock
+}
+
+func newInstallation(t *testing.T) *installation {
+	t.Helper()
+	home := registry.Home{Dir: t.TempDir()}
+	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := &clock{t: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)}
+	reg := registry.New(st, home, registry.WithClock(clk.Now))
+	q := confirm.NewQueue(st, confirm.QueueOptions{Now: clk.Now})
+	return &installation{st: st, home: home, reg: reg, queue: q, clk: clk,
+		cases: New(Config{Store: st, Registry: reg, Queue: q})}
+}
+
+var henry = confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}
+
+func mustNil(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A registration commits the persona, its seat, its name, its stamp hash and
+// its activation request together; approving the activation activates it
+// in the decision's transaction.
+func TestRegisterThenApproveActivates(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	res, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	mustNil(t, err)
+	p, err := in.reg.Get(ctx, res.Persona.ID)
+	mustNil(t, err)
+	if p.State != registry.StatePending || p.StampHash == "" || p.StampHash != res.StampHash {
+		t.Fatalf("registered %+v; want pending with stamp %s", p, res.StampHash)
+	}
+	if _, err := in.cases.LoadStamp(p); err != nil {
+		t.Fatalf("the stamp of a registered generation: %v", err)
+	}
+	c := res.Confirmation
+	if c == nil || c.Kind != confirm.KindActivation || c.Authority != henry || c.StampHash != p.StampHash {
+		t.Fatalf("activation request %+v", c)
+	}
+	c, err = in.cases.Decide(ctx, henry, c.ID, true, confirm.RememberNone, "")
+	mustNil(t, err)
+	if p, _ = in.reg.Get(ctx, p.ID); c.State != confirm.StateApproved || p.State != registry.StateActive {
+		t.Fatalf("after approval: confirmation %s, persona %s; want approved and active", c.State, p.State)
+	}
+	if _, err := in.cases.Decide(ctx, henry, c.ID, true, confirm.RememberNone, ""); !errors.Is(err, confirm.ErrAlreadyDecided) {
+		t.Fatalf("deciding again: %v, want ErrAlreadyDecided", err)
+	}
+}
+
+// A registration refused by validation, or refused because its seat is
+// taken, stores nothing, leaves no directory and uses up no name (issue 10
+// item 12).
+func TestRefusedRegistrationUsesUpNothing(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	if _, err := in.cases.Register(ctx, Registration{Address: "work/lead", Name: "Spica", Human: "human:henry"}); !errors.Is(err, registry.ErrInvalidAddress) {
+		t.Fatalf("a project-bound role without a project: %v, want ErrInvalidAddress", err)
+	}
+	_, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
+	mustNil(t, err)
+	if _, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"}); !errors.Is(err, registry.ErrSeatTaken) {
+		t.Fatalf("a taken seat: %v, want ErrSeatTaken", err)
+	}
+	rev, err := in.st.Rev(ctx)
+	mustNil(t, err)
+	for i, name := range []string{"Spica", "Porrima"} {
+		seat := []string{"home/secretary", "work/coordinator"}[i]
+		if _, err := in.cases.Register(ctx, Registration{Address: seat, Name: name, Human: "human:henry"}); err != nil {
+			t.Fatalf("%s after its refused registration: %v; a refusal must not use up the name", name, err)
+		}
+		_, err := in.cases.Register(ctx, Registration{Address: "work/web/lead", Name: name, Human: "human:henry"})
+		if !errors.Is(err, registry.ErrNameTaken) {
+			t.Fatalf("%s twice: %v, want ErrNameTaken", name, err)
+		}
+		if got, _ := in.st.Rev(ctx); got != rev+1 {
+			t.Fatalf("revision %d after one registration from %d: a refusal wrote something", got, rev)
+		}
+		rev++
+	}
+	dirs, err := os.ReadDir(in.home.Dir + "/personas")
+	mustNil(t, err)
+	if len(dirs) != 3 {
+		t.Fatalf("%d generation directories for 3 registrations: a refusal left one behind", len(dirs))
+	}
+}
+
+// Denying an activation refuses the generation and frees the seat in the
+// decision's transaction; an expired one is refused by the sweep the same
+// way, and an approved retirement retires.
+func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	denied, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	mustNil(t, err)
+	_, err = in.cases.Decide(ctx, henry, denied.Confirmation.ID, false, confirm.RememberNone, "wrong repository")
+	mustNil(t, err)
+	if p, _ := in.reg.Get(ctx, denied.Persona.ID); p.State != registry.StateRefused || p.RefuseReason != "wrong repository" {
+		t.Fatalf("denied activation: %s (%q), want refused with the reason", p.State, p.RefuseReason)
+	}
+	expiring, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
+	mustNil(t, err)
+	in.clk.advance(confirm.DefaultTTL + time.Second)
+	n, err := in.cases.Sweep(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("sweep expired %d (%v), want 1", n, err)
+	}
+	if p, _ := in.reg.Get(ctx, expiring.Persona.ID); p.State != registry.StateRefused {
+		t.Fatalf("expired activation: persona %s, want refused", p.State)
+	}
+	active, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Auva", Human: "human:henry"})
+	mustNil(t, err)
+	_, err = in.cases.Decide(ctx, henry, active.Confirmation.ID, true, confirm.RememberNone, "")
+	mustNil(t, err)
+	p, err := in.reg.Get(ctx, active.Persona.ID)
+	mustNil(t, err)
+	st, err := in.cases.LoadStamp(p)
+	mustNil(t, err)
+	r, err := in.queue.RequestRetirement(ctx, henry, &st, p.StampHash, "project closed")
+	mustNil(t, err)
+	_, err = in.cases.Decide(ctx, henry, r.Confirmation.ID, true, confirm.RememberNone, "")
+	mustNil(t, err)
+	if p, _ = in.reg.Get(ctx, p.ID); p.State != registry.StateRetired || p.RetireReason != "project closed" {
+		t.Fatalf("approved retirement: %s (%q), want retired with the requester's reason", p.State, p.RetireReason)
+	}
+}
