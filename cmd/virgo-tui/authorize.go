@@ -54,7 +54,7 @@ func addOpFlags(cmd *cobra.Command, f *opFlags) {
 
 func shapeList() string {
 	var s []string
-	for _, sh := range confirm.Shapes() {
+	for _, sh := range stamp.Shapes() {
 		s = append(s, string(sh))
 	}
 	return strings.Join(s, ", ")
