@@ -19,7 +19,6 @@ func TestNoteHistory(t *testing.T) {
 	if !strings.Contains(s, "+2 (!)") || !strings.Contains(s, "denied, decided by work/core/le") {
 		t.Fatalf("the status line should show the newest note and that one more is fresh:\n%s", s)
 	}
-	setClock(m, t0.Add(time.Second)) // past the grace period the decision started
 	press(t, m, "!")
 	s = plain(m)
 	iDenied := strings.Index(s, "denied, decided by work/core/lead")
@@ -43,7 +42,7 @@ func TestNoteHistory(t *testing.T) {
 		t.Error("! again should close the history")
 	}
 	// Later, the notes have left the status line but not the history.
-	setClock(m, t0.Add(time.Minute))
+	advance(m, time.Minute)
 	m.Update(batchMsg{})
 	if s := plain(m); strings.Contains(s, "decided by") || strings.Contains(s, "(!)") {
 		t.Errorf("stale notes stay on the status line:\n%s", s)
@@ -75,7 +74,9 @@ func TestErrorsNameAddressesNotIDs(t *testing.T) {
 	snap.Personas[3].ID = id // work/core/deputy, generation 1
 	h := &hubDouble{snap: snap, decideErr: errors.New("activate " + id + ": seat is taken: work/core/deputy is held by Zavijava")}
 	m := console(t, h, 120, 40)
-	press(t, m, "2", "j", "a")
+	press(t, m, "2", "j")
+	look(m)
+	press(t, m, "a")
 	s := plain(m)
 	if strings.Contains(s, id) || !strings.Contains(s, "activate work/core/deputy (generation 1): seat is taken") {
 		t.Fatalf("the error should name the address, not %s:\n%s", id, s)
@@ -87,5 +88,21 @@ func TestErrorsNameAddressesNotIDs(t *testing.T) {
 	}
 	if got := m.withAddresses("retire " + id + ", then " + id); got != "retire work/core/deputy (generation 1), then work/core/deputy (generation 1)" {
 		t.Errorf("two standalone ids: %q", got)
+	}
+}
+
+// A row the note history covered was not on screen: closing the history
+// arms it again (the arming rule), while widening the detail pane, which
+// shows that same row whole, keeps it armed.
+func TestCoveredRowIsReArmed(t *testing.T) {
+	m, h := queueConsole(t) // c-1, armed
+	press(t, m, "!", "!", "a")
+	if len(h.decisions) != 0 || !strings.Contains(plain(m), "look first") {
+		t.Fatalf("a decided a row the note history had covered: %+v", h.decisions)
+	}
+	look(m)
+	press(t, m, "z", "a")
+	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" {
+		t.Fatalf("a on the widened pane of an armed row: %+v, want c-1 approved", h.decisions)
 	}
 }

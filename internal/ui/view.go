@@ -40,6 +40,8 @@ func (m *Model) Render() string {
 		b.WriteString(m.emptyInstallation(h))
 	case m.view == viewPresence:
 		b.WriteString(m.presence.view(now))
+	case m.view == viewQueue && m.dialog != nil:
+		b.WriteString(m.overDialog(m.queue.view(now), m.width, h))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
 	default:
@@ -122,14 +124,11 @@ func (m *Model) currentTable() (interface {
 	return nil, false
 }
 
-// statusLine is the line above the help: the grace notice, an open
-// prompt, the latest note and the active filter, in that order of weight.
+// statusLine is the line above the help: an open prompt, the latest note
+// and the active filter, in that order of weight.
 func (m *Model) statusLine(now time.Time) string {
 	st := m.styles
 	var parts []string
-	if m.inGrace(now) {
-		parts = append(parts, st.Warn.Render("‖ keys paused "+m.opts.Grace.String()+": new confirmation"))
-	}
 	if m.prompt != promptNone {
 		parts = append(parts, strings.TrimRight(m.input.View(), " "))
 	}
@@ -154,6 +153,9 @@ func (m *Model) statusLine(now time.Time) string {
 
 // helpKeys is the help of what has the keys now.
 func (m *Model) helpKeys() helpKeys {
+	if m.dialog != nil {
+		return m.dialogHelp()
+	}
 	if m.notes.open && m.prompt == promptNone {
 		b := []key.Binding{key.NewBinding(key.WithKeys(append(m.keys.Notes.Keys(), m.keys.Back.Keys()...)...),
 			key.WithHelp(keyName(m.keys.Notes.Keys())+"/"+keyName(m.keys.Back.Keys()), "close notes")), m.keys.Quit}
