@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
 
@@ -148,7 +149,7 @@ func wantSeats(t *testing.T, what string, got []ui.SeatRecord, want ...string) {
 func TestRememberRuleIsWhatDecideStores(t *testing.T) {
 	c := &confirm.Confirmation{ID: "c-1", Kind: confirm.KindOperation, StampHash: "sha256:abc", Boundary: confirm.BoundaryDestructive,
 		Operation: confirm.Operation{Persona: "work/core/lead", Tool: "publish", HandlerAction: "publish_release",
-			Target: confirm.Target{Kind: confirm.TargetPath, Value: "dist/v1.tar.gz"}, Shape: confirm.Shape("publish")}}
+			Target: confirm.Target{Kind: confirm.TargetPath, Value: "dist/v1.tar.gz"}, Shape: stamp.Shape("publish")}}
 	got := uiConfirmation(c).Remember
 	want := ui.RememberRule{Overlay: ui.OverlayPersona, Key: "sha256:abc", Action: "publish_release",
 		Target: c.Operation.Target.String(), Shape: "publish"}

@@ -48,19 +48,30 @@ func (d Decision) String() string {
 	return s
 }
 
-// TargetRefusal is the decision for a target that normalization refused:
-// a deny, never an error to retry differently. Escapes and look-alike
-// tricks (climbing, absolute paths, links out, encodings, non-ASCII, case)
-// are cross-workspace attempts; a malformed target is outside the stamped
-// scope. The refusal's words are the reason.
-func TargetRefusal(err error) Decision {
-	b := BoundaryCrossScope
-	for _, syntax := range []error{ErrEmptyTarget, ErrTargetSyntax, ErrTargetTooLong, ErrUnknownKind, ErrControlChar} {
-		if errors.Is(err, syntax) {
-			b = BoundaryStampedScope
+// malformedTarget lists the refusals of a target's form, as opposed to
+// escapes from the persona's scope.
+var malformedTarget = []error{ErrEmptyTarget, ErrTargetSyntax, ErrTargetTooLong, ErrUnknownKind, ErrControlChar}
+
+// MalformedTarget reports whether normalization refused a target for its
+// form (empty, bad syntax, too long, unknown kind, control characters):
+// such a request is malformed, and answered as an error, not decided.
+func MalformedTarget(err error) bool {
+	for _, m := range malformedTarget {
+		if errors.Is(err, m) {
+			return true
 		}
 	}
-	return Decision{Verdict: Deny, Boundary: b, Reason: err.Error()}
+	return false
+}
+
+// TargetRefusal is the decision for a well-formed target that
+// normalization refused: escapes and look-alike tricks (climbing, absolute
+// paths, links out, encodings, non-ASCII, case) are cross-workspace
+// attempts, denied, never an error to retry differently. The refusal's
+// words are the reason. (A malformed target, see MalformedTarget, is not
+// decided at all.)
+func TargetRefusal(err error) Decision {
+	return Decision{Verdict: Deny, Boundary: BoundaryCrossScope, Reason: err.Error()}
 }
 
 func deny(b BoundaryID, format string, args ...any) Decision {
