@@ -56,6 +56,9 @@ var (
 	ErrExpired = errors.New("confirmation expired and counts as denied")
 	// ErrNoConfirmation: no confirmation has that id.
 	ErrNoConfirmation = errors.New("no such confirmation")
+	// ErrTooManyPending: the requester or the authority has as many
+	// confirmations pending as the limits allow.
+	ErrTooManyPending = errors.New("too many confirmations pending")
 	// ErrCorrelationReuse: a correlation id names exactly one operation.
 	ErrCorrelationReuse = errors.New("correlation id already names a different operation")
 	// ErrNoCorrelation: a request needs a correlation id so that it can be retried.
