@@ -16,7 +16,7 @@ func TestNoteHistory(t *testing.T) {
 	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: ConfirmationDecided, ID: "c-3", DecidedBy: "work/core/lead", Outcome: "denied"}}})
 	s := plain(m)
 	// three fresh notes: sending, approved, denied elsewhere
-	if !strings.Contains(s, "+2 (!)") || !strings.Contains(s, "denied, decided by work/core/le") {
+	if !strings.Contains(s, "denied, decided by work/core/lead: work/core") || !strings.Contains(s, "2 rows · +2 notes (!)") {
 		t.Fatalf("the status line should show the newest note and that one more is fresh:\n%s", s)
 	}
 	press(t, m, "!")
@@ -44,7 +44,7 @@ func TestNoteHistory(t *testing.T) {
 	// Later, the notes have left the status line but not the history.
 	advance(m, time.Minute)
 	m.Update(batchMsg{})
-	if s := plain(m); strings.Contains(s, "decided by") || strings.Contains(s, "(!)") {
+	if s := plain(m); strings.Contains(s, "decided by") || strings.Contains(s, "notes (!)") {
 		t.Errorf("stale notes stay on the status line:\n%s", s)
 	}
 	press(t, m, "!")

@@ -107,6 +107,11 @@ func (m *Model) tabs() string {
 		}
 		b.WriteString(st.Dim.Render(" " + count + " rows"))
 	}
+	// More fresh notes than the status line shows: said here, where they
+	// take no room from the note itself.
+	if more := m.notes.fresh(m.now()) - 1; more > 0 && m.note.text != "" {
+		b.WriteString(st.Dim.Render(" · +" + strconv.Itoa(more) + " notes (" + keyName(m.keys.Notes.Keys()) + ")"))
+	}
 	return ansi.Truncate(b.String(), m.width, "…")
 }
 
@@ -134,9 +139,6 @@ func (m *Model) statusLine(now time.Time) string {
 		parts = append(parts, strings.TrimRight(m.input.View(), " "))
 	}
 	if m.note.text != "" && now.Before(m.note.until) {
-		if more := m.notes.fresh(now) - 1; more > 0 {
-			parts = append(parts, st.Dim.Render("+"+strconv.Itoa(more)+" ("+keyName(m.keys.Notes.Keys())+")"))
-		}
 		switch m.note.kind {
 		case noteError:
 			parts = append(parts, st.Error.Render("✗ "+m.note.text))
