@@ -5,13 +5,17 @@ import "time"
 // State is where a confirmation is in its life.
 type State string
 
-// The states of a confirmation. Approved, denied and expired are terminal.
+// The states of a confirmation. Approved, denied, expired and withdrawn
+// are terminal.
 const (
 	StatePending  State = "pending"
 	StateApproved State = "approved"
 	StateDenied   State = "denied"
 	// StateExpired counts as denied.
 	StateExpired State = "expired"
+	// StateWithdrawn counts as denied: the generation that asked was
+	// retired while it was pending (see Queue.PlanWithdraw).
+	StateWithdrawn State = "withdrawn"
 )
 
 // Terminal reports whether the state is final.
@@ -42,7 +46,8 @@ type Confirmation struct {
 	AuthorityBinding string    `json:"authority_binding"`
 	Route            Route     `json:"route"`
 	// Unroutable: the authority seat was empty at request time; nobody can
-	// decide, and the confirmation is not re-routed.
+	// decide until the seat gains an active holder, when the confirmation is
+	// re-routed to it (Queue.PlanReroute).
 	Unroutable bool      `json:"unroutable,omitempty"`
 	Operation  Operation `json:"operation"`
 	// PersonaID and Profile identify the stamp's persona generation and class.
@@ -125,7 +130,7 @@ func resultOf(c *Confirmation, d Decision, now time.Time) Result {
 	switch c.effective(now) {
 	case StateApproved:
 		r.Status = StatusAllowed
-	case StateDenied, StateExpired:
+	case StateDenied, StateExpired, StateWithdrawn:
 		r.Status = StatusDenied
 	default:
 		r.Status = StatusUnknown

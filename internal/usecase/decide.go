@@ -44,11 +44,27 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (store.Plan, 
 	case confirm.EffectNone:
 		return plan, nil
 	case confirm.EffectActivate:
-		_, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
+		var p registry.Persona
+		p, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
+		if err == nil && !effect.Empty() {
+			// The seat is filled: what waited on it is routed to the new
+			// holder in the same transaction (issue 10 item 8).
+			var rerouted store.Plan
+			rerouted, err = u.queue.PlanReroute(ctx, p.Address, p.Name)
+			effect.Join(rerouted)
+		}
 	case confirm.EffectRefuse:
 		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)
 	case confirm.EffectRetire:
 		_, effect, err = u.reg.PlanRetire(ctx, c.PersonaID, reason)
+		if err == nil {
+			// Retirement closes what the generation left open, in the
+			// same transaction (issue 10 item 9).
+			var withdrawn store.Plan
+			withdrawn, err = u.queue.PlanWithdraw(ctx, c.PersonaID, c.ID, c.Decision.Decider,
+				"withdrawn: "+c.Operation.Persona+" was retired (confirmation "+c.ID+")")
+			effect.Join(withdrawn)
+		}
 	}
 	// A generation that already left its seat by another way (retired
 	// without a stamp, say) keeps its state: the decision is still recorded.
