@@ -52,6 +52,9 @@ var (
 	ErrUnroutable = errors.New("the authority seat is empty; the confirmation stays pending and is not re-routed")
 	// ErrAlreadyDecided: a decision is terminal and single use.
 	ErrAlreadyDecided = errors.New("confirmation already decided")
+	// ErrWithdrawn: the confirmation was withdrawn when its generation was
+	// retired; it is terminal and counts as denied.
+	ErrWithdrawn = errors.New("confirmation was withdrawn: the persona generation that asked was retired")
 	// ErrExpired: a pending confirmation past its expiry counts as denied.
 	ErrExpired = errors.New("confirmation expired and counts as denied")
 	// ErrNoConfirmation: no confirmation has that id.

@@ -145,6 +145,7 @@ var errorTable = []struct {
 	{confirm.ErrUnroutable, http.StatusConflict, "unroutable"},
 	{confirm.ErrAlreadyDecided, http.StatusConflict, "already_decided"},
 	{confirm.ErrExpired, http.StatusConflict, "expired"},
+	{confirm.ErrWithdrawn, http.StatusConflict, "withdrawn"},
 	{confirm.ErrNoConfirmation, http.StatusNotFound, "no_confirmation"},
 	{confirm.ErrCorrelationReuse, http.StatusConflict, "correlation_reuse"},
 	{confirm.ErrNoCorrelation, http.StatusBadRequest, "correlation_required"},
