@@ -16,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // ErrHubRunning: another hub already serves this home.
@@ -71,6 +72,10 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	cfg.Home, cfg.Store = opts.Home, st
 	if cfg.Log == nil {
 		cfg.Log = opts.Log
+	}
+	// Read once, here: a crash test's hub kills itself at the step named.
+	if cfg.Failpoint, err = usecase.ParseFailpoint(os.Getenv(usecase.FailpointEnv)); err != nil {
+		return fmt.Errorf("hub: %w", err)
 	}
 	h, err := New(ctx, cfg)
 	if err != nil {

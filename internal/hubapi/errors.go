@@ -73,6 +73,8 @@ var errorTable = []struct {
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
+	{usecase.ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
+	{usecase.ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
 	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
 	{confirm.ErrNotAuthority, http.StatusForbidden, "not_authority"},

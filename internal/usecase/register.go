@@ -45,7 +45,10 @@ type Registered struct {
 // commit, the directory is removed, and a directory a crash left behind is
 // unreferenced and removed at the hub's next start (SweepStampDirs). A
 // registration refused by validation stores nothing and uses up no name.
-func (u *Cases) Register(ctx context.Context, in Registration) (Registered, error) {
+//
+// With a Key, the answer is recorded in the same transaction, and the same
+// request sent again with that Key is answered with it (see Key).
+func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registered, error) {
 	p, err := u.reg.Prepare(registry.Registration{Address: in.Address, Name: in.Name, Human: in.Human,
 		Repository: in.Repository, SessionLineage: in.SessionLineage, CharacterHash: in.CharacterHash, Pending: true})
 	if err != nil {
@@ -54,7 +57,14 @@ func (u *Cases) Register(ctx context.Context, in Registration) (Registered, erro
 	dir := u.home.GenerationDir(p.ID)
 	var out Registered
 	wrote := false
-	err = u.commit(ctx, "register "+p.Address, func() (store.Plan, error) {
+	err = u.commit(ctx, UseRegister, "register "+p.Address, func() (store.Plan, error) {
+		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
+			if wrote { // a concurrent request with this key won
+				wrote = false
+				return store.Plan{}, errors.Join(err, os.RemoveAll(dir))
+			}
+			return store.Plan{}, err
+		}
 		// A plan made again after a conflict may decide another generation:
 		// its stamp is written anew.
 		if wrote {
@@ -79,6 +89,7 @@ func (u *Cases) Register(ctx context.Context, in Registration) (Registered, erro
 		if err != nil {
 			return store.Plan{}, err
 		}
+		u.fail.at(UseRegister, StepAfterStamp)
 		plan, err := a.Plan(hash)
 		if err != nil {
 			return store.Plan{}, err
@@ -90,7 +101,9 @@ func (u *Cases) Register(ctx context.Context, in Registration) (Registered, erro
 		plan.Join(activation)
 		out = Registered{Persona: a.Persona, StampHash: hash, Confirmation: res.Confirmation}
 		out.Persona.StampHash = hash
-		return plan, nil
+		rec, err := u.record(k, out)
+		plan.Join(rec)
+		return plan, err
 	})
 	if err != nil && wrote {
 		if rerr := os.RemoveAll(dir); rerr != nil {
