@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -14,11 +15,10 @@ import (
 )
 
 // A console that joined another command's in-process hub loses it when
-// that command ends; it then starts its own hub and resumes: its client
-// answers again, and its stream resyncs and carries the new hub's changes.
+// that command ends; its client then starts a hub of its own and resumes:
+// it answers again, and its stream resyncs and carries the new hub's
+// changes. When the console quits, the hub it started stops.
 func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
-	defer func(d time.Duration) { hubWatch = d }(hubWatch)
-	hubWatch = 50 * time.Millisecond
 	t.Setenv(hubclient.PrincipalEnv, "human:henry")
 	c := shortCLI(t)
 	home := registry.Home{Dir: c.home}
@@ -31,11 +31,10 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	}()
 	<-ready
 	ctx := context.Background()
-	cl, err := hubclient.Dial(ctx, c.home)
+	cl, err := hubclient.Dial(ctx, c.home, hubclient.WithStarter(hub.InProcess(home)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
 	first, err := cl.Health(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +50,6 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keepCtx, stopKeeping := context.WithCancel(ctx)
-	kept := make(chan error, 1)
-	go func() { kept <- keepHub(keepCtx, home, cl, hubclient.AsOperator("henry")) }()
-
 	stopOther() // the other command ends, and its hub with it
 	if err := <-served; err != nil {
 		t.Fatal(err)
@@ -88,11 +83,14 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 		return ch.Kind == ui.ConfirmationPending && ch.Confirmation.ID == reg.Confirmation.ID
 	})
 
-	stopKeeping() // the console quits: the hub it started stops
-	if err := <-kept; err != nil {
+	cancelSub()
+	if err := cl.Close(); err != nil { // the console quits: the hub it started stops
 		t.Fatal(err)
 	}
-	if _, err := cl.Health(ctx); !errors.Is(err, hubclient.ErrNoHub) {
+	if h.PID != os.Getpid() {
+		t.Fatalf("the new hub has pid %d, want the console's %d", h.PID, os.Getpid())
+	}
+	if _, err := hubclient.Dial(ctx, c.home, hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after the console quit: %v, want no hub", err)
 	}
 }

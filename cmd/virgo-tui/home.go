@@ -32,13 +32,15 @@ func (a *app) principal() (ref string, human bool, err error) {
 }
 
 // client is the one way a command reaches the installation: a hub client
-// acting as the command's principal. With a hub running it connects to it;
-// without one it starts a hub inside this process, serving the home's
-// socket, and stop ends it (drained, presence flushed, store closed). stop
-// is a no-op when the hub belongs to another process. A persona principal
-// acts with the token of its seat's active holder, read from the
-// generation's private directory.
-func (a *app) client(ctx context.Context) (c *hubclient.Client, stop func() error, err error) {
+// acting as the command's principal. With a hub running it uses it; when
+// none answers (at the start, or later because the hub it used stopped and
+// no other took over) the client starts one inside this process, serving
+// the home's socket, and release stops it (drained, presence flushed,
+// store closed). Waiting for a hub, and retrying a call after any transport
+// error, is the client's alone (hubclient's retry budget); a command does
+// not start over. A persona principal acts with the token of its seat's
+// active holder, read from the generation's private directory.
+func (a *app) client(ctx context.Context) (c *hubclient.Client, release func() error, err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
 		return nil, nil, err
@@ -47,17 +49,23 @@ func (a *app) client(ctx context.Context) (c *hubclient.Client, stop func() erro
 	if err != nil {
 		return nil, nil, err
 	}
+	start := hubclient.WithStarter(hub.InProcess(home))
 	if human {
-		return hub.Connect(ctx, home, hubclient.AsOperator(ref))
+		c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(ref), start)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, c.Close, nil
 	}
 	// The seat's holder is looked up as the local operator, who may read it.
-	op, stop, err := hub.Connect(ctx, home, hubclient.AsOperator(""))
+	op, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), start)
 	if err != nil {
 		return nil, nil, err
 	}
+	fail := func(err error) (*hubclient.Client, func() error, error) {
+		return nil, nil, errors.Join(err, op.Close())
+	}
 	v, err := op.Persona(ctx, ref)
-	op.Close()
-	fail := func(err error) (*hubclient.Client, func() error, error) { return nil, nil, errors.Join(err, stop()) }
 	if err != nil {
 		return fail(fmt.Errorf("acting as %s: %w", ref, err))
 	}
@@ -65,59 +73,22 @@ func (a *app) client(ctx context.Context) (c *hubclient.Client, stop func() erro
 		return fail(fmt.Errorf("acting as %s: %s (%s, generation %d) is %s; a persona acts only while active",
 			ref, p.Address, p.Name, p.Generation, p.State))
 	}
-	c, err = hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(filepath.Join(home.GenerationDir(v.Persona.ID), hubapi.TokenFile)))
+	c, err = hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(filepath.Join(home.GenerationDir(v.Persona.ID), hubapi.TokenFile)), start)
 	if err != nil {
 		return fail(fmt.Errorf("acting as %s: %w", ref, err))
 	}
-	return c, stop, nil
-}
-
-// hubRetry is how a command starts over when the hub it joined went away
-// mid-command: another one-shot command's in-process hub lives only as long
-// as that command. (A hub still starting is waited for by hub.Connect.)
-// Waits double from first up to about three seconds in all.
-var hubRetry = struct {
-	attempts int
-	first    time.Duration
-}{attempts: 6, first: 100 * time.Millisecond}
-
-// retryNoHub runs try until it fails with something other than
-// hubclient.ErrNoHub, or the attempts or ctx run out.
-func retryNoHub(ctx context.Context, try func() error) error {
-	wait := hubRetry.first
-	for i := 1; ; i++ {
-		err := try()
-		if !errors.Is(err, hubclient.ErrNoHub) || i == hubRetry.attempts {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
-		case <-time.After(wait):
-		}
-		wait *= 2
-	}
+	return c, func() error { return errors.Join(c.Close(), op.Close()) }, nil
 }
 
 // withClient runs fn with a client of the installation (see client) and
-// then releases it, stopping the in-process hub if it started one. A stop
-// error is reported with fn's. When no hub served (see hubRetry), it all
-// runs again on a new connection: a call that failed with hubclient.ErrNoHub
-// never reached a hub, and every command repeats its reads and idempotent
-// writes (decisions, requests by correlation id) safely.
-func (a *app) withClient(ctx context.Context, fn func(context.Context, *hubclient.Client) error) error {
-	return retryNoHub(ctx, func() error { return a.withClientOnce(ctx, fn) })
-}
-
-func (a *app) withClientOnce(ctx context.Context, fn func(context.Context, *hubclient.Client) error) (err error) {
-	c, stop, err := a.client(ctx)
+// then releases it, stopping the in-process hubs it started. A stop error
+// is reported with fn's.
+func (a *app) withClient(ctx context.Context, fn func(context.Context, *hubclient.Client) error) (err error) {
+	c, release, err := a.client(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		c.Close()
-		err = errors.Join(err, stop())
-	}()
+	defer func() { err = errors.Join(err, release()) }()
 	return fn(ctx, c)
 }
 
@@ -135,9 +106,9 @@ func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry
 	if err != nil {
 		return true, err
 	}
-	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("")); err == nil {
-		c.Close()
-		return false, nil
+	// One look, without the retry budget: with no hub, read the file.
+	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), hubclient.WithRetryBudget(0)); err == nil {
+		return false, c.Close()
 	}
 	s, err := store.OpenBolt(home.DBPath(), store.Options{Timeout: directOpenTimeout})
 	if errors.Is(err, store.ErrLocked) {

@@ -70,7 +70,7 @@ func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
 	c := newCLI(t)
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
 	wantContains(t, "list", c.ok("persona", "list"), "Spica", "pending")
-	if _, err := hubclient.Dial(context.Background(), c.home); !errors.Is(err, hubclient.ErrNoHub) {
+	if _, err := hubclient.Dial(context.Background(), c.home, hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after the command, dial = %v; want ErrNoHub (its hub stopped)", err)
 	}
 	home, _ := registry.ResolveHome(c.home)
@@ -101,7 +101,7 @@ func TestActingAsAPersona(t *testing.T) {
 func TestConsoleNeedsATerminal(t *testing.T) {
 	c := newCLI(t)
 	wantContains(t, "no terminal", c.fails(), "the console needs a terminal, and stdin is not one", "persona list -o json")
-	if _, err := hubclient.Dial(context.Background(), c.home); !errors.Is(err, hubclient.ErrNoHub) {
+	if _, err := hubclient.Dial(context.Background(), c.home, hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("a hub was left running: %v", err)
 	}
 }

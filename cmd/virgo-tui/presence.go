@@ -95,22 +95,17 @@ func (a *app) actingAs(ref string) *app {
 
 // withTokenFile runs fn with a client acting with the token in path (a
 // runtime's own token file), connected like every command (app.withClient).
-func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Context, *hubclient.Client) error) error {
+func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Context, *hubclient.Client) error) (err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
 		return err
 	}
-	return retryNoHub(ctx, func() (err error) {
-		c, stop, err := hub.Connect(ctx, home, hubclient.WithTokenFile(path))
-		if err != nil {
-			return err
-		}
-		defer func() {
-			c.Close()
-			err = errors.Join(err, stop())
-		}()
-		return fn(ctx, c)
-	})
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), hubclient.WithStarter(hub.InProcess(home)))
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, c.Close()) }()
+	return fn(ctx, c)
 }
 
 func newPresenceListCmd(a *app) *cobra.Command {

@@ -42,7 +42,7 @@ func (w wizardBackend) operator(ctx context.Context) (string, error) {
 }
 
 // Snapshot reads every generation ever registered (retired ones keep their
-// names for life) and free name suggestions.
+// names for life, holders keep their seats) and free name suggestions.
 func (w wizardBackend) Snapshot(ctx context.Context) (wizard.Snapshot, error) {
 	op, err := w.operator(ctx)
 	if err != nil {
@@ -56,10 +56,14 @@ func (w wizardBackend) Snapshot(ctx context.Context) (wizard.Snapshot, error) {
 	if err != nil {
 		return wizard.Snapshot{}, err
 	}
-	snap := wizard.Snapshot{Projects: map[string][]string{}, Suggestions: names, Empty: len(views) == 0, Operator: op}
+	snap := wizard.Snapshot{Projects: map[string][]string{}, Holders: map[string]registry.Persona{},
+		Suggestions: names, Empty: len(views) == 0, Operator: op}
 	for _, v := range views {
 		p := v.Persona
 		snap.Taken = append(snap.Taken, p.Name)
+		if p.State.HoldsSeat() {
+			snap.Holders[p.Address] = p
+		}
 		if !slices.Contains(snap.Scopes, p.Scope) {
 			snap.Scopes = append(snap.Scopes, p.Scope)
 		}

@@ -20,13 +20,12 @@ func wizardOver(t *testing.T, c *cli) (wizardBackend, *hubclient.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, stop, err := hub.Connect(context.Background(), home, hubclient.AsOperator("human:owner"))
+	hc, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcess(home)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		hc.Close()
-		if err := stop(); err != nil {
+		if err := hc.Close(); err != nil {
 			t.Error(err)
 		}
 	})
@@ -112,5 +111,10 @@ func TestWizardPreviewIsWhatRegisterWrites(t *testing.T) {
 	snap, err = w.Snapshot(ctx)
 	if err != nil || snap.Empty || len(snap.Taken) != 2 || !slices.Equal(snap.Projects["work"], []string{"core"}) {
 		t.Errorf("snapshot after two generations = %+v, %v; retired names stay taken", snap, err)
+	}
+	// The seat's holder is the active second generation, not the retired
+	// first: the role step names it (and a seat with no holder is free).
+	if h, ok := snap.Holders["work/core/deputy"]; !ok || h.Name != "Zaniah" || h.State != registry.StateActive || len(snap.Holders) != 1 {
+		t.Errorf("holders after two generations = %+v; want work/core/deputy held by Zaniah, active", snap.Holders)
 	}
 }

@@ -49,20 +49,19 @@ func TestEnvConfigSetsTheConfirmationExpiry(t *testing.T) {
 	}
 }
 
-// The hub a command or console starts in-process (Connect) honours
+// The hub a command or console starts in-process (InProcess) honours
 // $VIRGO_CONFIRM_TTL as `serve` does, and refuses a bad value before it
 // starts anything.
 func TestConnectedHubHonoursConfirmTTL(t *testing.T) {
 	home := shortHome(t)
 	t.Setenv(ConfirmTTLEnv, "an hour")
-	if _, _, err := Connect(context.Background(), home, hubclient.AsOperator("henry")); !errors.Is(err, ErrBadConfirmTTL) {
-		t.Fatalf("Connect with a bad TTL: %v, want ErrBadConfirmTTL", err)
+	if _, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home))); !errors.Is(err, ErrBadConfirmTTL) {
+		t.Fatalf("starting a hub with a bad TTL: %v, want ErrBadConfirmTTL", err)
 	}
 	t.Setenv(ConfirmTTLEnv, "7m")
-	op, stop, err := Connect(context.Background(), home, hubclient.AsOperator("henry"))
+	op, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home)))
 	mustNil(t, err)
-	defer func() { mustNil(t, stop()) }()
-	defer op.Close()
+	defer func() { mustNil(t, op.Close()) }()
 	ctx := context.Background()
 	reg, err := op.Register(ctx, hubapi.RegisterRequest{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	mustNil(t, err)

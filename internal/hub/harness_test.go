@@ -110,7 +110,7 @@ func (th *testHub) runtime(t testing.TB, p registry.Persona) *hubclient.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { mustNil(t, c.Close()) })
 	return c
 }
 
@@ -121,7 +121,7 @@ func (th *testHub) operator(t testing.TB, name string) *hubclient.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { mustNil(t, c.Close()) })
 	return c
 }
 

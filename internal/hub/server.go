@@ -19,9 +19,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// ErrHubRunning: another hub already serves this home.
-var ErrHubRunning = errors.New("a hub is already running for this home")
-
 // Timeouts bound what a slow or stuck client can hold. Zero fields take
 // the defaults.
 type Timeouts struct {
@@ -185,7 +182,7 @@ func acquireHubLock(home string) (*hubLock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s (pid %s holds %s); stop it or connect to it", ErrHubRunning, home, readPID(home), hubapi.PIDPath(home))
+			return nil, fmt.Errorf("%w: %s (pid %s holds %s); stop it or connect to it", hubapi.ErrHubRunning, home, readPID(home), hubapi.PIDPath(home))
 		}
 		return nil, fmt.Errorf("hub: lock pid file: %w", err)
 	}

@@ -47,8 +47,8 @@ func TestSecondHubRefusedNamingThePID(t *testing.T) {
 	home := shortHome(t)
 	startHub(t, home, Config{}, Timeouts{})
 	err := Serve(context.Background(), ServeOptions{Home: home})
-	if !errors.Is(err, ErrHubRunning) {
-		t.Fatalf("second hub: %v, want ErrHubRunning", err)
+	if !errors.Is(err, hubapi.ErrHubRunning) {
+		t.Fatalf("second hub: %v, want hubapi.ErrHubRunning", err)
 	}
 	if want := fmt.Sprintf("pid %d", os.Getpid()); !strings.Contains(err.Error(), want) {
 		t.Fatalf("refusal %q does not name %q", err, want)
@@ -384,10 +384,13 @@ func TestRoutesDocumented(t *testing.T) {
 	}
 }
 
-func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
+// A client with a starter starts a hub in-process only when none runs, and
+// its Close stops only the hub it started.
+func TestAClientStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 	home := shortHome(t)
 	ctx := context.Background()
-	c, stop, err := Connect(ctx, home, hubclient.AsOperator("henry"))
+	start := hubclient.WithStarter(InProcess(home))
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), start)
 	mustNil(t, err)
 	h, err := c.Health(ctx)
 	mustNil(t, err)
@@ -395,19 +398,19 @@ func TestConnectStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("in-process hub has pid %d, want ours %d", h.PID, os.Getpid())
 	}
 	// a second console connects to the running hub instead of starting one
-	c2, stop2, err := Connect(ctx, home, hubclient.AsOperator("ada"))
+	c2, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("ada"), start)
 	mustNil(t, err)
 	h2, err := c2.Health(ctx)
 	mustNil(t, err)
 	if h2.Epoch != h.Epoch {
-		t.Fatalf("second Connect reached another hub (epoch %s, want %s)", h2.Epoch, h.Epoch)
+		t.Fatalf("second client reached another hub (epoch %s, want %s)", h2.Epoch, h.Epoch)
 	}
-	mustNil(t, stop2()) // not its hub: nothing stops
+	mustNil(t, c2.Close()) // not its hub: nothing stops
 	if _, err := c.Health(ctx); err != nil {
 		t.Fatalf("the hub stopped when a client that did not start it left: %v", err)
 	}
-	mustNil(t, stop())
-	if _, err := hubclient.Dial(ctx, home.Dir); !errors.Is(err, hubclient.ErrNoHub) {
+	mustNil(t, c.Close())
+	if _, err := hubclient.Dial(ctx, home.Dir, hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after stop: %v, want ErrNoHub", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkConnectListStop10k is a one-shot command's life over 10,000
-// active generations, by phase: Connect starting a hub in-process (open
+// active generations, by phase: a client starting a hub in-process (open
 // the store, load records, presence and token hashes, listen), list every
 // persona over the socket, and stop (drain, flush, close). The first start
 // on the home, which issues the tokens, is not timed.
@@ -25,7 +25,7 @@ func BenchmarkConnectListStop10k(b *testing.B) {
 	ctx := context.Background()
 	once := func() (start, list, stop time.Duration) {
 		t0 := time.Now()
-		c, stopHub, err := Connect(ctx, home, hubclient.AsOperator("henry"))
+		c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home)))
 		mustNil(b, err)
 		t1 := time.Now()
 		vs, err := c.Personas(ctx, true)
@@ -34,8 +34,7 @@ func BenchmarkConnectListStop10k(b *testing.B) {
 			b.Fatalf("listed %d, want %d", len(vs), n)
 		}
 		t2 := time.Now()
-		c.Close()
-		mustNil(b, stopHub())
+		mustNil(b, c.Close())
 		return t1.Sub(t0), t2.Sub(t1), time.Since(t2)
 	}
 	once()

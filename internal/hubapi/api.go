@@ -14,6 +14,11 @@ const APIVersion = "v1"
 // SupportedVersions lists every API version the hub answers.
 var SupportedVersions = []string{APIVersion}
 
+// IdempotencyHeader carries a write's client-chosen key: every attempt of
+// one write sends the same key, so that the hub can answer a repeat with
+// the original result.
+const IdempotencyHeader = "Idempotency-Key"
+
 // MaxBody is the largest request body the hub reads (1 MiB); a larger one
 // is refused with 413 before it is parsed.
 const MaxBody = 1 << 20

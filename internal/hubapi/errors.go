@@ -110,6 +110,16 @@ var (
 	ErrBadOperatorName = errors.New("invalid operator name")
 )
 
+// CodeOf is the wire code of a named error ("" for one the API does not name).
+func CodeOf(err error) string {
+	for _, m := range errorTable {
+		if m.err == err {
+			return m.code
+		}
+	}
+	return ""
+}
+
 // FromError classifies any error for the wire: an *APIError as it is, a
 // named error by the table, anything else as an internal error.
 func FromError(err error) *APIError {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -38,7 +39,7 @@ func (c *Client) OpenBeatStream(ctx context.Context) (*BeatStream, error) {
 		defer close(s.done)
 		resp, err := c.http.Do(req)
 		if err != nil {
-			s.err = dialError(err)
+			s.err = fmt.Errorf("%w: %w", ErrBeatStreamEnded, err)
 		} else {
 			if resp.StatusCode != http.StatusOK {
 				s.err = readAPIError(resp)

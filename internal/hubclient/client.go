@@ -15,37 +15,50 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// ErrNoHub: no hub serves this home (no socket, or nobody listening on it).
-var ErrNoHub = errors.New("no hub is running for this home; start one with `virgo-tui serve`")
-
 // PrincipalEnv names the human principal a client acts as ("human:<name>").
 const PrincipalEnv = "VIRGO_PRINCIPAL"
 
+// Starter starts a hub serving the client's home inside this process (see
+// hub.InProcess) and returns how to stop it. It fails with an error
+// wrapping hubapi.ErrHubRunning when another process's hub holds the home:
+// the client then waits for that hub to answer.
+type Starter func(ctx context.Context) (stop func() error, err error)
+
 // Client is the one way every subcommand, the console and a persona
 // runtime talk to a hub: typed methods for each endpoint over the home's
-// socket, authenticated by one token.
+// socket, authenticated by one token, each call retried by one policy (see
+// retry) within the client's budget. It is safe for concurrent use.
 type Client struct {
-	home  string
-	token string
-	http  *http.Client
+	home   string
+	socket string
+	token  string
+	http   *http.Client
+	budget time.Duration
 
 	mu    sync.Mutex
 	epoch string // of the last Snapshot or stream answer
+
+	starter Starter
+	startMu sync.Mutex
+	stops   []func() error // of the hubs this client started
+	closed  bool
 }
 
-// DialOption chooses who a client acts as.
+// DialOption chooses who a client acts as and how it reaches a hub.
 type DialOption func(*dialConfig) error
 
 type dialConfig struct {
-	token    string
-	operator string
+	token     string
+	operator  string
+	starter   Starter
+	budget    time.Duration
+	budgetSet bool
 }
 
 // AsOperator acts as human principal name ("human:<name>" or a bare name),
@@ -76,6 +89,20 @@ func WithTokenFile(path string) DialOption {
 	}
 }
 
+// WithStarter lets the client start a hub in this process whenever none
+// answers (at Dial, or later when the hub it used went away and no other
+// took over); Close stops the hubs it started. Without it, a client only
+// waits, within its budget, for some other process's hub.
+func WithStarter(s Starter) DialOption {
+	return func(c *dialConfig) error { c.starter = s; return nil }
+}
+
+// WithRetryBudget sets how long each call keeps trying to reach a hub
+// (default $VIRGO_HUB_RETRY, else DefaultRetryBudget); 0 tries once.
+func WithRetryBudget(d time.Duration) DialOption {
+	return func(c *dialConfig) error { c.budget, c.budgetSet = max(d, 0), true; return nil }
+}
+
 // DefaultOperator is the human principal a client acts as without an
 // option: $VIRGO_PRINCIPAL, else human:$USER, else human:owner.
 func DefaultOperator() (string, error) {
@@ -83,20 +110,17 @@ func DefaultOperator() (string, error) {
 }
 
 // Dial connects to the hub serving home, acting as the default operator
-// unless an option says otherwise. It fails with ErrNoHub when none runs.
+// unless an option says otherwise, and checks that a hub answers (starting
+// one with the client's starter if none does). It fails with ErrNoHub,
+// naming the socket and what was tried, when no hub answers within the
+// retry budget.
 func Dial(ctx context.Context, home string, opts ...DialOption) (*Client, error) {
 	c, err := newClient(home, opts...)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := c.Health(ctx); err != nil {
-		c.Close()
-		if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			// A hub that was stopping (another command's in-process hub
-			// ending) dropped the connection: there is no hub to use.
-			err = fmt.Errorf("%w (the hub was stopping: %v)", ErrNoHub, err)
-		}
-		return nil, err
+		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
 }
@@ -105,6 +129,12 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 	var cfg dialConfig
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if !cfg.budgetSet {
+		var err error
+		if cfg.budget, err = retryBudgetFromEnv(); err != nil {
 			return nil, err
 		}
 	}
@@ -129,83 +159,110 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     time.Minute,
 	}
-	return &Client{home: home, token: cfg.token, http: &http.Client{Transport: tr}}, nil
+	return &Client{home: home, socket: sock, token: cfg.token, http: &http.Client{Transport: tr},
+		budget: cfg.budget, starter: cfg.starter}, nil
 }
 
 // Home is the home this client's hub serves.
 func (c *Client) Home() string { return c.home }
 
-// Close releases the client's idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+// Close releases the client's idle connections and stops the hubs it
+// started (each drains, flushes presence and closes the store), returning
+// their stop errors. A client is not used after Close.
+func (c *Client) Close() error {
+	c.startMu.Lock()
+	stops := c.stops
+	c.stops, c.closed = nil, true
+	c.startMu.Unlock()
+	c.http.CloseIdleConnections()
+	var err error
+	for _, stop := range stops {
+		err = errors.Join(err, stop())
+	}
+	return err
+}
 
-// do sends one request and decodes a JSON answer into out (if not nil);
-// a non-2xx answer becomes an *APIError.
+// do makes one call and decodes its JSON answer into out (if not nil); a
+// non-2xx answer becomes an *hubapi.APIError.
 func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
-	resp, err := c.send(ctx, method, path, body)
-	if err != nil {
+	b, err := c.call(ctx, method, path, body)
+	if err != nil || out == nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if out == nil {
-		_, err = io.Copy(io.Discard, resp.Body)
-		return err
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("%s %s: unreadable answer: %w", method, path, err)
 	}
 	return nil
 }
 
-// get sends a GET and returns the whole 2xx answer, read into one buffer
-// of the announced length, for a caller with its own decoder.
+// get makes a GET and returns the whole 2xx answer, for a caller with its
+// own decoder.
 func (c *Client) get(ctx context.Context, path string) ([]byte, error) {
-	resp, err := c.send(ctx, "GET", path, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead))
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return nil, fmt.Errorf("GET %s: %w", path, err)
-	}
-	return buf.Bytes(), nil
+	return c.call(ctx, "GET", path, nil)
 }
 
-// send sends one request; a non-2xx answer becomes an *APIError and the
-// caller closes a 2xx answer's body.
-func (c *Client) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
-	var rd io.Reader
+// call sends one request and reads its whole answer, retried as one unit
+// by retry: a write carries one Idempotency-Key on every attempt, so the
+// hub answers a repeat of a write it already committed with the original
+// result instead of doing it twice.
+func (c *Client) call(ctx context.Context, method, path string, body any) ([]byte, error) {
+	var payload []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
 			return nil, err
 		}
-		rd = bytes.NewReader(b)
+	}
+	key := ""
+	if method != http.MethodGet {
+		key = newIdempotencyKey()
+	}
+	var answer []byte
+	err := c.retry(ctx, method+" "+path, func(ctx context.Context) error {
+		var err error
+		answer, err = c.exchange(ctx, method, path, payload, key)
+		return err
+	})
+	return answer, err
+}
+
+// newIdempotencyKey is a fresh 128-bit key for one write.
+func newIdempotencyKey() string {
+	return strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.FormatUint(rand.Uint64(), 36)
+}
+
+// exchange is one attempt of a call: the request on a connection of the
+// pool (or a new one) and its whole answer, read into one buffer of the
+// announced length. A non-2xx answer becomes an *hubapi.APIError.
+func (c *Client) exchange(ctx context.Context, method, path string, payload []byte, key string) ([]byte, error) {
+	var rd io.Reader
+	if payload != nil {
+		rd = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://hub"+path, rd)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
+	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if method != http.MethodGet {
-		// Marks the request replayable for net/http, which then resends it
-		// on a fresh connection when a stopping hub closed the idle one it
-		// was written to — the hub never read it. The fresh dial then finds
-		// no hub (ErrNoHub), and the command starts over on a new one.
-		req.Header.Set("Idempotency-Key", strconv.FormatUint(rand.Uint64(), 36))
+	if key != "" {
+		req.Header.Set(hubapi.IdempotencyHeader, key)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, dialError(err)
+		return nil, err
 	}
+	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
 		return nil, readAPIError(resp)
 	}
-	return resp, nil
+	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func readAPIError(resp *http.Response) error {
@@ -215,14 +272,6 @@ func readAPIError(resp *http.Response) error {
 		ae.Code, ae.Msg = "http_"+strconv.Itoa(resp.StatusCode), strings.TrimSpace(string(b))
 	}
 	return ae
-}
-
-// dialError turns "nobody listens" into ErrNoHub.
-func dialError(err error) error {
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
-		return fmt.Errorf("%w (%v)", ErrNoHub, err)
-	}
-	return err
 }
 
 // Health asks which hub runs; it needs no valid token.

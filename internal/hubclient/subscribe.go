@@ -14,23 +14,19 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
-// Reconnect backoff of Subscribe.
-const (
-	subscribeMinBackoff = 50 * time.Millisecond
-	subscribeMaxBackoff = 2 * time.Second
-)
-
 // maxBatch bounds how many changes Subscribe hands over at once.
 const maxBatch = 512
 
 // Subscribe streams every change after sequence after, in order, as
 // batches (one per read from the socket, so a console can render once per
-// batch). It reconnects by itself with backoff when the hub goes away and
-// resumes after the last sequence it delivered, so nothing is missed or
-// repeated. When that is impossible (the hub restarted, or the changes
-// were dropped from its ring) it delivers a one-change batch of kind
-// "resync" whose Seq is the new head: fetch a Snapshot and carry on. The
-// channel closes when ctx ends.
+// batch). When the hub goes away it reconnects — through the client's one
+// retry policy, starting a hub if the client has a starter — and resumes
+// after the last sequence it delivered, so nothing is missed or repeated.
+// When that is impossible (the hub restarted, or the changes were dropped
+// from its ring) it delivers a one-change batch of kind "resync" whose Seq
+// is the new head: fetch a Snapshot and carry on. The channel closes when
+// ctx ends, or when no hub answered within the retry budget (a Snapshot,
+// retried the same way, then tells why).
 //
 // after belongs to the epoch of the client's last Snapshot; without one,
 // to whichever hub answers first.
@@ -39,26 +35,21 @@ func (c *Client) Subscribe(ctx context.Context, after uint64) <-chan []hubapi.Ch
 	go func() {
 		defer close(out)
 		pos := streamPos{after: after, epoch: c.getEpoch()}
-		backoff := subscribeMinBackoff
 		for ctx.Err() == nil {
-			connected, err := c.follow(ctx, &pos, out)
+			err := c.follow(ctx, &pos, out)
 			var ae *hubapi.APIError
-			if errors.As(err, &ae) && ae.Code == "resync" {
+			switch {
+			case errors.As(err, &ae) && ae.Code == hubapi.CodeOf(hubapi.ErrResync):
 				pos = streamPos{after: ae.Head, epoch: ae.Epoch}
 				if !send(ctx, out, []hubapi.Change{{Kind: hubapi.KindResync, Seq: ae.Head, Epoch: ae.Epoch, Time: time.Now().UTC()}}) {
 					return
 				}
-				continue
+			case transportClass(err) != "", errors.Is(err, hubapi.ErrResync):
+				// The stream broke off (the hub stopped), or a change was
+				// out of sequence: open it again where it ended.
+			default:
+				return // refused, unreadable, or no hub within the budget
 			}
-			if connected {
-				backoff = subscribeMinBackoff
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, subscribeMaxBackoff)
 		}
 	}()
 	return out
@@ -78,27 +69,39 @@ func send(ctx context.Context, out chan<- []hubapi.Change, b []hubapi.Change) bo
 	}
 }
 
-// follow reads one stream connection until it ends. connected reports
-// whether the hub answered at all (to reset the backoff).
-func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []hubapi.Change) (connected bool, err error) {
+// openStream opens the stream after pos, retried like every call.
+func (c *Client) openStream(ctx context.Context, pos streamPos) (*http.Response, error) {
 	q := url.Values{"after": {strconv.FormatUint(pos.after, 10)}}
 	if pos.epoch != "" {
 		q.Set("epoch", pos.epoch)
 	}
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://hub/v1/stream?"+q.Encode(), nil)
+	var resp *http.Response
+	err := c.retry(ctx, "GET /v1/stream", func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, "GET", "http://hub/v1/stream?"+q.Encode(), nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("Accept", "application/x-ndjson")
+		if resp, err = c.http.Do(req); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			defer resp.Body.Close()
+			return readAPIError(resp)
+		}
+		return nil
+	})
+	return resp, err
+}
+
+// follow reads one stream connection until it ends.
+func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []hubapi.Change) error {
+	resp, err := c.openStream(ctx, *pos)
 	if err != nil {
-		return false, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return false, dialError(err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return true, readAPIError(resp)
-	}
 	pos.epoch = resp.Header.Get(hubapi.EpochHeader)
 	c.setEpoch(pos.epoch)
 	rd := bufio.NewReaderSize(resp.Body, 64<<10)
@@ -114,28 +117,28 @@ func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []hubapi
 			if len(batch) > 0 {
 				send(ctx, out, batch)
 			}
-			return true, err
+			return err
 		}
 		if len(line) > 1 {
 			var ch hubapi.Change
 			if err := json.Unmarshal(line, &ch); err != nil {
-				return true, fmt.Errorf("stream: unreadable change: %w", err)
+				return fmt.Errorf("stream: unreadable change: %w", err)
 			}
 			if ch.Kind == hubapi.KindResync {
 				if len(batch) > 0 && !send(ctx, out, batch) {
-					return true, ctx.Err()
+					return ctx.Err()
 				}
-				return true, &hubapi.APIError{Code: "resync", Head: ch.Seq, Epoch: ch.Epoch, Msg: "resync"}
+				return &hubapi.APIError{Code: hubapi.CodeOf(hubapi.ErrResync), Head: ch.Seq, Epoch: ch.Epoch, Msg: "resync"}
 			}
 			if ch.Seq != pos.after+1 {
-				return true, fmt.Errorf("stream: sequence %d after %d: %w", ch.Seq, pos.after, hubapi.ErrResync)
+				return fmt.Errorf("stream: sequence %d after %d: %w", ch.Seq, pos.after, hubapi.ErrResync)
 			}
 			pos.after = ch.Seq
 			batch = append(batch, ch)
 		}
 		if len(batch) > 0 && (rd.Buffered() == 0 || len(batch) >= maxBatch) {
 			if !send(ctx, out, batch) {
-				return true, ctx.Err()
+				return ctx.Err()
 			}
 			batch = nil
 		}

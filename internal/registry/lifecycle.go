@@ -165,6 +165,12 @@ func (r *Registry) seatTaken(ctx context.Context, addr, holderID string) error {
 	if err != nil {
 		return err
 	}
+	return SeatTakenError(addr, h)
+}
+
+// SeatTakenError is ErrSeatTaken for addr naming its holder h, in the words
+// registration and the wizard's role step both show.
+func SeatTakenError(addr string, h Persona) error {
 	if h.State == StatePending {
 		return fmt.Errorf("%w: %s is held by %s (generation %d, pending confirmation); refuse or retire it first",
 			ErrSeatTaken, addr, h.Name, h.Generation)
@@ -309,7 +315,7 @@ func (r *Registry) PlanRetire(ctx context.Context, ref, reason string) (Persona,
 	if err != nil {
 		return Persona{}, store.Plan{}, err
 	}
-	if !p.State.holdsSeat() {
+	if !p.State.HoldsSeat() {
 		return Persona{}, store.Plan{}, ended(p)
 	}
 	now := r.stamp()

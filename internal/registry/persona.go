@@ -28,8 +28,9 @@ const (
 	StateRefused State = "refused"
 )
 
-// holdsSeat reports whether a persona in this state occupies its seat.
-func (s State) holdsSeat() bool { return s == StatePending || s == StateActive }
+// HoldsSeat reports whether a persona in this state occupies its seat
+// (pending or active): only then is the seat taken.
+func (s State) HoldsSeat() bool { return s == StatePending || s == StateActive }
 
 // Persona is one generation of a seat's holder. It is the stored record and,
 // through its JSON tags, the documented -o json shape (docs/json-output.md):

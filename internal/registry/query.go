@@ -80,7 +80,7 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Persona, error
 		if err != nil {
 			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
-		if opts.All || p.State.holdsSeat() {
+		if opts.All || p.State.HoldsSeat() {
 			out = append(out, p)
 		}
 	}

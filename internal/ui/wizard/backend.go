@@ -39,6 +39,10 @@ type Snapshot struct {
 	// Taken lists every name ever given, retired holders included; names are
 	// for life, so any of these (in any letter case) is refused.
 	Taken []string
+	// Holders are the seats' current holders (pending or active) by
+	// canonical address: the role step refuses a held seat and names its
+	// holder there, not at submit.
+	Holders map[string]registry.Persona
 	// Empty is true when the installation has no persona yet: the wizard then
 	// starts at root/secretary with the first suggestion (spec: the first
 	// persona's default belongs to persona add alone).

@@ -92,6 +92,7 @@ func keyMsg(t *testing.T, name string) tea.KeyPressMsg {
 		"up":        {Code: tea.KeyUp},
 		"down":      {Code: tea.KeyDown},
 		"pgdown":    {Code: tea.KeyPgDown},
+		"pgup":      {Code: tea.KeyPgUp},
 		"backspace": {Code: tea.KeyBackspace},
 		"space":     {Code: tea.KeySpace, Text: " "},
 		"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},

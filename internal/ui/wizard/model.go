@@ -60,18 +60,20 @@ type Model struct {
 	answers registry.Address
 	name    string
 
-	preview    *previewState
-	pageHint   int
-	submitting bool
-	submitted  *Submitted
-	approving  bool
-	approved   bool
+	preview *previewState
+	// width and height are the last size the wizard was given, so that
+	// Update can bound the preview's scrolling without rendering.
+	width, height int
+	submitting    bool
+	submitted     *Submitted
+	approving     bool
+	approved      bool
 }
 
 // New returns a wizard at its first step. Call Init for the command that
 // loads the snapshot (nil when Options.Snapshot was given).
 func New(b Backend, opts Options) Model {
-	m := Model{backend: b, ctx: opts.Context, keys: keymap.Default(), styles: opts.Styles, help: help.New(), pageHint: 20, hideHelp: opts.HideHelp}
+	m := Model{backend: b, ctx: opts.Context, keys: keymap.Default(), styles: opts.Styles, help: help.New(), width: 80, height: 24, hideHelp: opts.HideHelp}
 	if m.ctx == nil {
 		m.ctx = context.Background()
 	}
@@ -164,7 +166,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.approved = msg.err == nil
 		return m, nil
 	case tea.WindowSizeMsg:
-		m.pageHint = max(1, msg.Height-previewChrome)
+		m.width, m.height = msg.Width, msg.Height
 		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
@@ -335,7 +337,8 @@ func (m Model) updatePreview(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m.back()
 	}
 	if m.preview != nil {
-		m.preview = m.preview.scroll(msg, m.keys, m.pageHint)
+		h := max(m.height, minHeight)
+		m.preview = m.preview.scroll(msg, m.keys, m.paneRows(h-m.footerHeight(max(m.width, minWidth))))
 	}
 	return m, nil
 }

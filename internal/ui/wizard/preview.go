@@ -18,10 +18,6 @@ const (
 	paneDiff
 )
 
-// previewChrome is how many lines of the preview are not pane: title, path,
-// summary, pane header and footer. Page keys scroll by the rest.
-const previewChrome = 7
-
 // previewState is the rendered preview: the stamp file's bytes and the
 // class-matrix diff, each as lines with its own scroll offset, so the view
 // renders only the visible lines.
@@ -48,8 +44,10 @@ func newPreviewState(p Preview) *previewState {
 }
 
 // scroll moves the focused pane (or switches pane) and returns a copy, so an
-// earlier Model value keeps its own preview.
-func (p *previewState) scroll(msg tea.KeyPressMsg, k keymap.KeyMap, page int) *previewState {
+// earlier Model value keeps its own preview. rows is how many lines of a
+// pane show: the page keys move by that much, and the offset stops where
+// the last line is at the bottom, so every key moves what is seen.
+func (p *previewState) scroll(msg tea.KeyPressMsg, k keymap.KeyMap, rows int) *previewState {
 	c := *p
 	n := &c.offset[c.focus]
 	switch {
@@ -60,11 +58,17 @@ func (p *previewState) scroll(msg tea.KeyPressMsg, k keymap.KeyMap, page int) *p
 	case key.Matches(msg, k.Down):
 		*n++
 	case key.Matches(msg, k.PageUp):
-		*n -= page
+		*n -= rows
 	case key.Matches(msg, k.PageDown):
-		*n += page
+		*n += rows
+	case key.Matches(msg, k.Top):
+		*n = 0
+	case key.Matches(msg, k.Bottom):
+		*n = len(c.lines[c.focus])
 	}
-	*n = max(0, min(*n, len(c.lines[c.focus])-1))
+	for f := range c.offset { // a pane switched to keeps its place, bounded
+		c.offset[f] = max(0, min(c.offset[f], len(c.lines[f])-rows))
+	}
 	return &c
 }
 

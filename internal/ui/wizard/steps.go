@@ -39,10 +39,15 @@ type option struct {
 	err error
 }
 
-// options lists what step s offers for the current input: the offered values
-// whose name starts with what was typed, then the typed value itself when it
-// is new. Offered values come first so that typing a prefix and pressing
-// enter picks the existing scope, never a new one by accident.
+// options lists what step s offers for the current input: only values that
+// may be chosen (a value the registry refuses is never a row) and, at the
+// role step, the roles whose seat is held, each with its refusal naming the
+// holder. At the segment steps (scope, project, role) the offered values
+// whose name starts with what was typed come first, then the typed value
+// when it is new, so that typing a prefix and pressing enter picks the
+// existing scope, never a new one by accident. At the name step the typed
+// name comes first: a name is what the operator typed, and a taken one is
+// refused (typedRefusal), never replaced by a look-alike suggestion.
 func (m Model) options(s step) []option {
 	typed := strings.TrimSpace(m.inputs[s].Value())
 	var base []option
@@ -54,6 +59,9 @@ func (m Model) options(s step) []option {
 	case stepRole:
 		base = m.roleOptions()
 	case stepName:
+		if typed != "" && m.typedRefusal(s) != nil {
+			return nil
+		}
 		base = m.nameOptions()
 	}
 	// Segments are case-sensitive (Work is refused, not read as work);
@@ -71,10 +79,37 @@ func (m Model) options(s step) []option {
 	if typed == "" || exact {
 		return out
 	}
-	if o, ok := m.typedOption(s, typed); ok {
-		out = append(out, o)
+	o, ok := m.typedOption(s, typed)
+	switch {
+	case !ok || o.err != nil:
+		return out
+	case s == stepName:
+		return append([]option{o}, out...)
 	}
-	return out
+	return append(out, o)
+}
+
+// refusal is why enter does not take an answer at step s now: the
+// highlighted row's refusal (a held seat), or when no row can be chosen the
+// typed value's. The verdict line shows it.
+func (m Model) refusal(s step) error {
+	if o, ok := m.current(s); ok {
+		return o.err
+	}
+	return m.typedRefusal(s)
+}
+
+// typedRefusal is why the value typed at step s cannot be chosen: the
+// registry's words, or nil when nothing is typed or the value is allowed. The verdict shows it when no row can be chosen instead.
+func (m Model) typedRefusal(s step) error {
+	typed := strings.TrimSpace(m.inputs[s].Value())
+	if typed == "" {
+		return nil
+	}
+	if o, ok := m.typedOption(s, typed); ok {
+		return o.err
+	}
+	return nil
 }
 
 func (m Model) scopeOptions() []option {
@@ -101,12 +136,21 @@ func (m Model) projectOptions(typed string) []option {
 	return out
 }
 
+// roleOptions are the roles whose arity fits the address so far; a role
+// whose seat is held is listed with the registry's refusal naming the
+// holder, so the seat is refused here and not at submit.
 func (m Model) roleOptions() []option {
 	roles := registry.RolesFor(m.answers.Shape())
 	out := make([]option, 0, len(roles))
 	for _, r := range roles {
-		out = append(out, option{value: r.Name, label: r.Name,
-			detail: fmt.Sprintf("profile %s · %s", r.Profile, r.Arity)})
+		o := option{value: r.Name, label: r.Name, detail: fmt.Sprintf("profile %s · %s", r.Profile, r.Arity)}
+		a := m.answers
+		a.Role = r.Name
+		if h, held := m.snap.Holders[a.String()]; held {
+			o.err = registry.SeatTakenError(a.String(), h)
+			o.detail = "held by " + h.Name + " · " + o.detail
+		}
+		out = append(out, o)
 	}
 	return out
 }

@@ -21,7 +21,7 @@ var questions = [choiceSteps]string{
 // View renders the wizard into exactly width×height cells (the shell's
 // body, or the whole terminal under Run).
 func (m Model) View(width, height int) string {
-	width, height = max(width, 20), max(height, 6)
+	width, height = max(width, minWidth), max(height, minHeight)
 	var body []string
 	switch {
 	case m.loading && m.err != nil:
@@ -44,6 +44,13 @@ func (m Model) View(width, height int) string {
 	}
 	return out + "\n" + frame([]string{m.footer(width)}, width, m.footerHeight(width))
 }
+
+// The smallest size the wizard renders into; a smaller one is drawn at this
+// size and cut by the terminal.
+const (
+	minWidth  = 20
+	minHeight = 6
+)
 
 // frame lays lines (each possibly several) into exactly width×height:
 // longer lines are cut, missing lines are blank. It measures each line once,
@@ -160,11 +167,11 @@ func (m Model) choiceView(width, height int) []string {
 // why not: the registry's refusal, word for word.
 func (m Model) verdict(width int) []string {
 	o, ok := m.current(m.step)
-	switch {
+	switch refusal := m.refusal(m.step); {
+	case refusal != nil:
+		return strings.Split(m.styles.Error.Width(wrapWidth(width)).Render("✗ "+refusal.Error()), "\n")
 	case !ok:
 		return []string{m.styles.Dim.Render("  nothing to choose: type a value")}
-	case o.err != nil:
-		return strings.Split(m.styles.Error.Width(wrapWidth(width)).Render("✗ "+o.err.Error()), "\n")
 	}
 	return []string{m.styles.Good.Render("✓ " + m.acceptance(o))}
 }
@@ -205,25 +212,12 @@ func visibleRange(n, cur, height int) (int, int) {
 // previewView shows the address, the summary of the diff and the two panes:
 // side by side when there is room, otherwise the focused one.
 func (m Model) previewView(width, height int) []string {
-	reg := m.Registration()
-	role, _ := reg.Address.RoleInfo()
-	lines := []string{m.title(),
-		fmt.Sprintf("address %s · name %s · profile %s (%s)", reg.Address, reg.Name, role.Profile, role.Arity)}
+	lines := m.previewHead()
 	p := m.preview
 	if p == nil {
 		return append(lines, "", "building the stamp…")
 	}
-	lines = append(lines, m.styles.Warn.Render(p.summary))
-	if m.submitting {
-		lines = append(lines, m.styles.Warn.Render("submitting…"))
-	}
-	if p.stampErr != nil {
-		lines = append(lines, m.styles.Error.Render("✗ "+p.stampErr.Error()))
-	}
-	paneH := max(1, height-len(lines)-1)
-	if m.err != nil {
-		paneH = max(1, paneH-2)
-	}
+	paneH := m.paneRows(height) + 1 // and the pane's header
 	if width >= 110 {
 		half := (width - 3) / 2
 		left := m.pane(p, paneStamp, half, paneH)
@@ -234,6 +228,37 @@ func (m Model) previewView(width, height int) []string {
 		return lines
 	}
 	return append(lines, m.pane(p, p.focus, width, paneH)...)
+}
+
+// previewHead is the lines above the panes: title, address, the diff's
+// summary and what is under way.
+func (m Model) previewHead() []string {
+	reg := m.Registration()
+	role, _ := reg.Address.RoleInfo()
+	lines := []string{m.title(),
+		fmt.Sprintf("address %s · name %s · profile %s (%s)", reg.Address, reg.Name, role.Profile, role.Arity)}
+	p := m.preview
+	if p == nil {
+		return lines
+	}
+	lines = append(lines, m.styles.Warn.Render(p.summary))
+	if m.submitting {
+		lines = append(lines, m.styles.Warn.Render("submitting…"))
+	}
+	if p.stampErr != nil {
+		lines = append(lines, m.styles.Error.Render("✗ "+p.stampErr.Error()))
+	}
+	return lines
+}
+
+// paneRows is how many lines of a pane show in a preview body of the given
+// height: what the head, a blank line, an error and the pane's header leave.
+func (m Model) paneRows(height int) int {
+	h := max(1, height-len(m.previewHead())-1)
+	if m.err != nil {
+		h = max(1, h-2)
+	}
+	return max(1, h-1)
 }
 
 var paneTitles = [2]string{"stamp · " + "CAPABILITY-STAMP.json", "class-matrix diff"}

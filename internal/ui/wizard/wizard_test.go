@@ -131,10 +131,10 @@ func TestRootSkipsProject(t *testing.T) {
 func TestRefusalsUseRegistryWords(t *testing.T) {
 	h := newHarness(t, &fakeBackend{snap: existing()})
 	h.typ("Work")
-	o, _ := h.m.current(stepScope)
+	err := h.m.refusal(stepScope)
 	want := registry.CheckSegment("scope", "Work")
-	if o.err == nil || o.err.Error() != want.Error() {
-		t.Fatalf("scope refusal %v; want %v", o.err, want)
+	if err == nil || err.Error() != want.Error() {
+		t.Fatalf("scope refusal %v; want %v", err, want)
 	}
 	if !strings.Contains(h.m.View(120, 40), want.Error()) {
 		t.Fatalf("refusal not shown:\n%s", h.m.View(120, 40))
@@ -147,9 +147,9 @@ func TestRefusalsUseRegistryWords(t *testing.T) {
 		h.keys("backspace")
 	}
 	h.typ("secretary")
-	o, _ = h.m.current(stepScope)
-	if want := registry.CheckSegment("scope", "secretary"); o.err == nil || o.err.Error() != want.Error() {
-		t.Fatalf("scope named like a role: %v; want %v", o.err, want)
+	err = h.m.refusal(stepScope)
+	if want := registry.CheckSegment("scope", "secretary"); err == nil || err.Error() != want.Error() {
+		t.Fatalf("scope named like a role: %v; want %v", err, want)
 	}
 
 	// A role typed where its arity does not fit: the parser's refusal.
@@ -157,13 +157,13 @@ func TestRefusalsUseRegistryWords(t *testing.T) {
 	h.typ("work")
 	h.keys("enter", "enter") // scope work, no project
 	h.typ("lead")
-	o, _ = h.m.current(stepRole)
+	err = h.m.refusal(stepRole)
 	_, want = registry.ParseAddress("work/lead")
-	if o.err == nil || o.err.Error() != want.Error() {
-		t.Fatalf("role refusal %v; want %v", o.err, want)
+	if err == nil || err.Error() != want.Error() {
+		t.Fatalf("role refusal %v; want %v", err, want)
 	}
-	if !strings.Contains(o.err.Error(), `role "lead" is project-bound; use work/<project>/lead`) {
-		t.Fatalf("not the spec's example wording: %v", o.err)
+	if !strings.Contains(err.Error(), `role "lead" is project-bound; use work/<project>/lead`) {
+		t.Fatalf("not the spec's example wording: %v", err)
 	}
 
 	// A project named like a role.
@@ -171,9 +171,9 @@ func TestRefusalsUseRegistryWords(t *testing.T) {
 	h.typ("work")
 	h.keys("enter")
 	h.typ("deputy")
-	o, _ = h.m.current(stepProject)
-	if want := registry.CheckSegment("project", "deputy"); o.err == nil || o.err.Error() != want.Error() {
-		t.Fatalf("project refusal %v; want %v", o.err, want)
+	err = h.m.refusal(stepProject)
+	if want := registry.CheckSegment("project", "deputy"); err == nil || err.Error() != want.Error() {
+		t.Fatalf("project refusal %v; want %v", err, want)
 	}
 }
 
@@ -186,13 +186,13 @@ func TestTakenNameRefusedAsTyped(t *testing.T) {
 	}
 	for i, r := range "sPiCa" {
 		h.typ(string(r))
-		o, _ := h.m.current(stepName)
+		err := h.m.refusal(stepName)
 		if i == 4 {
-			if !errors.Is(o.err, registry.ErrNameTaken) {
-				t.Fatalf("taken name (any case) not refused: %+v", o)
+			if !errors.Is(err, registry.ErrNameTaken) {
+				t.Fatalf("taken name (any case) not refused: %v", err)
 			}
-		} else if o.err != nil {
-			t.Fatalf("prefix %q refused: %v", "sPiCa"[:i+1], o.err)
+		} else if err != nil {
+			t.Fatalf("prefix %q refused: %v", "sPiCa"[:i+1], err)
 		}
 	}
 	h.keys("enter")
@@ -206,9 +206,8 @@ func TestTakenNameRefusedAsTyped(t *testing.T) {
 		t.Fatalf("any free name may be typed: %+v", o)
 	}
 	h.typ("!")
-	o, _ = h.m.current(stepName)
-	if _, want := registry.NormalizeName("sPiCx!"); o.err == nil || o.err.Error() != want.Error() {
-		t.Fatalf("name rule refusal %v; want %v", o.err, want)
+	if _, want := registry.NormalizeName("sPiCx!"); h.m.refusal(stepName) == nil || h.m.refusal(stepName).Error() != want.Error() {
+		t.Fatalf("name rule refusal %v; want %v", h.m.refusal(stepName), want)
 	}
 }
 
@@ -492,8 +491,8 @@ func TestPastedNameValidated(t *testing.T) {
 	h.typ("home")
 	h.keys("enter", "enter", "enter")
 	h.send(tea.PasteMsg{Content: "SPICA"})
-	if o, _ := h.m.current(stepName); !errors.Is(o.err, registry.ErrNameTaken) {
-		t.Fatalf("pasted taken name not refused: %+v", o)
+	if err := h.m.refusal(stepName); !errors.Is(err, registry.ErrNameTaken) {
+		t.Fatalf("pasted taken name not refused: %v", err)
 	}
 	h.send(tea.PasteMsg{Content: " II"})
 	if o, _ := h.m.current(stepName); o.err != nil || o.value != "SPICA II" {
