@@ -8,10 +8,10 @@ RACE_PKGS := ./internal/store/... ./internal/registry/... ./internal/confirm/...
 
 # Fuzz targets that `make test` also runs for a bounded time beyond their
 # seed corpora (go test runs the corpora alone): package:target.
-FUZZ      := ./internal/registry:FuzzParseAddress ./internal/stamp:FuzzRead ./internal/store:FuzzOpen ./internal/confirm:FuzzParseTarget ./internal/termtext:FuzzWriter
+FUZZ      := ./internal/registry:FuzzParseAddress ./internal/stamp:FuzzRead ./internal/store:FuzzOpen ./internal/store:FuzzRecord ./internal/confirm:FuzzParseTarget ./internal/termtext:FuzzWriter
 FUZZTIME  ?= 10s
 
-.PHONY: run test unit fuzz race bench lint build install screenshots clean
+.PHONY: run test unit fuzz bitflip race bench lint build install screenshots clean
 
 run: ## open the console on a demo installation
 	$(GO) run ./cmd/virgo-tui demo
@@ -26,6 +26,9 @@ fuzz:
 		echo "fuzz $${f#*:} for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$${f#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s "$${f%%:*}" || exit 1; \
 	done
+
+bitflip: ## every single-bit flip of the store's pages in use (minutes; CI tries a sample)
+	VIRGO_BITFLIP_FULL=1 $(GO) test -count=1 -run '^TestBitFlips$$' -v -timeout 3h ./internal/store
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)

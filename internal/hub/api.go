@@ -62,8 +62,7 @@ func (h *Hub) dispatch(w http.ResponseWriter, r *http.Request, methods map[strin
 		}
 		sort.Strings(allowed)
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeError(w, apiErrorf(http.StatusMethodNotAllowed, "method_not_allowed",
-			"%s %s is not an endpoint; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
+		writeError(w, hubapi.Errorf(hubapi.ErrMethodNotAllowed, "%s %s is not an endpoint; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
 		return
 	}
 	id, err := h.authorize(r, rt.access)
@@ -111,11 +110,12 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
 	version, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	if version != hubapi.APIVersion {
-		writeJSON(w, http.StatusNotFound, &hubapi.APIError{Code: "unsupported_version", Versions: hubapi.SupportedVersions,
-			Msg: fmt.Sprintf("%s: unknown API version %q; this hub serves /%s/ (see docs/api.md)", r.URL.Path, version, hubapi.APIVersion)})
+		ae := hubapi.Errorf(hubapi.ErrUnsupportedVersion, "%s: unknown API version %q; this hub serves /%s/ (see docs/api.md)", r.URL.Path, version, hubapi.APIVersion)
+		ae.Versions = hubapi.SupportedVersions
+		writeError(w, ae)
 		return
 	}
-	writeError(w, apiErrorf(http.StatusNotFound, "no_endpoint", "%s %s is not an endpoint of the hub (see docs/api.md)", r.Method, r.URL.Path))
+	writeError(w, hubapi.Errorf(hubapi.ErrNoEndpoint, "%s %s is not an endpoint of the hub (see docs/api.md)", r.Method, r.URL.Path))
 }
 
 // decodeBody reads a JSON object of at most MaxBody bytes into v. Unknown
@@ -146,17 +146,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &tooBig):
-		return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "request body is over the %d-byte limit", hubapi.MaxBody)
+		return hubapi.Errorf(hubapi.ErrTooLarge, "request body is over the %d-byte limit", hubapi.MaxBody)
 	case errors.Is(err, io.EOF):
-		return apiErrorf(http.StatusBadRequest, "malformed_json", "request body is empty; send a JSON object")
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body is empty; send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed JSON: the body ends in the middle of a value")
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed JSON: the body ends in the middle of a value")
 	case errors.As(err, &syn):
-		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed JSON at byte %d: %v", syn.Offset, syn)
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
-		return apiErrorf(http.StatusBadRequest, "malformed_json", "field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
 	default:
-		return apiErrorf(http.StatusBadRequest, "malformed_json", "malformed request: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed request: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 }
 

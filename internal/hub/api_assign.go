@@ -22,7 +22,7 @@ func assignError(err error) error {
 // deputy resolves an active persona whose assignments are asked about.
 func (h *Hub) deputy(ctx context.Context, ref string) (registry.Persona, error) {
 	if ref == "" {
-		return registry.Persona{}, apiErrorf(http.StatusBadRequest, "persona_required", "name the deputy: send \"persona\" (an address, name or id)")
+		return registry.Persona{}, hubapi.Errorf(hubapi.ErrPersonaRequired, "name the deputy: send \"persona\" (an address, name or id)")
 	}
 	return h.resolve(ctx, ref)
 }
@@ -40,7 +40,7 @@ func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 		return err
 	}
 	if p.State != registry.StateActive {
-		return apiErrorf(http.StatusConflict, "not_active", "%s (%s) is %s: tasks are assigned to an active generation", p.Address, p.Name, p.State)
+		return hubapi.Errorf(hubapi.ErrNotActive, "%s (%s) is %s: tasks are assigned to an active generation", p.Address, p.Name, p.State)
 	}
 	st, err := h.cases.LoadStamp(p)
 	if err != nil {
@@ -83,7 +83,7 @@ func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 	if !id.IsHuman() && id.PersonaID != p.ID {
 		st, err := h.cases.LoadStamp(p)
 		if err != nil || st.Authority.OwningLead != id.Principal {
-			return apiErrorf(http.StatusForbidden, "forbidden", "%s sees its own assigned tasks and, as owning lead, its deputies'", id.Principal)
+			return hubapi.Errorf(hubapi.ErrForbidden, "%s sees its own assigned tasks and, as owning lead, its deputies'", id.Principal)
 		}
 	}
 	as, err := h.queue.Assignments(ctx, p.ID)

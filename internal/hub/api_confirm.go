@@ -19,7 +19,7 @@ func (h *Hub) operation(ctx context.Context, id hubapi.Identity, req hubapi.Oper
 	case !id.IsHuman():
 		p, err = h.reg.Get(ctx, id.PersonaID)
 	case req.Persona == "":
-		return nil, confirm.Operation{}, apiErrorf(http.StatusBadRequest, "persona_required", "an operator names the persona: send \"persona\" (an address, name or id)")
+		return nil, confirm.Operation{}, hubapi.Errorf(hubapi.ErrPersonaRequired, "an operator names the persona: send \"persona\" (an address, name or id)")
 	default:
 		p, err = h.resolve(ctx, req.Persona)
 	}
@@ -65,7 +65,7 @@ func (h *Hub) operation(ctx context.Context, id hubapi.Identity, req hubapi.Oper
 }
 
 func badOperation(err error) error {
-	return apiErrorf(http.StatusBadRequest, "invalid_operation", "%v", err)
+	return hubapi.Errorf(hubapi.ErrInvalidOperation, "%v", err)
 }
 
 // authorizeOp is POST /v1/authorize: the handler's verdict, nothing queued.
@@ -225,7 +225,7 @@ func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity
 	if s := r.URL.Query().Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
-			return apiErrorf(http.StatusBadRequest, "bad_query", "limit=%q: want a count (0 or more)", s)
+			return hubapi.Errorf(hubapi.ErrBadQuery, "limit=%q: want a count (0 or more)", s)
 		}
 		if n < len(es) {
 			es = es[len(es)-n:]
@@ -250,8 +250,7 @@ func (h *Hub) learnKeys(p registry.Persona) (confirm.Keys, error) {
 // persona's current one is reviewed. It returns the persona's current keys.
 func (h *Hub) staleChoice(ctx context.Context, ref, choiceID string) (confirm.Keys, confirm.Choice, error) {
 	if ref == "" {
-		return confirm.Keys{}, confirm.Choice{}, apiErrorf(http.StatusBadRequest, "persona_required",
-			"name the persona whose stale choice this is: send \"persona\" (an address, name or id)")
+		return confirm.Keys{}, confirm.Choice{}, hubapi.Errorf(hubapi.ErrPersonaRequired, "name the persona whose stale choice this is: send \"persona\" (an address, name or id)")
 	}
 	p, err := h.resolve(ctx, ref)
 	if err != nil {

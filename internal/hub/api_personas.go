@@ -164,7 +164,7 @@ func suggestNames(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 	if s := r.URL.Query().Get("n"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > 100 {
-			return apiErrorf(http.StatusBadRequest, "bad_query", "n=%q: want a count from 1 to 100", s)
+			return hubapi.Errorf(hubapi.ErrBadQuery, "n=%q: want a count from 1 to 100", s)
 		}
 		n = v
 	}

@@ -31,7 +31,7 @@ func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 		return err
 	}
 	if rep.Activity == nil && rep.Summary == nil {
-		return apiErrorf(http.StatusBadRequest, "nothing_to_set", "set needs \"activity\" or \"summary\"; to only beat, POST /v1/presence/beat")
+		return hubapi.Errorf(hubapi.ErrNothingToSet, "set needs \"activity\" or \"summary\"; to only beat, POST /v1/presence/beat")
 	}
 	return h.report(w, id, rep)
 }
@@ -81,7 +81,7 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 		dl.extend(h.cfg.Intervals.Offline)
 		line, err := rd.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxReportLine {
-			return apiErrorf(http.StatusRequestEntityTooLarge, "too_large", "beat stream line %d is over %d bytes", n+1, maxReportLine)
+			return hubapi.Errorf(hubapi.ErrTooLarge, "beat stream line %d is over %d bytes", n+1, maxReportLine)
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			if dl.ending() {
@@ -89,12 +89,12 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 				// line cut short by the deadline is dropped.
 				break
 			}
-			return apiErrorf(http.StatusBadRequest, "stream_broken", "beat stream ended after %d reports: %v", n, err)
+			return hubapi.Errorf(hubapi.ErrStreamBroken, "beat stream ended after %d reports: %v", n, err)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rep hubapi.PresenceReport
 			if jerr := json.Unmarshal(line, &rep); jerr != nil {
-				return apiErrorf(http.StatusBadRequest, "malformed_json", "beat stream line %d: %v", n+1, jerr)
+				return hubapi.Errorf(hubapi.ErrMalformedJSON, "beat stream line %d: %v", n+1, jerr)
 			}
 			if rerr := h.applyReport(id, rep); rerr != nil {
 				return rerr

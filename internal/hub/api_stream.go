@@ -117,12 +117,13 @@ func parseAfter(r *http.Request) (uint64, error) {
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, apiErrorf(http.StatusBadRequest, "bad_query", "after=%q: want a sequence number (0 or more)", s)
+		return 0, hubapi.Errorf(hubapi.ErrBadQuery, "after=%q: want a sequence number (0 or more)", s)
 	}
 	return n, nil
 }
 
 func (h *Hub) resyncError(why string) *hubapi.APIError {
-	return &hubapi.APIError{Status: http.StatusGone, Code: "resync", Head: h.stream.Head(), Epoch: h.stream.Epoch(),
-		Msg: "resync: " + why + "; fetch GET /v1/snapshot and resume after its seq"}
+	ae := hubapi.Errorf(hubapi.ErrResync, "resync: %s; fetch GET /v1/snapshot and resume after its seq", why)
+	ae.Head, ae.Epoch = h.stream.Head(), h.stream.Epoch()
+	return ae
 }

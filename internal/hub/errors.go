@@ -2,15 +2,10 @@ package hub
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
-
-func apiErrorf(status int, code, format string, args ...any) *hubapi.APIError {
-	return &hubapi.APIError{Status: status, Code: code, Msg: fmt.Sprintf(format, args...)}
-}
 
 func writeError(w http.ResponseWriter, err error) {
 	ae := hubapi.FromError(err)

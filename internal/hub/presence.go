@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // Clock tells the time; tests inject a fake one to drive transitions.
@@ -170,7 +171,7 @@ func (t *Tracker) report(id string, apply func(*hubapi.Presence, time.Time)) err
 		return fmt.Errorf("presence of %s: %w", id, hubapi.ErrUnknownPersona)
 	}
 	if e.State == hubapi.StateRetired {
-		return fmt.Errorf("presence of %s: %w", id, hubapi.ErrRetired)
+		return fmt.Errorf("presence of %s: %w", id, registry.ErrRetired)
 	}
 	switch e.State {
 	case hubapi.StateStanding, hubapi.StateStale, hubapi.StateOffline:

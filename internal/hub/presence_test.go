@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -85,7 +86,7 @@ func TestPresenceTransitionsUnderFakeClock(t *testing.T) {
 			t.Fatalf("step %d: state %s, want %s", i, s, st.want)
 		}
 	}
-	if err := tr.Beat("g1"); !errors.Is(err, hubapi.ErrRetired) {
+	if err := tr.Beat("g1"); !errors.Is(err, registry.ErrRetired) {
 		t.Fatalf("beat of retired: %v, want ErrRetired", err)
 	}
 	if err := tr.Beat("nobody"); !errors.Is(err, hubapi.ErrUnknownPersona) {

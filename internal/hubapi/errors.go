@@ -2,6 +2,7 @@ package hubapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -39,24 +40,66 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// errorTable maps named errors to a status and a stable code for scripts;
-// the first match wins. Data, so the client's Is and the server agree.
+// Refusals of the transport itself: the request never reached a use case.
+var (
+	// ErrMethodNotAllowed: the path exists, with other methods (see Allow).
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrUnsupportedVersion: the path names an API version this hub does not serve.
+	ErrUnsupportedVersion = errors.New("unsupported API version")
+	// ErrNoEndpoint: no endpoint has this path.
+	ErrNoEndpoint = errors.New("no such endpoint")
+	// ErrTooLarge: a request body (or a beat stream line) over its limit.
+	ErrTooLarge = errors.New("request too large")
+	// ErrMalformedJSON: a body that is not the one JSON object expected.
+	ErrMalformedJSON = errors.New("malformed JSON")
+	// ErrBadQuery: a query parameter out of its form or range.
+	ErrBadQuery = errors.New("bad query parameter")
+	// ErrPersonaRequired: an operator's request that does not name its persona.
+	ErrPersonaRequired = errors.New("the request must name a persona")
+	// ErrInvalidOperation: an operation (tool, target, shape) the handler cannot read.
+	ErrInvalidOperation = errors.New("invalid operation")
+	// ErrNothingToSet: a presence set with neither activity nor summary.
+	ErrNothingToSet = errors.New("nothing to set")
+	// ErrStreamBroken: a beat stream whose body broke off.
+	ErrStreamBroken = errors.New("beat stream broken")
+	// ErrNotActive: the persona generation is not active (pending or refused).
+	ErrNotActive = errors.New("persona generation is not active")
+	// ErrInternal: anything the API does not name; the message says what.
+	ErrInternal = errors.New("internal error")
+)
+
+// errorTable maps each named error to its status and its code, one code
+// per error: scripts test the code, and errors.Is across the wire matches
+// an answer only to its own error. Data, so the client's Is, the server's
+// answers and docs/api.md (checked by a test) agree. When an error wraps
+// several named errors, the first row that matches wins.
 var errorTable = []struct {
 	err    error
 	status int
 	code   string
 }{
+	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "method_not_allowed"},
+	{ErrUnsupportedVersion, http.StatusNotFound, "unsupported_version"},
+	{ErrNoEndpoint, http.StatusNotFound, "no_endpoint"},
+	{ErrTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
+	{ErrMalformedJSON, http.StatusBadRequest, "malformed_json"},
+	{ErrBadQuery, http.StatusBadRequest, "bad_query"},
+	{ErrPersonaRequired, http.StatusBadRequest, "persona_required"},
+	{ErrInvalidOperation, http.StatusBadRequest, "invalid_operation"},
+	{ErrNothingToSet, http.StatusBadRequest, "nothing_to_set"},
+	{ErrStreamBroken, http.StatusBadRequest, "stream_broken"},
+	{ErrNotActive, http.StatusConflict, "not_active"},
+	{ErrInternal, http.StatusInternalServerError, "internal"},
 	{ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
 	{ErrRevoked, http.StatusUnauthorized, "revoked"},
 	{ErrForbidden, http.StatusForbidden, "forbidden"},
 	{ErrResync, http.StatusGone, "resync"},
 	{ErrUnknownPersona, http.StatusNotFound, "unknown_persona"},
-	{ErrRetired, http.StatusConflict, "retired"},
 	{ErrTextTooLong, http.StatusBadRequest, "text_too_long"},
 	{ErrControlText, http.StatusBadRequest, "control_text"},
 	{ErrBadOperatorName, http.StatusBadRequest, "invalid_operator"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
-	{store.ErrNotFound, http.StatusNotFound, "not_found"},
+	{store.ErrNotFound, http.StatusNotFound, "no_record"},
 	{registry.ErrSeatTaken, http.StatusConflict, "seat_taken"},
 	{registry.ErrNameTaken, http.StatusConflict, "name_taken"},
 	{registry.ErrRetired, http.StatusConflict, "retired"},
@@ -81,12 +124,12 @@ var errorTable = []struct {
 	{confirm.ErrUnroutable, http.StatusConflict, "unroutable"},
 	{confirm.ErrAlreadyDecided, http.StatusConflict, "already_decided"},
 	{confirm.ErrExpired, http.StatusConflict, "expired"},
-	{confirm.ErrNoConfirmation, http.StatusNotFound, "not_found"},
+	{confirm.ErrNoConfirmation, http.StatusNotFound, "no_confirmation"},
 	{confirm.ErrCorrelationReuse, http.StatusConflict, "correlation_reuse"},
 	{confirm.ErrNoCorrelation, http.StatusBadRequest, "correlation_required"},
 	{confirm.ErrWrongPersona, http.StatusForbidden, "wrong_persona"},
 	{confirm.ErrNotRememberable, http.StatusBadRequest, "not_rememberable"},
-	{confirm.ErrNoReason, http.StatusBadRequest, "reason_required"},
+	{confirm.ErrNoReason, http.StatusBadRequest, "denial_reason_required"},
 	{confirm.ErrBadPrincipal, http.StatusBadRequest, "invalid_principal"},
 	{confirm.ErrNoChoice, http.StatusNotFound, "no_choice"},
 	{confirm.ErrSelfAssignment, http.StatusForbidden, "self_assignment"},
@@ -120,8 +163,16 @@ func CodeOf(err error) string {
 	return ""
 }
 
+// Errorf is the answer of named error (one of the table's) with its own
+// sentence: the named error's status and code, the formatted message.
+func Errorf(named error, format string, args ...any) *APIError {
+	ae := FromError(named)
+	ae.Msg = fmt.Sprintf(format, args...)
+	return ae
+}
+
 // FromError classifies any error for the wire: an *APIError as it is, a
-// named error by the table, anything else as an internal error.
+// named error by the table, anything else as ErrInternal.
 func FromError(err error) *APIError {
 	var ae *APIError
 	if errors.As(err, &ae) {
@@ -132,5 +183,5 @@ func FromError(err error) *APIError {
 			return &APIError{Status: m.status, Code: m.code, Msg: err.Error()}
 		}
 	}
-	return &APIError{Status: http.StatusInternalServerError, Code: "internal", Msg: err.Error()}
+	return &APIError{Status: http.StatusInternalServerError, Code: CodeOf(ErrInternal), Msg: err.Error()}
 }

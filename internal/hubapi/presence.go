@@ -12,9 +12,6 @@ type State string
 // ErrUnknownPersona: presence was reported for a generation the hub does not track.
 var ErrUnknownPersona = errors.New("unknown persona generation")
 
-// ErrRetired: the generation is retired and takes no more presence reports.
-var ErrRetired = errors.New("persona generation is retired")
-
 // MaxPresenceText bounds activity and summary texts, so a runtime cannot
 // grow the hub's memory or the stream with one report.
 const MaxPresenceText = 1024

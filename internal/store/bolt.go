@@ -14,9 +14,10 @@ import (
 // locks the file). Writers share fsyncs through group commit (txn.go);
 // watchers follow the change log (watch.go).
 type Bolt struct {
-	path    string
-	db      *bolt.DB
-	history int
+	path         string
+	db           *bolt.DB
+	history      int
+	historyBytes int64
 
 	rev    atomic.Int64 // revision of the last committed Txn
 	closed atomic.Bool
@@ -107,8 +108,9 @@ type Stats struct {
 	// Compacted is the highest revision trimmed from the change log: a
 	// Watch from below it fails with ErrCompacted.
 	Compacted int64
-	// LogEntries is the number of events kept for Watch.
-	LogEntries int64
+	// LogEntries is the number of events kept for Watch, LogBytes their
+	// size (keys and entries, before bbolt's overhead).
+	LogEntries, LogBytes int64
 	// FileSize is the size of the database file in bytes.
 	FileSize int64
 	// Txns counts transactions that wrote since open; Commits counts the
@@ -123,15 +125,16 @@ func (b *Bolt) Stats() (Stats, error) {
 	err := b.view("stats", func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		var err error
-		if s.Rev, err = getU64(meta, keyRev); err != nil {
-			return err
+		for _, c := range []struct {
+			key []byte
+			to  *int64
+		}{{keyRev, &s.Rev}, {keyCompacted, &s.Compacted}, {keyLogN, &s.LogEntries}, {keyLogBytes, &s.LogBytes}} {
+			if *c.to, err = getCounter(meta, c.key); err != nil {
+				return err
+			}
 		}
-		if s.Compacted, err = getU64(meta, keyCompacted); err != nil {
-			return err
-		}
-		s.LogEntries, err = getU64(meta, keyLogN)
 		s.FileSize = tx.Size()
-		return err
+		return nil
 	})
 	return s, err
 }

@@ -19,6 +19,10 @@ const (
 	DefaultTimeout = time.Second
 	// DefaultWatchHistory is how many change-log entries are kept for Watch.
 	DefaultWatchHistory = 100_000
+	// DefaultWatchHistoryBytes bounds the change log's keys and values in
+	// bytes. An entry names a key, not its value, so 100,000 entries of
+	// 40-byte keys take about 6 MB; the bound matters for long keys.
+	DefaultWatchHistoryBytes = 8 << 20
 )
 
 // ErrNotPrivate: the database file or its directory is readable by other
@@ -33,6 +37,11 @@ type Options struct {
 	// WatchHistory is how many change-log entries are kept; a Watch from
 	// an older revision fails with ErrCompacted. 0 means DefaultWatchHistory.
 	WatchHistory int
+	// WatchHistoryBytes bounds the change log's size in bytes (its keys and
+	// entries, before bbolt's own overhead) as WatchHistory bounds its
+	// entries; whichever is reached first trims it. 0 means
+	// DefaultWatchHistoryBytes.
+	WatchHistoryBytes int64
 }
 
 // OpenBolt opens or creates the bbolt database at path.
@@ -54,6 +63,9 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	}
 	if opts.WatchHistory <= 0 {
 		opts.WatchHistory = DefaultWatchHistory
+	}
+	if opts.WatchHistoryBytes <= 0 {
+		opts.WatchHistoryBytes = DefaultWatchHistoryBytes
 	}
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
@@ -89,8 +101,15 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 		return nil, err
 	}
 	h, err := readHeader(db)
-	if err == nil && h.fresh {
+	switch {
+	case err != nil:
+	case h.fresh:
 		err = guard("initialise "+path, func() error { return db.Update(initialise) })
+	case h.schema < SchemaVersion:
+		err = guard("migrate "+path, func() error { return db.Update(migrate) })
+		if err != nil {
+			err = fmt.Errorf("%s: migrating schema version %d to %d failed, nothing was changed: %w", path, h.schema, SchemaVersion, err)
+		}
 	}
 	if err == nil {
 		err = privateFile(path)
@@ -99,7 +118,7 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 		db.Close()
 		return nil, err
 	}
-	b := &Bolt{path: path, db: db, history: opts.WatchHistory, closing: make(chan struct{})}
+	b := &Bolt{path: path, db: db, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{})}
 	b.idle.L = &b.mu
 	b.rev.Store(h.rev)
 	return b, nil
@@ -150,8 +169,9 @@ func lockedError(path string) error {
 
 // header is what OpenBolt learns from the meta bucket.
 type header struct {
-	fresh bool // a bbolt file without any bucket: ours to initialise
-	rev   int64
+	fresh  bool // a bbolt file without any bucket: ours to initialise
+	schema int64
+	rev    int64
 }
 
 // readHeader tells a virgo database from a fresh file, a newer schema, a
@@ -171,7 +191,7 @@ func readHeader(db *bolt.DB) (header, error) {
 				return fmt.Errorf("%w: %s is a bbolt database of another application (buckets %s); refusing to adopt it",
 					ErrCorrupt, path, strings.Join(names, ", "))
 			}
-			v, err := getU64(meta, keySchema)
+			v, err := getSchema(meta)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
@@ -182,17 +202,26 @@ func readHeader(db *bolt.DB) (header, error) {
 			case v < 1:
 				return fmt.Errorf("%w: %s has schema version %d", ErrCorrupt, path, v)
 			}
+			h.schema = v
 			if tx.Bucket(bucketKV) == nil || tx.Bucket(bucketLog) == nil {
 				return fmt.Errorf("%w: %s lacks its key or log bucket", ErrCorrupt, path)
 			}
-			for _, k := range [][]byte{keyCompacted, keyLogN} {
-				if _, err := getU64(meta, k); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+			read := getCounter
+			if v == 1 {
+				read = getU64V1
+			}
+			counters := [][]byte{keyCompacted, keyLogN, keyLogBytes}
+			if v == 1 {
+				counters = counters[:2]
+			}
+			for _, k := range counters {
+				if _, err := read(meta, k); err != nil {
+					return fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 				}
 			}
-			h.rev, err = getU64(meta, keyRev)
+			h.rev, err = read(meta, keyRev)
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 			}
 			return nil
 		})
@@ -228,15 +257,12 @@ func initialise(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	for _, kv := range []struct {
-		k []byte
-		v int64
-	}{{keySchema, SchemaVersion}, {keyRev, 0}, {keyCompacted, 0}, {keyLogN, 0}} {
-		if err := putU64(meta, kv.k, kv.v); err != nil {
+	for _, k := range [][]byte{keyRev, keyCompacted, keyLogN, keyLogBytes} {
+		if err := putCounter(meta, k, 0); err != nil {
 			return err
 		}
 	}
-	return nil
+	return putSchema(meta, SchemaVersion)
 }
 
 // privateDir creates dir 0700, or strips group and other bits from it.

@@ -184,9 +184,9 @@ func TestBadFiles(t *testing.T) {
 			src, _ := os.ReadFile(populated(t, 10))
 			os.WriteFile(path, src, 0o600)
 			rawUpdate(t, path, func(tx *bolt.Tx) error {
-				return putU64(tx.Bucket(bucketMeta), keySchema, SchemaVersion+1)
+				return putSchema(tx.Bucket(bucketMeta), SchemaVersion+1)
 			})
-		}, ErrNewerSchema, "schema version 2"},
+		}, ErrNewerSchema, "schema version 3"},
 		{"foreign bbolt file", func(t *testing.T, path string) {
 			rawUpdate(t, path, func(tx *bolt.Tx) error {
 				b, err := tx.CreateBucket([]byte("widgets"))

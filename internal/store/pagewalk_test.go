@@ -169,9 +169,11 @@ func TestPrecheckRefusesPageDamage(t *testing.T) {
 		{"branch key raised", "outside the range", func(b []byte) {
 			// The second key of the branch: its data starts where the
 			// first element's pos points, plus the first key.
-			e := b[branch*ps+pageHeaderSize+elementSize:]
-			pos, _ := le.Uint32(e[0:]), le.Uint32(e[4:])
-			b[branch*ps+pageHeaderSize+elementSize+int(pos)+len("persona/0")] += 2
+			// Its last byte goes up by one: still below the third
+			// key, but above the first key of the child it bounds.
+			at := branch*ps + pageHeaderSize + elementSize
+			pos, ksize := int(le.Uint32(b[at:])), int(le.Uint32(b[at+4:]))
+			b[at+pos+ksize-1]++
 		}},
 		{"value flagged as a nested bucket", "never nests", func(b []byte) { b[leaf*ps+pageHeaderSize] |= bucketLeafFlag }},
 	} {

@@ -33,6 +33,10 @@ var (
 	ErrCompacted = errors.New("requested revision has been compacted")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store is closed")
+	// ErrRecordDamaged: a stored record fails its checksum (a flipped bit on
+	// the disk, or a write from outside virgo-tui); the message names its
+	// key. Nothing of the record is served, and the read fails.
+	ErrRecordDamaged = errors.New("record damaged")
 	// ErrInvalidOp: a transaction names an empty or oversized key or value;
 	// it is refused before anything is written.
 	ErrInvalidOp = errors.New("invalid transaction")

@@ -113,14 +113,14 @@ func (b *Bolt) commit(group []*request) {
 					continue
 				}
 				r.rev, r.err = w.apply(r.conds, r.ops)
-				if r.err != nil && !errors.Is(r.err, ErrConflict) {
+				if r.err != nil && !errors.Is(r.err, ErrConflict) && !errors.Is(r.err, ErrRecordDamaged) {
 					return r.err
 				}
 			}
 			if w.written == 0 {
 				return errNothingWritten
 			}
-			return w.finish(b.history)
+			return w.finish(b.history, b.historyBytes)
 		})
 	})
 	if errors.Is(err, errNothingWritten) {
@@ -140,30 +140,48 @@ func (b *Bolt) commit(group []*request) {
 
 // writer applies requests to one bbolt transaction.
 type writer struct {
-	meta, kv, log   *bolt.Bucket
-	rev             int64 // revision of the last applied request
-	logn, compacted int64
-	written         int64 // requests that wrote
+	meta, kv, log             *bolt.Bucket
+	rev                       int64 // revision of the last applied request
+	logn, logBytes, compacted int64
+	written                   int64 // requests that wrote
 }
 
 func newWriter(tx *bolt.Tx, rev int64) (*writer, error) {
 	w := &writer{meta: tx.Bucket(bucketMeta), kv: tx.Bucket(bucketKV), log: tx.Bucket(bucketLog), rev: rev}
 	var err error
-	if w.logn, err = getU64(w.meta, keyLogN); err != nil {
+	if w.logn, err = getCounter(w.meta, keyLogN); err != nil {
 		return nil, err
 	}
-	if w.compacted, err = getU64(w.meta, keyCompacted); err != nil {
+	if w.logBytes, err = getCounter(w.meta, keyLogBytes); err != nil {
+		return nil, err
+	}
+	if w.compacted, err = getCounter(w.meta, keyCompacted); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
 // apply checks one request's conds against the state so far, then writes its
-// ops under the next revision and logs each as an event.
+// ops under the next revision and logs each as an event. A damaged record
+// among those it reads fails the request before it writes anything: its
+// revisions would decide the conds and the new record's CreateRev.
 func (w *writer) apply(conds []Cond, ops []Op) (int64, error) {
 	for _, c := range conds {
-		if got := modRevOf(w.kv.Get([]byte(c.Key))); got != c.ModRev {
+		raw := w.kv.Get([]byte(c.Key))
+		if raw != nil {
+			if err := checkRecord([]byte(c.Key), raw); err != nil {
+				return 0, err
+			}
+		}
+		if got := modRevOf(raw); got != c.ModRev {
 			return 0, fmt.Errorf("%w: key %q is at revision %d, the transaction expected %d", ErrConflict, c.Key, got, c.ModRev)
+		}
+	}
+	for _, op := range ops {
+		if raw := w.kv.Get([]byte(op.Key)); raw != nil {
+			if err := checkRecord([]byte(op.Key), raw); err != nil {
+				return 0, err
+			}
 		}
 	}
 	next := w.rev + 1
@@ -178,16 +196,19 @@ func (w *writer) apply(conds []Cond, ops []Op) (int64, error) {
 		case op.Delete:
 			err = w.kv.Delete(key)
 		case old == nil:
-			err = w.kv.Put(key, encodeValue(next, next, op.Value))
+			err = w.kv.Put(key, encodeRecord(key, next, next, op.Value))
 		default:
-			err = w.kv.Put(key, encodeValue(createRevOf(old), next, op.Value))
+			err = w.kv.Put(key, encodeRecord(key, createRevOf(old), next, op.Value))
 		}
+		lk := logKey(next, index)
+		e := encodeEvent(lk, op.Key, op.Delete)
 		if err == nil {
-			err = w.log.Put(logKey(next, index), encodeEvent(op))
+			err = w.log.Put(lk, e)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("write %q: %w", op.Key, err)
 		}
+		w.logBytes += logEntrySize(lk, e)
 		index++
 	}
 	if index == 0 {
@@ -199,20 +220,21 @@ func (w *writer) apply(conds []Cond, ops []Op) (int64, error) {
 	return next, nil
 }
 
-// finish records the revision and trims the change log to history entries,
-// whole revisions at a time (a watcher never sees half a transaction), never
-// the newest one.
-func (w *writer) finish(history int) error {
+// finish records the revision and trims the change log to history entries
+// and historyBytes bytes, whole revisions at a time (a watcher never sees
+// half a transaction), never the newest one.
+func (w *writer) finish(history int, historyBytes int64) error {
 	c := w.log.Cursor()
-	for w.logn > int64(history) {
-		k, _ := c.First()
+	for w.logn > int64(history) || w.logBytes > historyBytes {
+		k, v := c.First()
 		rev := logRev(k)
 		if k == nil || rev >= w.rev {
 			break
 		}
 		var keys [][]byte
-		for ; k != nil && logRev(k) == rev; k, _ = c.Next() {
+		for ; k != nil && logRev(k) == rev; k, v = c.Next() {
 			keys = append(keys, bytes.Clone(k))
+			w.logBytes -= logEntrySize(k, v)
 		}
 		for _, k := range keys {
 			if err := w.log.Delete(k); err != nil {
@@ -225,8 +247,8 @@ func (w *writer) finish(history int) error {
 	for _, kv := range []struct {
 		k []byte
 		v int64
-	}{{keyRev, w.rev}, {keyLogN, w.logn}, {keyCompacted, w.compacted}} {
-		if err := putU64(w.meta, kv.k, kv.v); err != nil {
+	}{{keyRev, w.rev}, {keyLogN, w.logn}, {keyLogBytes, w.logBytes}, {keyCompacted, w.compacted}} {
+		if err := putCounter(w.meta, kv.k, kv.v); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,14 @@ const watchBatch = 256
 
 // Watch delivers every event under prefix with a revision above afterRev
 // (0: from the oldest kept), in revision order and in op order within one,
-// first from the change log, then live. The channel is closed when ctx ends,
+// first from the change log, then live. The log names the keys written, not
+// their values: a put's value is read from its record when the watcher
+// reaches it, and a put that a later write already replaced is left out
+// (the later write's event follows), so a watcher sees every key's latest
+// state in order, not every value a key ever held. A damaged record or log
+// entry fails the Watch call with ErrRecordDamaged when it is the first
+// thing to read, and ends the channel when met later, so the caller's next
+// Watch reports it. The channel is closed when ctx ends,
 // when the store closes, or when the watcher fell so far behind that the
 // history it still needed was trimmed; a caller whose ctx is still live
 // calls Watch again from the last revision it saw, and gets either the rest
@@ -29,7 +36,7 @@ func (b *Bolt) Watch(ctx context.Context, prefix string, afterRev int64) (<-chan
 	afterRev = max(afterRev, 0)
 	var compacted int64
 	err := b.view("watch "+prefix, func(tx *bolt.Tx) (err error) {
-		compacted, err = getU64(tx.Bucket(bucketMeta), keyCompacted)
+		compacted, err = getCounter(tx.Bucket(bucketMeta), keyCompacted)
 		return err
 	})
 	if err != nil {
@@ -39,6 +46,13 @@ func (b *Bolt) Watch(ctx context.Context, prefix string, afterRev int64) (<-chan
 		return nil, fmt.Errorf("watch %q after revision %d: history starts after revision %d: %w",
 			prefix, afterRev, compacted, ErrCompacted)
 	}
+	// Take the notification before the first read, so that a commit
+	// landing after it still wakes the watcher.
+	changed := b.changed.wait()
+	first, after, more, err := b.readLog([]byte(prefix), afterRev+1)
+	if err != nil {
+		return nil, fmt.Errorf("watch %q after revision %d: %w", prefix, afterRev, err)
+	}
 	b.mu.Lock()
 	if b.closed.Load() {
 		b.mu.Unlock()
@@ -47,23 +61,25 @@ func (b *Bolt) Watch(ctx context.Context, prefix string, afterRev int64) (<-chan
 	b.watchers.Add(1)
 	b.mu.Unlock()
 	out := make(chan Event, 16)
-	go b.follow(ctx, []byte(prefix), afterRev+1, out)
+	go b.follow(ctx, []byte(prefix), batch{first, after, more, changed}, out)
 	return out, nil
 }
 
-// follow is the watcher goroutine: read from the log, send, wait for a commit.
-func (b *Bolt) follow(ctx context.Context, prefix []byte, next int64, out chan<- Event) {
+// batch is what one readLog found, and the notification taken before it.
+type batch struct {
+	events  []Event
+	after   int64
+	more    bool
+	changed <-chan struct{}
+}
+
+// follow is the watcher goroutine: send what was read, wait for a commit,
+// read from the log.
+func (b *Bolt) follow(ctx context.Context, prefix []byte, r batch, out chan<- Event) {
 	defer b.watchers.Done()
 	defer close(out)
 	for {
-		// Take the notification before reading, so that a commit landing
-		// after the read still wakes us.
-		changed := b.changed.wait()
-		events, after, more, err := b.readLog(prefix, next)
-		if err != nil {
-			return
-		}
-		for _, ev := range events {
+		for _, ev := range r.events {
 			select {
 			case out <- ev:
 			case <-ctx.Done():
@@ -72,34 +88,41 @@ func (b *Bolt) follow(ctx context.Context, prefix []byte, next int64, out chan<-
 				return
 			}
 		}
-		next = after
-		if more {
-			continue
+		if !r.more {
+			select {
+			case <-r.changed:
+			case <-ctx.Done():
+				return
+			case <-b.closing:
+				return
+			}
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-b.closing:
+		// Take the notification before reading, so that a commit
+		// landing after the read still wakes us.
+		r.changed = b.changed.wait()
+		var err error
+		if r.events, r.after, r.more, err = b.readLog(prefix, r.after); err != nil {
 			return
 		}
 	}
 }
 
 // readLog copies the events under prefix of whole revisions from rev next on,
-// about watchBatch log entries' worth. It returns the revision to read next
-// and whether the log holds more. A trimmed revision it still needed is an
-// ErrCompacted error.
+// about watchBatch log entries' worth, with the values of puts read from
+// their records (see Watch). It returns the revision to read next and
+// whether the log holds more. A trimmed revision it still needed is an
+// ErrCompacted error; a damaged entry or record is ErrRecordDamaged.
 func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, more bool, err error) {
 	after = next
 	err = b.view("read the change log", func(tx *bolt.Tx) error {
-		compacted, err := getU64(tx.Bucket(bucketMeta), keyCompacted)
+		compacted, err := getCounter(tx.Bucket(bucketMeta), keyCompacted)
 		if err != nil {
 			return err
 		}
 		if next <= compacted {
 			return fmt.Errorf("revision %d: %w", next, ErrCompacted)
 		}
+		kv := tx.Bucket(bucketKV)
 		c := tx.Bucket(bucketLog).Cursor()
 		n := 0
 		for k, v := c.Seek(logKey(next, 0)); k != nil; k, v = c.Next() {
@@ -108,22 +131,36 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 				more = true
 				return nil
 			}
-			key, value, err := splitEvent(v)
+			key, del, err := splitEvent(k, v)
 			if err != nil {
 				return err
+			}
+			after = rev + 1
+			n++
+			if !bytes.HasPrefix(key, prefix) {
+				continue
+			}
+			ev := Event{Rev: rev, Key: string(key), Delete: del}
+			if !del {
+				raw := kv.Get(key)
+				if raw == nil {
+					continue // deleted since; that event follows
+				}
+				rec, err := decodeKV(ev.Key, raw)
+				switch {
+				case err != nil:
+					return err
+				case rec.ModRev > rev:
+					continue // written again since; that event follows
+				case rec.ModRev < rev:
+					return damaged(fmt.Sprintf("%s: the change log has it written at revision %d, the record at %d", showKey(key), rev, rec.ModRev))
+				}
+				ev.Value = rec.Value
 			}
 			if n := len(events); n > 0 && events[n-1].Rev != rev {
 				events[n-1].Last = true
 			}
-			if bytes.HasPrefix(key, prefix) {
-				ev := Event{Rev: rev, Key: string(key), Delete: v[0]&eventDelete != 0}
-				if !ev.Delete {
-					ev.Value = bytes.Clone(value)
-				}
-				events = append(events, ev)
-			}
-			after = rev + 1
-			n++
+			events = append(events, ev)
 		}
 		// Whole revisions are read, so the last one read is complete.
 		if n := len(events); n > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,15 +28,17 @@ func TestWatchOrderedHistoryThenLive(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b, _ := openT(t, Options{})
-	mustTxn(t, b, nil, Put("p/a", []byte("1")), Put("q/x", nil), Put("p/b", []byte("2")))
+	mustTxn(t, b, nil, Put("p/a", []byte("1")), Put("q/x", nil), Put("p/b", []byte("2")), Put("p/c", []byte("3")))
 	mustTxn(t, b, nil, Op{Key: "p/a", Delete: true})
 	ch, err := b.Watch(ctx, "p/", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// p/a's put is left out: a later write (the delete) replaced it
+	// before the watcher read it, and the log keeps keys, not values.
 	// Last marks the end of each revision under the prefix (q/x, written
 	// between, is not watched).
-	want := []Event{{Rev: 1, Key: "p/a", Value: []byte("1")}, {Rev: 1, Key: "p/b", Value: []byte("2"), Last: true}, {Rev: 2, Key: "p/a", Delete: true, Last: true}}
+	want := []Event{{Rev: 1, Key: "p/b", Value: []byte("2")}, {Rev: 1, Key: "p/c", Value: []byte("3"), Last: true}, {Rev: 2, Key: "p/a", Delete: true, Last: true}}
 	for _, w := range want {
 		if got := next(t, ch); got.Rev != w.Rev || got.Key != w.Key || string(got.Value) != string(w.Value) || got.Delete != w.Delete || got.Last != w.Last {
 			t.Fatalf("event %+v, want %+v", got, w)
@@ -75,14 +78,15 @@ func TestWatchResume(t *testing.T) {
 		for rev := from + 1; rev <= cur; rev++ {
 			want := fmt.Sprintf("k%d", rev)
 			if rev > 600 {
-				want = "live"
+				want = fmt.Sprintf("live/%d", rev)
 			}
 			if ev := next(t, ch); ev.Rev != rev || ev.Key != want {
 				t.Fatalf("from %d: got %+v, want %s at revision %d", from, ev, want, rev)
 			}
 		}
-		rev := mustTxn(t, b, nil, Put("live", nil))
-		if ev := next(t, ch); ev.Key != "live" || ev.Rev != rev {
+		live := fmt.Sprintf("live/%d", cur+1)
+		rev := mustTxn(t, b, nil, Put(live, nil))
+		if ev := next(t, ch); ev.Key != live || ev.Rev != rev {
 			t.Fatalf("from %d: after history got %+v, want the live event at %d", from, ev, rev)
 		}
 		cancel()
@@ -95,7 +99,7 @@ func TestWatchCompacted(t *testing.T) {
 	ctx := context.Background()
 	b, _ := openT(t, Options{WatchHistory: 10})
 	for i := 1; i <= 30; i++ {
-		mustTxn(t, b, nil, Put("k", []byte{byte(i)}))
+		mustTxn(t, b, nil, Put(fmt.Sprintf("k%d", i), []byte{byte(i)}))
 	}
 	st, _ := b.Stats()
 	if st.LogEntries != 10 || st.Compacted != 20 {
@@ -134,7 +138,7 @@ func TestWatchSlowWatcherCompactedCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 200; i++ {
-		mustTxn(t, b, nil, Put("k", nil))
+		mustTxn(t, b, nil, Put(fmt.Sprintf("k%d", i), nil))
 	}
 	var last int64
 	for ev := range ch {
@@ -148,6 +152,49 @@ func TestWatchSlowWatcherCompactedCloses(t *testing.T) {
 	}
 	if _, err := b.Watch(ctx, "", last); !errors.Is(err, ErrCompacted) {
 		t.Fatalf("re-watch from %d: %v, want ErrCompacted", last, err)
+	}
+}
+
+// The change log names keys, not values: a key written many times before a
+// watcher reads it arrives once, with its latest value and revision, and a
+// put deleted since arrives as the delete.
+func TestWatchDeliversLatestValue(t *testing.T) {
+	ctx := context.Background()
+	b, _ := openT(t, Options{})
+	for i := 1; i <= 30; i++ {
+		mustTxn(t, b, nil, Put("k", []byte{byte(i)}))
+	}
+	mustTxn(t, b, nil, Put("gone", []byte("x")))
+	mustTxn(t, b, nil, Op{Key: "gone", Delete: true})
+	ch, err := b.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []Event{{Rev: 30, Key: "k", Value: []byte{30}}, {Rev: 32, Key: "gone", Delete: true}} {
+		if ev := next(t, ch); ev.Rev != want.Rev || ev.Key != want.Key || string(ev.Value) != string(want.Value) || ev.Delete != want.Delete {
+			t.Fatalf("event %+v, want %+v", ev, want)
+		}
+	}
+}
+
+// "The change log is bounded by bytes as well as entries": long keys trim
+// it by bytes long before the entry bound.
+func TestWatchHistoryBoundedByBytes(t *testing.T) {
+	const bound = 64 << 10
+	b, _ := openT(t, Options{WatchHistoryBytes: bound})
+	key := strings.Repeat("k", 1000)
+	for i := 0; i < 200; i++ {
+		mustTxn(t, b, nil, Put(fmt.Sprintf("%s/%03d", key, i), []byte("v")))
+	}
+	st, err := b.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.LogBytes > bound || st.LogBytes < bound-2000 || st.Compacted == 0 || st.LogEntries >= 200 {
+		t.Fatalf("stats %+v: want the log trimmed to at most %d bytes", st, bound)
+	}
+	if _, err := b.Watch(context.Background(), "", st.Compacted-1); !errors.Is(err, ErrCompacted) {
+		t.Fatalf("watch below the kept history: %v, want ErrCompacted", err)
 	}
 }
 
