@@ -8,7 +8,7 @@ RACE_PKGS := ./internal/store/... ./internal/registry/... ./internal/confirm/...
 
 # Fuzz targets that `make test` also runs for a bounded time beyond their
 # seed corpora (go test runs the corpora alone): package:target.
-FUZZ      := ./internal/registry:FuzzParseAddress ./internal/stamp:FuzzRead ./internal/store:FuzzOpen ./internal/store:FuzzRecord ./internal/confirm:FuzzParseTarget ./internal/termtext:FuzzWriter
+FUZZ      := ./internal/registry:FuzzParseAddress ./internal/stamp:FuzzRead ./internal/store:FuzzOpen ./internal/store:FuzzRecord ./internal/confirm:FuzzParseTarget ./internal/confirm:FuzzMaterialMatchesPlainGlobs ./internal/termtext:FuzzWriter
 FUZZTIME  ?= 10s
 
 .PHONY: run test unit fuzz bitflip race bench lint build install screenshots clean

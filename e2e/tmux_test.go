@@ -22,19 +22,16 @@ const (
 // a test can see the exit status on the screen after the console is gone.
 const exitMarker = "virgo-tui exited with status "
 
-// The console swallows keys for a grace period (600 ms) when a
-// confirmation for the operator arrives while they are typing, that is
-// within a second of their last key; the demo's runtimes ask for
-// confirmations about once a second, so a test typing at machine speed
-// would lose keys all the time. The test therefore types like a careful
-// operator: each key press (or typed word) waits until quiet has passed
-// since the previous one and no pause is shown, so no arrival can start a
-// grace period under it. A press that still shows nothing within
-// retryAfter is sent again.
+// The console's decision keys act only on a row that has been selected and
+// on screen for the arming time (600 ms), and the demo's runtimes ask for
+// confirmations about once a second, so a row can slide under the cursor
+// just before a key. The test therefore types like a careful operator:
+// each key press (or typed word) waits until quiet has passed since the
+// previous one, so the row it selected is armed. A press that still shows
+// nothing within retryAfter (a row moved just before it) is sent again.
 const (
-	quiet       = 1100 * time.Millisecond
-	retryAfter  = 2 * time.Second
-	pausedShown = "keys paused"
+	quiet      = 1100 * time.Millisecond
+	retryAfter = 2 * time.Second
 )
 
 // keyTries bounds how often one key press is repeated.
@@ -127,11 +124,9 @@ func (tm *term) screenANSI() string {
 	return string(out)
 }
 
-// settle waits until quiet has passed since the last key and the console
-// shows no grace period.
+// settle waits until quiet has passed since the last key.
 func (tm *term) settle() {
 	time.Sleep(time.Until(tm.sent.Add(quiet)))
-	tm.poll(5*time.Second, func(s string) bool { return !strings.Contains(s, pausedShown) })
 }
 
 // keys sends tmux key names ("Enter", "Escape", "C-u") or single characters.
@@ -191,8 +186,8 @@ func (tm *term) waitMatch(re *regexp.Regexp, d time.Duration) []string {
 	return re.FindStringSubmatch(s)
 }
 
-// press sends key until the screen shows want: a press swallowed by a
-// grace period shows nothing and is sent again. Use it only for keys that
+// press sends key until the screen shows want: a decision key on a row
+// that was not armed yet shows nothing of want and is sent again. Use it only for keys that
 // are harmless when repeated after they took effect, or whose effect shows
 // before retryAfter. (capture-pane drops trailing blanks: want must not
 // end in one.)
@@ -216,8 +211,8 @@ func (tm *term) pressUntil(key, what string, ok func(string) bool) string {
 }
 
 // typeIn types s into the focused input until the screen shows want; when
-// some characters were swallowed it clears the input (ctrl+u) and types it
-// again.
+// it does not (the field was not open yet) it clears the input (ctrl+u) and
+// types it again.
 func (tm *term) typeIn(s, want string) {
 	tm.t.Helper()
 	for i := range keyTries {

@@ -54,7 +54,7 @@ func addOpFlags(cmd *cobra.Command, f *opFlags) {
 
 func shapeList() string {
 	var s []string
-	for _, sh := range confirm.Shapes() {
+	for _, sh := range stamp.Shapes() {
 		s = append(s, string(sh))
 	}
 	return strings.Join(s, ", ")
@@ -66,16 +66,19 @@ func newAuthorizeCmd(a *app) *cobra.Command {
 		Use:   "authorize --persona ADDRESS --tool NAME --target KIND:VALUE --shape SHAPE",
 		Short: "Print the handler's decision for one operation of a persona",
 		Long: `Decide one operation under the persona's capability stamp, as the handler does, and
-print the verdict and the boundary that decided it. Nothing is queued or executed.
+print the verdict and the boundary that decided it. The hub decides and this command
+only prints its answer (with -o json: the normalized operation, the decision, its
+route, the boundary's text and the stamp hash). Nothing is queued or executed.
 
-Exit status: 0 allow, 3 confirm (a routed authority must decide), 4 deny, 1 error.
+Exit status: 0 allow, 3 confirm (a routed authority must decide), 4 deny, 1 error
+(a malformed target or shape among them: it is refused, not decided).
 
 A coder-deputy's runs and tasks are judged against the tasks its owning lead
 recorded (virgo-tui confirm assign); outside them the verdict is confirm, routed
 to the lead.
 
 Targets (normalized strictly; '..', absolute paths, backslashes, percent-encoding,
-non-ASCII look-alikes and upper-case addresses are refused):
+non-ASCII look-alikes and upper-case addresses are denied as cross-workspace attempts):
   path:REL  path@repository:REL  path@OTHER-WORKSPACE:REL  address:SCOPE/[PROJECT/]ROLE
   task:SCOPE/PROJECT/TASK  run:SCOPE/PROJECT/TASK/RUN  decision:SCOPE/PROJECT/ID
   surface:SURFACE/TARGET  external:https://HOST/PATH`,
@@ -88,33 +91,19 @@ non-ASCII look-alikes and upper-case addresses are refused):
 	addOpFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-			sv, err := c.Stamp(ctx, f.persona)
+			res, err := c.Authorize(ctx, f.request())
 			if err != nil {
 				return err
-			}
-			o, err := f.operation(sv.Stamp)
-			var d confirm.Decision
-			var refused *targetRefused
-			switch {
-			case errors.As(err, &refused):
-				d = confirm.TargetRefusal(refused.err)
-			case err != nil:
-				return err
-			default:
-				if d, err = c.Authorize(ctx, f.request()); err != nil {
-					return err
-				}
 			}
 			if *out == outputJSON {
-				err = writeJSON(cmd.OutOrStdout(), map[string]any{"operation": o, "decision": d, "route": d.Route(),
-					"boundary_text": d.Boundary.Info().Text, "stamp_hash": sv.Hash})
+				err = writeJSON(cmd.OutOrStdout(), res)
 			} else {
-				_, err = fmt.Fprintln(cmd.OutOrStdout(), d)
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), res.Decision)
 			}
 			if err != nil {
 				return err
 			}
-			return verdictExit(d.Verdict)
+			return verdictExit(res.Decision.Verdict)
 		})
 	}
 	return cmd
@@ -130,30 +119,3 @@ func verdictExit(v confirm.Verdict) error {
 	}
 	return nil
 }
-
-// operation is the normalized operation of the flags under the persona's
-// stamp, for authorize's JSON; the verdict itself is the hub's. A target
-// that does not normalize comes back as *targetRefused with the rest filled.
-func (f opFlags) operation(st stamp.Stamp) (confirm.Operation, error) {
-	shape, err := confirm.ParseShape(f.shape)
-	if err != nil {
-		return confirm.Operation{}, fmt.Errorf("%w: use one of %s", err, shapeList())
-	}
-	o := confirm.Operation{Persona: st.Path.Address, Generation: st.Persona.Generation, Tool: f.tool, Shape: shape}
-	for _, t := range st.Tools {
-		if t.Name == f.tool {
-			o.HandlerAction = t.HandlerAction // a tool not on the stamp is denied "not exposed"
-		}
-	}
-	if o.Target, err = confirm.ParseTarget(f.target); err != nil {
-		return o, &targetRefused{err: err}
-	}
-	return o, nil
-}
-
-// targetRefused is a target normalization refused: authorize reports it as
-// a deny (confirm.TargetRefusal), as the handler would.
-type targetRefused struct{ err error }
-
-func (e *targetRefused) Error() string { return e.err.Error() }
-func (e *targetRefused) Unwrap() error { return e.err }

@@ -37,13 +37,27 @@ func TestAuthorizeExitCodes(t *testing.T) {
 			t.Errorf("authorize %v: exit %d, %q (stderr %q); want exit %d and %q", tc.args, code, out, errOut, tc.code, tc.want)
 		}
 	}
-	out, _, code := c.run("authorize", "--persona", "work/core/deputy", "--tool", "get_run", "--target", "run:work/core/t-9/r-1",
+	// Issue 11 item 5: "a malformed target is a 400 error with exit 1, not a deny".
+	out, errOut, code := c.run("authorize", "--persona", "work/core/deputy", "--tool", "workspace_read", "--target", "bogus:x", "--shape", "read:range")
+	if code != 1 || out != "" || !strings.Contains(errOut, "bogus") {
+		t.Errorf("malformed target: exit %d, stdout %q, stderr %q; want exit 1 and the refusal", code, out, errOut)
+	}
+	// the JSON is the hub's answer: the operation as the hub normalized it,
+	// the decision, its route and the stamp it was made under
+	out, _, code = c.run("authorize", "--persona", "work/core/deputy", "--tool", "get_run", "--target", "run:work/core/t-9/r-1",
 		"--shape", "read:meta", "-o", "json")
 	var got struct {
-		Decision struct{ Verdict, Boundary string }
-		Route    string
+		Operation struct {
+			Persona, Tool string
+			Target        struct{ Kind, Scope, Project, Task, Value string }
+		}
+		Decision  struct{ Verdict, Boundary string }
+		Route     string
+		StampHash string `json:"stamp_hash"`
 	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitConfirm || got.Decision.Boundary != "deputy-scope" || got.Route != "owning-lead" {
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitConfirm || got.Decision.Boundary != "deputy-scope" || got.Route != "owning-lead" ||
+		got.Operation.Target.Kind != "run" || got.Operation.Target.Task != "t-9" || got.Operation.Target.Value != "r-1" ||
+		got.Operation.Persona != "work/core/deputy" || !strings.HasPrefix(got.StampHash, "sha256:") {
 		t.Fatalf("deputy scope json: exit %d, %+v, %v\n%s", code, got, err, out)
 	}
 }

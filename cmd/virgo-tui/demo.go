@@ -30,8 +30,10 @@ func newDemoCmd(a *app) *cobra.Command {
 projects with a lead and a deputy each, one retired seat regranted to a new
 generation, an activation and a retirement awaiting your decision — run a hub
 for it, and start simulated persona runtimes that beat, change activity and ask
-for confirmations of every kind. Then open the console on it: this is the
-first thing to run.
+for confirmations of every kind — at a pace that keeps about eight waiting;
+unanswered ones expire after three minutes ($VIRGO_CONFIRM_TTL), so the queue
+stays readable. You are $VIRGO_PRINCIPAL, else human:$USER, else
+human:operator. Then open the console on it: this is the first thing to run.
 
 With --headless there is no console: the simulation runs for --for (until
 Ctrl-C without it), a stand-in operator decides what is routed to you, and a
@@ -82,10 +84,19 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 	}
 	errw := cmd.ErrOrStderr()
 
+	// The demo's confirmations expire soon, so old asks leave the queue
+	// on their own ($VIRGO_CONFIRM_TTL still decides when set).
+	ttl, err := hub.ConfirmTTLFromEnv()
+	if err != nil {
+		return err
+	}
+	if ttl == 0 {
+		ttl = demo.ConfirmTTL
+	}
 	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
 	ready, served := make(chan struct{}), make(chan error, 1)
 	go func() {
-		served <- hub.Serve(hubCtx, hub.ServeOptions{Home: home, Hub: hub.Config{Intervals: demo.Intervals},
+		served <- hub.Serve(hubCtx, hub.ServeOptions{Home: home, Hub: hub.Config{Intervals: demo.Intervals, ConfirmTTL: ttl},
 			Ready: func(*hub.Hub) { close(ready) }})
 	}()
 	defer func() {
@@ -99,7 +110,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 		return err
 	}
 
-	operator, err := hubclient.DefaultOperator()
+	operator, err := demo.Operator()
 	if err != nil {
 		return err
 	}

@@ -179,11 +179,14 @@ func (k *consoleClient) change(ch hubapi.Change) []ui.Change {
 }
 
 // Decide sends the operator's decision; "remember" learns it in the
-// persona's experience layer.
+// overlay of the rule the remember dialog showed.
 func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) error {
 	req := hubapi.DecideRequest{Approve: d.Approve, Reason: d.Reason}
 	if d.Remember {
 		req.Remember = confirm.RememberPersona
+		if d.Overlay == ui.OverlayClass {
+			req.Remember = confirm.RememberClass
+		}
 	}
 	_, err := k.c.Decide(ctx, id, req)
 	return err
@@ -280,6 +283,24 @@ func uiConfirmation(c *confirm.Confirmation) ui.Confirmation {
 	}
 	if c.Kind == confirm.KindActivation {
 		out.MatrixDiff = c.Detail
+	}
+	out.Remember = rememberRule(c)
+	return out
+}
+
+// rememberRule is the rule "approve and remember" stores for c, from the
+// record alone (confirm's RememberRule: the persona experience layer, keyed
+// by stamp hash, handler action, normalized target and shape), or the
+// reason the hub refuses to remember c.
+func rememberRule(c *confirm.Confirmation) ui.RememberRule {
+	r, err := c.RememberRule()
+	if err != nil {
+		return ui.RememberRule{Refusal: err.Error()}
+	}
+	out := ui.RememberRule{Overlay: ui.OverlayPersona, Key: r.Key.StampHash, Action: r.Key.HandlerAction,
+		Target: r.Key.Target.String(), Shape: string(r.Key.Shape)}
+	if r.Where == confirm.RememberClass {
+		out.Overlay, out.Key = ui.OverlayClass, r.Key.ClassKey
 	}
 	return out
 }

@@ -64,10 +64,10 @@ func (q *Queue) lifecycle(ctx context.Context, requester Principal, st *stamp.St
 		return pendingInput{}, err
 	}
 	op := Operation{Persona: addr, Generation: st.Persona.Generation, Tool: ToolActivate, HandlerAction: ActionActivate,
-		Target: Target{Kind: TargetAddress, Value: addr}, Shape: ShapePermissionChange}
+		Target: Target{Kind: TargetAddress, Value: addr}, Shape: stamp.ShapePermissionChange}
 	d := Decision{Verdict: Confirm, Boundary: BoundaryCredentialOrPermission, Reason: "activate the stamp of " + addr}
 	if kind == KindRetirement {
-		op.Tool, op.HandlerAction, op.Shape = ToolRetire, ActionRetire, ShapeDelete
+		op.Tool, op.HandlerAction, op.Shape = ToolRetire, ActionRetire, stamp.ShapeDelete
 		d = Decision{Verdict: Confirm, Boundary: BoundaryDestructive, Reason: "retire " + addr}
 	}
 	if err := checkCaller(requester, addr); err != nil {

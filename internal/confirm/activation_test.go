@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // effect is a decided confirmation's lifecycle effect as text.
@@ -29,7 +31,7 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	}
 	c := r.Confirmation
 	if c.Kind != KindActivation || c.Boundary != BoundaryCredentialOrPermission || c.Authority != henry ||
-		!strings.Contains(c.Detail, "create_run") || c.Operation.Shape != ShapePermissionChange {
+		!strings.Contains(c.Detail, "create_run") || c.Operation.Shape != stamp.ShapePermissionChange {
 		t.Fatalf("activation confirmation: %+v", c)
 	}
 	again, err := requestActivation(t, q, st, hash, "+ create_run (assigned-task)")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // Spec: deputy-scope confirmations ("a coder-deputy acting on runs or
@@ -58,11 +60,11 @@ func TestAssignedTasksDecideDeputyScope(t *testing.T) {
 	}
 	p := policy()
 	for _, target := range []string{"run:work/core/t-1/r-1", "run:work/core/t-2/r-7", "task:work/core/t-1"} {
-		if d := p.Authorize(op(t, p, "get_run", target, ShapeReadMeta)); d.Verdict != Allow {
+		if d := p.Authorize(op(t, p, "list_runs", target, stamp.ShapeReadMeta)); d.Verdict != Allow {
 			t.Errorf("%s inside an assigned task: %v, want allow", target, d)
 		}
 	}
-	d := p.Authorize(op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta))
+	d := p.Authorize(op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta))
 	if d.Verdict != Confirm || d.Boundary != BoundaryDeputyScope || d.Route() != RouteOwningLead {
 		t.Fatalf("run outside the assigned tasks: %v (route %v), want confirm at deputy scope routed to the owning lead", d, d.Route())
 	}
@@ -77,7 +79,7 @@ func TestAssignedTasksDecideDeputyScope(t *testing.T) {
 		t.Errorf("unassigning twice: %v", err)
 	}
 	p = policy()
-	if d := p.Authorize(op(t, p, "get_run", "run:work/core/t-1/r-1", ShapeReadMeta)); d.Verdict != Confirm {
+	if d := p.Authorize(op(t, p, "get_run", "run:work/core/t-1/r-1", stamp.ShapeReadMeta)); d.Verdict != Confirm {
 		t.Errorf("run of an unassigned task: %v, want confirm", d)
 	}
 	// a new generation of the seat starts with no assigned task

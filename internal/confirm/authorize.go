@@ -48,19 +48,30 @@ func (d Decision) String() string {
 	return s
 }
 
-// TargetRefusal is the decision for a target that normalization refused:
-// a deny, never an error to retry differently. Escapes and look-alike
-// tricks (climbing, absolute paths, links out, encodings, non-ASCII, case)
-// are cross-workspace attempts; a malformed target is outside the stamped
-// scope. The refusal's words are the reason.
-func TargetRefusal(err error) Decision {
-	b := BoundaryCrossScope
-	for _, syntax := range []error{ErrEmptyTarget, ErrTargetSyntax, ErrTargetTooLong, ErrUnknownKind, ErrControlChar} {
-		if errors.Is(err, syntax) {
-			b = BoundaryStampedScope
+// malformedTarget lists the refusals of a target's form, as opposed to
+// escapes from the persona's scope.
+var malformedTarget = []error{ErrEmptyTarget, ErrTargetSyntax, ErrTargetTooLong, ErrUnknownKind, ErrControlChar}
+
+// MalformedTarget reports whether normalization refused a target for its
+// form (empty, bad syntax, too long, unknown kind, control characters):
+// such a request is malformed, and answered as an error, not decided.
+func MalformedTarget(err error) bool {
+	for _, m := range malformedTarget {
+		if errors.Is(err, m) {
+			return true
 		}
 	}
-	return Decision{Verdict: Deny, Boundary: b, Reason: err.Error()}
+	return false
+}
+
+// TargetRefusal is the decision for a well-formed target that
+// normalization refused: escapes and look-alike tricks (climbing, absolute
+// paths, links out, encodings, non-ASCII, case) are cross-workspace
+// attempts, denied, never an error to retry differently. The refusal's
+// words are the reason. (A malformed target, see MalformedTarget, is not
+// decided at all.)
+func TargetRefusal(err error) Decision {
+	return Decision{Verdict: Deny, Boundary: BoundaryCrossScope, Reason: err.Error()}
 }
 
 func deny(b BoundaryID, format string, args ...any) Decision {
@@ -71,22 +82,30 @@ func confirmAt(b BoundaryID, reason string) Decision {
 	return Decision{Verdict: Confirm, Boundary: b, Reason: reason}
 }
 
-// Authorize decides one operation under the indexed stamp:
+// Authorize decides one operation under the indexed stamp, in this order
+// (docs/authorization.md lists it with the boundary table):
 //
 //  1. the operation must be presented under this persona and generation
 //     (else cross-persona deny) with a tool on the stamp whose handler
-//     action matches (else deny, "not exposed");
-//  2. the deny boundaries (secret credential values, lease/fence/authority
-//     material, cross-workspace/project/persona targets) and targets outside
-//     the stamped scope are refused;
-//  3. the confirm boundaries (credential or permission change, destructive,
-//     external publication or deployment), then the deputy scope, then a
-//     tool the stamp marks confirm, are routed;
-//  4. everything else is recoverable work in the persona's own scope: allow.
+//     action matches (else deny, "not exposed") and a known shape;
+//  2. reading or exporting a secret value, and exporting lease, fence or
+//     authority material, are denied whatever the tool and target;
+//  3. the tool's kind decides the shapes it carries (the inventory's
+//     InventoryTool.Shapes): any other shape is denied — a read tool, the
+//     only kind an R cell exposes, never mutates;
+//  4. the target must lie in the tool's stamped scope and the persona's own
+//     declared scope: cross-workspace/project/persona targets, authority
+//     material, reads of secret material and writes outside the mutable
+//     paths are denied; a write to secret material is a credential change;
+//  5. the confirm boundaries of the shape (credential or permission change,
+//     destructive, external publication or deployment), then the relayed
+//     resolutions and the deputy scope of the target, then a tool the stamp
+//     marks confirm, are routed;
+//  6. everything else is recoverable work in the persona's own scope: allow.
 //
 // A confirm verdict whose exact operation has a remembered choice becomes
-// that choice. Decisions on writes outside the mutable paths: deny, not
-// confirm — the stamp is the grant, and widening it is a new stamp.
+// that choice, unless its boundary is never remembered (footnote relays,
+// credential or permission changes, the deputy scope).
 func (p *Policy) Authorize(op Operation) Decision {
 	d := p.decide(op)
 	if d.Verdict == Confirm && p.learned != nil {
@@ -116,6 +135,9 @@ func (p *Policy) decide(op Operation) Decision {
 	if info.kind == kindBoundary && info.boundary.Info().Verdict == Deny {
 		return deny(info.boundary, "%s %s on %s", op.Tool, op.Shape, op.Target)
 	}
+	if t.shapes&info.bit == 0 {
+		return deny(BoundaryToolShape, "%s is a %s tool; it carries %s, not %s", op.Tool, t.kind, t.shapeList, op.Shape)
+	}
 	target := p.checkTarget(op, t, info)
 	if target.Verdict == Deny {
 		return target
@@ -132,15 +154,16 @@ func (p *Policy) decide(op Operation) Decision {
 }
 
 // checkTarget binds the target to the tool's stamped scope and to the
-// persona's own declared scope: an allow, a deny naming the boundary, or the
-// deputy-scope confirm.
+// persona's own declared scope: an allow, a deny naming the boundary, or a
+// confirm the target alone calls for (a credential write, a relayed
+// resolution, the deputy scope).
 func (p *Policy) checkTarget(op Operation, tool toolEntry, info shapeInfo) Decision {
 	t := op.Target
+	if !tool.reach.has(t.Kind) {
+		return deny(BoundaryStampedScope, "tool %s addresses %s, not a %s target", op.Tool, tool.reachList(), t.Kind)
+	}
 	if !tool.rule.targets.has(t.Kind) {
 		return deny(BoundaryStampedScope, "tool %s has scope %q, which does not reach a %s target", op.Tool, tool.scope, t.Kind)
-	}
-	if tool.rule.readOnly && info.kind != kindRead {
-		return deny(BoundaryStampedScope, "tool %s has scope %q, which only reads", op.Tool, tool.scope)
 	}
 	switch t.Kind {
 	case TargetPath:
@@ -153,13 +176,6 @@ func (p *Policy) checkTarget(op Operation, tool toolEntry, info shapeInfo) Decis
 		if !p.surfaces[t.Value] && !tool.rule.anySurface {
 			return deny(BoundaryCrossScope, "human surface %s is not bound on the stamp", t.Value)
 		}
-		if info.kind == kindWrite {
-			return deny(BoundaryStampedScope, "%s does not apply to a human surface", op.Shape)
-		}
-		return Decision{Verdict: Allow}
-	}
-	if info.kind != kindBoundary {
-		return deny(BoundaryStampedScope, "an external destination is only published or deployed to, not %s", op.Shape)
 	}
 	return Decision{Verdict: Allow}
 }
@@ -177,33 +193,46 @@ func (p *Policy) checkAddress(op Operation, tool toolEntry, info shapeInfo) Deci
 
 func (p *Policy) checkPath(op Operation, info shapeInfo) Decision {
 	t := op.Target
-	bound := t.Workspace == "" || t.Workspace == p.workspace
+	// The persona's own workspace is the default one, or named by its
+	// address (path@work/core/lead:QUEUE.md from work/core/lead).
+	own := t.Workspace == "" || t.Workspace == p.workspace || t.Workspace == p.address
 	inRepo := t.Workspace == WorkspaceRepository && p.repository != ""
-	if !bound && !inRepo {
+	if !own && !inRepo {
 		return deny(BoundaryCrossScope, "workspace %s is not bound on the stamp of %s", t.Workspace, p.address)
 	}
 	// strings.ToLower returns an all-lower-case path as is: the allow path
 	// still does not allocate.
 	folded := strings.ToLower(t.Value)
-	if authorityPaths.match(folded) {
-		return deny(BoundaryAuthorityMaterial, "%s holds lease, fence or authority material", t.Value)
+	if m, ok := materialAt(folded); ok {
+		return p.checkMaterial(op, info, m)
 	}
-	if secretPaths.match(folded) {
-		if info.kind == kindWrite {
-			return confirmAt(BoundaryCredentialOrPermission, "writing "+t.Value+" changes a credential")
-		}
-		return deny(BoundarySecretValues, "%s holds secret credential values", t.Value)
-	}
-	switch info.kind {
-	case kindRead, kindBoundary:
+	switch {
+	case info.kind == kindRead:
 		return Decision{Verdict: Allow}
-	case kindWrite:
-		if inRepo || p.mutable.match(t.Value) {
-			return Decision{Verdict: Allow}
-		}
-		return deny(BoundaryStampedScope, "%s is not among the mutable paths %v", t.Value, p.stamp.Workspace.MutablePaths)
+	case op.Shape == stamp.ShapeCredentialChange || op.Shape == stamp.ShapePermissionChange:
+		return Decision{Verdict: Allow} // confirmed for any target (the shape's boundary)
+	case inRepo || p.mutable.match(t.Value):
+		return Decision{Verdict: Allow}
 	}
-	return deny(BoundaryStampedScope, "%s does not apply to a workspace path", op.Shape)
+	return deny(BoundaryStampedScope, "%s is not among the mutable paths %v", t.Value, p.stamp.Workspace.MutablePaths)
+}
+
+// checkMaterial decides a path that holds secret or authority material
+// (SecretMaterial): authority material is never touched by a persona's
+// tools, since reading it exports it; a secret value is never read; a write
+// to a secret is a credential change and removing one is destructive, both
+// the bound human's to confirm, whatever the mutable paths say.
+func (p *Policy) checkMaterial(op Operation, info shapeInfo, m Material) Decision {
+	t := op.Target
+	switch {
+	case m.Authority:
+		return deny(BoundaryAuthorityMaterial, "%s is %s: lease, fence or authority material", t.Value, m.What)
+	case info.kind == kindRead:
+		return deny(BoundarySecretValues, "%s is %s, a secret credential value", t.Value, m.What)
+	case info.kind == kindWrite:
+		return confirmAt(BoundaryCredentialOrPermission, "writing "+t.Value+" ("+m.What+") changes a credential")
+	}
+	return Decision{Verdict: Allow} // delete, credential or permission change: the shape's boundary
 }
 
 func (p *Policy) checkRecord(op Operation, tool toolEntry, info shapeInfo) Decision {
@@ -214,7 +243,7 @@ func (p *Policy) checkRecord(op Operation, tool toolEntry, info shapeInfo) Decis
 	if p.project != "" && t.Project != p.project {
 		return deny(BoundaryCrossScope, "%s belongs to project %q, not %s's", t, t.Project, p.address)
 	}
-	if info.kind == kindWrite || info.kind == kindMessage {
+	if info.kind == kindMessage {
 		return deny(BoundaryStampedScope, "%s does not apply to a %s; records take record:write", op.Shape, t.Kind)
 	}
 	if tool.rule.resolveVia != BoundaryNone && info.kind != kindRead {

@@ -2,11 +2,12 @@ package confirm
 
 import (
 	"errors"
-	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // Spec: "The default is positive: ordinary, recoverable work inside the
@@ -17,26 +18,26 @@ import (
 func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
 	p := policyFor(t, "work/core/lead", Options{}, "worktree/**")
 	allowed := []Operation{
-		op(t, p, "workspace_write", "path:QUEUE.md", ShapeWriteOverwrite),
-		op(t, p, "workspace_write", "path:DECISIONS.md", ShapeWriteCreate),
-		op(t, p, "workspace_write", "path:FINDINGS.md", ShapeWriteOverwrite),
-		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteCreate),
-		op(t, p, "workspace_write", "path:./memory//today.md", ShapeWriteOverwrite),
-		op(t, p, "workspace_write", "path:worktree/cmd/main.go", ShapeWriteOverwrite),    // class overlay
-		op(t, p, "workspace_write", "path@repository:cmd/main.go", ShapeWriteOverwrite),  // bound repository
-		op(t, p, "workspace_write", "path@work/core/lead:QUEUE.md", ShapeWriteOverwrite), // own root, named
-		op(t, p, "workspace_read", "path:README.md", ShapeReadRange),
-		op(t, p, "workspace_stat", "path:memory", ShapeReadMeta),
-		op(t, p, "workspace_list", "path:memory", ShapeReadMeta),
-		op(t, p, "send_broker_message", "address:work/core/deputy", ShapeMessageSend),
-		op(t, p, "list_peers", "address:root/secretary", ShapeReadMeta),
-		op(t, p, "set_summary", "address:work/core/lead", ShapeRecordWrite),
-		op(t, p, "query_graph_context", "address:work/core/lead", ShapeReadMeta),
-		op(t, p, "raise_decision", "decision:work/core/d-1", ShapeRecordWrite),
-		op(t, p, "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite),
-		op(t, p, "assign_task", "task:work/core/t-1", ShapeRecordWrite),
-		op(t, p, "create_run", "run:work/core/t-1/r-1", ShapeRecordWrite),
-		op(t, p, "get_human_surface_status", "surface:teams/chat-7", ShapeReadMeta),
+		op(t, p, "workspace_write", "path:QUEUE.md", stamp.ShapeWriteOverwrite),
+		op(t, p, "workspace_write", "path:DECISIONS.md", stamp.ShapeWriteCreate),
+		op(t, p, "workspace_write", "path:FINDINGS.md", stamp.ShapeWriteOverwrite),
+		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", stamp.ShapeWriteCreate),
+		op(t, p, "workspace_write", "path:./memory//today.md", stamp.ShapeWriteOverwrite),
+		op(t, p, "workspace_write", "path:worktree/cmd/main.go", stamp.ShapeWriteOverwrite),    // class overlay
+		op(t, p, "workspace_write", "path@repository:cmd/main.go", stamp.ShapeWriteOverwrite),  // bound repository
+		op(t, p, "workspace_write", "path@work/core/lead:QUEUE.md", stamp.ShapeWriteOverwrite), // own root, named
+		op(t, p, "workspace_read", "path:README.md", stamp.ShapeReadRange),
+		op(t, p, "workspace_stat", "path:memory", stamp.ShapeReadMeta),
+		op(t, p, "workspace_list", "path:memory", stamp.ShapeReadMeta),
+		op(t, p, "send_broker_message", "address:work/core/deputy", stamp.ShapeMessageSend),
+		op(t, p, "list_peers", "address:root/secretary", stamp.ShapeReadMeta),
+		op(t, p, "set_summary", "address:work/core/lead", stamp.ShapeRecordWrite),
+		op(t, p, "query_graph_context", "address:work/core/lead", stamp.ShapeReadMeta),
+		op(t, p, "raise_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite),
+		op(t, p, "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite),
+		op(t, p, "assign_task", "task:work/core/t-1", stamp.ShapeRecordWrite),
+		op(t, p, "create_run", "run:work/core/t-1/r-1", stamp.ShapeRecordWrite),
+		op(t, p, "get_human_surface_status", "surface:teams/chat-7", stamp.ShapeReadMeta),
 	}
 	for _, o := range allowed {
 		if d := p.Authorize(o); d.Verdict != Allow || d.Boundary != BoundaryNone {
@@ -45,7 +46,7 @@ func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
 	}
 	// Outside the declared mutable paths the stamp grants nothing.
 	for _, target := range []string{"path:README.md", "path:memory", "path:src/main.go"} {
-		d := p.Authorize(op(t, p, "workspace_write", target, ShapeWriteCreate))
+		d := p.Authorize(op(t, p, "workspace_write", target, stamp.ShapeWriteCreate))
 		if d.Verdict != Deny || d.Boundary != BoundaryStampedScope {
 			t.Errorf("write %s: %s, want deny outside-stamped-scope", target, d)
 		}
@@ -56,7 +57,7 @@ func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
 // metadata, so a large operational file never becomes unreadable."
 func TestRangedReadsWithContinuation(t *testing.T) {
 	p := policyFor(t, "work/core/deputy", Options{})
-	if d := p.Authorize(op(t, p, "workspace_read", "path:QUEUE.md", ShapeReadRange)); d.Verdict != Allow {
+	if d := p.Authorize(op(t, p, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange)); d.Verdict != Allow {
 		t.Fatalf("ranged read: %s", d)
 	}
 	size := int64(2*MaxReadLength + 12345)
@@ -151,7 +152,11 @@ func TestStrictScopeBinding(t *testing.T) {
 			t.Errorf("ParseTarget(%q) = %v, want %v", c.target, err, c.want)
 			continue
 		}
-		if d := TargetRefusal(err); d.Verdict != Deny || !strings.Contains(d.String(), d.Boundary.String()) {
+		if MalformedTarget(err) { // refused as a bad request, not decided
+			refused++
+			continue
+		}
+		if d := TargetRefusal(err); d.Verdict != Deny || d.Boundary != BoundaryCrossScope || !strings.Contains(d.String(), d.Boundary.String()) {
 			t.Errorf("refusal of %q: %s", c.target, d)
 			continue
 		}
@@ -161,20 +166,20 @@ func TestStrictScopeBinding(t *testing.T) {
 	lead := policyFor(t, "work/core/lead", Options{})
 	refusedByAuthorize := []struct {
 		tool, target string
-		shape        Shape
+		shape        stamp.Shape
 		want         BoundaryID
 	}{
-		{"workspace_read", "path@work/other/lead:QUEUE.md", ShapeReadRange, BoundaryCrossScope},
-		{"workspace_write", "path@ws-other:memory/x.md", ShapeWriteCreate, BoundaryCrossScope},
-		{"get_task", "task:work/other/t-1", ShapeReadMeta, BoundaryCrossScope},
-		{"get_run", "run:home/core/t-1/r-1", ShapeReadMeta, BoundaryCrossScope},
-		{"query_graph_context", "address:work/other/lead", ShapeReadMeta, BoundaryCrossScope},
-		{"set_summary", "address:work/core/deputy", ShapeRecordWrite, BoundaryCrossScope},
-		{"workspace_write", "path:memory", ShapeWriteCreate, BoundaryStampedScope},
-		{"workspace_write", "path:Memory/x.md", ShapeWriteCreate, BoundaryStampedScope}, // case variant: no match
-		{"workspace_write", "path:queue.md", ShapeWriteCreate, BoundaryStampedScope},
-		{"workspace_read", "address:work/core/lead", ShapeReadRange, BoundaryStampedScope}, // scope reaches paths only
-		{"list_peers", "address:work/core/deputy", ShapeRecordWrite, BoundaryStampedScope}, // directory is read-only
+		{"workspace_read", "path@work/other/lead:QUEUE.md", stamp.ShapeReadRange, BoundaryCrossScope},
+		{"workspace_write", "path@ws-other:memory/x.md", stamp.ShapeWriteCreate, BoundaryCrossScope},
+		{"get_task", "task:work/other/t-1", stamp.ShapeReadMeta, BoundaryCrossScope},
+		{"get_run", "run:home/core/t-1/r-1", stamp.ShapeReadMeta, BoundaryCrossScope},
+		{"query_graph_context", "address:work/other/lead", stamp.ShapeReadMeta, BoundaryCrossScope},
+		{"set_summary", "address:work/core/deputy", stamp.ShapeRecordWrite, BoundaryCrossScope},
+		{"workspace_write", "path:memory", stamp.ShapeWriteCreate, BoundaryStampedScope},
+		{"workspace_write", "path:Memory/x.md", stamp.ShapeWriteCreate, BoundaryStampedScope}, // case variant: no match
+		{"workspace_write", "path:queue.md", stamp.ShapeWriteCreate, BoundaryStampedScope},
+		{"workspace_read", "address:work/core/lead", stamp.ShapeReadRange, BoundaryStampedScope}, // scope reaches paths only
+		{"list_peers", "address:work/core/deputy", stamp.ShapeRecordWrite, BoundaryToolShape},    // a read tool never mutates
 	}
 	for _, c := range refusedByAuthorize {
 		d := lead.Authorize(op(t, lead, c.tool, c.target, c.shape))
@@ -185,9 +190,9 @@ func TestStrictScopeBinding(t *testing.T) {
 		refused++
 	}
 	// An operation presented under another persona's or generation's stamp.
-	other := op(t, lead, "workspace_read", "path:QUEUE.md", ShapeReadRange)
+	other := op(t, lead, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange)
 	other.Persona = "work/core/deputy"
-	later := op(t, lead, "workspace_read", "path:QUEUE.md", ShapeReadRange)
+	later := op(t, lead, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange)
 	later.Generation = 2
 	for name, o := range map[string]Operation{"other persona": other, "other generation": later} {
 		if d := lead.Authorize(o); d.Verdict != Deny || d.Boundary != BoundaryCrossScope {
@@ -218,7 +223,7 @@ func TestDenyListsIgnoreCase(t *testing.T) {
 		{"tls/server.PEM", BoundarySecretValues},
 		{"tls/Server.Key", BoundarySecretValues},
 		{"home/.SSH/id_ed25519", BoundarySecretValues},
-		{"CREDENTIALS/token", BoundarySecretValues},
+		{"CREDENTIALS/db", BoundarySecretValues},
 		{"x/Secrets/api", BoundarySecretValues},
 		{"x.LEASE", BoundaryAuthorityMaterial},
 		{"run/seat.Fence", BoundaryAuthorityMaterial},
@@ -226,11 +231,11 @@ func TestDenyListsIgnoreCase(t *testing.T) {
 		{"a/.VIRGO-AUTHORITY/key", BoundaryAuthorityMaterial},
 	}
 	for _, c := range cases {
-		d := p.Authorize(op(t, p, "workspace_read", "path:"+c.path, ShapeReadRange))
+		d := p.Authorize(op(t, p, "workspace_read", "path:"+c.path, stamp.ShapeReadRange))
 		if d.Verdict != Deny || d.Boundary != c.want {
 			t.Errorf("read %s: %s, want deny %s", c.path, d, c.want)
 		}
-		w := p.Authorize(op(t, p, "workspace_write", "path:"+c.path, ShapeWriteOverwrite))
+		w := p.Authorize(op(t, p, "workspace_write", "path:"+c.path, stamp.ShapeWriteOverwrite))
 		want := Decision{Verdict: Deny, Boundary: c.want}
 		if c.want == BoundarySecretValues {
 			want = Decision{Verdict: Confirm, Boundary: BoundaryCredentialOrPermission}
@@ -239,7 +244,7 @@ func TestDenyListsIgnoreCase(t *testing.T) {
 			t.Errorf("write %s: %s, want %s %s", c.path, w, want.Verdict, want.Boundary)
 		}
 	}
-	if d := p.Authorize(op(t, p, "workspace_read", "path:memory/environment.md", ShapeReadRange)); d.Verdict != Allow {
+	if d := p.Authorize(op(t, p, "workspace_read", "path:memory/environment.md", stamp.ShapeReadRange)); d.Verdict != Allow {
 		t.Errorf("an ordinary path is not a secret: %s", d)
 	}
 }
@@ -277,7 +282,7 @@ func TestSymlinkEscapeRefused(t *testing.T) {
 	}
 	// Resolved to notes/, the write is no longer inside memory/**: denied.
 	p := policyFor(t, "work/core/lead", Options{})
-	o := op(t, p, "workspace_write", "path:"+got, ShapeWriteCreate)
+	o := op(t, p, "workspace_write", "path:"+got, stamp.ShapeWriteCreate)
 	o.Target.Value = "notes/today.md"
 	if d := p.Authorize(o); d.Verdict != Deny {
 		t.Fatalf("write through inside link to notes/: %s", d)
@@ -301,17 +306,17 @@ func TestLoudRefusalForEachGlobalBoundary(t *testing.T) {
 		route  Route
 	}{
 		{"confirm credential or permission changes",
-			op(t, p, "workspace_write", "path:credentials/api-token", ShapeWriteOverwrite), BoundaryCredentialOrPermission, Confirm, RouteHuman},
+			op(t, p, "workspace_write", "path:credentials/api-token", stamp.ShapeWriteOverwrite), BoundaryCredentialOrPermission, Confirm, RouteHuman},
 		{"confirm destructive or materially irreversible operations",
-			op(t, p, "workspace_write", "path:memory/old.md", ShapeDelete), BoundaryDestructive, Confirm, RouteHuman},
+			op(t, p, "workspace_write", "path:memory/old.md", stamp.ShapeDelete), BoundaryDestructive, Confirm, RouteHuman},
 		{"confirm consequential external publication or deployment outside standing delegation",
-			op(t, p, "publish_deployment_v1", "external:https://example.org/release", ShapeDeploy), BoundaryPublication, Confirm, RouteHuman},
+			op(t, p, "publish_deployment_v1", "external:https://example.org/release", stamp.ShapeDeploy), BoundaryPublication, Confirm, RouteHuman},
 		{"deny reading or exporting secret credential values",
-			op(t, p, "workspace_read", "path:.env", ShapeReadRange), BoundarySecretValues, Deny, RouteNone},
+			op(t, p, "workspace_read", "path:.env", stamp.ShapeReadRange), BoundarySecretValues, Deny, RouteNone},
 		{"deny exporting lease/fence/authority material",
-			op(t, p, "workspace_read", "path:run/seat.fence", ShapeReadRange), BoundaryAuthorityMaterial, Deny, RouteNone},
+			op(t, p, "workspace_read", "path:run/seat.fence", stamp.ShapeReadRange), BoundaryAuthorityMaterial, Deny, RouteNone},
 		{"deny cross-workspace, cross-project, or cross-persona access outside an explicit binding",
-			op(t, p, "send_human_message", "surface:teams/chat-99", ShapeMessageSend), BoundaryCrossScope, Deny, RouteNone},
+			op(t, p, "send_human_message", "surface:teams/chat-99", stamp.ShapeMessageSend), BoundaryCrossScope, Deny, RouteNone},
 	}
 	if len(cases) != len(GlobalBoundaries) {
 		t.Fatalf("%d cases for %d global boundaries", len(cases), len(GlobalBoundaries))
@@ -331,15 +336,23 @@ func TestLoudRefusalForEachGlobalBoundary(t *testing.T) {
 			}
 		})
 	}
-	// The shapes alone hit the same boundaries, whatever the tool.
-	for shape, want := range map[Shape]BoundaryID{
-		ShapeCredentialRead: BoundarySecretValues, ShapeCredentialExport: BoundarySecretValues,
-		ShapeExportAuthority: BoundaryAuthorityMaterial, ShapeCredentialChange: BoundaryCredentialOrPermission,
-		ShapePermissionChange: BoundaryCredentialOrPermission, ShapePublishExternal: BoundaryPublication,
+	// The deny shapes alone hit their boundaries, whatever the tool; the
+	// confirm shapes, on a tool whose kind carries them.
+	for _, c := range []struct {
+		tool, target string
+		shape        stamp.Shape
+		want         BoundaryID
+	}{
+		{"workspace_read", "path:memory/x.md", stamp.ShapeCredentialRead, BoundarySecretValues},
+		{"get_task", "task:work/core/t-1", stamp.ShapeCredentialExport, BoundarySecretValues},
+		{"send_broker_message", "address:work/core/deputy", stamp.ShapeExportAuthority, BoundaryAuthorityMaterial},
+		{"workspace_write", "path:memory/x.md", stamp.ShapeCredentialChange, BoundaryCredentialOrPermission},
+		{"workspace_write", "path:README.md", stamp.ShapePermissionChange, BoundaryCredentialOrPermission},
+		{"publish_deployment_v1", "external:https://example.org/x", stamp.ShapePublishExternal, BoundaryPublication},
 	} {
-		d := p.Authorize(op(t, p, "workspace_read", "path:memory/x.md", shape))
-		if d.Boundary != want {
-			t.Errorf("shape %s: %s, want %s", shape, d, want)
+		d := p.Authorize(op(t, p, c.tool, c.target, c.shape))
+		if d.Boundary != c.want {
+			t.Errorf("%s %s: %s, want %s", c.tool, c.shape, d, c.want)
 		}
 	}
 }
@@ -349,12 +362,12 @@ func TestLoudRefusalForEachGlobalBoundary(t *testing.T) {
 func TestToolNotOnStampIsNotExposed(t *testing.T) {
 	deputy := policyFor(t, "work/core/deputy", Options{})
 	for _, tool := range []string{"assign_task", "resolve_decision", "send_human_message", "shell_exec"} {
-		d := deputy.Authorize(op(t, deputy, tool, "task:work/core/t-1", ShapeRecordWrite))
+		d := deputy.Authorize(op(t, deputy, tool, "task:work/core/t-1", stamp.ShapeRecordWrite))
 		if d.Verdict != Deny || d.Boundary != BoundaryNotExposed || !strings.Contains(d.String(), "not exposed") {
 			t.Errorf("%s: %s", tool, d)
 		}
 	}
-	o := op(t, deputy, "workspace_read", "path:QUEUE.md", ShapeReadRange)
+	o := op(t, deputy, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange)
 	o.HandlerAction = "workspace.write"
 	if d := deputy.Authorize(o); d.Boundary != BoundaryNotExposed {
 		t.Errorf("mismatched handler action: %s", d)
@@ -367,13 +380,13 @@ func TestToolNotOnStampIsNotExposed(t *testing.T) {
 // outside its assigned task, within its project").
 func TestOwnScopeKeepsADeputyToItsAssignedTasks(t *testing.T) {
 	p := policyFor(t, "work/core/deputy", Options{Assignments: assigned{"t-1": true}})
-	if d := p.Authorize(op(t, p, "report_task", "task:work/core/t-1", ShapeRecordWrite)); d.Verdict != Allow {
+	if d := p.Authorize(op(t, p, "report_task", "task:work/core/t-1", stamp.ShapeRecordWrite)); d.Verdict != Allow {
 		t.Errorf("report_task on the assigned task: %s", d)
 	}
 	for _, tool := range []string{"report_task", "get_task"} {
-		shape := ShapeRecordWrite
+		shape := stamp.ShapeRecordWrite
 		if tool == "get_task" {
-			shape = ShapeReadMeta
+			shape = stamp.ShapeReadMeta
 		}
 		d := p.Authorize(op(t, p, tool, "task:work/core/t-2", shape))
 		if d.Verdict != Confirm || d.Boundary != BoundaryDeputyScope || d.Route() != RouteOwningLead {
@@ -382,7 +395,7 @@ func TestOwnScopeKeepsADeputyToItsAssignedTasks(t *testing.T) {
 	}
 	for _, tool := range []string{"report_task", "raise_decision", "set_summary"} {
 		for _, target := range []string{"run:work/core/t-2/r-1", "run:work/core/t-1/r-1"} {
-			d := p.Authorize(op(t, p, tool, target, ShapeRecordWrite))
+			d := p.Authorize(op(t, p, tool, target, stamp.ShapeRecordWrite))
 			if d.Verdict != Deny || d.Boundary != BoundaryStampedScope {
 				t.Errorf("%s on %s: %s, want deny outside-stamped-scope", tool, target, d)
 			}
@@ -390,7 +403,7 @@ func TestOwnScopeKeepsADeputyToItsAssignedTasks(t *testing.T) {
 	}
 	// A lead has no owning lead: its own scope's tasks need no assignment.
 	lead := policyFor(t, "work/core/lead", Options{})
-	if d := lead.Authorize(op(t, lead, "report_task", "task:work/core/t-2", ShapeRecordWrite)); d.Verdict != Allow {
+	if d := lead.Authorize(op(t, lead, "report_task", "task:work/core/t-2", stamp.ShapeRecordWrite)); d.Verdict != Allow {
 		t.Errorf("lead report_task: %s", d)
 	}
 }
@@ -399,18 +412,18 @@ func TestOwnScopeKeepsADeputyToItsAssignedTasks(t *testing.T) {
 // the owning lead, not the human; inside it they are allowed.
 func TestDeputyScopeRoutesToOwningLead(t *testing.T) {
 	p := policyFor(t, "work/core/deputy", Options{Assignments: assigned{"t-1": true}})
-	if d := p.Authorize(op(t, p, "append_run_event", "run:work/core/t-1/r-1", ShapeRecordWrite)); d.Verdict != Allow {
+	if d := p.Authorize(op(t, p, "append_run_event", "run:work/core/t-1/r-1", stamp.ShapeRecordWrite)); d.Verdict != Allow {
 		t.Fatalf("assigned task: %s", d)
 	}
-	d := p.Authorize(op(t, p, "append_run_event", "run:work/core/t-2/r-9", ShapeRecordWrite))
+	d := p.Authorize(op(t, p, "append_run_event", "run:work/core/t-2/r-9", stamp.ShapeRecordWrite))
 	if d.Verdict != Confirm || d.Boundary != BoundaryDeputyScope || d.Route() != RouteOwningLead {
 		t.Fatalf("other task: %s", d)
 	}
-	if d := p.Authorize(op(t, p, "get_run", "run:work/other/t-1/r-1", ShapeReadMeta)); d.Boundary != BoundaryCrossScope {
+	if d := p.Authorize(op(t, p, "get_run", "run:work/other/t-1/r-1", stamp.ShapeReadMeta)); d.Boundary != BoundaryCrossScope {
 		t.Fatalf("other project: %s", d)
 	}
 	// No repository is bound on the deputy's stamp.
-	if d := p.Authorize(op(t, p, "workspace_read", "path@repository:go.mod", ShapeReadRange)); d.Boundary != BoundaryCrossScope {
+	if d := p.Authorize(op(t, p, "workspace_read", "path@repository:go.mod", stamp.ShapeReadRange)); d.Boundary != BoundaryCrossScope {
 		t.Fatalf("unbound repository: %s", d)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -17,10 +18,10 @@ import (
 func TestAuthorizeAllowPathDoesNotAllocate(t *testing.T) {
 	p := policyFor(t, "work/core/lead", Options{})
 	ops := []Operation{
-		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteOverwrite),
-		op(t, p, "workspace_read", "path:docs/big.log", ShapeReadRange),
-		op(t, p, "get_run", "run:work/core/t-1/r-1", ShapeReadMeta),
-		op(t, p, "send_broker_message", "address:work/core/deputy", ShapeMessageSend),
+		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", stamp.ShapeWriteOverwrite),
+		op(t, p, "workspace_read", "path:docs/big.log", stamp.ShapeReadRange),
+		op(t, p, "get_run", "run:work/core/t-1/r-1", stamp.ShapeReadMeta),
+		op(t, p, "send_broker_message", "address:work/core/deputy", stamp.ShapeMessageSend),
 	}
 	for _, o := range ops {
 		if n := testing.AllocsPerRun(100, func() { _ = p.Authorize(o) }); n != 0 {
@@ -31,7 +32,7 @@ func TestAuthorizeAllowPathDoesNotAllocate(t *testing.T) {
 
 func BenchmarkAuthorizeAllow(b *testing.B) {
 	p := policyFor(b, "work/core/lead", Options{})
-	o := op(b, p, "workspace_write", "path:memory/2026/08/notes.md", ShapeWriteOverwrite)
+	o := op(b, p, "workspace_write", "path:memory/2026/08/notes.md", stamp.ShapeWriteOverwrite)
 	b.ReportAllocs()
 	for b.Loop() {
 		if d := p.Authorize(o); d.Verdict != Allow {
@@ -54,7 +55,7 @@ func pendingConfirmations(b *testing.B, q *Queue, p *Policy, n int) []string {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			o := op(b, p, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/r/%d", i), ShapeDeploy)
+			o := op(b, p, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/r/%d", i), stamp.ShapeDeploy)
 			r, err := q.Request(context.Background(), PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("bench-%d", i))
 			if err != nil {
 				select {

@@ -76,6 +76,7 @@ const (
 	BoundaryRememberedDenial
 	BoundaryRelayedResolution
 	BoundaryLaneApproval
+	BoundaryToolShape
 )
 
 // Boundary is one row of the boundary table: what an operator reads when an
@@ -120,7 +121,7 @@ var Boundaries = [...]Boundary{
 		Text: "the tool is not exposed on this persona's capability stamp"},
 	BoundaryStampedScope: {Name: "outside-stamped-scope", Verdict: Deny,
 		Text: "the operation is outside the scope the capability stamp grants; widening it is a new stamp, not a confirmation"},
-	BoundaryToolConfirm: {Name: "tool-requires-confirmation", Verdict: Confirm, Global: true, Route: RouteHuman,
+	BoundaryToolConfirm: {Name: "tool-requires-confirmation", Verdict: Confirm, Route: RouteHuman,
 		Text: "the capability stamp exposes this tool only with the bound human's confirmation"},
 	BoundaryDeputyScope: {Name: "deputy-scope", Verdict: Confirm, Route: RouteOwningLead,
 		Text:          "a deputy acting on runs or artifacts outside its assigned task needs the owning lead's confirmation",
@@ -135,6 +136,10 @@ var Boundaries = [...]Boundary{
 	BoundaryLaneApproval: {Name: "lane-approved-resolution", Verdict: Confirm, Route: RouteLaneApprover,
 		Text:          "a team coordinator resolves only when the bound lane approver authorizes that decision",
 		NotRemembered: "a team coordinator's resolution needs its lane approver's authorization of that decision (footnote 2); each resolution needs its own decision"},
+	// Spec: "R means read/use, W means mutate within stamped scope": a
+	// tool's kind decides the shapes it carries (the inventory's Shapes).
+	BoundaryToolShape: {Name: "shape-not-carried-by-tool", Verdict: Deny,
+		Text: "the tool's kind does not carry this operation shape; a read tool never mutates"},
 }
 
 // GlobalBoundaries lists the spec's six global boundaries in its order.

@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,60 @@ func FuzzParsePrincipal(f *testing.F) {
 		p, err := ParsePrincipal(s)
 		if err == nil && (p.Kind == PrincipalSystem || p.String() != strings.ToLower(s)) {
 			t.Fatalf("%q parsed as %+v", s, p)
+		}
+	})
+}
+
+// refMatch is the plain reading of a workspace glob: path.Match per
+// segment, "**" any number of whole segments (one or more at the end).
+func refMatch(pattern, p []string) bool {
+	if len(pattern) == 0 {
+		return len(p) == 0
+	}
+	if pattern[0] == "**" {
+		if len(pattern) == 1 {
+			return len(p) > 0
+		}
+		for i := 0; i <= len(p); i++ {
+			if refMatch(pattern[1:], p[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(p) == 0 {
+		return false
+	}
+	ok, _ := path.Match(pattern[0], p[0])
+	return ok && refMatch(pattern[1:], p[1:])
+}
+
+// The secret and authority table's compiled matcher (one walk, map
+// lookups) finds exactly the first row the plain reading does.
+func FuzzMaterialMatchesPlainGlobs(f *testing.F) {
+	for _, s := range []string{"memory/notes.md", "a/.ssh/b", "x/.aws/credentials", ".aws/credentials", "credentials.json",
+		"a/credentialsx.json", "tokens/x", "a/my.token", "secrets", "secrets/a", ".env.local", "k/.kube/config", "id_rsa.pub"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := NormalizePath(s)
+		if err != nil {
+			return
+		}
+		p = strings.ToLower(p)
+		want := -1
+		for i, m := range SecretMaterial {
+			if refMatch(strings.Split(strings.ToLower(m.Pattern), "/"), strings.Split(p, "/")) {
+				want = i
+				break
+			}
+		}
+		got, ok := materialGlobs.firstIndex(p)
+		if !ok {
+			got = -1
+		}
+		if got != want {
+			t.Fatalf("%q: compiled row %d, plain reading row %d", p, got, want)
 		}
 	})
 }

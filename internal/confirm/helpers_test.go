@@ -21,7 +21,7 @@ func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (
 		Address:         address,
 		GraphNamespace:  "virgo",
 		Authority:       stamp.Authority{Human: "human:henry"},
-		Workspace:       stamp.Workspace{Root: address, MutablePaths: extraMutable},
+		Workspace:       stamp.Workspace{Root: "ws/" + address, MutablePaths: extraMutable}, // as stamp.InputFor roots it
 	}
 	switch address {
 	case "root/secretary", "home/secretary", "work/coordinator":
@@ -62,7 +62,7 @@ func policyFor(t testing.TB, address string, opts Options, extraMutable ...strin
 
 // op builds an operation of p's persona for tool (its handler action from
 // the stamp), on the target text form, with shape.
-func op(t testing.TB, p *Policy, tool, target string, shape Shape) Operation {
+func op(t testing.TB, p *Policy, tool, target string, shape stamp.Shape) Operation {
 	t.Helper()
 	tg, err := ParseTarget(target)
 	if err != nil {

@@ -3,6 +3,8 @@ package confirm
 import (
 	"fmt"
 	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // TargetKind is what an operation's target names.
@@ -27,15 +29,16 @@ const (
 	TargetDecision
 )
 
-var kindNames = [...]string{TargetPath: "path", TargetAddress: "address", TargetTask: "task",
-	TargetRun: "run", TargetSurface: "surface", TargetExternal: "external", TargetDecision: "decision"}
+// kindNames are the inventory's names of what a tool reaches (stamp.Reach).
+var kindNames = [...]stamp.Reach{TargetPath: stamp.ReachPath, TargetAddress: stamp.ReachAddress, TargetTask: stamp.ReachTask,
+	TargetRun: stamp.ReachRun, TargetSurface: stamp.ReachSurface, TargetExternal: stamp.ReachExternal, TargetDecision: stamp.ReachDecision}
 
 // String is the kind's prefix in a target's text form.
 func (k TargetKind) String() string {
 	if k == 0 || int(k) >= len(kindNames) {
 		return "invalid"
 	}
-	return kindNames[k]
+	return string(kindNames[k])
 }
 
 // MarshalText stores the kind by name.
@@ -44,7 +47,7 @@ func (k TargetKind) MarshalText() ([]byte, error) { return []byte(k.String()), n
 // UnmarshalText reads a kind name back.
 func (k *TargetKind) UnmarshalText(text []byte) error {
 	for i, n := range kindNames {
-		if i > 0 && n == string(text) {
+		if i > 0 && string(n) == string(text) {
 			*k = TargetKind(i)
 			return nil
 		}
@@ -181,10 +184,10 @@ type Operation struct {
 	Persona    string `json:"persona"`
 	Generation int    `json:"generation"`
 	// Tool is the exposed tool name; HandlerAction the action it maps to.
-	Tool          string `json:"tool"`
-	HandlerAction string `json:"handler_action"`
-	Target        Target `json:"target"`
-	Shape         Shape  `json:"shape"`
+	Tool          string      `json:"tool"`
+	HandlerAction string      `json:"handler_action"`
+	Target        Target      `json:"target"`
+	Shape         stamp.Shape `json:"shape"`
 }
 
 // String renders the operation for an operator in one line.

@@ -31,13 +31,20 @@ type toolEntry struct {
 	access stamp.Access
 	scope  string
 	rule   scopeRule
+	// kind and shapes are the inventory's: what the tool does and the
+	// shapes it carries; shapeList names them for a refusal.
+	kind      stamp.Kind
+	shapes    shapeSet
+	shapeList []stamp.Shape
+	// reach is the target kinds the inventory says the tool addresses.
+	reach kindSet
 }
 
 // learnedKey is a prompt key without the stamp hash, which is the policy's.
 type learnedKey struct {
 	action string
 	target Target
-	shape  Shape
+	shape  stamp.Shape
 }
 
 // Policy is the handler's index of one stamp: everything Authorize needs,
@@ -60,31 +67,6 @@ type Policy struct {
 	surfaces    map[string]bool
 	learned     map[learnedKey]Choice
 	assignments Assignments
-}
-
-// secretPaths and authorityPaths are workspace paths whose contents are
-// secret credential values or lease/fence/authority material, whatever the
-// tool: the global deny boundaries apply to them as to the shapes. They are
-// matched case-insensitively (checkPath lower-cases the path): a deny list must not be passed by
-// spelling memory/.ENV or CREDENTIALS/token on a case-insensitive file
-// system, where both name the secret itself.
-var (
-	secretPaths    = mustDenyGlobs("**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/.ssh/**", "**/credentials/**", "**/secrets/**")
-	authorityPaths = mustDenyGlobs("**/*.lease", "**/*.fence", "**/"+stamp.FileName, "**/.virgo-authority/**")
-)
-
-// mustDenyGlobs compiles deny-list patterns lower-cased, once; matched
-// against a lower-cased path they hold regardless of case.
-func mustDenyGlobs(patterns ...string) globSet {
-	lower := make([]string, len(patterns))
-	for i, p := range patterns {
-		lower[i] = strings.ToLower(p)
-	}
-	g, err := compileGlobs(lower)
-	if err != nil {
-		panic(err) // the patterns above are constants; a bad one is a build error
-	}
-	return g
 }
 
 // NewPolicy indexes a stamp whose canonical hash is hash. It refuses a stamp
@@ -126,8 +108,13 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 		if !ok {
 			return nil, fmt.Errorf("stamp of %s: tool %q has unknown scope %q", addr, t.Name, t.Scope)
 		}
+		inv, ok := stamp.LookupTool(t.Name)
+		if !ok {
+			return nil, fmt.Errorf("stamp of %s: tool %q is not in the tool inventory, so the shapes it carries are unknown", addr, t.Name)
+		}
 		actions[t.HandlerAction] = true
-		p.tools[t.Name] = toolEntry{action: t.HandlerAction, access: t.Access, scope: t.Scope, rule: rule}
+		p.tools[t.Name] = toolEntry{action: t.HandlerAction, access: t.Access, scope: t.Scope, rule: rule,
+			kind: inv.Kind, shapes: shapesOf(inv.Shapes), shapeList: inv.Shapes, reach: reaching(inv.Reaches)}
 	}
 	for _, b := range st.HumanSurfaces {
 		p.surfaces[b.Surface+"/"+b.Target] = true
@@ -168,4 +155,15 @@ func (p *Policy) Profile() string { return p.stamp.Path.Profile }
 func (p *Policy) Tool(name string) (handlerAction string, ok bool) {
 	t, ok := p.tools[name]
 	return t.action, ok
+}
+
+// reachList names the target kinds the tool addresses, for a refusal.
+func (t toolEntry) reachList() string {
+	var names []string
+	for i, name := range kindNames {
+		if i > 0 && t.reach.has(TargetKind(i)) {
+			names = append(names, string(name))
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -28,11 +29,11 @@ const (
 // the class overlay by the class key (stamp.ClassKey) instead, so that it
 // is shared by every persona of the class with the same capabilities.
 type PromptKey struct {
-	StampHash     string `json:"stamp_hash,omitempty"`
-	ClassKey      string `json:"class_key,omitempty"`
-	HandlerAction string `json:"handler_action"`
-	Target        Target `json:"target"`
-	Shape         Shape  `json:"shape"`
+	StampHash     string      `json:"stamp_hash,omitempty"`
+	ClassKey      string      `json:"class_key,omitempty"`
+	HandlerAction string      `json:"handler_action"`
+	Target        Target      `json:"target"`
+	Shape         stamp.Shape `json:"shape"`
 }
 
 // id is the key's store id; any change to any part changes it.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // Spec: "An exact blocked operation may be learned through the prompt
@@ -15,7 +17,7 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 	q, _ := queueFor(t, QueueOptions{})
 	p := policyFor(t, "work/core/lead", Options{})
 	me := PersonaPrincipal(p.Address())
-	learned := op(t, p, "workspace_write", "path:memory/old.md", ShapeDelete)
+	learned := op(t, p, "workspace_write", "path:memory/old.md", stamp.ShapeDelete)
 	r := mustRequest(t, q, me, p, learned, "c1")
 	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberPersona); err != nil {
 		t.Fatal(err)
@@ -37,12 +39,12 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 		t.Fatalf("policy with learned choice: %s", d)
 	}
 
-	// Change any one of the four key parts: no match, asked again.
-	otherTarget := op(t, p, "workspace_write", "path:memory/older.md", ShapeDelete)
-	otherShape := op(t, p, "workspace_write", "path:memory/old.md", ShapePublishExternal)
-	otherAction := op(t, p, "workspace_read", "path:memory/old.md", ShapeDelete)
+	// Change any one of the four key parts: no match (decided afresh).
+	otherTarget := op(t, p, "workspace_write", "path:memory/older.md", stamp.ShapeDelete)
+	otherShape := op(t, p, "workspace_write", "path:memory/old.md", stamp.ShapeWriteOverwrite)
+	otherAction := op(t, p, "workspace_read", "path:memory/old.md", stamp.ShapeDelete)
 	for name, o := range map[string]Operation{"target": otherTarget, "shape": otherShape, "handler action": otherAction} {
-		if d := lp.Authorize(o); d.Verdict != Confirm || d.Remembered {
+		if d := lp.Authorize(o); d.Remembered {
 			t.Errorf("changed %s still matches: %s", name, d)
 		}
 	}
@@ -112,8 +114,8 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 		t.Fatalf("class-common choice: %+v", choices)
 	}
 	// Forged allow choices for a deny-level and a not-exposed operation.
-	secret := op(t, p, "workspace_read", "path:.env", ShapeReadRange)
-	missing := op(t, p, "send_human_message", "surface:teams/chat-7", ShapeMessageSend)
+	secret := op(t, p, "workspace_read", "path:.env", stamp.ShapeReadRange)
+	missing := op(t, p, "send_human_message", "surface:teams/chat-7", stamp.ShapeMessageSend)
 	var forged []Choice
 	for _, o := range []Operation{secret, missing} {
 		forged = append(forged, Choice{Key: PromptKey{StampHash: p.Hash(), HandlerAction: o.HandlerAction, Target: o.Target, Shape: o.Shape}, Verdict: Allow})

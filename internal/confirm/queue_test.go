@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -24,7 +25,7 @@ func queueFor(t testing.TB, opts QueueOptions) (*Queue, *fakeClock) {
 
 // deployOp is a confirm-level operation of p: a deployment (global boundary).
 func deployOp(t testing.TB, p *Policy) Operation {
-	return op(t, p, "publish_deployment_v1", "external:https://example.org/release", ShapeDeploy)
+	return op(t, p, "publish_deployment_v1", "external:https://example.org/release", stamp.ShapeDeploy)
 }
 
 func mustRequest(t testing.TB, q *Queue, caller Principal, p *Policy, o Operation, corr string) Result {
@@ -63,10 +64,10 @@ func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
 		t.Fatalf("decision record: %+v", rec)
 	}
 	// Allow and deny verdicts answer at once and queue nothing.
-	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:QUEUE.md", ShapeReadRange), "corr-2"); r.Status != StatusAllowed || r.Confirmation != nil {
+	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange), "corr-2"); r.Status != StatusAllowed || r.Confirmation != nil {
 		t.Fatalf("allow: %+v", r)
 	}
-	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:.env", ShapeReadRange), "corr-3"); r.Status != StatusDenied || r.Decision.Boundary != BoundarySecretValues {
+	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:.env", stamp.ShapeReadRange), "corr-3"); r.Status != StatusDenied || r.Decision.Boundary != BoundarySecretValues {
 		t.Fatalf("deny: %+v", r)
 	}
 	// The audit log has the request and the decision.
@@ -82,7 +83,7 @@ func TestSelfConfirmationRefused(t *testing.T) {
 	q, _ := queueFor(t, QueueOptions{Seats: seats{"work/core/lead": "Vega#1"}})
 	p := policyFor(t, "work/core/deputy", Options{})
 	me := PersonaPrincipal(p.Address())
-	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta), "c1")
+	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c1")
 	if _, err := q.Approve(ctx, me, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
 		t.Fatalf("persona approving its own request: %v", err)
 	}
@@ -93,7 +94,7 @@ func TestSelfConfirmationRefused(t *testing.T) {
 		t.Fatalf("human approving own request: %v", err)
 	}
 	// A persona may not request under another persona's stamp.
-	if _, err := q.Request(ctx, PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta), "c3"); !errors.Is(err, ErrWrongPersona) {
+	if _, err := q.Request(ctx, PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c3"); !errors.Is(err, ErrWrongPersona) {
 		t.Fatalf("request under another stamp: %v", err)
 	}
 }
@@ -127,7 +128,7 @@ func TestDeputyScopeRoutingAndUnroutable(t *testing.T) {
 	q, _ := queueFor(t, QueueOptions{Seats: holders})
 	p := policyFor(t, "work/core/deputy", Options{})
 	me := PersonaPrincipal(p.Address())
-	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", ShapeReadMeta), "c1")
+	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c1")
 	lead := PersonaPrincipal("work/core/lead")
 	if r.Confirmation.Authority != lead || r.Confirmation.Unroutable {
 		t.Fatalf("deputy scope routing: %+v", r.Confirmation)
@@ -139,7 +140,7 @@ func TestDeputyScopeRoutingAndUnroutable(t *testing.T) {
 		t.Fatalf("lead approving: %v", err)
 	}
 	delete(holders, "work/core/lead")
-	r = mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-8/r-1", ShapeReadMeta), "c2")
+	r = mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-8/r-1", stamp.ShapeReadMeta), "c2")
 	c := r.Confirmation
 	if !c.Unroutable || r.Status != StatusUnknown {
 		t.Fatalf("empty seat: %+v", c)
@@ -168,7 +169,7 @@ func TestSameOperationJoinsPendingRequest(t *testing.T) {
 	if list, _ := q.List(ctx, false); len(list) != 1 {
 		t.Fatalf("%d pending, want 1", len(list))
 	}
-	if _, err := q.Request(ctx, me, p, op(t, p, "workspace_write", "path:memory/x.md", ShapeDelete), "c1"); !errors.Is(err, ErrCorrelationReuse) {
+	if _, err := q.Request(ctx, me, p, op(t, p, "workspace_write", "path:memory/x.md", stamp.ShapeDelete), "c1"); !errors.Is(err, ErrCorrelationReuse) {
 		t.Fatalf("correlation id reused for another operation: %v", err)
 	}
 	if _, err := q.Deny(ctx, henry, a.Confirmation.ID, "no", RememberNone); err != nil {
@@ -316,7 +317,7 @@ func TestUndecidedIndexIsBuiltOnceForAnOlderStore(t *testing.T) {
 	p := policyFor(t, "work/core/lead", Options{})
 	me := PersonaPrincipal(p.Address())
 	pending := mustRequest(t, q, me, p, deployOp(t, p), "c1")
-	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", ShapeDeploy), "c2")
+	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", stamp.ShapeDeploy), "c2")
 	if _, err := q.Deny(ctx, henry, decided.Confirmation.ID, "no", RememberNone); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 		t.Run(string(where), func(t *testing.T) {
 			q, _ := queueFor(t, QueueOptions{})
 			p := policyFor(t, "work/core/lead", Options{})
-			o := op(t, p, "workspace_write", "path:memory/./old.md", ShapeDelete)
+			o := op(t, p, "workspace_write", "path:memory/./old.md", stamp.ShapeDelete)
 			c := mustRequest(t, q, PersonaPrincipal(p.Address()), p, o, "c1").Confirmation
 			stored, err := q.Get(ctx, c.ID) // the record as a console reads it
 			if err != nil {
@@ -31,7 +31,7 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := PromptKey{HandlerAction: "workspace.write", Target: Target{Kind: TargetPath, Value: "memory/old.md"}, Shape: ShapeDelete}
+			want := PromptKey{HandlerAction: "workspace.write", Target: Target{Kind: TargetPath, Value: "memory/old.md"}, Shape: stamp.ShapeDelete}
 			if where == RememberPersona {
 				want.StampHash = p.Hash()
 				if def, err := stored.RememberRule(); err != nil || def != rule {
@@ -126,18 +126,18 @@ func TestFootnoteRelaysAreNeverRemembered(t *testing.T) {
 	ada := Principal{Kind: PrincipalHuman, Name: "ada"}
 	for _, c := range []struct {
 		name, address, tool, target string
-		shape                       Shape
+		shape                       stamp.Shape
 		boundary                    BoundaryID
 		authority                   Principal
 		why                         string
 	}{
-		{"secretary relay", "root/secretary", "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite,
+		{"secretary relay", "root/secretary", "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite,
 			BoundaryRelayedResolution, henry, "footnote 1"},
-		{"coordinator relay", "work/coordinator", "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite,
+		{"coordinator relay", "work/coordinator", "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite,
 			BoundaryLaneApproval, ada, "footnote 2"},
-		{"credential change", "work/core/lead", "workspace_write", "path:memory/notes.md", ShapeCredentialChange,
+		{"credential change", "work/core/lead", "workspace_write", "path:memory/notes.md", stamp.ShapeCredentialChange,
 			BoundaryCredentialOrPermission, henry, "standing grant"},
-		{"deputy outside its task", "work/core/deputy", "report_task", "task:work/core/t-9", ShapeRecordWrite,
+		{"deputy outside its task", "work/core/deputy", "report_task", "task:work/core/t-9", stamp.ShapeRecordWrite,
 			BoundaryDeputyScope, PersonaPrincipal("work/core/lead"), "confirm assign"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -241,7 +241,7 @@ func TestClassOverlayIsSharedByTheClass(t *testing.T) {
 	}
 
 	publish := func(p *Policy) Operation {
-		return op(t, p, "publish_deployment_v1", "external:https://example.org/notes", ShapePublishExternal)
+		return op(t, p, "publish_deployment_v1", "external:https://example.org/notes", stamp.ShapePublishExternal)
 	}
 	c := mustRequest(t, q, PersonaPrincipal(learner.Address()), learner, publish(learner), "c1").Confirmation
 	if _, err := q.Approve(ctx, henry, c.ID, RememberClass); err != nil {

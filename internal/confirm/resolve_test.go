@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
 // Spec footnotes: "A secretary resolves a decision only as a durable relay of
@@ -31,7 +33,7 @@ func TestResolutionsAreRelayedNotSelfOriginated(t *testing.T) {
 		t.Run(c.address, func(t *testing.T) {
 			q, _ := queueFor(t, QueueOptions{})
 			p := policyFor(t, c.address, Options{})
-			resolve := op(t, p, "resolve_decision", "decision:work/core/d-1", ShapeRecordWrite)
+			resolve := op(t, p, "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite)
 			d := p.Authorize(resolve)
 			if d.Verdict != Confirm || d.Boundary != c.boundary || d.Route() != c.route {
 				t.Fatalf("resolve_decision: %s, want confirm %s routed to %s", d, c.boundary, c.route)
@@ -39,7 +41,7 @@ func TestResolutionsAreRelayedNotSelfOriginated(t *testing.T) {
 			if !strings.Contains(d.String(), c.footnote) {
 				t.Errorf("%q does not quote the footnote %q", d, c.footnote)
 			}
-			if d := p.Authorize(op(t, p, "list_decisions", "decision:work/core/d-1", ShapeReadMeta)); d.Verdict != Allow {
+			if d := p.Authorize(op(t, p, "list_decisions", "decision:work/core/d-1", stamp.ShapeReadMeta)); d.Verdict != Allow {
 				t.Errorf("listing decisions is still its own work: %s", d)
 			}
 			me := PersonaPrincipal(p.Address())

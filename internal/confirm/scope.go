@@ -1,6 +1,10 @@
 package confirm
 
-import "github.com/virgo-hub/virgo-tui/internal/stamp"
+import (
+	"slices"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
 
 // kindSet is a set of target kinds.
 type kindSet uint16
@@ -15,12 +19,23 @@ func kinds(ks ...TargetKind) kindSet {
 
 func (s kindSet) has(k TargetKind) bool { return s&(1<<k) != 0 }
 
+// reaching is the set of the inventory's target kinds rs.
+func reaching(rs []stamp.Reach) kindSet {
+	var s kindSet
+	for i, name := range kindNames {
+		if i > 0 && slices.Contains(rs, name) {
+			s |= 1 << i
+		}
+	}
+	return s
+}
+
 // scopeRule is what a stamp tool's scope lets it reach: the target kinds,
-// whether it only reads, and whether a run outside the assigned task routes
-// to the owning lead.
+// and whether a run outside the assigned task routes to the owning lead.
+// Whether the tool may mutate there is its kind's (stamp.Kind), not its
+// scope's.
 type scopeRule struct {
 	targets  kindSet
-	readOnly bool
 	assigned bool
 	// deputyTasks: for a persona with an owning lead (a coder-deputy), a
 	// task outside its assigned tasks is not its own: it routes to the
@@ -43,13 +58,13 @@ var scopeRules = map[string]scopeRule{
 	// the runs tools' subtree or assigned-task scope), and a deputy owns
 	// only the tasks assigned to it.
 	stamp.ScopeOwn:             {targets: kinds(TargetAddress, TargetTask, TargetDecision), deputyTasks: true},
-	stamp.ScopeDirectory:       {targets: kinds(TargetAddress), readOnly: true},
-	stamp.ScopeGraphNamespace:  {targets: kinds(TargetAddress), readOnly: true},
+	stamp.ScopeDirectory:       {targets: kinds(TargetAddress)},
+	stamp.ScopeGraphNamespace:  {targets: kinds(TargetAddress)},
 	stamp.ScopeSubtree:         {targets: kinds(TargetAddress, TargetTask, TargetRun, TargetDecision)},
 	stamp.ScopeAssignedTask:    {targets: kinds(TargetTask, TargetRun), assigned: true},
 	stamp.ScopeRelayBoundHuman: {targets: kinds(TargetDecision), resolveVia: BoundaryRelayedResolution},
 	stamp.ScopeLaneApprover:    {targets: kinds(TargetDecision), resolveVia: BoundaryLaneApproval},
 	stamp.ScopeBoundSurfaces:   {targets: kinds(TargetSurface)},
-	stamp.ScopeGateway:         {targets: kinds(TargetSurface), readOnly: true, anySurface: true},
+	stamp.ScopeGateway:         {targets: kinds(TargetSurface), anySurface: true},
 	stamp.ScopeExternal:        {targets: kinds(TargetExternal)},
 }

@@ -59,7 +59,7 @@ func TestDemoInstallationAndSimulation(t *testing.T) {
 	}
 	run, stop := context.WithTimeout(ctx, 2500*time.Millisecond)
 	defer stop()
-	st, err := Simulate(run, in, Options{Home: dir, Operator: op, AutoDecide: true, Beat: 100 * time.Millisecond, Seed: 1, AskEvery: 4})
+	st, err := Simulate(run, in, Options{Home: dir, Operator: op, AutoDecide: true, Beat: 100 * time.Millisecond, Seed: 1, AskEvery: 4, MaxPending: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,5 +139,75 @@ func TestRetiredRuntimeStopsQuietly(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("retiring %s ended the simulation: %v", victim.Address, err)
+	}
+}
+
+// Issue 9: "Simulated runtimes ask at a pace that keeps about 5–10
+// confirmations pending". Runtimes that would ask at every beat keep the
+// queue at the bound, never past it, and refill it after decisions.
+func TestRuntimesKeepTheQueueBounded(t *testing.T) {
+	dir, op, in := seeded(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	const bound = 6
+	done := make(chan error, 1)
+	go func() {
+		_, err := Simulate(ctx, in, Options{Home: dir, Operator: op, Beat: 50 * time.Millisecond, Seed: 3, AskEvery: 1, MaxPending: bound})
+		done <- err
+	}()
+	pending := func() []*confirm.Confirmation {
+		cs, err := op.Confirmations(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	// Full, then emptied by the operator, then full again; never past the
+	// bound. A slow machine (-race) only makes it take longer.
+	full, dropped, refilled := false, false, false
+	for deadline := time.Now().Add(15 * time.Second); !refilled && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cs := pending()
+		if len(cs) > bound {
+			t.Fatalf("%d confirmations pending; the demo keeps at most %d", len(cs), bound)
+		}
+		switch {
+		case full && len(cs) < bound-1:
+			dropped = true
+		case dropped && len(cs) >= bound-1:
+			refilled = true
+		case len(cs) == bound && !full:
+			full = true
+			for _, c := range cs { // the operator decides all of it
+				if c.Authority.String() == "human:henry" {
+					if _, err := op.Decide(context.Background(), c.ID, hubapi.DecideRequest{Reason: "clear the queue"}); err != nil {
+						t.Log(err) // a lead may have decided it meanwhile
+					}
+				}
+			}
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !full || !dropped || !refilled {
+		t.Fatalf("queue full %v, emptied by the operator %v, refilled %v", full, dropped, refilled)
+	}
+}
+
+// Issue 9: the demo operator is human:<login>, or human:operator when $USER
+// is empty, never a blank.
+func TestDemoOperatorIsNeverBlank(t *testing.T) {
+	for _, c := range []struct{ principal, user, want string }{
+		{"", "Ada", "human:ada"},
+		{"", "", "human:operator"},
+		{"", "not a login!", "human:operator"},
+		{"human:henry", "ada", "human:henry"},
+	} {
+		t.Setenv(hubclient.PrincipalEnv, c.principal)
+		t.Setenv("USER", c.user)
+		if got, err := Operator(); err != nil || got != c.want {
+			t.Errorf("VIRGO_PRINCIPAL=%q USER=%q: %q, %v; want %q", c.principal, c.user, got, err, c.want)
+		}
 	}
 }

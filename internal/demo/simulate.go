@@ -66,6 +66,11 @@ type Options struct {
 	// it asks about (DefaultAskEvery when 0): often enough that the queue
 	// stays lively, rarely enough that an operator can read and decide.
 	AskEvery int
+	// MaxPending bounds the confirmations waiting at once
+	// (DefaultMaxPending when 0): a runtime skips its turn to ask while
+	// that many wait. The count is read through Operator; without one only
+	// the simulation's own asks are counted.
+	MaxPending int
 }
 
 // DefaultAskEvery: with the demo's dozen runtimes beating once a second,
@@ -96,9 +101,25 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 	if opts.AskEvery <= 0 {
 		opts.AskEvery = DefaultAskEvery
 	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = DefaultMaxPending
+	}
 	st := &Stats{}
+	pace := &pacer{max: opts.MaxPending}
 	var wg sync.WaitGroup
-	errs := make(chan error, len(in.Active)+1)
+	errs := make(chan error, len(in.Active)+2)
+	if opts.Operator != nil {
+		if err := pace.refresh(ctx, opts.Operator); err != nil {
+			return nil, fmt.Errorf("demo: pending confirmations: %w", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := pace.run(ctx, opts.Operator, opts.Beat); err != nil && ctx.Err() == nil {
+				errs <- fmt.Errorf("demo: pending confirmations: %w", err)
+			}
+		}()
+	}
 	for i, p := range in.Active {
 		if i == 0 {
 			continue
@@ -112,7 +133,7 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 		if i == 1 {
 			stopAfter = 3
 		}
-		r := &runtime{p: p, c: rt, st: st, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i, askEvery: opts.AskEvery}
+		r := &runtime{p: p, c: rt, st: st, pace: pace, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i, askEvery: opts.AskEvery}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -141,6 +162,7 @@ type runtime struct {
 	p         registry.Persona
 	c         *hubclient.Client
 	st        *Stats
+	pace      *pacer
 	beat      time.Duration
 	stopAfter int
 	rng       *rand.Rand
@@ -199,9 +221,13 @@ func (r *runtime) step(ctx context.Context) error {
 	return nil
 }
 
-// ask requests one operation. A runtime cycles through the scenarios that
-// fit its role, its own role's first, so even a short demo asks every kind.
+// ask requests one operation, unless the queue is as full as the demo
+// keeps it. A runtime cycles through the scenarios that fit its role, its
+// own role's first, so even a short demo asks every kind.
 func (r *runtime) ask(ctx context.Context) error {
+	if !r.pace.reserve() {
+		return nil
+	}
 	var fit []scenario
 	for _, s := range scenarios {
 		if s.role == r.p.Role {
@@ -220,6 +246,7 @@ func (r *runtime) ask(ctx context.Context) error {
 	}
 	res, err := r.c.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: s.tool, Target: target, Shape: s.shape,
 		CorrelationID: fmt.Sprintf("demo-%s-%d", r.p.ID[:8], r.n)})
+	r.pace.done(err == nil && res.Status != confirm.StatusDenied && res.Confirmation != nil)
 	if err != nil {
 		return err
 	}

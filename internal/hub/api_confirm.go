@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -51,18 +52,28 @@ func (h *Hub) operation(ctx context.Context, id hubapi.Identity, req hubapi.Oper
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
-	target, err := confirm.ParseTarget(req.Target)
-	if err != nil {
-		return nil, confirm.Operation{}, badOperation(err)
-	}
 	shape, err := confirm.ParseShape(req.Shape)
 	if err != nil {
 		return nil, confirm.Operation{}, badOperation(err)
 	}
 	action, _ := pol.Tool(req.Tool) // a tool not on the stamp is denied "not exposed" by Authorize
-	return pol, confirm.Operation{Persona: p.Address, Generation: p.Generation, Tool: req.Tool,
-		HandlerAction: action, Target: target, Shape: shape}, nil
+	op := confirm.Operation{Persona: p.Address, Generation: p.Generation, Tool: req.Tool, HandlerAction: action, Shape: shape}
+	if op.Target, err = confirm.ParseTarget(req.Target); err != nil {
+		if confirm.MalformedTarget(err) {
+			return nil, confirm.Operation{}, badOperation(err)
+		}
+		return pol, op, &targetEscape{err: err}
+	}
+	return pol, op, nil
 }
+
+// targetEscape is a well-formed target that normalization refused as an
+// escape from the persona's scope: authorize decides it (a deny on the
+// cross-scope boundary); a confirmation request refuses it.
+type targetEscape struct{ err error }
+
+func (e *targetEscape) Error() string { return e.err.Error() }
+func (e *targetEscape) Unwrap() error { return e.err }
 
 func badOperation(err error) error {
 	return hubapi.Errorf(hubapi.ErrInvalidOperation, "%v", err)
@@ -75,10 +86,18 @@ func authorizeOp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 		return err
 	}
 	pol, op, err := h.operation(r.Context(), id, req)
-	if err != nil {
+	var d confirm.Decision
+	var escape *targetEscape
+	switch {
+	case errors.As(err, &escape):
+		d = confirm.TargetRefusal(escape.err)
+	case err != nil:
 		return err
+	default:
+		d = pol.Authorize(op)
 	}
-	writeJSON(w, http.StatusOK, pol.Authorize(op))
+	writeJSON(w, http.StatusOK, hubapi.Authorization{Operation: op, Decision: d, Route: d.Route(),
+		BoundaryText: d.Boundary.Info().Text, StampHash: pol.Hash()})
 	return nil
 }
 
@@ -91,6 +110,9 @@ func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id huba
 		return err
 	}
 	pol, op, err := h.operation(r.Context(), id, req)
+	if escape := (*targetEscape)(nil); errors.As(err, &escape) {
+		return badOperation(escape.err)
+	}
 	if err != nil {
 		return err
 	}

@@ -46,9 +46,26 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 	return nil
 }
 
-// getPersona is GET /v1/personas/{ref...}: by id, address or name.
-func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
-	p, err := h.resolve(r.Context(), r.PathValue("ref"))
+// resolveReadable resolves ref for a caller who reads what it names: an
+// operator reads every persona; a persona token only its own generation
+// (issue 10 item 6: other personas' records, presence and stamps are for
+// operators). To a persona token an unknown ref and another persona's
+// answer alike, 403, so that a persona cannot probe who else exists.
+func (h *Hub) resolveReadable(ctx context.Context, id hubapi.Identity, ref, what string) (registry.Persona, error) {
+	p, err := h.resolve(ctx, ref)
+	if id.IsHuman() {
+		return p, err
+	}
+	if err != nil || p.ID != id.PersonaID {
+		return registry.Persona{}, fmt.Errorf("%w: the %s of %q is for operators; %s reads only its own", hubapi.ErrForbidden, what, ref, id.Principal)
+	}
+	return p, nil
+}
+
+// getPersona is GET /v1/personas/{ref...}: by id, address or name; a
+// persona token reads only its own.
+func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	p, err := h.resolveReadable(r.Context(), id, r.PathValue("ref"), "record and presence")
 	if err != nil {
 		return err
 	}

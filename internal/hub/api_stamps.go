@@ -10,9 +10,10 @@ import (
 )
 
 // getStamp is GET /v1/stamps/{ref...}: the stamp of a persona (id, address
-// or name), read from its file and checked against its recorded hash.
-func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
-	p, err := h.resolve(r.Context(), r.PathValue("ref"))
+// or name), read from its file and checked against its recorded hash. A
+// persona token reads only its own.
+func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	p, err := h.resolveReadable(r.Context(), id, r.PathValue("ref"), "capability stamp")
 	if err != nil {
 		return err
 	}

@@ -26,8 +26,9 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 		return hubapi.OperationRequest{Tool: "get_run", Target: target, Shape: "read:meta"}
 	}
 
-	d, err := depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
+	res, err := depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
 	mustNil(t, err)
+	d := res.Decision
 	if d.Verdict != confirm.Confirm || d.Boundary != confirm.BoundaryDeputyScope {
 		t.Fatalf("run before any assignment: %v, want confirm at deputy scope", d)
 	}
@@ -53,17 +54,18 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 	if a.AssignedBy.String() != "work/core/lead" || a.PersonaID != deputy.ID || a.Task != "work/core/t-1" {
 		t.Fatalf("assignment: %+v", a)
 	}
-	d, err = depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
+	res, err = depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
 	mustNil(t, err)
+	d = res.Decision
 	if d.Verdict != confirm.Allow {
 		t.Fatalf("run inside the assigned task: %v, want allow", d)
 	}
-	res, err := depRT.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: "get_run", Target: "run:work/core/t-9/r-1",
+	asked, err := depRT.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: "get_run", Target: "run:work/core/t-9/r-1",
 		Shape: "read:meta", CorrelationID: "outside-1"})
 	mustNil(t, err)
-	if res.Status != confirm.StatusUnknown || res.Confirmation.Authority.String() != "work/core/lead" ||
-		res.Confirmation.Boundary != confirm.BoundaryDeputyScope {
-		t.Fatalf("run outside the assigned task: %+v, want pending for the owning lead", res.Confirmation)
+	if asked.Status != confirm.StatusUnknown || asked.Confirmation.Authority.String() != "work/core/lead" ||
+		asked.Confirmation.Boundary != confirm.BoundaryDeputyScope {
+		t.Fatalf("run outside the assigned task: %+v, want pending for the owning lead", asked.Confirmation)
 	}
 
 	for _, c := range []*hubclient.Client{depRT, leadRT, th.operator(t, "henry")} {
@@ -76,8 +78,9 @@ func TestDeputyScopeFollowsTheLeadsAssignments(t *testing.T) {
 	// the bound human may take it back; then the run asks again
 	mustNil(t, th.operator(t, "henry").Unassign(ctx, "work/core/deputy", "work/core/t-1"))
 	wantCode(t, th.operator(t, "henry").Unassign(ctx, "work/core/deputy", "work/core/t-1"), "not_assigned")
-	d, err = depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
+	res, err = depRT.Authorize(ctx, getRun("run:work/core/t-1/r-1"))
 	mustNil(t, err)
+	d = res.Decision
 	if d.Verdict != confirm.Confirm {
 		t.Fatalf("run after unassignment: %v, want confirm", d)
 	}

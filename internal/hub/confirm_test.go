@@ -3,6 +3,7 @@ package hub
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,18 +109,33 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	th.addPersona(t, "work/core/lead", "Spica")
 	op := th.operator(t, "henry")
 	ctx := context.Background()
-	d, err := op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:QUEUE.md", Shape: "write:overwrite"})
+	// Issue 11 item 5: "POST /v1/authorize returns the normalized operation,
+	// verdict, boundary, route and stamp hash".
+	res, err := op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:./memory//QUEUE.md", Shape: "write:overwrite"})
 	mustNil(t, err)
-	if d.Verdict != confirm.Allow {
-		t.Fatalf("recoverable workspace write: %v", d)
-	}
-	d, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:secrets/token", Shape: "credential:read"})
+	lead, err := th.hub.resolve(ctx, "work/core/lead")
 	mustNil(t, err)
-	if d.Verdict != confirm.Deny {
-		t.Fatalf("secret read: %v", d)
+	if d := res.Decision; d.Verdict != confirm.Allow || res.Route != confirm.RouteNone || res.StampHash != lead.StampHash ||
+		res.Operation.Target.String() != "path:memory/QUEUE.md" || res.Operation.HandlerAction == "" || res.BoundaryText == "" {
+		t.Fatalf("recoverable workspace write: %+v", res)
 	}
-	_, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:../x", Shape: "read:range"})
+	res, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:secrets/token", Shape: "credential:read"})
+	mustNil(t, err)
+	if res.Decision.Verdict != confirm.Deny {
+		t.Fatalf("secret read: %+v", res)
+	}
+	// an escape is decided (denied on the cross-scope boundary) ...
+	res, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "path:../x", Shape: "read:range"})
+	mustNil(t, err)
+	if res.Decision.Verdict != confirm.Deny || res.Decision.Boundary != confirm.BoundaryCrossScope {
+		t.Fatalf("escape: %+v, want a cross-scope deny", res)
+	}
+	// ... a malformed target is not: it is a bad request
+	_, err = op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_read", Target: "bogus:x", Shape: "read:range"})
 	wantCode(t, err, "invalid_operation")
+	if !errors.Is(err, hubapi.ErrInvalidOperation) {
+		t.Fatalf("malformed target: %v, want ErrInvalidOperation", err)
+	}
 	es, err := op.Audit(ctx, 0)
 	mustNil(t, err)
 	if len(es) == 0 || es[len(es)-1].Event != "approved" {

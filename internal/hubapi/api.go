@@ -62,6 +62,22 @@ type OperationRequest struct {
 	CorrelationID string `json:"correlation_id,omitempty"`
 }
 
+// Authorization is the answer of POST /v1/authorize: the hub's whole
+// decision on one operation, which `virgo-tui authorize` only prints.
+type Authorization struct {
+	// Operation is the operation as normalized under the persona's stamp
+	// (without a target when normalization refused it as an escape).
+	Operation confirm.Operation `json:"operation"`
+	// Decision carries the verdict, the boundary that decided and why.
+	Decision confirm.Decision `json:"decision"`
+	// Route is who decides a confirm verdict ("none" otherwise).
+	Route confirm.Route `json:"route"`
+	// BoundaryText is the boundary's sentence.
+	BoundaryText string `json:"boundary_text"`
+	// StampHash is the hash of the stamp the decision was made under.
+	StampHash string `json:"stamp_hash"`
+}
+
 // DecideRequest is the body of POST /v1/confirmations/{id}/decide.
 type DecideRequest struct {
 	IdentityClaims

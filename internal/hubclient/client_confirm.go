@@ -25,11 +25,13 @@ func (c *Client) RequestRetirement(ctx context.Context, ref, reason string) (hub
 	return out, err
 }
 
-// Authorize returns the handler's verdict on one operation; nothing is queued.
-func (c *Client) Authorize(ctx context.Context, req hubapi.OperationRequest) (confirm.Decision, error) {
-	var d confirm.Decision
-	err := c.do(ctx, "POST", "/v1/authorize", req, &d)
-	return d, err
+// Authorize returns the hub's decision on one operation — the normalized
+// operation, verdict, boundary, route and stamp hash; nothing is queued.
+// A malformed operation is an error (hubapi.ErrInvalidOperation).
+func (c *Client) Authorize(ctx context.Context, req hubapi.OperationRequest) (hubapi.Authorization, error) {
+	var a hubapi.Authorization
+	err := c.do(ctx, "POST", "/v1/authorize", req, &a)
+	return a, err
 }
 
 // RequestConfirmation authorizes an operation and queues (or joins) a

@@ -262,7 +262,7 @@ func toolCrossings(o, t Tool) []Crossing {
 // counts as mutating, the cautious reading).
 func writes(tools []Tool) bool {
 	for _, t := range tools {
-		if inv, ok := LookupTool(t.Name); !ok || inv.Kind == KindWrite {
+		if inv, ok := LookupTool(t.Name); !ok || inv.Kind.Mutates() {
 			return true
 		}
 	}

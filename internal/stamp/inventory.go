@@ -60,12 +60,13 @@ func CellFor(b Bundle, p registry.Profile) Cell {
 	return Cell{Mark: MarkNone}
 }
 
-// exposes reports whether a cell exposes a tool: R exposes read tools only;
+// exposes reports whether a cell exposes a tool: R exposes read tools only
+// (an R cell never authorizes a mutation);
 // W, R/W and C expose the whole bundle; - exposes nothing.
 func exposes(cell Cell, t InventoryTool) bool {
 	switch cell.Mark {
 	case MarkRead:
-		return t.Kind == KindRead
+		return !t.Kind.Mutates()
 	case MarkWrite, MarkReadWrite, MarkConfirm:
 		return true
 	}

@@ -22,17 +22,6 @@ const (
 	MarkNone      Mark = "-"
 )
 
-// Kind says whether a tool only reads or also mutates. A cell marked R exposes
-// a bundle's read tools only; W, R/W and C expose the whole bundle, because a
-// bundle that mutates needs its own reads (the reaction catalogue before apply).
-type Kind uint8
-
-// The two tool kinds.
-const (
-	KindRead Kind = iota
-	KindWrite
-)
-
 // Cell is one class's entry for one bundle.
 type Cell struct {
 	Mark Mark
@@ -50,7 +39,13 @@ type Cell struct {
 type InventoryTool struct {
 	Name          string
 	HandlerAction string
-	Kind          Kind
+	// Kind is what the tool does; Shapes, the shapes it may carry (its
+	// kind's): the handler refuses any other shape for it.
+	Kind   Kind
+	Shapes []Shape
+	// Reaches are the target kinds its operations address; its scope (a
+	// class may narrow it) bounds which of those targets are the persona's.
+	Reaches []Reach
 	// Group is the spec's inventory heading ("workspace", "runs", ...).
 	Group string
 	// Scope is the default scope; a Cell may override it.
@@ -101,94 +96,96 @@ var (
 	cellNone = Cell{Mark: MarkNone}
 )
 
-func tool(group, name, action string, kind Kind, scope Scope) InventoryTool {
-	return InventoryTool{Name: name, HandlerAction: action, Kind: kind, Group: group, Scope: scope}
+func tool(group, name, action string, kind Kind, scope Scope, reaches ...Reach) InventoryTool {
+	return InventoryTool{Name: name, HandlerAction: action, Kind: kind, Shapes: kind.Shapes(), Reaches: reaches,
+		Group: group, Scope: scope}
 }
 
 // bundles is the class matrix, in the spec's row order.
 var bundles = []Bundle{
 	{Name: "standard workspace and coordination", Boundary: "workspace and coordination", Standard: true,
 		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
-			tool("workspace", "workspace_list", "workspace.list", KindRead, ScopeOwnWorkspace),
-			tool("workspace", "workspace_stat", "workspace.stat", KindRead, ScopeOwnWorkspace),
-			tool("workspace", "workspace_hash", "workspace.hash", KindRead, ScopeOwnWorkspace),
-			tool("workspace", "workspace_read", "workspace.read", KindRead, ScopeOwnWorkspace),
-			tool("workspace", "workspace_write", "workspace.write", KindWrite, ScopeOwnWorkspace),
-			tool("coordination", "send_broker_message", "coordination.send", KindWrite, ScopeOwn),
-			tool("coordination", "list_coordination_messages", "coordination.list", KindRead, ScopeOwn),
-			tool("coordination", "ack_coordination_message", "coordination.ack", KindWrite, ScopeOwn),
+			tool("workspace", "workspace_list", "workspace.list", KindRead, ScopeOwnWorkspace, ReachPath),
+			tool("workspace", "workspace_stat", "workspace.stat", KindRead, ScopeOwnWorkspace, ReachPath),
+			tool("workspace", "workspace_hash", "workspace.hash", KindRead, ScopeOwnWorkspace, ReachPath),
+			tool("workspace", "workspace_read", "workspace.read", KindRead, ScopeOwnWorkspace, ReachPath),
+			tool("workspace", "workspace_write", "workspace.write", KindWrite, ScopeOwnWorkspace, ReachPath),
+			tool("coordination", "send_broker_message", "coordination.send", KindMessage, ScopeOwn, ReachAddress),
+			tool("coordination", "list_coordination_messages", "coordination.list", KindRead, ScopeOwn, ReachAddress),
+			tool("coordination", "ack_coordination_message", "coordination.ack", KindRecord, ScopeOwn, ReachAddress),
 		}},
 	{Name: "peer verification and presence", Boundary: "presence", Standard: true,
 		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
-			tool("identity/presence", "list_peers", "presence.list_peers", KindRead, ScopeDirectory),
-			tool("identity/presence", "lookup_sender", "presence.lookup_sender", KindRead, ScopeDirectory),
-			tool("identity/presence", "set_summary", "presence.set_summary", KindWrite, ScopeOwn),
-			tool("identity/presence", "set_activity", "presence.set_activity", KindWrite, ScopeOwn),
-			tool("identity/presence", "reconcile_wake", "presence.reconcile_wake", KindWrite, ScopeOwn),
+			tool("identity/presence", "list_peers", "presence.list_peers", KindRead, ScopeDirectory, ReachAddress),
+			tool("identity/presence", "lookup_sender", "presence.lookup_sender", KindRead, ScopeDirectory, ReachAddress),
+			tool("identity/presence", "set_summary", "presence.set_summary", KindRecord, ScopeOwn, ReachAddress),
+			tool("identity/presence", "set_activity", "presence.set_activity", KindRecord, ScopeOwn, ReachAddress),
+			tool("identity/presence", "reconcile_wake", "presence.reconcile_wake", KindRecord, ScopeOwn, ReachAddress),
 		}},
 	{Name: "bounded graph context query", Boundary: "graph context", Standard: true,
 		Cells: row(cellR, cellR, cellR, cellR), Tools: []InventoryTool{
-			tool("knowledge", "query_graph_context", "graph.query_context", KindRead, ScopeGraphNamespace),
+			tool("knowledge", "query_graph_context", "graph.query_context", KindRead, ScopeGraphNamespace, ReachAddress),
 		}},
 	{Name: "decisions: list / raise", Boundary: "decision raising", Standard: true,
 		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
-			tool("decisions", "list_decisions", "decision.list", KindRead, ScopeOwn),
-			tool("decisions", "raise_decision", "decision.raise", KindWrite, ScopeOwn),
+			tool("decisions", "list_decisions", "decision.list", KindRead, ScopeOwn, ReachDecision),
+			tool("decisions", "raise_decision", "decision.raise", KindRecord, ScopeOwn, ReachDecision),
 		}},
 	{Name: "decisions: resolve", Boundary: "decision resolution",
 		Cells: row(Cell{Mark: MarkWrite, Note: 1, Scope: ScopeRelayBoundHuman},
 			Cell{Mark: MarkWrite, Note: 2, Scope: ScopeLaneApprover}, cellW, cellNone),
 		Tools: []InventoryTool{
-			tool("decisions", "resolve_decision", "decision.resolve", KindWrite, ScopeSubtree),
+			tool("decisions", "resolve_decision", "decision.resolve", KindRecord, ScopeSubtree, ReachDecision),
 		}},
 	{Name: "tasks: list / get / report", Boundary: "task reporting", Standard: true,
 		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
-			tool("tasks", "list_tasks", "task.list", KindRead, ScopeOwn),
-			tool("tasks", "get_task", "task.get", KindRead, ScopeOwn),
-			tool("tasks", "report_task", "task.report", KindWrite, ScopeOwn),
+			tool("tasks", "list_tasks", "task.list", KindRead, ScopeOwn, ReachTask),
+			tool("tasks", "get_task", "task.get", KindRead, ScopeOwn, ReachTask),
+			tool("tasks", "report_task", "task.report", KindRecord, ScopeOwn, ReachTask),
 		}},
 	{Name: "tasks: assign", Boundary: "task assignment",
 		Cells: row(cellW, cellW, cellW, cellNone), Tools: []InventoryTool{
-			tool("tasks", "assign_task", "task.assign", KindWrite, ScopeSubtree),
+			tool("tasks", "assign_task", "task.assign", KindRecord, ScopeSubtree, ReachTask),
 		}},
 	{Name: "runs and artifacts", Boundary: "runs and artifacts",
 		Cells: row(cellR, cellR, cellRW, Cell{Mark: MarkReadWrite, Qualifier: "assigned task", Scope: ScopeAssignedTask}),
 		Tools: []InventoryTool{
-			tool("runs", "list_runs", "run.list", KindRead, ScopeSubtree),
-			tool("runs", "get_run", "run.get", KindRead, ScopeSubtree),
-			tool("runs", "create_run", "run.create", KindWrite, ScopeSubtree),
-			tool("runs", "advance_run", "run.advance", KindWrite, ScopeSubtree),
-			tool("runs", "append_run_event", "run.append_event", KindWrite, ScopeSubtree),
-			tool("runs", "record_artifact", "artifact.record", KindWrite, ScopeSubtree),
+			tool("runs", "list_runs", "run.list", KindRead, ScopeSubtree, ReachTask, ReachRun),
+			tool("runs", "get_run", "run.get", KindRead, ScopeSubtree, ReachRun),
+			tool("runs", "create_run", "run.create", KindRecord, ScopeSubtree, ReachTask, ReachRun),
+			tool("runs", "advance_run", "run.advance", KindRecord, ScopeSubtree, ReachRun),
+			tool("runs", "append_run_event", "run.append_event", KindRecord, ScopeSubtree, ReachRun),
+			tool("runs", "record_artifact", "artifact.record", KindRecord, ScopeSubtree, ReachRun),
 		}},
 	{Name: "human messages, replies, ack, typing", Boundary: "human-surface messaging",
 		Cells: row(Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, cellNone, cellNone),
 		Tools: []InventoryTool{
-			tool("human surface", "send_human_message", "human.send_message", KindWrite, ScopeBoundSurfaces),
-			tool("human surface", "reply_human_message", "human.reply_message", KindWrite, ScopeBoundSurfaces),
-			tool("human surface", "ack_human_message", "human.ack_message", KindWrite, ScopeBoundSurfaces),
-			tool("human surface", "start_typing", "human.start_typing", KindWrite, ScopeBoundSurfaces),
-			tool("human surface", "stop_typing", "human.stop_typing", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "send_human_message", "human.send_message", KindMessage, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "reply_human_message", "human.reply_message", KindMessage, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "ack_human_message", "human.ack_message", KindMessage, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "start_typing", "human.start_typing", KindMessage, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "stop_typing", "human.stop_typing", KindMessage, ScopeBoundSurfaces, ReachSurface),
 		}},
 	{Name: "reaction catalogue and apply", Boundary: "human-surface reactions",
 		Cells: row(cellW, cellW, cellNone, cellNone), Tools: []InventoryTool{
-			tool("human surface", "list_reaction_ids", "human.list_reactions", KindRead, ScopeBoundSurfaces),
-			tool("human surface", "apply_human_reaction", "human.apply_reaction", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "list_reaction_ids", "human.list_reactions", KindRead, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "apply_human_reaction", "human.apply_reaction", KindMessage, ScopeBoundSurfaces, ReachSurface),
 		}},
 	{Name: "cards, todo cards, file send", Boundary: "human-surface cards and files",
 		Cells: row(cellW, cellW, cellNone, cellNone), Tools: []InventoryTool{
-			tool("human surface", "send_human_card", "human.send_card", KindWrite, ScopeBoundSurfaces),
-			tool("human surface", "send_human_todo", "human.send_todo", KindWrite, ScopeBoundSurfaces),
-			tool("human surface", "send_human_file", "human.send_file", KindWrite, ScopeBoundSurfaces),
+			tool("human surface", "send_human_card", "human.send_card", KindMessage, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "send_human_todo", "human.send_todo", KindMessage, ScopeBoundSurfaces, ReachSurface),
+			tool("human surface", "send_human_file", "human.send_file", KindMessage, ScopeBoundSurfaces, ReachSurface),
 		}},
 	{Name: "human-surface/gateway status", Boundary: "gateway status",
 		Cells: row(cellR, cellR, cellR, cellR), Tools: []InventoryTool{
-			tool("human surface", "get_human_surface_status", "human.surface_status", KindRead, ScopeGateway),
+			tool("human surface", "get_human_surface_status", "human.surface_status", KindRead, ScopeGateway, ReachSurface),
 		}},
 	{Name: "deployment/publication", Boundary: "publication",
 		Cells: row(cellC, cellC, cellC, cellC), Tools: []InventoryTool{
-			{Name: PublishTool, HandlerAction: "deployment.publish.v1", Kind: KindWrite,
-				Group: "deployment", Scope: ScopeExternal, Versioned: true},
+			{Name: PublishTool, HandlerAction: "deployment.publish.v1", Kind: KindPublish, Shapes: KindPublish.Shapes(),
+				Reaches: []Reach{ReachExternal},
+				Group:   "deployment", Scope: ScopeExternal, Versioned: true},
 		}},
 }
 

@@ -60,13 +60,14 @@ func RenderMatrix() string {
 func RenderInventory() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\ttool\thandler_action\tkind\tdefault scope\tbundle")
+	fmt.Fprintln(tw, "group\ttool\thandler_action\tkind\tshapes\tdefault scope\tbundle")
 	for _, t := range inventory {
-		kind := "read"
-		if t.Kind == KindWrite {
-			kind = "write"
+		shapes := make([]string, len(t.Shapes))
+		for i, s := range t.Shapes {
+			shapes[i] = string(s)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Group, t.Name, t.HandlerAction, kind, t.Scope, t.Bundle)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Group, t.Name, t.HandlerAction, t.Kind,
+			strings.Join(shapes, ","), t.Scope, t.Bundle)
 	}
 	_ = tw.Flush()
 	return b.String()

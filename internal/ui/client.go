@@ -118,15 +118,48 @@ type Confirmation struct {
 	// MatrixDiff is the class-matrix diff text of a permission change,
 	// empty for other boundaries.
 	MatrixDiff string
-	Created    time.Time
-	Expires    time.Time
+	// Remember is exactly what "approve and remember" would store for this
+	// confirmation, or why it may not be remembered.
+	Remember RememberRule
+	Created  time.Time
+	Expires  time.Time
 }
+
+// RememberRule is the learned choice "approve and remember" stores in the
+// prompt registry (spec: "keyed by stamp hash, handler action, normalized
+// target scope, and operation shape"), as the remember dialog shows it
+// before the operator agrees. The adapter fills it from the hub's record.
+type RememberRule struct {
+	// Overlay is where the choice lives: OverlayPersona or OverlayClass.
+	Overlay string
+	// Key is what the overlay is keyed by: the stamp hash (persona
+	// overlay) or the class capability key (class overlay).
+	Key string
+	// Action is the handler action, Target the normalized target scope and
+	// Shape the operation shape the choice matches exactly.
+	Action, Target, Shape string
+	// Refusal, when set, says why this confirmation may not be remembered;
+	// the other fields are then empty.
+	Refusal string
+}
+
+// The overlays a remembered choice can live in.
+const (
+	// OverlayPersona is the requesting persona's experience layer, keyed
+	// by its stamp hash.
+	OverlayPersona = "persona"
+	// OverlayClass is the class overlay shared by every persona with the
+	// same capabilities, keyed by the class capability key.
+	OverlayClass = "class"
+)
 
 // Decision is the operator's answer to a confirmation.
 type Decision struct {
 	Approve bool
-	// Remember asks the prompt registry to learn this exact choice.
+	// Remember asks the prompt registry to learn this exact choice, in
+	// Overlay (the overlay of the rule the operator was shown).
 	Remember bool
+	Overlay  string
 	// Reason is required for a denial.
 	Reason string
 }

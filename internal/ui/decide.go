@@ -47,15 +47,10 @@ func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 		m.setNote(noteError, msg.err.Error()+" ("+verb(msg.d)+" "+what+" not done)", 10*time.Second)
 		return nil
 	}
-	before := m.queue.table.Selected()
+	// The next confirmation may slide under the cursor: it is re-armed
+	// (Update observes the new selection), so a second press of the same
+	// key does not decide it unseen.
 	m.queue.remove(msg.c.ID)
-	if m.view == viewQueue && before == msg.c.ID {
-		// The next confirmation slid under the cursor: a second press of
-		// the same key must not decide it unseen.
-		if c, ok := m.queue.selected(); ok && m.queue.actionable(c) {
-			m.graceUntil = m.now().Add(m.opts.Grace)
-		}
-	}
 	done := "approved"
 	switch {
 	case msg.d.Approve && msg.d.Remember:

@@ -76,6 +76,13 @@ func demoSnapshot() Snapshot {
 	perm := c("c-2", "work/core/deputy", "human:henry", "credential-or-permission-change", "virgo.persona.activate", "registry.activate",
 		"address:work/core/deputy", "permission:change", 3*time.Minute, 12*time.Minute)
 	perm.MatrixDiff = "+ runs and artifacts: R/W (assigned task)\n- tasks: assign"
+	perm.Remember = RememberRule{Refusal: "remember c-2 (activation  at credential-or-permission-change): an activation grants a new " +
+		"stamp's permissions; each is reviewed by the bound human: this confirmation cannot be remembered"}
+	publish := c("c-1", "work/core/lead", "human:henry", "external-publication-or-deployment", "publish_deployment_v1", "deploy.publish",
+		"external:https://registry.example.org/virgo/releases/v1.2.0/virgo-tui_linux_amd64.tar.gz", "publish:external", 10*time.Minute, 5*time.Minute)
+	publish.Remember = RememberRule{Overlay: OverlayPersona,
+		Key:    "sha256:9f2c4e1a7b3d5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff",
+		Action: publish.Action, Target: publish.Target, Shape: publish.Shape}
 	return Snapshot{
 		Installation: "demo", Home: "/home/henry/.virgo", Operator: "human:henry", Seq: 10,
 		Personas: []Persona{
@@ -86,8 +93,7 @@ func demoSnapshot() Snapshot {
 			p("p5", "home/secretary", "Heze", "secretary", 3, PresenceRetired, "", "retired", 30*24*time.Hour, 0),
 		},
 		Confirmations: []Confirmation{
-			c("c-1", "work/core/lead", "human:henry", "external-publication-or-deployment", "publish_deployment_v1", "deploy.publish",
-				"external:https://registry.example.org/virgo/releases/v1.2.0/virgo-tui_linux_amd64.tar.gz", "publish:external", 10*time.Minute, 5*time.Minute),
+			publish,
 			perm,
 			c("c-3", "work/core/deputy", "work/core/lead", "destructive-or-irreversible", "advance_run", "run.advance",
 				"run:work/core/t-12/r-3", "delete", 20*time.Minute, 40*time.Minute),
@@ -115,6 +121,16 @@ func console(t testing.TB, h *hubDouble, width, height int, opts ...Options) *Mo
 
 // setClock moves the console's clock.
 func setClock(m *Model, t time.Time) { m.now = func() time.Time { return t } }
+
+// advance moves the console's clock forward by d.
+func advance(m *Model, d time.Duration) { setClock(m, m.now().Add(d)) }
+
+// look is the operator looking at the selected row for the arming time, so
+// that a decision key acts on it. A tick is delivered as it would be.
+func look(m *Model) {
+	advance(m, m.opts.Arming)
+	m.Update(batchMsg{at: m.now()})
+}
 
 // press sends key presses by name and runs any command they return that
 // completes at once (a Decide), feeding its message back.

@@ -10,16 +10,15 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
-// onKey routes a key press: the grace period first, then an open prompt,
-// then the shell's keys, then the current view's.
+// onKey routes a key press: an open prompt first, then the shell's keys,
+// then the current view's. No key is ever dropped; decision keys check
+// their row is armed (see arming).
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	now := m.now()
-	m.lastKey = now
-	if m.inGrace(now) && msg.String() != "ctrl+c" {
-		return nil // swallowed; the footer says so
-	}
 	if m.prompt != promptNone {
 		return m.promptKey(msg)
+	}
+	if m.dialog != nil {
+		return m.dialogKey(msg) // the dialog takes exactly one key, whatever it is
 	}
 	k := m.keys
 	if key.Matches(msg, k.Help) && !(m.view == viewWizard && m.plugins.wizardTakesText(msg)) {
@@ -161,14 +160,30 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Approve):
 		return m.decideSelected(Decision{Approve: true})
 	case key.Matches(msg, k.ApproveRemember):
-		return m.decideSelected(Decision{Approve: true, Remember: true})
+		return m.openRememberDialog()
 	case key.Matches(msg, k.Deny):
-		if c, ok := m.actionableSelected(); ok {
-			m.reasonFor = c.ID
-			return m.openPrompt(promptReason, "deny "+c.Requester+" — reason › ", "")
-		}
+		return m.openDenyPrompt()
 	}
 	return nil
+}
+
+// openDenyPrompt opens the reason field for the selected confirmation. It
+// opens even on a row that is not armed yet, because a key that opens a
+// field always opens it (what is typed next must not run as list keys);
+// such a prompt says so and its enter sends nothing.
+func (m *Model) openDenyPrompt() tea.Cmd {
+	c, ok := m.actionableSelected()
+	if !ok {
+		return nil
+	}
+	armed := m.armedFor(c.ID, m.now())
+	label := "deny " + c.Requester + " — reason › "
+	if !armed {
+		label = "deny " + c.Requester + " (just arrived — look first: enter sends nothing) › "
+	}
+	cmd := m.openPrompt(promptReason, label, "")
+	m.reasonFor, m.reasonArmed = c.ID, armed
+	return cmd
 }
 
 // actionableSelected returns the selected confirmation if the operator
@@ -192,9 +207,15 @@ func (m *Model) actionableSelected() (*Confirmation, bool) {
 	return nil, false
 }
 
+// decideSelected is a decision key on the selected confirmation; it acts
+// only if the row is armed.
 func (m *Model) decideSelected(d Decision) tea.Cmd {
 	c, ok := m.actionableSelected()
 	if !ok {
+		return nil
+	}
+	if !m.armedFor(c.ID, m.now()) {
+		m.lookFirst(c, "approved")
 		return nil
 	}
 	return m.decide(c, d)
@@ -219,7 +240,7 @@ func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
 
 func (m *Model) closePrompt() {
 	m.prompt = promptNone
-	m.reasonFor = ""
+	m.reasonFor, m.reasonArmed = "", false
 	m.input.Blur()
 	m.input.SetValue("")
 	m.layout()
@@ -274,11 +295,15 @@ func (m *Model) submitPrompt() tea.Cmd {
 			m.setNote(noteWarn, "a denial needs a reason: type one, or esc to cancel", 4*time.Second)
 			return nil
 		}
-		id := m.reasonFor
+		id, armed := m.reasonFor, m.reasonArmed
 		m.closePrompt()
 		c, ok := m.queue.table.Get(id)
-		if !ok {
+		switch {
+		case !ok:
 			m.setNote(noteWarn, "that confirmation has left the queue; nothing was sent", 4*time.Second)
+			return nil
+		case !armed:
+			m.lookFirst(c, "denied")
 			return nil
 		}
 		return m.decide(c, Decision{Reason: value})

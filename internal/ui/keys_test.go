@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
@@ -22,7 +21,9 @@ func TestKeyConfigRebinds(t *testing.T) {
 	}
 	h := &hubDouble{snap: demoSnapshot()}
 	m := console(t, h, 80, 24, Options{Keys: &k})
-	press(t, m, "2", "a")
+	press(t, m, "2")
+	look(m)
+	press(t, m, "a")
 	if len(h.decisions) != 0 {
 		t.Fatal("a still approves after approve was rebound to y")
 	}
@@ -30,7 +31,7 @@ func TestKeyConfigRebinds(t *testing.T) {
 	if len(h.decisions) != 1 || !h.decisions[0].d.Approve {
 		t.Fatalf("y did not approve: %+v", h.decisions)
 	}
-	setClock(m, t0.Add(time.Second)) // past the grace period the decision started
+	look(m) // the next confirmation slid under the cursor: it is re-armed
 	press(t, m, "x")
 	if m.prompt != promptReason {
 		t.Fatal("x did not open the deny prompt")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -37,12 +36,9 @@ type Options struct {
 	Keys *keymap.KeyMap
 	// Now is the clock; tests pass a fixed one so ages are stable.
 	Now func() time.Time
-	// Grace is how long keys are swallowed when a confirmation arrives
-	// while the operator is typing or a prompt opens on its own (600 ms).
-	Grace time.Duration
-	// TypingWindow is how recent a key press must be for the operator to
-	// count as typing (1 s).
-	TypingWindow time.Duration
+	// Arming is how long a confirmation must have been the selected row,
+	// visible on screen, before a/A/d act on it (DefaultArming).
+	Arming time.Duration
 	// Tick is the period of the batch drain and of frame refreshes (200 ms).
 	Tick time.Duration
 	// Logger receives the console's log; it must not write to the screen.
@@ -103,13 +99,17 @@ type Model struct {
 	queue    *queueView
 	plugins  *plugins
 
-	prompt       promptKind
-	input        textinput.Model
-	reasonFor    string // confirmation id the deny reason is for
+	prompt    promptKind
+	input     textinput.Model
+	reasonFor string // confirmation id the deny reason is for
+	// reasonArmed says whether d was pressed on an armed row; a deny
+	// prompt opened too early sends nothing.
+	reasonArmed bool
+	// dialog is the open remember dialog, nil when none is.
+	dialog       *rememberDialog
 	deciding     map[string]Decision
 	note         note
-	lastKey      time.Time
-	graceUntil   time.Time
+	armed        arming
 	feed         *feed
 	tickInterval time.Duration
 }
@@ -119,11 +119,8 @@ func New(client Client, opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Grace == 0 {
-		opts.Grace = 600 * time.Millisecond
-	}
-	if opts.TypingWindow == 0 {
-		opts.TypingWindow = time.Second
+	if opts.Arming == 0 {
+		opts.Arming = DefaultArming
 	}
 	if opts.Tick == 0 {
 		opts.Tick = 200 * time.Millisecond
@@ -162,8 +159,15 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // Update handles one message. It performs no I/O: side effects are
-// returned as commands.
+// returned as commands. After every message it notes what the operator has
+// selected on screen, which arms decisions (see arming).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	model, cmd := m.update(msg)
+	m.observeSelection(m.now())
+	return model, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -211,22 +215,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	now := m.now()
 	m.installation, m.home, m.operator, m.seq = s.Installation, s.Home, s.Operator, s.Seq
 	m.presence.load(s.Personas, now)
-	// A reconnect snapshot moves the queue like a run of changes does:
-	// the same grace rule applies.
-	selBefore := m.queueSelection()
-	var fresh []*Confirmation
-	if m.typing(now) { // only an arrival while typing matters
-		for i := range s.Confirmations {
-			if _, had := m.queue.table.Get(s.Confirmations[i].ID); !had {
-				fresh = append(fresh, &s.Confirmations[i])
-			}
-		}
-	}
 	m.queue.load(s.Operator, s.Confirmations, now)
-	arrived := slices.ContainsFunc(fresh, m.queue.actionable)
-	m.graceIfMoved(selBefore, arrived, now)
 	m.loaded = true
 	m.closeReasonIfGone()
+	m.closeDialogIfGone()
 	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd())
 }
 
@@ -249,11 +241,8 @@ func (m *Model) onBatch(msg batchMsg) tea.Cmd {
 	return next
 }
 
-// apply applies a run of changes, starting the grace period when a
-// confirmation for the operator arrives under their fingers.
+// apply applies a run of changes.
 func (m *Model) apply(changes []Change, now time.Time) {
-	selBefore := m.queueSelection()
-	arrived := false
 	persons := 0
 	for i := range changes {
 		if changes[i].Kind == PersonaChanged {
@@ -276,51 +265,17 @@ func (m *Model) apply(changes []Change, now time.Time) {
 		case PersonaRemoved:
 			m.presence.table.Delete(c.ID)
 		case ConfirmationPending:
-			if _, had := m.queue.table.Get(c.Confirmation.ID); !had && m.queue.actionable(&c.Confirmation) {
-				arrived = true
-			}
 			m.queue.add(c.Confirmation, now)
 		case ConfirmationDecided:
 			m.decidedElsewhere(c)
 		}
 	}
 	m.presence.table.End()
-	m.graceIfMoved(selBefore, arrived, now)
 }
 
-// queueSelection is the confirmation under the operator's cursor, if the
-// queue is on screen: what graceIfMoved compares against.
-func (m *Model) queueSelection() string {
-	if m.view != viewQueue {
-		return ""
-	}
-	return m.queue.table.Selected()
-}
-
-// graceIfMoved starts the grace period after the hub changed the queue
-// (a run of changes or a reconnect snapshot) when the confirmation under
-// the cursor changed on its own, which opens a prompt under the
-// operator's finger, or when one for the operator arrived while they were
-// typing. selBefore is queueSelection before the change.
-func (m *Model) graceIfMoved(selBefore string, arrived bool, now time.Time) {
-	moved := false
-	if m.view == viewQueue {
-		m.queue.table.ensure()
-		sel := m.queue.table.Selected()
-		moved = sel != selBefore && sel != ""
-	}
-	if (arrived && m.typing(now)) || moved {
-		m.graceUntil = now.Add(m.opts.Grace)
-	}
-}
-
-// typing says whether the operator pressed a key within the typing window.
-func (m *Model) typing(now time.Time) bool {
-	return !m.lastKey.IsZero() && now.Sub(m.lastKey) < m.opts.TypingWindow
-}
-
-// decidedElsewhere removes a confirmation decided by someone else and says
-// who; an open deny prompt for it closes.
+// decidedElsewhere removes a confirmation decided elsewhere and says who:
+// the operator themselves in another console (or on the command line) is
+// named as such. An open deny prompt for it closes.
 func (m *Model) decidedElsewhere(c *Change) {
 	cf, ok := m.queue.table.Get(c.ID)
 	if !ok {
@@ -328,16 +283,23 @@ func (m *Model) decidedElsewhere(c *Change) {
 	}
 	what := cf.Requester + " " + cf.Operation
 	m.queue.remove(c.ID)
+	m.closeReasonIfGone()
+	m.closeDialogIfGone()
+	if m.isDeciding(c.ID) {
+		return // this console's own decision: onDecided reports it
+	}
 	outcome := c.Outcome
 	if outcome == "" {
 		outcome = "decided"
 	}
 	by := c.DecidedBy
-	if by == "" {
+	switch {
+	case by == "":
 		by = "someone else"
+	case by == m.operator:
+		by = "you in another console"
 	}
 	m.setNote(noteInfo, outcome+", decided by "+by+": "+what, 5*time.Second)
-	m.closeReasonIfGone()
 }
 
 // closeReasonIfGone closes the deny prompt when its confirmation left.
@@ -355,9 +317,6 @@ func (m *Model) closeReasonIfGone() {
 func (m *Model) setNote(k noteKind, text string, d time.Duration) {
 	m.note = note{text: termtext.Clean(text), kind: k, until: m.now().Add(d)}
 }
-
-// inGrace says whether keys are being swallowed.
-func (m *Model) inGrace(now time.Time) bool { return now.Before(m.graceUntil) }
 
 // layout gives every child its size after a resize or a help toggle.
 func (m *Model) layout() {

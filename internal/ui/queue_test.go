@@ -11,7 +11,7 @@ import (
 func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
 
 // queueConsole opens the queue with the first (oldest, the operator's own)
-// confirmation c-1 selected.
+// confirmation c-1 selected, and looked at for the arming time.
 func queueConsole(t *testing.T) (*Model, *hubDouble) {
 	h := &hubDouble{snap: demoSnapshot()}
 	m := console(t, h, 80, 24)
@@ -19,6 +19,7 @@ func queueConsole(t *testing.T) (*Model, *hubDouble) {
 	if id := m.queue.table.Selected(); id != "c-1" {
 		t.Fatalf("queue opens on %q, want c-1 (routed to the operator, oldest first)", id)
 	}
+	look(m)
 	return m, h
 }
 
@@ -35,13 +36,13 @@ func TestQueueOrderMineFirstOldestFirst(t *testing.T) {
 
 func TestApproveKeys(t *testing.T) {
 	for _, c := range []struct {
-		key  string
+		keys []string
 		want Decision
-	}{{"a", Decision{Approve: true}}, {"A", Decision{Approve: true, Remember: true}}} {
+	}{{[]string{"a"}, Decision{Approve: true}}, {[]string{"A", "y"}, Decision{Approve: true, Remember: true, Overlay: OverlayPersona}}} {
 		m, h := queueConsole(t)
-		press(t, m, c.key)
+		press(t, m, c.keys...)
 		if len(h.decisions) != 1 || h.decisions[0].id != "c-1" || h.decisions[0].d != c.want {
-			t.Fatalf("%s sent %+v, want one %+v for c-1", c.key, h.decisions, c.want)
+			t.Fatalf("%v sent %+v, want one %+v for c-1", c.keys, h.decisions, c.want)
 		}
 		if _, ok := m.queue.table.Get("c-1"); ok {
 			t.Error("a decided confirmation should leave the queue")

@@ -21,11 +21,13 @@ type RunOptions struct {
 	LogPath string
 	// KeysPath overrides <home>/keys.json.
 	KeysPath string
+	// ConfigPath overrides <home>/console.json (see ConsoleConfig).
+	ConfigPath string
 	// Options are passed to New (Logger and Keys are filled in by Run).
 	Options Options
 }
 
-// Run opens the log and the key configuration and runs the console on the
+// Run opens the log, the key bindings and the console configuration and runs the console on the
 // terminal until the operator quits or ctx ends.
 func Run(ctx context.Context, c Client, o RunOptions) error {
 	logPath := o.LogPath
@@ -45,11 +47,20 @@ func Run(ctx context.Context, c Client, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	configPath := o.ConfigPath
+	if configPath == "" {
+		configPath = filepath.Join(o.Home, "console.json")
+	}
+	config, err := LoadConsoleConfig(configPath)
+	if err != nil {
+		return err
+	}
 	opts := o.Options
 	opts.Keys = &keys
+	opts.Arming = config.Arming
 	opts.Logger = slog.New(slog.NewTextHandler(f, nil))
 	opts.Context = ctx
-	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath)
+	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath, "config", configPath, "arming", opts.Arming)
 	_, err = tea.NewProgram(New(c, opts), tea.WithContext(ctx)).Run()
 	if err != nil && ctx.Err() == nil {
 		opts.Logger.Error("console ended", "err", err)

@@ -140,7 +140,9 @@ func TestLogsNeverReachTheScreen(t *testing.T) {
 	h := &hubDouble{snap: demoSnapshot()}
 	m := console(t, h, 80, 24)
 	m.log = newTestLogger(&buf)
-	press(t, m, "2", "a")
+	press(t, m, "2")
+	look(m)
+	press(t, m, "a")
 	if !strings.Contains(buf.String(), "decide") {
 		t.Fatalf("the decision was not logged: %q", buf.String())
 	}

@@ -33,6 +33,8 @@ func (m *Model) Render() string {
 		b.WriteString(fit(m.styles.Dim.Render("  connecting to the hub…"), m.width, h))
 	case m.view == viewPresence:
 		b.WriteString(m.presence.view(now))
+	case m.view == viewQueue && m.dialog != nil:
+		b.WriteString(m.overDialog(m.queue.view(now), m.width, h))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
 	default:
@@ -115,14 +117,11 @@ func (m *Model) currentTable() (interface {
 	return nil, false
 }
 
-// statusLine is the line above the help: the grace notice, an open
-// prompt, the latest note and the active filter, in that order of weight.
+// statusLine is the line above the help: an open prompt, the latest note
+// and the active filter, in that order of weight.
 func (m *Model) statusLine(now time.Time) string {
 	st := m.styles
 	var parts []string
-	if m.inGrace(now) {
-		parts = append(parts, st.Warn.Render("‖ keys paused "+m.opts.Grace.String()+": new confirmation"))
-	}
 	if m.prompt != promptNone {
 		parts = append(parts, strings.TrimRight(m.input.View(), " "))
 	}
@@ -144,6 +143,9 @@ func (m *Model) statusLine(now time.Time) string {
 
 // helpKeys is the help of what has the keys now.
 func (m *Model) helpKeys() helpKeys {
+	if m.dialog != nil {
+		return m.dialogHelp()
+	}
 	switch m.prompt {
 	case promptFilter:
 		return promptHelp("keep filter", "clear filter")

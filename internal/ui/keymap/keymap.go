@@ -39,6 +39,8 @@ type KeyMap struct {
 	// The wizard: choose an answer, switch the preview pane, submit, finish
 	// after submitting, or cancel from any step.
 	Choose, Pane, Submit, Finish, Cancel key.Binding
+	// Confirm is the remember dialog's one answer that stores a rule.
+	Confirm key.Binding
 }
 
 // Views is a set of the places a key can be live in. Two actions may share
@@ -57,6 +59,9 @@ const (
 	InWizardAnswer
 	InWizardPreview
 	InWizardSubmitted
+	// InRememberDialog is the queue's remember dialog, which takes exactly
+	// one key: confirm stores the rule, any other key cancels.
+	InRememberDialog
 )
 
 const (
@@ -114,7 +119,12 @@ var actions = []action{
 	{"submit", func(k *KeyMap) *key.Binding { return &k.Submit }, []string{"enter"}, "submit", InWizardPreview},
 	{"finish", func(k *KeyMap) *key.Binding { return &k.Finish }, []string{"enter", "esc"}, "done", InWizardSubmitted},
 	{"cancel", func(k *KeyMap) *key.Binding { return &k.Cancel }, []string{"ctrl+c"}, "cancel", inWizard},
+	{"confirm", func(k *KeyMap) *key.Binding { return &k.Confirm }, []string{"y"}, "approve and store the rule", InRememberDialog},
 }
+
+// grantsPower are the actions that approve or store a rule: keys.json may
+// not bind them to a key in neverApprove.
+var grantsPower = []string{"approve", "approve_remember", "confirm"}
 
 // neverApprove are the keys that must never grant power: the design says
 // enter, space and esc never approve, so keys.json may not bind them to an
@@ -195,11 +205,19 @@ func Parse(name string, data []byte) (KeyMap, error) {
 			if strings.TrimSpace(s) == "" {
 				return k, fmt.Errorf("%s: %w: action %q has an empty key", name, ErrKeyConfig, n)
 			}
-			if (n == "approve" || n == "approve_remember") && slices.Contains(neverApprove, s) {
+			if slices.Contains(grantsPower, n) && slices.Contains(neverApprove, s) {
 				return k, fmt.Errorf("%s: %w: action %q may not use %q: enter, space and esc never approve", name, ErrKeyConfig, n, s)
 			}
 		}
 		*actions[i].get(&k) = binding(actions[i], keys)
+	}
+	// The remember dialog opens on approve_remember and stores on confirm:
+	// one key for both would store a rule on a double press.
+	for _, s := range k.Confirm.Keys() {
+		if slices.Contains(k.ApproveRemember.Keys(), s) {
+			return k, fmt.Errorf("%s: %w: key %q is bound to both \"approve_remember\" and \"confirm\": a double press would store a rule",
+				name, ErrKeyConfig, s)
+		}
 	}
 	// A key may serve two actions only when they are never live in the same
 	// place (the matrix's a is not the queue's a).

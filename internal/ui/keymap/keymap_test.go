@@ -81,9 +81,14 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, s := range append(k.Approve.Keys(), k.ApproveRemember.Keys()...) {
+		for _, s := range append(append(k.Approve.Keys(), k.ApproveRemember.Keys()...), k.Confirm.Keys()...) {
 			if slices.Contains(neverApprove, s) {
 				t.Fatalf("accepted %q as an approve key", s)
+			}
+		}
+		for _, s := range k.Confirm.Keys() {
+			if slices.Contains(k.ApproveRemember.Keys(), s) {
+				t.Fatalf("accepted %q for both approve_remember and confirm", s)
 			}
 		}
 	})

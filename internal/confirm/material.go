@@ -1,0 +1,89 @@
+package confirm
+
+import (
+	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// Material is one row of the secret and authority material table: workspace
+// paths whose contents are secret credential values, or lease, fence and
+// authority material, whatever the tool that touches them.
+type Material struct {
+	// Pattern is a workspace glob ("**" crosses directories), matched
+	// case-insensitively: on a case-insensitive file system memory/.ENV is
+	// the secret itself.
+	Pattern string
+	// What says what such a file holds, for the refusal an operator reads.
+	What string
+	// Authority marks lease, fence and authority material: never touched by
+	// a persona's tools (reading it would export it). Otherwise the row is a
+	// secret: never read, and written or removed only on the bound human's
+	// confirmation.
+	Authority bool
+}
+
+// SecretMaterial is the one table of secret and authority material
+// (docs/authorization.md lists it). The first row a path matches decides,
+// so the authority rows come first.
+var SecretMaterial = []Material{
+	{Pattern: "**/" + stamp.FileName, What: "a capability stamp", Authority: true},
+	{Pattern: "**/token", What: "a persona generation's runtime token", Authority: true},
+	{Pattern: "**/*.token", What: "an operator token", Authority: true},
+	{Pattern: "**/*.lease", What: "a lease file", Authority: true},
+	{Pattern: "**/lease", What: "a lease file", Authority: true},
+	{Pattern: "**/*.fence", What: "a fence file", Authority: true},
+	{Pattern: "**/fence", What: "a fence file", Authority: true},
+	{Pattern: "**/.virgo-authority/**", What: "virgo authority material", Authority: true},
+
+	{Pattern: "**/.env", What: "an environment file"},
+	{Pattern: "**/.env.*", What: "an environment file"},
+	{Pattern: "**/.ssh/**", What: "SSH material"},
+	{Pattern: "**/id_rsa", What: "an SSH private key"},
+	{Pattern: "**/id_ed25519", What: "an SSH private key"},
+	{Pattern: "**/id_ecdsa", What: "an SSH private key"},
+	{Pattern: "**/*.pem", What: "a PEM key or certificate bundle"},
+	{Pattern: "**/*.key", What: "a private key"},
+	{Pattern: "**/*.p12", What: "a PKCS #12 key store"},
+	{Pattern: "**/.netrc", What: "a netrc credential file"},
+	{Pattern: "**/.npmrc", What: "an npm credential file"},
+	{Pattern: "**/.pypirc", What: "a PyPI credential file"},
+	{Pattern: "**/.pgpass", What: "a PostgreSQL password file"},
+	{Pattern: "**/.git-credentials", What: "a git credential store"},
+	{Pattern: "**/.aws/credentials", What: "AWS credentials"},
+	{Pattern: "**/.docker/config.json", What: "Docker registry credentials"},
+	{Pattern: "**/kubeconfig", What: "a Kubernetes config with credentials"},
+	{Pattern: "**/.kube/config", What: "a Kubernetes config with credentials"},
+	{Pattern: "**/credentials*.json", What: "a credentials file"},
+	{Pattern: "**/credentials/**", What: "a credentials directory"},
+	{Pattern: "**/secrets/**", What: "a secrets directory"},
+	{Pattern: "**/*token*", What: "a token file"},
+}
+
+// materialGlobs is SecretMaterial compiled lower-cased, in the table's
+// order: the authority rows come first, so they win over a secret row.
+var materialGlobs = func() globSet {
+	patterns := make([]string, len(SecretMaterial))
+	for i, m := range SecretMaterial {
+		patterns[i] = strings.ToLower(m.Pattern)
+	}
+	g, err := compileGlobs(patterns)
+	if err != nil {
+		panic(err) // the table is constant; TestSecretMaterialTable compiles every row
+	}
+	return g
+}()
+
+// materialAt finds the first row a lower-cased normalized path matches. It
+// does not allocate.
+func materialAt(folded string) (Material, bool) {
+	i, ok := materialGlobs.firstIndex(folded)
+	if !ok {
+		return Material{}, false
+	}
+	return SecretMaterial[i], true
+}
+
+// MaterialAt finds the secret or authority material row a workspace path
+// matches, whatever its case.
+func MaterialAt(path string) (Material, bool) { return materialAt(strings.ToLower(path)) }

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// ConsoleConfig is the operator's console settings, read from
+// <home>/console.json; every field is optional and a missing file means
+// the defaults.
+type ConsoleConfig struct {
+	// Arming is how long a confirmation must have been the selected row,
+	// on screen, before a/A/d act on it: "600ms" by default.
+	Arming time.Duration
+}
+
+// The bounds of the arming time: below minArming the protection is gone
+// (a key typed right after an arrival would act); above maxArming the
+// console is unusable.
+const (
+	minArming = 100 * time.Millisecond
+	maxArming = 10 * time.Second
+)
+
+// ErrConsoleConfig wraps every refusal of a console.json.
+var ErrConsoleConfig = errors.New("console configuration refused")
+
+// consoleFile is console.json as written by the operator.
+type consoleFile struct {
+	Arming *string `json:"arming"`
+}
+
+// DefaultConsoleConfig is the configuration of a home without console.json.
+func DefaultConsoleConfig() ConsoleConfig {
+	return ConsoleConfig{Arming: DefaultArming}
+}
+
+// LoadConsoleConfig reads console.json at path over the defaults. A missing
+// file yields the defaults; anything else wrong yields an error naming the
+// file and the setting.
+func LoadConsoleConfig(path string) (ConsoleConfig, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return DefaultConsoleConfig(), nil
+	}
+	if err != nil {
+		return DefaultConsoleConfig(), fmt.Errorf("read console configuration: %w", err)
+	}
+	return ParseConsoleConfig(path, data)
+}
+
+// ParseConsoleConfig applies a console.json document (named name in errors)
+// over the defaults. Unknown settings are refused, so a misspelt switch
+// never silently leaves a default on.
+func ParseConsoleConfig(name string, data []byte) (ConsoleConfig, error) {
+	c := DefaultConsoleConfig()
+	var f consoleFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return c, fmt.Errorf("%s: %w: want {\"arming\": \"600ms\"}: %v", name, ErrConsoleConfig, err)
+	}
+	if f.Arming != nil {
+		d, err := time.ParseDuration(*f.Arming)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w: arming %q: want a duration such as \"600ms\" or \"1s\"", name, ErrConsoleConfig, *f.Arming)
+		}
+		if d < minArming || d > maxArming {
+			return c, fmt.Errorf("%s: %w: arming %s: want between %s and %s", name, ErrConsoleConfig, d, minArming, maxArming)
+		}
+		c.Arming = d
+	}
+	return c, nil
+}
