@@ -70,6 +70,53 @@ func (a *app) completePersonaRefs(all bool) cobra.CompletionFunc {
 	}
 }
 
+// completeConfirmationIDs completes the first argument with confirmation
+// ids: the pending ones, or every one when all is set (confirm show). Each
+// carries what it is about (kind, persona, tool: words the hub checked, not
+// free text a persona wrote).
+func (a *app) completeConfirmationIDs(all bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ids := a.complete(cmd, func(ctx context.Context, c *hubclient.Client) []string {
+			list, err := c.Confirmations(ctx, all)
+			if err != nil {
+				return nil
+			}
+			out := make([]string, 0, len(list))
+			for _, cf := range list {
+				about := strings.TrimSpace(string(cf.Kind) + " " + cf.Operation.Persona + " " + cf.Operation.Tool)
+				out = append(out, cobra.CompletionWithDesc(cf.ID, about))
+			}
+			return out
+		})
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeActiveAddresses completes the first argument with the addresses
+// of active personas: the seats a runtime beats and reports for.
+func (a *app) completeActiveAddresses(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	addrs := a.complete(cmd, func(ctx context.Context, c *hubclient.Client) []string {
+		list, err := c.Personas(ctx, false)
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, v := range list {
+			if v.Persona.State == registry.StateActive {
+				out = append(out, v.Persona.Address)
+			}
+		}
+		return out
+	})
+	return addrs, cobra.ShellCompDirectiveNoFileComp
+}
+
 // completeAddFlags completes persona add's --scope and --project from the
 // registered addresses, --role from the role registry (narrowed by the
 // address shape typed so far) and --name from the free names.

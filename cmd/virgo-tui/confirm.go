@@ -162,10 +162,11 @@ func newConfirmListCmd(a *app) *cobra.Command {
 
 func newConfirmShowCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "show ID",
-		Short:   "Show one confirmation, its routing and its decision record",
-		Example: "  virgo-tui confirm show c-1a2b3c4d5e6f -o json",
-		Args:    cobra.ExactArgs(1),
+		Use:               "show ID",
+		Short:             "Show one confirmation, its routing and its decision record",
+		Example:           "  virgo-tui confirm show c-1a2b3c4d5e6f -o json",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeConfirmationIDs(true),
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -233,8 +234,9 @@ entry, before this command returns. --remember stores the decision in the prompt
 registry for exactly this operation (stamp hash, handler action, target, shape), in the
 persona's experience layer, or with --class in its class overlay. An approved persona
 activation activates the generation; an approved retirement retires the persona.`,
-		Example: "  virgo-tui confirm approve c-1a2b3c4d5e6f --as human:henry\n  VIRGO_PRINCIPAL=human:henry virgo-tui confirm approve c-1a2b3c4d5e6f --remember",
-		Args:    cobra.ExactArgs(1),
+		Example:           "  virgo-tui confirm approve c-1a2b3c4d5e6f --as human:henry\n  VIRGO_PRINCIPAL=human:henry virgo-tui confirm approve c-1a2b3c4d5e6f --remember",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeConfirmationIDs(false),
 	}
 	if !approve {
 		cmd.Use = "deny ID --reason TEXT [--remember [--class]]"

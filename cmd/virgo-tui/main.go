@@ -27,7 +27,9 @@ func execute(root *cobra.Command, stdout, stderr io.Writer) int {
 	root.SetErr(errOut)
 	err := root.Execute()
 	if err != nil {
-		fmt.Fprintln(errOut, root.Name()+":", err)
+		// Errors name next steps ("start one with `virgo-tui serve`"): in
+		// the words of the name the program was run as.
+		fmt.Fprintln(errOut, root.Name()+":", renamed(err.Error(), root.Name()))
 	}
 	out.Flush()
 	errOut.Flush()

@@ -105,7 +105,7 @@ name, previews the stamp and its diff, and submits.`,
 			if err != nil {
 				return err
 			}
-			return writeRegistered(cmd.OutOrStdout(), res, operator)
+			return writeRegistered(cmd.OutOrStdout(), a.name, res, operator)
 		})
 	}
 	return cmd
@@ -116,7 +116,7 @@ var errNoActivation = errors.New("the hub queued no activation confirmation; see
 
 // writeRegistered prints the pending persona, its stamp, the queued
 // activation with its class-matrix diff, and how its bound human approves.
-func writeRegistered(w io.Writer, res hubapi.Registered, operator string) error {
+func writeRegistered(w io.Writer, prog string, res hubapi.Registered, operator string) error {
 	p, c := res.Persona, res.Confirmation
 	if err := writePersona(w, outputTable, p, nil); err != nil {
 		return err
@@ -126,10 +126,10 @@ func writeRegistered(w io.Writer, res hubapi.Registered, operator string) error 
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Detail, "\n"))
 	}
 	if p.Human == operator {
-		_, err := fmt.Fprintf(w, "\nyou are %s, the bound human: approve it with\n  virgo-tui confirm approve %s\n", operator, c.ID)
+		_, err := fmt.Fprintf(w, "\nyou are %s, the bound human: approve it with\n  %s confirm approve %s\n", operator, prog, c.ID)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%s approves it with\n  virgo-tui confirm approve %s --as %s\n", p.Human, c.ID, p.Human)
+	_, err := fmt.Fprintf(w, "\n%s approves it with\n  %s confirm approve %s --as %s\n", p.Human, prog, c.ID, p.Human)
 	return err
 }
 
@@ -154,8 +154,8 @@ func (a *app) runAddWizard(ctx context.Context, w io.Writer, c *hubclient.Client
 	case res.Approved:
 		_, err = fmt.Fprintf(w, "%s: %s is active (activation %s approved)\n", res.Registration.Address, res.Registration.Name, res.Submitted.ConfirmationID)
 	default:
-		_, err = fmt.Fprintf(w, "%s: %s is pending; its bound human approves it with\n  virgo-tui confirm approve %s\n",
-			res.Registration.Address, res.Registration.Name, res.Submitted.ConfirmationID)
+		_, err = fmt.Fprintf(w, "%s: %s is pending; its bound human approves it with\n  %s confirm approve %s\n",
+			res.Registration.Address, res.Registration.Name, a.name, res.Submitted.ConfirmationID)
 	}
 	return err
 }

@@ -53,7 +53,7 @@ never becomes active again. The seat may then be granted to a new generation.`,
 			if err != nil {
 				return err
 			}
-			return writeRetirement(cmd.OutOrStdout(), res, operator)
+			return writeRetirement(cmd.OutOrStdout(), a.name, res, operator)
 		})
 	}
 	return cmd
@@ -76,7 +76,7 @@ var errRetirementDecided = errors.New("the retirement the hub answered with is a
 // writeRetirement says what happened: retired at once, queued (or joined:
 // a pending retirement of the generation is asked once) and who approves,
 // or already retired by an approved retirement.
-func writeRetirement(w io.Writer, res hubapi.Retirement, operator string) error {
+func writeRetirement(w io.Writer, prog string, res hubapi.Retirement, operator string) error {
 	p, c := res.Persona.Persona, res.Confirmation
 	if c == nil {
 		_, err := fmt.Fprintf(w, "retired %s (%s, generation %d): %s\nthe seat %s is free\n",
@@ -95,10 +95,10 @@ func writeRetirement(w io.Writer, res hubapi.Retirement, operator string) error 
 	}
 	fmt.Fprintf(w, "retirement of %s (%s, generation %d) queued for %s: confirmation %s\n", p.Name, p.Address, p.Generation, p.Human, c.ID)
 	if p.Human == operator {
-		_, err := fmt.Fprintf(w, "you are the bound human: approve it with\n  virgo-tui confirm approve %s\n", c.ID)
+		_, err := fmt.Fprintf(w, "you are the bound human: approve it with\n  %s confirm approve %s\n", prog, c.ID)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%s approves it with\n  virgo-tui confirm approve %s --as %s\n", p.Human, c.ID, p.Human)
+	_, err := fmt.Fprintf(w, "%s approves it with\n  %s confirm approve %s --as %s\n", p.Human, prog, c.ID, p.Human)
 	return err
 }
 

@@ -34,7 +34,7 @@ func newPersonaListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writePersonaList(cmd.OutOrStdout(), *out, list)
+			return writePersonaList(cmd.OutOrStdout(), a.name, *out, list)
 		})
 		if direct {
 			return err
@@ -48,7 +48,7 @@ func newPersonaListCmd(a *app) *cobra.Command {
 			for i, v := range views {
 				list[i] = v.Persona
 			}
-			return writePersonaList(cmd.OutOrStdout(), *out, list)
+			return writePersonaList(cmd.OutOrStdout(), a.name, *out, list)
 		})
 	}
 	return cmd
@@ -56,13 +56,13 @@ func newPersonaListCmd(a *app) *cobra.Command {
 
 // writePersonaList renders a list: a JSON array with one persona per line
 // (never null), or a table.
-func writePersonaList(w io.Writer, o outputFormat, list []registry.Persona) error {
+func writePersonaList(w io.Writer, prog string, o outputFormat, list []registry.Persona) error {
 	if o == outputJSON {
 		_, err := w.Write(registry.AppendJSONArray(make([]byte, 0, 64+700*len(list)), list))
 		return err
 	}
 	if len(list) == 0 {
-		_, err := fmt.Fprintln(w, "no personas; register one with: virgo-tui persona add --help")
+		_, err := fmt.Fprintf(w, "no personas; register one with: %s persona add --help\n", prog)
 		return err
 	}
 	tw := newTable(w)

@@ -47,6 +47,8 @@ func newPresenceReportCmd(a *app, verb string) *cobra.Command {
 		Use:   verb + " ADDRESS [--activity TEXT] [--summary TEXT]",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
+		// The seats a runtime reports for: active personas' addresses.
+		ValidArgsFunction: a.completeActiveAddresses,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var act, sum *string
 			if cmd.Flags().Changed("activity") {

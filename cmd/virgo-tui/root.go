@@ -2,14 +2,15 @@ package main
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 )
 
 // app is what every subcommand shares: the resolved flags and the streams.
 type app struct {
+	// name is the name the program was run as (progName): every printed
+	// next step uses it.
+	name     string
 	homeFlag string
 	// as is --as: the acting principal (see app.principal).
 	as string
@@ -19,10 +20,15 @@ type app struct {
 // different parts of the tool never edit one list.
 var subcommands []func(*app) *cobra.Command
 
-func newRootCmd() *cobra.Command {
-	a := &app{}
+// newRootCmd is the command tree under the name the program was run as.
+func newRootCmd() *cobra.Command { return newRootCmdNamed(progName()) }
+
+// newRootCmdNamed is the command tree of the program run as name (virgo or
+// virgo-tui): its usage, help and next steps say name.
+func newRootCmdNamed(name string) *cobra.Command {
+	a := &app{name: name}
 	root := &cobra.Command{
-		Use:   filepath.Base(os.Args[0]),
+		Use:   name,
 		Short: "Operator console of a Virgo installation",
 		Long: `With no subcommand, virgo-tui opens the operator console on the installation's
 hub, starting one inside this process (serving the home's socket, so runtimes
@@ -37,6 +43,7 @@ can connect) when none runs. Every subcommand goes through the hub the same way.
 	for _, sub := range subcommands {
 		root.AddCommand(sub(a))
 	}
+	renameHelp(root, name)
 	return root
 }
 

@@ -1,0 +1,98 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+)
+
+// BenchmarkConfirmationRequests64: 64 concurrent callers ask for
+// confirmations (a deputy's run outside its assigned task, each its own
+// correlation id, so each is a committed new confirmation for the owning
+// lead). "in-process" serves each request with the hub's handler without a
+// socket; "socket" sends it with 64 hub clients over the home's socket, and
+// reports its rate as a share of the in-process rate of the same run.
+// Goals (issue 11): ≥ 5,000 requests/s through the socket, ≥ 60 % of in-process.
+func BenchmarkConfirmationRequests64(b *testing.B) {
+	const callers = 64
+	th := startHub(b, shortHome(b), Config{}, Timeouts{})
+	th.addPersona(b, "work/core/lead", "Spica")
+	deputy := th.addPersona(b, "work/core/deputy", "Zaniah")
+	tok, err := os.ReadFile(th.home.GenerationDir(deputy.ID) + "/" + hubapi.TokenFile)
+	mustNil(b, err)
+	bearer := "Bearer " + strings.TrimSpace(string(tok))
+	var seq atomic.Int64
+	next := func() hubapi.OperationRequest {
+		n := seq.Add(1)
+		return hubapi.OperationRequest{Tool: "get_run", Target: fmt.Sprintf("run:work/core/t-9/r-%d", n), Shape: "read:meta",
+			CorrelationID: fmt.Sprintf("bench-%d", n)}
+	}
+	// rate runs b.N requests from 64 goroutines; ask(i, req) is caller i's.
+	rate := func(b *testing.B, ask func(i int, req hubapi.OperationRequest) error) float64 {
+		var left atomic.Int64
+		left.Store(int64(b.N))
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for left.Add(-1) >= 0 {
+					if err := ask(i, next()); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		r := float64(b.N) / time.Since(start).Seconds()
+		b.ReportMetric(r, "requests/s")
+		return r
+	}
+	var inProcess float64
+	b.Run("in-process", func(b *testing.B) {
+		handler := th.hub.Handler()
+		inProcess = rate(b, func(_ int, req hubapi.OperationRequest) error {
+			body, err := json.Marshal(req)
+			if err != nil {
+				return err
+			}
+			r := httptest.NewRequestWithContext(context.Background(), "POST", "/v1/confirmations", bytes.NewReader(body))
+			r.Header.Set("Authorization", bearer)
+			w := httptest.NewRecorder()
+			handler.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				return fmt.Errorf("in-process request: %d %s", w.Code, w.Body)
+			}
+			return nil
+		})
+	})
+	b.Run("socket", func(b *testing.B) {
+		clients := make([]*hubclient.Client, callers)
+		for i := range clients {
+			clients[i] = th.runtime(b, deputy)
+		}
+		r := rate(b, func(i int, req hubapi.OperationRequest) error {
+			_, err := clients[i].RequestConfirmation(context.Background(), req)
+			return err
+		})
+		if inProcess > 0 {
+			b.ReportMetric(100*r/inProcess, "%-of-in-process")
+		}
+	})
+}
