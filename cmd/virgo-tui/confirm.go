@@ -232,8 +232,18 @@ func newConfirmDecideCmd(a *app, approve bool) *cobra.Command {
 		Long: `Approve a pending confirmation. The decision is committed and synced, with its audit
 entry, before this command returns. --remember stores the decision in the prompt
 registry for exactly this operation (stamp hash, handler action, target, shape), in the
-persona's experience layer, or with --class in its class overlay. An approved persona
-activation activates the generation; an approved retirement retires the persona.`,
+persona's experience layer, or with --class in its class overlay, keyed by the class key
+(the stamp's capability content) and shared by every persona of the class with the same
+capabilities. The stored rule is printed.
+
+Only a persona's tool call at a destructive, publication or tool-confirm boundary may be
+remembered. --remember is refused, with the reason, for a secretary's or coordinator's
+resolve_decision (each relays one decision of its authority), credential or permission
+changes, a deputy outside its assigned tasks (assign the task instead), activations and
+retirements (docs/authorization.md).
+
+An approved persona activation activates the generation; an approved retirement retires
+the persona.`,
 		Example:           "  virgo-tui confirm approve c-1a2b3c4d5e6f --as human:henry\n  VIRGO_PRINCIPAL=human:henry virgo-tui confirm approve c-1a2b3c4d5e6f --remember",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.completeConfirmationIDs(false),
@@ -269,7 +279,17 @@ persona activation refuses the generation.`
 			if *out == outputJSON {
 				return writeJSON(cmd.OutOrStdout(), cf)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s (decision committed)\n", cf.State, cf.ID, cf.Operation)
+			if _, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s (decision committed)\n", cf.State, cf.ID, cf.Operation); err != nil {
+				return err
+			}
+			if where == confirm.RememberNone {
+				return nil
+			}
+			rule, err := cf.RememberRuleIn(where) // the hub stored exactly this rule with the decision
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "remembered: %s\n", rule)
 			return err
 		})
 	}

@@ -80,7 +80,7 @@ name, previews the stamp and its diff, and submits.`,
 	fl.StringVar(&f.repo, "repo", "", "bind an existing repository directory")
 	fl.StringVar(&f.session, "session", "", "native session lineage id (default: generated)")
 	fl.StringVar(&f.character, "character", "", "character composition hash (default: derived)")
-	fl.StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding SURFACE=TARGET for the stamp (repeatable)")
+	fl.StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding virgo-channel=human:NAME for the stamp (repeatable)")
 	a.completeAddFlags(cmd, &f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
@@ -193,14 +193,26 @@ func (a *app) registrationFor(ctx context.Context, cmd *cobra.Command, c *hubcli
 	}
 	req := hubapi.RegisterRequest{Address: addr, Name: f.name, Human: human, Repository: expandHome(f.repo),
 		SessionLineage: f.session, CharacterHash: f.character}
-	for _, sv := range f.surfaces {
-		surface, target, ok := strings.Cut(sv, "=")
-		if !ok {
-			return hubapi.RegisterRequest{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
+	surfaces, err := parseSurfaces(f.surfaces)
+	req.HumanSurfaces = surfaces
+	return req, err
+}
+
+// parseSurfaces reads --surface flags, virgo-channel=human:<name>, and
+// refuses any other binding by its grammar (stamp.CheckSurfaceBinding)
+// before anything is sent. A refusal never repeats the flag's value: a
+// pasted tenant secret must not reach a terminal or a log.
+func parseSurfaces(flags []string) ([]stamp.SurfaceBinding, error) {
+	var out []stamp.SurfaceBinding
+	for i, sv := range flags {
+		surface, target, _ := strings.Cut(sv, "=")
+		b := stamp.SurfaceBinding{Surface: surface, Target: target}
+		if err := stamp.CheckSurfaceBinding(b); err != nil {
+			return nil, fmt.Errorf("--surface (binding %d) [%s]: %w", i+1, stamp.RuleSurfaceGrammar, err)
 		}
-		req.HumanSurfaces = append(req.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
+		out = append(out, b)
 	}
-	return req, nil
+	return out, nil
 }
 
 // addFlagsGiven reports whether persona add got any of its own flags (the

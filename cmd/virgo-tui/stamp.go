@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,12 +50,12 @@ class-matrix diff against the seat's previous generation. persona add writes eac
 generation's stamp once, at registration, so a generation that has a stamp is refused unless
 --dry-run: a new generation gets a new stamp.`,
 		Example: `  virgo-tui stamp build work/core/deputy --dry-run
-  virgo-tui stamp build work/coordinator --surface teams=channel:work --lane-approver human:henry --dry-run
+  virgo-tui stamp build work/coordinator --surface virgo-channel=human:henry --lane-approver human:henry --dry-run
   virgo-tui stamp build work/core/deputy --mutable 'worktree/**' --dry-run -o json`,
 		Args: cobra.ExactArgs(1),
 	}
 	out := addOutputFlag(cmd)
-	cmd.Flags().StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding SURFACE=TARGET (repeatable)")
+	cmd.Flags().StringArrayVar(&f.surfaces, "surface", nil, "human-surface binding virgo-channel=human:NAME (repeatable)")
 	cmd.Flags().StringVar(&f.laneApprover, "lane-approver", "", "team-coordinator's lane approver (default: the bound human)")
 	cmd.Flags().StringVar(&f.graphNS, "graph-namespace", "", "graph namespace (default: virgo/<address>)")
 	cmd.Flags().StringArrayVar(&f.mutable, "mutable", nil, "extra workspace mutable path, relative (repeatable)")
@@ -138,13 +137,11 @@ func previousStamp(ctx context.Context, c *hubclient.Client, hist []registry.Per
 // factory's input, through the one mapping stamp.InputFor.
 func stampInput(p registry.Persona, f buildFlags) (stamp.Input, error) {
 	b := stamp.Bindings{LaneApprover: f.laneApprover, GraphNamespace: f.graphNS, MutablePaths: f.mutable}
-	for _, sv := range f.surfaces {
-		surface, target, ok := strings.Cut(sv, "=")
-		if !ok {
-			return stamp.Input{}, fmt.Errorf("--surface %q: use SURFACE=TARGET, e.g. teams=chat:henry", sv)
-		}
-		b.HumanSurfaces = append(b.HumanSurfaces, stamp.SurfaceBinding{Surface: surface, Target: target})
+	surfaces, err := parseSurfaces(f.surfaces)
+	if err != nil {
+		return stamp.Input{}, err
 	}
+	b.HumanSurfaces = surfaces
 	return stamp.InputFor(p, b), nil
 }
 

@@ -12,7 +12,7 @@ import (
 // generation's stamp) and activates both; it returns the deputy's stamp file.
 func stampedHome(t *testing.T) (*cli, string) {
 	c := newCLI(t)
-	c.activate("--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry", "--surface", "teams=chat:henry")
+	c.activate("--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry", "--surface", "virgo-channel=human:henry")
 	r := c.activate("--scope", "work", "--project", "core", "--role", "deputy", "--name", "Porrima", "--human", "human:henry")
 	return c, filepath.Join(c.home, "personas", r.Persona["id"].(string), "CAPABILITY-STAMP.json")
 }
@@ -31,7 +31,7 @@ func TestPersonaAddWritesTheStampOnceAndRecordsTheHash(t *testing.T) {
 	}
 	out := c.ok("stamp", "show", "work/core/deputy")
 	wantContains(t, "show", out, "work/core/deputy (coder-deputy, schema v3)", "owning lead work/core/lead", "publish_deployment_v1")
-	wantContains(t, "secretary surfaces", c.ok("stamp", "show", "Spica", "-o", "json"), `"target": "chat:henry"`)
+	wantContains(t, "secretary surfaces", c.ok("stamp", "show", "Spica", "-o", "json"), `"target": "human:henry"`)
 	// A changed byte in the written file is refused on load.
 	b, _ := os.ReadFile(path)
 	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"confirm"`, `"allow"`, 1)), 0o600); err != nil {

@@ -37,7 +37,7 @@ func TestDefaultAllowRecoverableWorkspaceWork(t *testing.T) {
 		op(t, p, "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite),
 		op(t, p, "assign_task", "task:work/core/t-1", stamp.ShapeRecordWrite),
 		op(t, p, "create_run", "run:work/core/t-1/r-1", stamp.ShapeRecordWrite),
-		op(t, p, "get_human_surface_status", "surface:teams/chat-7", stamp.ShapeReadMeta),
+		op(t, p, "get_human_surface_status", "surface:virgo-channel/human:henry", stamp.ShapeReadMeta),
 	}
 	for _, o := range allowed {
 		if d := p.Authorize(o); d.Verdict != Allow || d.Boundary != BoundaryNone {
@@ -316,7 +316,7 @@ func TestLoudRefusalForEachGlobalBoundary(t *testing.T) {
 		{"deny exporting lease/fence/authority material",
 			op(t, p, "workspace_read", "path:run/seat.fence", stamp.ShapeReadRange), BoundaryAuthorityMaterial, Deny, RouteNone},
 		{"deny cross-workspace, cross-project, or cross-persona access outside an explicit binding",
-			op(t, p, "send_human_message", "surface:teams/chat-99", stamp.ShapeMessageSend), BoundaryCrossScope, Deny, RouteNone},
+			op(t, p, "send_human_message", "surface:virgo-channel/human:nobody", stamp.ShapeMessageSend), BoundaryCrossScope, Deny, RouteNone},
 	}
 	if len(cases) != len(GlobalBoundaries) {
 		t.Fatalf("%d cases for %d global boundaries", len(cases), len(GlobalBoundaries))

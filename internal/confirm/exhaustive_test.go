@@ -186,8 +186,8 @@ func targetsFor(seat classSeat) []specTarget {
 		rec("other project run", "run:work/web/t-1/r-1", "run", "work", "web", false),
 		rec("own project decision", "decision:work/core/d-1", "decision", "work", "core", false),
 		rec("other project decision", "decision:work/web/d-1", "decision", "work", "web", false),
-		{name: "bound surface", text: "surface:teams/chat-7", kind: "surface", bound: true},
-		{name: "unbound surface", text: "surface:teams/chat-99", kind: "surface"},
+		{name: "bound surface", text: "surface:virgo-channel/human:henry", kind: "surface", bound: true},
+		{name: "unbound surface", text: "surface:virgo-channel/human:nobody", kind: "surface"},
 		{name: "external", text: "external:https://example.org/release", kind: "external"},
 	}
 }

@@ -10,7 +10,7 @@ import (
 // is canonical (parses back to itself), ASCII, NUL-free and never climbs.
 func FuzzParseTarget(f *testing.F) {
 	for _, s := range []string{"path:memory/a.md", "path:../x", "path@ws-1:QUEUE.md", "address:work/core/lead",
-		"run:work/core/t-1/r-1", "task:work/core/t-1", "decision:work/core/d-1", "surface:teams/chat-7",
+		"run:work/core/t-1/r-1", "task:work/core/t-1", "decision:work/core/d-1", "surface:virgo-channel/human:henry",
 		"external:https://Example.org/a/b", "path:memory\uff0fx", "path:%2e%2e", "path:a//b/./c/"} {
 		f.Add(s)
 	}

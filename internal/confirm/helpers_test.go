@@ -25,7 +25,7 @@ func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (
 	}
 	switch address {
 	case "root/secretary", "home/secretary", "work/coordinator":
-		in.HumanSurfaces = []stamp.SurfaceBinding{{Surface: "teams", Target: "chat-7"}}
+		in.HumanSurfaces = []stamp.SurfaceBinding{{Surface: stamp.DefaultSurface, Target: "human:henry"}}
 		if address == "work/coordinator" {
 			in.Authority.LaneApprover = "human:ada"
 		}

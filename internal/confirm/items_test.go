@@ -21,7 +21,7 @@ func TestToolKindDecidesTheShapesItMayCarry(t *testing.T) {
 		{lead, "workspace_read", "path:memory/notes.md", stamp.ShapeWriteOverwrite},
 		{lead, "workspace_stat", "path:memory/notes.md", stamp.ShapeWriteOverwrite},
 		{lead, "list_decisions", "decision:work/core/d-1", stamp.ShapeRecordWrite},
-		{secretary, "list_reaction_ids", "surface:teams/chat-7", stamp.ShapeRecordWrite},
+		{secretary, "list_reaction_ids", "surface:virgo-channel/human:henry", stamp.ShapeRecordWrite},
 		{lead, "workspace_write", "path:memory/notes.md", stamp.ShapePublishExternal}, // a write tool does not publish
 		{lead, "report_task", "task:work/core/t-1", stamp.ShapeDelete},                // a record tool does not delete
 		{lead, "send_broker_message", "address:work/core/deputy", stamp.ShapeRecordWrite},

@@ -93,7 +93,7 @@ type Target struct {
 //	path@work/other/lead:QUEUE.md (another workspace: cross-workspace)
 //	address:work/core/lead        task:work/core/t-12
 //	run:work/core/t-12/r-3        decision:work/core/d-4
-//	surface:teams/chat-7
+//	surface:virgo-channel/human:henry
 //	external:https://example.org/release
 //
 // It is what fingerprints and the prompt registry key on.

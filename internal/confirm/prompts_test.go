@@ -115,7 +115,7 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 	}
 	// Forged allow choices for a deny-level and a not-exposed operation.
 	secret := op(t, p, "workspace_read", "path:.env", stamp.ShapeReadRange)
-	missing := op(t, p, "send_human_message", "surface:teams/chat-7", stamp.ShapeMessageSend)
+	missing := op(t, p, "send_human_message", "surface:virgo-channel/human:henry", stamp.ShapeMessageSend)
 	var forged []Choice
 	for _, o := range []Operation{secret, missing} {
 		forged = append(forged, Choice{Key: PromptKey{StampHash: p.Hash(), HandlerAction: o.HandlerAction, Target: o.Target, Shape: o.Shape}, Verdict: Allow})

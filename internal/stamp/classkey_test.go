@@ -25,7 +25,7 @@ func TestClassKeyIsCapabilityContent(t *testing.T) {
 			s.CompositionHash, s.GraphNamespace, s.Workspace.Root = "sha256:00", "elsewhere", "ws/other"
 			s.Path.Address, s.Path.Project = "work/web/lead", "web"
 		},
-		"surfaces":       func(s *Stamp) { s.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "x"}} },
+		"surfaces":       func(s *Stamp) { s.HumanSurfaces = []SurfaceBinding{{Surface: DefaultSurface, Target: "human:ada"}} },
 		"tool order":     func(s *Stamp) { slices.Reverse(s.Tools) },
 		"path order":     func(s *Stamp) { slices.Reverse(s.Workspace.MutablePaths) },
 		"nil, not empty": func(s *Stamp) {},

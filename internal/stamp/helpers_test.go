@@ -32,9 +32,9 @@ func inputFor(addr string) Input {
 	}
 	switch a.Profile() {
 	case registry.ProfileSecretary:
-		in.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "chat:henry"}}
+		in.HumanSurfaces = []SurfaceBinding{{Surface: DefaultSurface, Target: "human:henry"}}
 	case registry.ProfileTeamCoordinator:
-		in.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "channel:work"}}
+		in.HumanSurfaces = []SurfaceBinding{{Surface: DefaultSurface, Target: "human:henry"}}
 		in.Authority.LaneApprover = "human:henry"
 	case registry.ProfileProjectLead:
 		in.Workspace.MutablePaths = []string{"worktree/**"}

@@ -16,7 +16,7 @@ func TestInputForStampsEveryClassFromItsRegistryRecord(t *testing.T) {
 			Role: a.Role, Profile: p, Generation: 3, SessionLineage: "sess-9", CharacterHash: "sha256:00ff", Human: "human:ada.l"}
 		var b Bindings
 		if p == registry.ProfileSecretary || p == registry.ProfileTeamCoordinator {
-			b.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "chat:ada"}}
+			b.HumanSurfaces = []SurfaceBinding{{Surface: DefaultSurface, Target: "human:ada"}}
 		}
 		s, err := Build(InputFor(rec, b))
 		if err != nil {

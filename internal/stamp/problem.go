@@ -37,6 +37,7 @@ const (
 	RuleOwningLead       Rule = "owning-lead"              // deputy not bound to <scope>/<project>/lead
 	RuleLaneApprover     Rule = "lane-approver"            // coordinator without (or others with) a lane approver
 	RuleSurfaceBinding   Rule = "surface-binding"          // a human-surface binding the class cannot use, or repeated
+	RuleSurfaceGrammar   Rule = "surface-binding-grammar"  // a binding other than virgo-channel to human:<name>
 	RuleIdentity         Rule = "identity"                 // persona name or generation missing
 	RuleGraphNamespace   Rule = "graph-namespace"          // empty graph namespace
 	RuleHandlerMissing   Rule = "handler-missing"          // boot: no registered handler for an action
@@ -86,6 +87,9 @@ var (
 	ErrHashRequired = errors.New("recorded stamp hash required")
 	// ErrNotStanding: the boot check or projection check refused the persona.
 	ErrNotStanding = errors.New("persona not standing")
+	// ErrSurfaceBinding: a human-surface binding is not virgo-channel to a
+	// human principal.
+	ErrSurfaceBinding = errors.New("a human-surface binding is virgo-channel to a human principal (virgo-channel=human:<name>); stamps never carry surface credentials or gateway setup")
 )
 
 // ValidationError lists every problem found, not just the first.

@@ -209,6 +209,11 @@ func checkSurfaces(s Stamp, profile registry.Profile, add adder) {
 	seen := map[SurfaceBinding]bool{}
 	for i, b := range s.HumanSurfaces {
 		field := fmt.Sprintf("human_surfaces[%d]", i)
+		// v1 and v2 stamps are read as written; new ones bind by grammar.
+		if err := CheckSurfaceBinding(b); err != nil && s.SchemaVersion == SchemaVersion {
+			add(RuleSurfaceGrammar, field, "", "%v", err)
+			continue
+		}
 		switch {
 		case !canMessage && profile != "":
 			add(RuleSurfaceBinding, field, "", "class %s has no human-surface tools, so it binds no surface (%s:%s)", profile, b.Surface, b.Target)
@@ -219,4 +224,21 @@ func checkSurfaces(s Stamp, profile registry.Profile, add adder) {
 		}
 		seen[b] = true
 	}
+}
+
+// CheckSurfaceBinding checks a human-surface binding's grammar: the spec's
+// "Human-surface tools target the hub service through virgo-channel; persona
+// stamps contain bindings, never Microsoft 365 tenant credentials or gateway
+// setup". So a binding is DefaultSurface (virgo-channel) to a canonical
+// human principal, human:<name>; anything else ("m365" =
+// "tenant:abc;client_secret=…") wraps ErrSurfaceBinding. The refusal
+// repeats neither side of the binding, which may hold a secret.
+func CheckSurfaceBinding(b SurfaceBinding) error {
+	if b.Surface != DefaultSurface {
+		return fmt.Errorf("the surface is not %s (%d bytes): %w", DefaultSurface, len(b.Surface), ErrSurfaceBinding)
+	}
+	if !isHuman(b.Target) {
+		return fmt.Errorf("virgo-channel target is not a canonical human:<name> (%d bytes): %w", len(b.Target), ErrSurfaceBinding)
+	}
+	return nil
 }

@@ -57,9 +57,10 @@ type Path struct {
 // SurfaceBinding binds a human surface (a channel the persona may message
 // through virgo-channel). Bindings only: never tenant credentials.
 type SurfaceBinding struct {
-	// Surface names the kind of surface ("teams").
+	// Surface is the channel the hub serves human surfaces through: always
+	// DefaultSurface, "virgo-channel" (CheckSurfaceBinding).
 	Surface string `json:"surface"`
-	// Target is the conversation on it ("chat:henry").
+	// Target is the human principal reached on it ("human:henry").
 	Target string `json:"target"`
 }
 

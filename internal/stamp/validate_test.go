@@ -81,7 +81,7 @@ var damagedStamps = []damaged{
 	{name: "handler action differs from the inventory", seat: "root/secretary", rule: RuleToolAction, tool: "workspace_read",
 		mutate: func(s *Stamp) { s.Tools[find(s, "workspace_read")].HandlerAction = "workspace.read_all" }},
 	{name: "lead binds a human surface", seat: "work/core/lead", rule: RuleSurfaceBinding,
-		mutate: func(s *Stamp) { s.HumanSurfaces = []SurfaceBinding{{Surface: "teams", Target: "chat:henry"}} }},
+		mutate: func(s *Stamp) { s.HumanSurfaces = []SurfaceBinding{{Surface: DefaultSurface, Target: "human:henry"}} }},
 	{name: "unknown schema version", seat: "root/secretary", rule: RuleSchemaVersion,
 		raw: func(b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"schema_version": 3`, `"schema_version": 4`, 1))

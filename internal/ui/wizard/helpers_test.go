@@ -49,7 +49,7 @@ func stampInput(r Registration, gen int) stamp.Input {
 	}
 	var surfaces []stamp.SurfaceBinding
 	if p := a.Profile(); p == registry.ProfileSecretary || p == registry.ProfileTeamCoordinator {
-		surfaces = []stamp.SurfaceBinding{{Surface: "teams", Target: "chat:ops"}}
+		surfaces = []stamp.SurfaceBinding{{Surface: stamp.DefaultSurface, Target: "human:ops"}}
 	}
 	return stamp.Input{
 		Persona:         stamp.Identity{ID: "p-preview", Name: r.Name, Generation: gen, SessionLineage: "lineage-preview"},
