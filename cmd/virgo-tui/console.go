@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/hubconsole"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -29,7 +30,7 @@ func (a *app) runConsole(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-		return ui.Run(ctx, newConsoleClient(c), consoleOptions(c, home.Dir))
+		return ui.Run(ctx, hubconsole.New(c), consoleOptions(c, home.Dir))
 	})
 }
 

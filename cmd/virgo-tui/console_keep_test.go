@@ -10,6 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/hubconsole"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -39,7 +40,7 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	console := newConsoleClient(cl)
+	console := hubconsole.New(cl)
 	snap, err := console.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/hubconsole"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
@@ -146,7 +147,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 		_, err := demo.Simulate(simCtx, in, opts)
 		simDone <- err
 	}()
-	err = ui.Run(simCtx, newConsoleClient(op), consoleOptions(op, home.Dir))
+	err = ui.Run(simCtx, hubconsole.New(op), consoleOptions(op, home.Dir))
 	stopSim()
 	return errors.Join(err, <-simDone)
 }

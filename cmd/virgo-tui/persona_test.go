@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // cli runs the real cobra command tree in-process against one home, the
@@ -17,6 +22,8 @@ import (
 type cli struct {
 	t    *testing.T
 	home string
+	// asEnrolled leaves enrolment to the test (see enrolActing).
+	asEnrolled bool
 }
 
 // newCLI makes a home under a short temporary directory (a Unix socket
@@ -62,12 +69,44 @@ func (c *cli) activate(args ...string) registered {
 
 func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
+	c.enrolActing(args)
 	var out, errb bytes.Buffer
 	root := newRootCmd()
 	root.SetArgs(append([]string{"--home", c.home}, args...))
 	root.SetIn(strings.NewReader(""))
 	code = execute(root, &out, &errb)
 	return out.String(), errb.String(), code
+}
+
+// enrolActing enrols the human a command acts as (--as or
+// $VIRGO_PRINCIPAL), as an existing operator would have with `operator add`,
+// so that tests about other things can name any human. Tests of enrolment
+// itself use a home of their own.
+func (c *cli) enrolActing(args []string) {
+	c.t.Helper()
+	if c.asEnrolled {
+		return
+	}
+	as := os.Getenv(hubclient.PrincipalEnv)
+	for i, a := range args {
+		if a == "--as" && i+1 < len(args) {
+			as = args[i+1]
+		}
+	}
+	if _, err := os.Stat(c.home); err != nil {
+		return // a home the command itself makes (demo): its first human enrols at first install
+	}
+	// A persona's seat is looked up as the local operator (app.client).
+	local, _ := registry.NormalizeHuman("")
+	for _, h := range []string{as, local} {
+		name, ok := strings.CutPrefix(h, "human:")
+		if !ok || !hubapi.ValidOperatorName(name) {
+			continue
+		}
+		if _, err := hubapi.EnrolOperator(c.home, name, hubapi.NoUID); err != nil && !errors.Is(err, hubapi.ErrAlreadyEnrolled) {
+			c.t.Fatal(err)
+		}
+	}
 }
 
 // ok runs a command that must succeed and returns its stdout.

@@ -85,7 +85,7 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 	if !ok {
 		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}
-	id, err := h.tokens.Authenticate(strings.TrimSpace(tok))
+	id, err := h.tokens.Authenticate(strings.TrimSpace(tok), peerOf(r.Context()))
 	if err != nil {
 		return hubapi.Identity{}, err
 	}

@@ -3,8 +3,10 @@ package hub
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -73,7 +75,9 @@ const beatStreamDrain = 200 * time.Millisecond
 // number of heartbeats, so a busy runtime pays for HTTP once, not per beat.
 // The connection may stay silent up to the offline interval between lines.
 func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
-	dl := watchShutdown(h, http.NewResponseController(w))
+	valid, cancel := h.untilRevoked(r)
+	defer cancel()
+	dl := watchShutdown(h, valid, http.NewResponseController(w))
 	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)
 	var n uint64
@@ -84,6 +88,10 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 			return hubapi.Errorf(hubapi.ErrTooLarge, "beat stream line %d is over %d bytes", n+1, maxReportLine)
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
+			if revoked := revokedCause(valid); revoked != nil {
+				// Nothing more is taken from a revoked token's stream.
+				return fmt.Errorf("%s: %w", id.Principal, revoked)
+			}
 			if dl.ending() {
 				// The hub is shutting down: answer with what was applied; a
 				// line cut short by the deadline is dropped.
@@ -126,19 +134,22 @@ type streamDeadline struct {
 	ended bool
 }
 
-// watchShutdown starts watching h.streamsDone for one beat stream; stop it
-// when the handler returns.
-func watchShutdown(h *Hub, rc *http.ResponseController) *streamDeadline {
+// watchShutdown starts watching h.streamsDone and the stream's token (valid
+// ends when it is revoked) for one beat stream; stop it when the handler
+// returns.
+func watchShutdown(h *Hub, valid context.Context, rc *http.ResponseController) *streamDeadline {
 	d := &streamDeadline{rc: rc, done: make(chan struct{})}
 	go func() {
 		select {
 		case <-h.streamsDone:
-			d.mu.Lock()
-			d.ended = true
-			_ = d.rc.SetReadDeadline(time.Now().Add(beatStreamDrain))
-			d.mu.Unlock()
+		case <-valid.Done():
 		case <-d.done:
+			return
 		}
+		d.mu.Lock()
+		d.ended = true
+		_ = d.rc.SetReadDeadline(time.Now().Add(beatStreamDrain))
+		d.mu.Unlock()
 	}()
 	return d
 }

@@ -75,7 +75,8 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 
 	ka := time.NewTicker(streamKeepAlive)
 	defer ka.Stop()
-	ctx := r.Context()
+	ctx, cancel := h.untilRevoked(r)
+	defer cancel()
 	var buf []hubapi.Change
 	for {
 		batch, wake, err := h.stream.Read(after, 512, buf[:0])

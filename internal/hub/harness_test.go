@@ -114,9 +114,11 @@ func (th *testHub) runtime(t testing.TB, p registry.Persona) *hubclient.Client {
 	return c
 }
 
-// operator dials as a human principal.
+// operator dials as a human principal, enrolling them first if they are
+// not (as an existing operator would with `virgo-tui operator add`).
 func (th *testHub) operator(t testing.TB, name string) *hubclient.Client {
 	t.Helper()
+	enrol(t, th.home.Dir, name)
 	c, err := hubclient.Dial(context.Background(), th.home.Dir, hubclient.AsOperator(name))
 	if err != nil {
 		t.Fatal(err)
@@ -176,4 +178,12 @@ func socketHTTP(home string) *http.Client {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", hubapi.SocketPath(home))
 	}}}
+}
+
+// enrol makes human name an operator of home unless they already are.
+func enrol(t testing.TB, home, name string) {
+	t.Helper()
+	if _, err := hubapi.EnrolOperator(home, name, hubapi.NoUID); err != nil && !errors.Is(err, hubapi.ErrAlreadyEnrolled) {
+		t.Fatal(err)
+	}
 }

@@ -31,13 +31,13 @@ func TestDeletedOperatorTokenRefused(t *testing.T) {
 	tok, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	tk := NewTokens(filepath.Join(home, "operators"))
-	id, err := tk.Authenticate(tok)
+	id, err := tk.Authenticate(tok, hubapi.NoUID)
 	mustNil(t, err)
 	if id.Principal != "human:henry" || !id.IsHuman() {
 		t.Fatalf("henry's token identifies %+v", id)
 	}
 	mustNil(t, os.Remove(hubapi.OperatorTokenPath(home, "henry")))
-	if id, err := tk.Authenticate(tok); !errors.Is(err, hubapi.ErrUnauthenticated) {
+	if id, err := tk.Authenticate(tok, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("after its file was deleted, henry's token still identifies %+v (%v)", id, err)
 	}
 }
@@ -49,7 +49,7 @@ func TestRotatedOperatorToken(t *testing.T) {
 	old, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	tk := NewTokens(filepath.Join(home, "operators"))
-	_, err = tk.Authenticate(old)
+	_, err = tk.Authenticate(old, hubapi.NoUID)
 	mustNil(t, err)
 
 	mustNil(t, os.Remove(hubapi.OperatorTokenPath(home, "henry")))
@@ -58,10 +58,10 @@ func TestRotatedOperatorToken(t *testing.T) {
 	if rotated == old {
 		t.Fatal("OperatorToken issued the same token again")
 	}
-	if _, err := tk.Authenticate(old); !errors.Is(err, hubapi.ErrUnauthenticated) {
+	if _, err := tk.Authenticate(old, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("the rotated-out token: got %v, want %v", err, hubapi.ErrUnauthenticated)
 	}
-	if id, err := tk.Authenticate(rotated); err != nil || id.Principal != "human:henry" {
+	if id, err := tk.Authenticate(rotated, hubapi.NoUID); err != nil || id.Principal != "human:henry" {
 		t.Fatalf("the new token: %+v, %v", id, err)
 	}
 }
@@ -75,7 +75,7 @@ func TestOperatorTokenRewrittenInPlace(t *testing.T) {
 	mustNil(t, err)
 	ageOperators(t, dir)
 	tk := NewTokens(dir)
-	_, err = tk.Authenticate(old)
+	_, err = tk.Authenticate(old, hubapi.NoUID)
 	mustNil(t, err)
 	dirInfo, err := os.Stat(dir)
 	mustNil(t, err)
@@ -83,10 +83,10 @@ func TestOperatorTokenRewrittenInPlace(t *testing.T) {
 	rotated := hubapi.NewToken()
 	mustNil(t, os.WriteFile(hubapi.OperatorTokenPath(home, "henry"), []byte(rotated+"\n"), 0o600))
 	mustNil(t, os.Chtimes(dir, dirInfo.ModTime(), dirInfo.ModTime()))
-	if _, err := tk.Authenticate(old); !errors.Is(err, hubapi.ErrUnauthenticated) {
+	if _, err := tk.Authenticate(old, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("the overwritten token: got %v, want %v", err, hubapi.ErrUnauthenticated)
 	}
-	if _, err := tk.Authenticate(rotated); err != nil {
+	if _, err := tk.Authenticate(rotated, hubapi.NoUID); err != nil {
 		t.Fatalf("the token written in place: %v", err)
 	}
 }
@@ -101,23 +101,23 @@ func TestUnknownTokensDoNotRescan(t *testing.T) {
 	mustNil(t, err)
 	ageOperators(t, dir)
 	tk := NewTokens(dir)
-	if _, err := tk.Authenticate(hubapi.NewToken()); !errors.Is(err, hubapi.ErrUnauthenticated) {
+	if _, err := tk.Authenticate(hubapi.NewToken(), hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("an unknown token: %v", err)
 	}
 	if tk.scans != 1 {
 		t.Fatalf("first unknown token: %d scans, want 1", tk.scans)
 	}
 	for range 1000 {
-		if _, err := tk.Authenticate(hubapi.NewToken()); !errors.Is(err, hubapi.ErrUnauthenticated) {
+		if _, err := tk.Authenticate(hubapi.NewToken(), hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 			t.Fatalf("an unknown token: %v", err)
 		}
 	}
 	if tk.scans != 1 {
 		t.Fatalf("1000 more unknown tokens on an unchanged directory made %d scans, want 1", tk.scans)
 	}
-	ada, err := hubapi.OperatorToken(home, "ada")
+	ada, err := hubapi.EnrolOperator(home, "ada", hubapi.NoUID)
 	mustNil(t, err)
-	if id, err := tk.Authenticate(ada); err != nil || id.Principal != "human:ada" {
+	if id, err := tk.Authenticate(ada, hubapi.NoUID); err != nil || id.Principal != "human:ada" {
 		t.Fatalf("an operator added while the hub runs: %+v, %v", id, err)
 	}
 	if tk.scans != 2 {
@@ -129,7 +129,7 @@ func TestUnknownTokensDoNotRescan(t *testing.T) {
 func TestMissingOperatorsDirScannedOnce(t *testing.T) {
 	tk := NewTokens(filepath.Join(t.TempDir(), "operators"))
 	for range 100 {
-		if _, err := tk.Authenticate(hubapi.NewToken()); !errors.Is(err, hubapi.ErrUnauthenticated) {
+		if _, err := tk.Authenticate(hubapi.NewToken(), hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 			t.Fatalf("an unknown token: %v", err)
 		}
 	}

@@ -32,7 +32,7 @@ func documentedAccess(t *testing.T) map[string]string {
 	t.Helper()
 	doc, err := os.ReadFile("../../docs/api.md")
 	mustNil(t, err)
-	row := regexp.MustCompile("(?m)^\\| `(GET|POST) (/v1/[^`\\[?]*)[^`]*` \\| (none|any|op|rt) \\|")
+	row := regexp.MustCompile("(?m)^\\| `(GET|POST|DELETE) (/v1/[^`\\[?]*)[^`]*` \\| (none|any|op|rt) \\|")
 	out := map[string]string{}
 	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
 		out[m[1]+" "+m[2]] = m[3]
@@ -88,6 +88,9 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		"POST /v1/prompts/{id}/carry-forward": {path: "/v1/prompts/x/carry-forward", body: `{"persona":"work/core/deputy"}`},
 		"POST /v1/prompts/{id}/drop":          {path: "/v1/prompts/x/drop", body: `{"persona":"work/core/deputy"}`},
 		"POST /v1/assignments":                {path: "/v1/assignments", body: `{"persona":"work/core/deputy","task":"work/web/t-1"}`},
+		"GET /v1/operators":                   {path: "/v1/operators"},
+		"POST /v1/operators":                  {path: "/v1/operators", body: `{"name":"zed"}`},
+		"DELETE /v1/operators/{name}":         {path: "/v1/operators/nobody"},
 
 		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",
 			other: "/v1/personas/work/core/lead", otherCode: "forbidden"},

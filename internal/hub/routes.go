@@ -36,5 +36,9 @@ func routes() []route {
 		{"GET", "/v1/assignments", either, listAssignments},
 		{"POST", "/v1/assignments", either, assignTask},
 		{"GET", "/v1/audit", operator, listAudit},
+
+		{"GET", "/v1/operators", operator, listOperators},
+		{"POST", "/v1/operators", operator, enrolOperator},
+		{"DELETE", "/v1/operators/{name}", operator, removeOperator},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -111,6 +112,7 @@ func (h *Hub) serveSocket(ctx context.Context, to Timeouts, ready func(*Hub)) er
 		IdleTimeout:       to.Idle,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+		ConnContext:       withPeer,
 	}
 	loops, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	loopsDone := make(chan error, 1)
@@ -169,13 +171,12 @@ type hubLock struct{ f *os.File }
 
 func acquireHubLock(home string) (*hubLock, error) {
 	dir := hubapi.RunDir(home)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("hub: create %s: %w", dir, err)
+	if err := private.Dir(dir); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("hub: make %s private: %w", dir, err)
-	}
-	f, err := os.OpenFile(hubapi.PIDPath(home), os.O_RDWR|os.O_CREATE, 0o600)
+	// O_NOFOLLOW: a link planted as the pid file is refused (ELOOP), not
+	// written through.
+	f, err := os.OpenFile(hubapi.PIDPath(home), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("hub: open pid file: %w", err)
 	}
@@ -209,4 +210,22 @@ func readPID(home string) string {
 		return s
 	}
 	return "unknown"
+}
+
+// peerKey keys the connection's peer uid in a request's context.
+type peerKey struct{}
+
+// withPeer records the Unix user at the other end of a connection in the
+// context of every request it carries.
+func withPeer(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, peerKey{}, peerUID(c))
+}
+
+// peerOf is the Unix user a request came from, or hubapi.NoUID when the
+// request did not come through the socket (a test calling the handler).
+func peerOf(ctx context.Context) int {
+	if uid, ok := ctx.Value(peerKey{}).(int); ok {
+		return uid
+	}
+	return hubapi.NoUID
 }

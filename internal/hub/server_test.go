@@ -398,6 +398,7 @@ func TestAClientStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("in-process hub has pid %d, want ours %d", h.PID, os.Getpid())
 	}
 	// a second console connects to the running hub instead of starting one
+	enrol(t, home.Dir, "ada")
 	c2, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("ada"), start)
 	mustNil(t, err)
 	h2, err := c2.Health(ctx)
@@ -410,7 +411,7 @@ func TestAClientStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 		t.Fatalf("the hub stopped when a client that did not start it left: %v", err)
 	}
 	mustNil(t, c.Close())
-	if _, err := hubclient.Dial(ctx, home.Dir, hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
+	if _, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after stop: %v, want ErrNoHub", err)
 	}
 }

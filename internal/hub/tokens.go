@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 )
 
 type tokenHash [sha256.Size]byte
@@ -27,7 +28,7 @@ type Tokens struct {
 	mu        sync.RWMutex
 	byHash    map[tokenHash]hubapi.Identity // persona tokens
 	persona   map[string]tokenHash          // generation id -> hash, to revoke
-	operators map[tokenHash]hubapi.Identity // replaced whole by each scan of opDir
+	operators map[tokenHash]operatorEntry   // replaced whole by each scan of opDir
 
 	scanMu sync.Mutex
 	seen   opDirStamp // what the last scan of opDir saw
@@ -40,16 +41,25 @@ func NewTokens(opDir string) *Tokens {
 		opDir:     opDir,
 		byHash:    make(map[tokenHash]hubapi.Identity),
 		persona:   make(map[string]tokenHash),
-		operators: make(map[tokenHash]hubapi.Identity),
+		operators: make(map[tokenHash]operatorEntry),
 	}
 }
 
-// Authenticate returns the identity of a bearer token. Operator tokens are
-// the files in the operators directory as they are now: one created, deleted
-// or rotated while the hub runs is honoured on the next request. Telling
-// that costs a stat of the directory and of each token file; the directory
-// is read again only when one of them changed.
-func (t *Tokens) Authenticate(tok string) (hubapi.Identity, error) {
+// operatorEntry is an enrolled operator as the last scan found them.
+type operatorEntry struct {
+	id hubapi.Identity
+	// uid is the Unix user the operator is bound to, or hubapi.NoUID.
+	uid int
+}
+
+// Authenticate returns the identity of a bearer token presented on a
+// connection from Unix user peerUID (hubapi.NoUID when unknown). Operator
+// tokens are the files in the operators directory as they are now: one
+// created, deleted or rotated while the hub runs is honoured on the next
+// request. Telling that costs a stat of the directory and of each token
+// file; the directory is read again only when one of them changed. An
+// operator bound to a uid is refused on a connection from any other user.
+func (t *Tokens) Authenticate(tok string, peerUID int) (hubapi.Identity, error) {
 	if !strings.HasPrefix(tok, hubapi.TokenPrefix) {
 		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}
@@ -61,12 +71,16 @@ func (t *Tokens) Authenticate(tok string) (hubapi.Identity, error) {
 		return hubapi.Identity{}, err
 	}
 	t.mu.RLock()
-	id, ok := t.operators[h]
+	op, ok := t.operators[h]
 	t.mu.RUnlock()
-	if ok {
-		return id, nil
+	if !ok {
+		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}
-	return hubapi.Identity{}, hubapi.ErrUnauthenticated
+	if op.uid != hubapi.NoUID && op.uid != peerUID {
+		return hubapi.Identity{}, fmt.Errorf("%w: %s is bound to uid %d and this connection comes from uid %d (docs/security.md)",
+			hubapi.ErrWrongUser, op.id.Principal, op.uid, peerUID)
+	}
+	return op.id, nil
 }
 
 func (t *Tokens) lookup(h tokenHash) (hubapi.Identity, bool) {
@@ -181,7 +195,7 @@ func (t *Tokens) loadOperators() error {
 	t.scans++
 	start := time.Now()
 	seen := opDirStamp{scanned: true, files: make(map[string]fileStamp)}
-	found := make(map[tokenHash]hubapi.Identity)
+	found := make(map[tokenHash]operatorEntry)
 	dfi, err := os.Stat(t.opDir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -189,6 +203,9 @@ func (t *Tokens) loadOperators() error {
 		return fmt.Errorf("read operator tokens: %w", err)
 	default:
 		seen.exists, seen.dir = true, stampOf(dfi)
+		if err := private.CheckDir(t.opDir); err != nil {
+			return fmt.Errorf("read operator tokens: %w", err)
+		}
 		ents, err := os.ReadDir(t.opDir)
 		if err != nil {
 			return fmt.Errorf("read operator tokens: %w", err)
@@ -199,17 +216,23 @@ func (t *Tokens) loadOperators() error {
 				continue
 			}
 			path := filepath.Join(t.opDir, e.Name())
-			fi, err := os.Stat(path)
+			fi, err := os.Lstat(path)
 			if err != nil {
-				continue
+				continue // removed since the directory was read
 			}
 			seen.files[path] = stampOf(fi)
-			b, err := os.ReadFile(path)
-			if err != nil {
+			o, err := hubapi.ReadOperator(path)
+			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
-			if tok := strings.TrimSpace(string(b)); strings.HasPrefix(tok, hubapi.TokenPrefix) {
-				found[hashToken(tok)] = hubapi.Identity{Kind: hubapi.PrincipalHuman, Principal: "human:" + name}
+			if err != nil {
+				// A planted link, another user's file or a loose mode is
+				// refused loudly, never taken as an operator.
+				return fmt.Errorf("read operator tokens: %w", err)
+			}
+			found[hashToken(o.Token)] = operatorEntry{
+				id:  hubapi.Identity{Kind: hubapi.PrincipalHuman, Principal: "human:" + name},
+				uid: o.UID,
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -98,6 +99,13 @@ var errorTable = []struct {
 	{ErrTextTooLong, http.StatusBadRequest, "text_too_long"},
 	{ErrControlText, http.StatusBadRequest, "control_text"},
 	{ErrBadOperatorName, http.StatusBadRequest, "invalid_operator"},
+	{ErrWrongUser, http.StatusForbidden, "wrong_user"},
+	{ErrBadUID, http.StatusBadRequest, "invalid_uid"},
+	{ErrNotEnrolled, http.StatusNotFound, "not_enrolled"},
+	{ErrAlreadyEnrolled, http.StatusConflict, "already_enrolled"},
+	{ErrLastOperator, http.StatusConflict, "last_operator"},
+	{ErrBadTokenFile, http.StatusInternalServerError, "bad_token_file"},
+	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "no_record"},
 	{registry.ErrSeatTaken, http.StatusConflict, "seat_taken"},
@@ -151,6 +159,11 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrBadOperatorName: an operator name that cannot name a file.
 	ErrBadOperatorName = errors.New("invalid operator name")
+	// ErrWrongUser: an operator token bound to a Unix user, presented on a
+	// connection from another.
+	ErrWrongUser = errors.New("operator token used by the wrong Unix user")
+	// ErrBadUID: an enrolment binding a negative Unix user id.
+	ErrBadUID = errors.New("invalid Unix user id")
 )
 
 // CodeOf is the wire code of a named error ("" for one the API does not name).

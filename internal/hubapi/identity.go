@@ -5,12 +5,15 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 )
 
 // ConfirmPrincipal is the confirmation queue's principal of a token's identity.
@@ -67,51 +70,237 @@ func OperatorTokenPath(home, name string) string {
 	return filepath.Join(home, "operators", name+".token")
 }
 
-// OperatorToken returns the token of human principal name ("human:<name>"
-// or a bare name), creating it 0600 on first use.
+// Named errors of operator enrolment.
+var (
+	// ErrNotEnrolled: a human principal with no operator token in the home.
+	ErrNotEnrolled = errors.New("not an enrolled operator")
+	// ErrAlreadyEnrolled: enrolment of a human who already has a token.
+	ErrAlreadyEnrolled = errors.New("operator already enrolled")
+	// ErrBadTokenFile: a token file that does not hold what this tool writes.
+	ErrBadTokenFile = errors.New("token file does not hold a virgo token")
+)
+
+// NoUID is an operator not bound to a Unix user.
+const NoUID = -1
+
+// Operator is an enrolled human as the home's token file records them.
+type Operator struct {
+	// Name is the operator's name, without "human:".
+	Name  string
+	Token string
+	// UID, when not NoUID, is the Unix user every connection acting as
+	// this operator must come from (checked with the socket's peer
+	// credentials), so a persona runtime run as another user cannot act as
+	// the human even with the token in hand.
+	UID int
+}
+
+// operatorFile is the token file's text: the token on the first line, then
+// optionally "uid N".
+func (o Operator) operatorFile() []byte {
+	if o.UID == NoUID {
+		return []byte(o.Token + "\n")
+	}
+	return fmt.Appendf(nil, "%s\nuid %d\n", o.Token, o.UID)
+}
+
+// ReadOperator reads the enrolment in a token file. The file is opened
+// without following links and must be the running user's, 0600; a missing
+// file is fs.ErrNotExist.
+func ReadOperator(path string) (Operator, error) {
+	b, err := private.ReadFile(path)
+	if err != nil {
+		return Operator{}, err
+	}
+	name, _ := strings.CutSuffix(filepath.Base(path), ".token")
+	o := Operator{Name: name, UID: NoUID}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	o.Token = strings.TrimSpace(lines[0])
+	if !strings.HasPrefix(o.Token, TokenPrefix) {
+		return Operator{}, fmt.Errorf("%s: %w; remove it and enrol the operator again", path, ErrBadTokenFile)
+	}
+	for _, l := range lines[1:] {
+		v, ok := strings.CutPrefix(strings.TrimSpace(l), "uid ")
+		uid, err := strconv.Atoi(v)
+		if !ok || err != nil || uid < 0 {
+			return Operator{}, fmt.Errorf("%s: %w: unknown line %q", path, ErrBadTokenFile, l)
+		}
+		o.UID = uid
+	}
+	return o, nil
+}
+
+// OperatorToken returns the token of an enrolled human principal name
+// ("human:<name>" or a bare name). Humans are enrolled (EnrolOperator,
+// `virgo-tui operator add`), not minted on first use, so nothing that can
+// run a command can become a human by naming one. The one exception is the
+// first install: in a home with no enrolled operator and no persona, the
+// first human to act is enrolled as its first operator.
 func OperatorToken(home, name string) (string, error) {
 	name = strings.TrimPrefix(name, "human:")
 	if !ValidOperatorName(name) {
 		return "", fmt.Errorf("operator %q: %w: use letters, digits, '.', '_' or '-'", name, ErrBadOperatorName)
 	}
 	dir := filepath.Join(home, "operators")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("operator token: %w", err)
+	if err := private.CheckDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("operator token of human:%s: %w", name, err)
 	}
-	return ReadOrCreateToken(OperatorTokenPath(home, name))
+	o, err := ReadOperator(OperatorTokenPath(home, name))
+	if errors.Is(err, fs.ErrNotExist) && firstInstall(home) {
+		tok, err := EnrolOperator(home, name, NoUID)
+		if errors.Is(err, ErrAlreadyEnrolled) {
+			return OperatorToken(home, name) // a concurrent first use enrolled them
+		}
+		return tok, err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("human:%s: %w in %s: an enrolled operator runs \"virgo-tui operator add %s\" (see docs/security.md)", name, ErrNotEnrolled, home, name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("operator token of human:%s: %w", name, err)
+	}
+	return o.Token, nil
 }
 
-// ReadOrCreateToken reads a token file, or creates it with a new token,
-// 0600. The file is written aside and hard-linked into place, so a reader
-// never sees it half written and two first uses at once agree on one token.
+// EnrolOperator issues a token to human principal name, bound to Unix user
+// uid unless uid is NoUID, and returns it. It refuses a name already
+// enrolled: rotating a token is removing the file and enrolling again.
+func EnrolOperator(home, name string, uid int) (string, error) {
+	name = strings.TrimPrefix(name, "human:")
+	if !ValidOperatorName(name) {
+		return "", fmt.Errorf("operator %q: %w: use letters, digits, '.', '_' or '-'", name, ErrBadOperatorName)
+	}
+	if err := private.Dir(filepath.Join(home, "operators")); err != nil {
+		return "", fmt.Errorf("enrol human:%s: %w", name, err)
+	}
+	o := Operator{Name: name, Token: NewToken(), UID: uid}
+	if err := private.Create(OperatorTokenPath(home, name), o.operatorFile()); errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("human:%s: %w", name, ErrAlreadyEnrolled)
+	} else if err != nil {
+		return "", fmt.Errorf("enrol human:%s: %w", name, err)
+	}
+	return o.Token, nil
+}
+
+// firstInstall reports whether home has neither an enrolled operator nor a
+// persona generation: nobody yet to be protected from the first human.
+func firstInstall(home string) bool {
+	ops, err := Operators(home)
+	if err != nil || len(ops) > 0 {
+		return false
+	}
+	gens, err := os.ReadDir(filepath.Join(home, "personas"))
+	return errors.Is(err, fs.ErrNotExist) || err == nil && len(gens) == 0
+}
+
+// Operators lists the enrolled operators of a home, by name. A home with
+// none is a first install. Unsafe token files (links, other owners, loose
+// modes) are refused, not skipped.
+func Operators(home string) ([]Operator, error) {
+	dir := filepath.Join(home, "operators")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err == nil {
+		err = private.CheckDir(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("operators: %w", err)
+	}
+	var out []Operator
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".token")
+		if !ok || !ValidOperatorName(name) {
+			continue
+		}
+		o, err := ReadOperator(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// ReadOrCreateToken reads a persona generation's token file, or creates it
+// with a new token, 0600, when the hub issues it. Neither follows a link.
 func ReadOrCreateToken(path string) (string, error) {
-	if b, err := os.ReadFile(path); err == nil {
+	b, err := private.ReadFile(path)
+	if err == nil {
 		tok := strings.TrimSpace(string(b))
 		if !strings.HasPrefix(tok, TokenPrefix) {
-			return "", fmt.Errorf("%s does not hold a virgo token; remove it to issue a new one", path)
+			return "", fmt.Errorf("%s: %w; remove it to issue a new one", path, ErrBadTokenFile)
 		}
 		return tok, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".token-*")
-	if err != nil {
-		return "", fmt.Errorf("create token: %w", err)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
 	}
-	defer os.Remove(f.Name())
 	tok := NewToken()
-	_, err = f.WriteString(tok + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("write token %s: %w", path, err)
-	}
-	if err := os.Link(f.Name(), path); errors.Is(err, os.ErrExist) {
-		return ReadOrCreateToken(path)
+	if err := private.Create(path, []byte(tok+"\n")); errors.Is(err, fs.ErrExist) {
+		return ReadOrCreateToken(path) // another first use won the race
 	} else if err != nil {
-		return "", fmt.Errorf("create %s: %w", path, err)
+		return "", fmt.Errorf("issue token: %w", err)
 	}
 	return tok, nil
+}
+
+// EnrolRequest is the body of POST /v1/operators: a human to enrol.
+type EnrolRequest struct {
+	// Name is the operator's name, with or without "human:".
+	Name string `json:"name"`
+	// UID, when set, binds the operator to that Unix user (SO_PEERCRED).
+	UID *int `json:"uid,omitempty"`
+}
+
+// Enrolled answers an enrolment or lists an operator: never the token,
+// which stays in its 0600 file for the human to take.
+type Enrolled struct {
+	Principal string `json:"principal"`
+	TokenFile string `json:"token_file"`
+	// UID is the bound Unix user, absent when unbound.
+	UID *int `json:"uid,omitempty"`
+}
+
+// Enrolled is what may be said of operator o of home: never the token.
+func (o Operator) Enrolled(home string) Enrolled {
+	e := Enrolled{Principal: "human:" + o.Name, TokenFile: OperatorTokenPath(home, o.Name)}
+	if o.UID != NoUID {
+		uid := o.UID
+		e.UID = &uid
+	}
+	return e
+}
+
+// ErrLastOperator: removing the only enrolled operator would leave nobody
+// to decide, and make the home a first install again.
+var ErrLastOperator = errors.New("the last enrolled operator cannot be removed")
+
+// RemoveOperator revokes human name's token by deleting its file: every
+// request and open stream with it is refused from then on. The last
+// operator is not removed.
+func RemoveOperator(home, name string) error {
+	name = strings.TrimPrefix(name, "human:")
+	if !ValidOperatorName(name) {
+		return fmt.Errorf("operator %q: %w", name, ErrBadOperatorName)
+	}
+	ops, err := Operators(home)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, o := range ops {
+		found = found || o.Name == name
+	}
+	switch {
+	case !found:
+		return fmt.Errorf("human:%s: %w", name, ErrNotEnrolled)
+	case len(ops) == 1:
+		return fmt.Errorf("human:%s: %w; enrol another first", name, ErrLastOperator)
+	}
+	if err := os.Remove(OperatorTokenPath(home, name)); err != nil {
+		return fmt.Errorf("remove human:%s: %w", name, err)
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/adrg/xdg"
+
+	"github.com/virgo-hub/virgo-tui/internal/private"
 )
 
 // HomeEnv is the environment variable naming the installation home.
@@ -33,8 +35,8 @@ func ResolveHome(flag string) (Home, error) {
 	if err != nil {
 		return Home{}, fmt.Errorf("home %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return Home{}, fmt.Errorf("create home %s: %w", abs, err)
+	if err := private.Home(abs); err != nil {
+		return Home{}, err
 	}
 	return Home{Dir: abs}, nil
 }
@@ -48,15 +50,13 @@ func (h Home) PersonasDir() string { return filepath.Join(h.Dir, "personas") }
 // GenerationDir is the private directory of one persona generation.
 func (h Home) GenerationDir(id string) string { return filepath.Join(h.PersonasDir(), id) }
 
-// MakeGenerationDir creates the generation's directory 0700 (and its parent),
-// tightening the mode even if a umask or an earlier run left it wider.
+// MakeGenerationDir creates the generation's directory 0700 (and its
+// parent). An existing one must be a private directory of the running
+// user's: a link, another user's directory or a loose mode is refused.
 func (h Home) MakeGenerationDir(id string) (string, error) {
 	dir := h.GenerationDir(id)
 	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return "", fmt.Errorf("create persona directory: %w", err)
-		}
-		if err := os.Chmod(d, 0o700); err != nil {
+		if err := private.Dir(d); err != nil {
 			return "", fmt.Errorf("create persona directory: %w", err)
 		}
 	}

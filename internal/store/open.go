@@ -11,6 +11,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/virgo-hub/virgo-tui/internal/private"
 )
 
 // Defaults of Options.
@@ -70,8 +72,11 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		// bbolt would open (and write) the link's target: refused by name.
+		return nil, private.RefuseLink(path)
 	case err == nil && fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is a directory, not a database file", ErrCorrupt, path)
 	case err == nil:
@@ -265,40 +270,15 @@ func initialise(tx *bolt.Tx) error {
 	return putSchema(meta, SchemaVersion)
 }
 
-// privateDir creates dir 0700, or strips group and other bits from it.
+// privateDir creates dir 0700, or strips group and other bits from it
+// (through a descriptor: a link there is refused, never chmod-ed through).
 func privateDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("create database directory: %w", err)
-		}
-		return nil
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create database directory: %w", err)
 	}
-	if err != nil {
-		return fmt.Errorf("database directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("database directory %s is not a directory", dir)
-	}
-	return tighten(dir, fi.Mode().Perm())
+	return private.Tighten(dir)
 }
 
-// privateFile strips group and other bits from an accepted database file.
-func privateFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("database file: %w", err)
-	}
-	return tighten(path, fi.Mode().Perm())
-}
-
-func tighten(path string, perm fs.FileMode) error {
-	if perm&0o077 == 0 {
-		return nil
-	}
-	if err := os.Chmod(path, perm&^0o077); err != nil {
-		return fmt.Errorf("%w: %s has mode %04o and could not be made private (chmod go-rwx it yourself): %w",
-			ErrNotPrivate, path, perm, err)
-	}
-	return nil
-}
+// privateFile strips group and other bits from an accepted database file,
+// refusing a link or another user's file.
+func privateFile(path string) error { return private.Tighten(path) }

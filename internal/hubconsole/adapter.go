@@ -1,4 +1,8 @@
-package main
+// Package hubconsole adapts the hub client to the console's ui.Client: the
+// console (internal/ui) knows nothing of the hub, and the hub nothing of the
+// terminal. It imports the hub client and the wire contract, never the
+// server.
+package hubconsole
 
 import (
 	"cmp"
@@ -17,12 +21,11 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
 
-// consoleClient adapts the hub client to the console's ui.Client: the
-// console knows nothing of the hub, and the hub nothing of the terminal.
-// It keeps the last persona records so that a presence change (which
-// carries presence only) becomes a whole row, and every generation's seat
-// record so that a row carries its seat's whole history.
-type consoleClient struct {
+// Client is the console's ui.Client over a hub client. It keeps the last
+// persona records so that a presence change (which carries presence only)
+// becomes a whole row, and every generation's seat record so that a row
+// carries its seat's whole history.
+type Client struct {
 	c    *hubclient.Client
 	home string
 
@@ -34,14 +37,15 @@ type consoleClient struct {
 	held  map[string][]string
 }
 
-func newConsoleClient(c *hubclient.Client) *consoleClient {
-	return &consoleClient{c: c, home: c.Home(), personas: map[string]ui.Persona{}, seats: map[string]ui.SeatRecord{},
+// New adapts c for the console; c stays the caller's to close.
+func New(c *hubclient.Client) *Client {
+	return &Client{c: c, home: c.Home(), personas: map[string]ui.Persona{}, seats: map[string]ui.SeatRecord{},
 		held: map[string][]string{}}
 }
 
 // Snapshot maps the hub's snapshot: every generation but refused ones, and
 // the pending confirmations.
-func (k *consoleClient) Snapshot(ctx context.Context) (ui.Snapshot, error) {
+func (k *Client) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 	s, err := k.c.Snapshot(ctx)
 	if err != nil {
 		return ui.Snapshot{}, err
@@ -87,7 +91,7 @@ func (k *consoleClient) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 
 // Subscribe maps the hub's stream. A resync ends the channel: the console
 // then takes a fresh Snapshot and subscribes after its Seq.
-func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.Batch, error) {
+func (k *Client) Subscribe(ctx context.Context, after uint64) (<-chan ui.Batch, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	in := k.c.Subscribe(ctx, after)
 	out := make(chan ui.Batch, 16)
@@ -124,7 +128,7 @@ func (k *consoleClient) Subscribe(ctx context.Context, after uint64) (<-chan ui.
 // change maps one hub change to the console's; kinds the console ignores
 // map to none. A registration or retirement changes its seat's history,
 // so every generation of the seat is sent again with the new history.
-func (k *consoleClient) change(ch hubapi.Change) []ui.Change {
+func (k *Client) change(ch hubapi.Change) []ui.Change {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch ch.Kind {
@@ -180,7 +184,7 @@ func (k *consoleClient) change(ch hubapi.Change) []ui.Change {
 
 // Decide sends the operator's decision; "remember" learns it in the
 // overlay of the rule the remember dialog showed.
-func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) error {
+func (k *Client) Decide(ctx context.Context, id string, d ui.Decision) error {
 	req := hubapi.DecideRequest{Approve: d.Approve, Reason: d.Reason}
 	if d.Remember {
 		req.Remember = confirm.RememberPersona
@@ -193,7 +197,7 @@ func (k *consoleClient) Decide(ctx context.Context, id string, d ui.Decision) er
 }
 
 // withHistory gives p its seat's current history and keeps it.
-func (k *consoleClient) withHistory(p ui.Persona) ui.Persona {
+func (k *Client) withHistory(p ui.Persona) ui.Persona {
 	p.Seats = k.seatHistory(p.Address)
 	k.personas[p.ID] = p
 	return p
@@ -203,7 +207,7 @@ func (k *consoleClient) withHistory(p ui.Persona) ui.Persona {
 // address than the one with id, each with the seat's new history. They
 // carry no sequence number: they restate records the console holds, so
 // the console applies them after the numbered change they follow.
-func (k *consoleClient) seatChanged(address, id string) []ui.Change {
+func (k *Client) seatChanged(address, id string) []ui.Change {
 	var out []ui.Change
 	for _, other := range k.held[address] {
 		if other != id {
@@ -215,7 +219,7 @@ func (k *consoleClient) seatChanged(address, id string) []ui.Change {
 
 // seatHistory is every generation that held or holds the seat at address,
 // oldest first.
-func (k *consoleClient) seatHistory(address string) []ui.SeatRecord {
+func (k *Client) seatHistory(address string) []ui.SeatRecord {
 	out := make([]ui.SeatRecord, 0, len(k.held[address]))
 	for _, id := range k.held[address] {
 		out = append(out, k.seats[id])

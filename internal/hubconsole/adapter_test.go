@@ -1,7 +1,9 @@
-package main
+package hubconsole
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,15 +24,15 @@ import (
 // snapshot and from the change stream, with a real hub on a real socket.
 func TestConsoleClientSuppliesWhatTheDetailShows(t *testing.T) {
 	t.Setenv(hubclient.PrincipalEnv, "human:henry")
-	c := shortCLI(t)
+	home := shortHome(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- hub.Serve(ctx, hub.ServeOptions{Home: registry.Home{Dir: c.home}, Ready: func(*hub.Hub) { close(ready) }})
+		done <- hub.Serve(ctx, hub.ServeOptions{Home: home, Ready: func(*hub.Hub) { close(ready) }})
 	}()
 	<-ready
 	defer func() { cancel(); <-done }()
-	op, err := hubclient.Dial(ctx, c.home)
+	op, err := hubclient.Dial(ctx, home.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func TestConsoleClientSuppliesWhatTheDetailShows(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	console := newConsoleClient(op)
+	console := New(op)
 	snap, err := console.Snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -164,5 +166,33 @@ func TestActivationIsNotRememberable(t *testing.T) {
 	if !strings.Contains(r.Refusal, confirm.ErrNotRememberable.Error()) || !strings.Contains(r.Refusal, "activation") ||
 		r.Overlay != "" || r.Key != "" {
 		t.Fatalf("activation rule %+v, want only a refusal naming the kind", r)
+	}
+}
+
+// shortHome is a home whose socket path fits the 108-byte limit of Unix
+// socket addresses (t.TempDir() paths can be longer).
+func shortHome(t *testing.T) registry.Home {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "vk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return registry.Home{Dir: dir}
+}
+
+// Issue 11 item 6: "the console's adapter imports only the client" — and
+// so does the client: neither depends on the server.
+func TestTheAdapterAndTheClientDoNotImportTheServer(t *testing.T) {
+	for _, pkg := range []string{".", "../hubclient"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == "github.com/virgo-hub/virgo-tui/internal/hub" {
+				t.Errorf("%s depends on the server package %s", pkg, dep)
+			}
+		}
 	}
 }
