@@ -83,6 +83,8 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		"GET /v1/confirmations":      {path: "/v1/confirmations?all=true"},
 		"GET /v1/prompts":            {path: "/v1/prompts"},
 		"GET /v1/audit":              {path: "/v1/audit"},
+		"GET /v1/store/check":        {path: "/v1/store/check"},
+		"GET /v1/store/backup":       {path: "/v1/store/backup"},
 		"POST /v1/confirmations/{id}/decide": {path: "/v1/confirmations/c-000000000000/decide",
 			body: `{"approve":false,"reason":"no"}`},
 		"POST /v1/prompts/{id}/carry-forward": {path: "/v1/prompts/x/carry-forward", body: `{"persona":"work/core/deputy"}`},

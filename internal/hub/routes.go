@@ -37,6 +37,9 @@ func routes() []route {
 		{"POST", "/v1/assignments", either, assignTask},
 		{"GET", "/v1/audit", operator, listAudit},
 
+		{"GET", "/v1/store/check", operator, storeCheck},
+		{"GET", "/v1/store/backup", operator, storeBackup},
+
 		{"GET", "/v1/operators", operator, listOperators},
 		{"POST", "/v1/operators", operator, enrolOperator},
 		{"DELETE", "/v1/operators/{name}", operator, removeOperator},

@@ -67,6 +67,9 @@ var (
 	ErrNotActive = errors.New("persona generation is not active")
 	// ErrInternal: anything the API does not name; the message says what.
 	ErrInternal = errors.New("internal error")
+	// ErrStoreUnsupported: the hub's store cannot be checked or copied
+	// through the hub (GET /v1/store/check, /v1/store/backup).
+	ErrStoreUnsupported = errors.New("the hub's store cannot be checked or copied through the hub")
 )
 
 // errorTable maps each named error to its status and its code, one code
@@ -91,6 +94,7 @@ var errorTable = []struct {
 	{ErrStreamBroken, http.StatusBadRequest, "stream_broken"},
 	{ErrNotActive, http.StatusConflict, "not_active"},
 	{ErrInternal, http.StatusInternalServerError, "internal"},
+	{ErrStoreUnsupported, http.StatusNotImplemented, "store_unsupported"},
 	{ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
 	{ErrRevoked, http.StatusUnauthorized, "revoked"},
 	{ErrForbidden, http.StatusForbidden, "forbidden"},
@@ -123,6 +127,7 @@ var errorTable = []struct {
 	{registry.ErrReasonRequired, http.StatusBadRequest, "reason_required"},
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
+	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
 	{usecase.ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
 	{usecase.ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},

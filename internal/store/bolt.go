@@ -47,13 +47,14 @@ func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
 	var kv KV
 	var found bool
 	err := b.view("get "+key, func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketKV).Get([]byte(key))
+		k := []byte(key)
+		raw := tx.Bucket(bucketKV).Get(k)
 		if raw == nil {
 			return nil
 		}
 		found = true
 		var err error
-		kv, err = decodeKV(key, raw)
+		kv, err = decodeKV(k, raw)
 		return err
 	})
 	switch {
@@ -75,7 +76,7 @@ func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {
 	err := b.view("list "+prefix, func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketKV).Cursor()
 		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-			kv, err := decodeKV(string(k), v)
+			kv, err := decodeKV(k, v)
 			if err != nil {
 				return err
 			}

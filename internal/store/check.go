@@ -212,3 +212,35 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// BackupFile makes a checked backup (WriteBackup) of the database file at
+// src without writing to src: for when no hub runs, it opens the file
+// read-only after the pre-open check, under bbolt's shared lock (ErrLocked
+// while a writer holds it).
+func BackupFile(src, dst string, timeout time.Duration) (int64, error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	release, err := precheck(src, timeout)
+	if err != nil {
+		return 0, err
+	}
+	db, err := openFile(src, timeout, true)
+	release()
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	if _, err := readHeader(db); err != nil {
+		return 0, err
+	}
+	return WriteBackup(dst, func(w io.Writer) (n int64, err error) {
+		err = guard("copy "+src, func() error {
+			return db.View(func(tx *bolt.Tx) error {
+				n, err = tx.WriteTo(w)
+				return err
+			})
+		})
+		return n, err
+	})
+}

@@ -64,7 +64,7 @@ func FuzzRecord(f *testing.F) {
 	f.Add(keyRev, []byte{0, 0, 0, 0, 0, 0, 0, 9, 1, 2, 3, 4})
 	f.Add([]byte("k"), []byte{})
 	f.Fuzz(func(t *testing.T, key, raw []byte) {
-		kv, err := decodeKV(string(key), raw)
+		kv, err := decodeKV(key, raw)
 		switch {
 		case err == nil && !bytes.Equal(encodeRecord(key, kv.CreateRev, kv.ModRev, kv.Value), raw):
 			t.Fatalf("accepted a record its writer would not write: %x", raw)

@@ -97,12 +97,12 @@ func checkRecord(key, raw []byte) error {
 }
 
 // decodeKV verifies a stored record and copies it out of bbolt's memory map.
-func decodeKV(key string, raw []byte) (KV, error) {
-	if err := checkRecord([]byte(key), raw); err != nil {
+func decodeKV(key, raw []byte) (KV, error) {
+	if err := checkRecord(key, raw); err != nil {
 		return KV{}, err
 	}
 	return KV{
-		Key:       key,
+		Key:       string(key),
 		Value:     append([]byte{}, raw[recordHeader:]...),
 		CreateRev: createRevOf(raw),
 		ModRev:    modRevOf(raw),

@@ -52,5 +52,6 @@ func BenchmarkDatabaseSize10kPersonas(b *testing.B) {
 		}
 		b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
 		b.ReportMetric(float64(st.LogEntries), "log-entries")
+		b.ReportMetric(float64(st.LogBytes)/1e6, "log-MB")
 	}
 }

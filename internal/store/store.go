@@ -96,9 +96,12 @@ type Store interface {
 	Txn(ctx context.Context, conds []Cond, ops []Op) (rev int64, err error)
 	// Rev is the revision of the last committed transaction.
 	Rev(ctx context.Context) (int64, error)
-	// Watch delivers every event under prefix with a revision above
-	// afterRev, first from history, then live, until ctx ends. Resuming
-	// below the kept history fails with ErrCompacted.
+	// Watch delivers the events under prefix with a revision above
+	// afterRev, first from history, then live, until ctx ends: every
+	// delete, and every put not replaced by a later write before the
+	// watcher read it (that write's event carries the key's latest value),
+	// so a watcher sees each key's latest state in revision order.
+	// Resuming below the kept history fails with ErrCompacted.
 	Watch(ctx context.Context, prefix string, afterRev int64) (<-chan Event, error)
 	// Close releases the store; later calls return ErrClosed.
 	Close() error

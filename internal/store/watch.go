@@ -140,13 +140,15 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 			if !bytes.HasPrefix(key, prefix) {
 				continue
 			}
-			ev := Event{Rev: rev, Key: string(key), Delete: del}
-			if !del {
+			ev := Event{Rev: rev, Delete: del}
+			if del {
+				ev.Key = string(key)
+			} else {
 				raw := kv.Get(key)
 				if raw == nil {
 					continue // deleted since; that event follows
 				}
-				rec, err := decodeKV(ev.Key, raw)
+				rec, err := decodeKV(key, raw)
 				switch {
 				case err != nil:
 					return err
@@ -155,7 +157,7 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 				case rec.ModRev < rev:
 					return damaged(fmt.Sprintf("%s: the change log has it written at revision %d, the record at %d", showKey(key), rev, rec.ModRev))
 				}
-				ev.Value = rec.Value
+				ev.Key, ev.Value = rec.Key, rec.Value
 			}
 			if n := len(events); n > 0 && events[n-1].Rev != rev {
 				events[n-1].Last = true

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// With no hub running, store check and store backup read the file itself;
+// a flipped bit in a record makes check list it and exit 1, and the
+// commands that read it fail instead of answering with changed data.
+func TestStoreCheckAndBackupWithoutAHub(t *testing.T) {
+	c := newCLI(t)
+	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
+	home, _ := registry.ResolveHome(c.home)
+	wantContains(t, "check of an intact database", c.ok("store", "check"), home.DBPath(), "intact")
+	copyPath := filepath.Join(c.home, "copy.db")
+	wantContains(t, "backup", c.ok("store", "backup", copyPath), copyPath, "checked")
+	if problems, err := store.CheckFile(copyPath, 0); err != nil || len(problems) != 0 {
+		t.Fatalf("the backup: %v, %v", problems, err)
+	}
+	wantContains(t, "a second backup to the same file", c.fails("store", "backup", copyPath), "exists")
+
+	data, err := os.ReadFile(home.DBPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.LastIndex(data, []byte(`"Spica"`))
+	if at < 0 {
+		t.Fatal("the persona's record is not in the file")
+	}
+	data[at+1] ^= 0x20 // "spica": a changed name, still valid JSON
+	if err := os.WriteFile(home.DBPath(), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := c.run("store", "check")
+	if code != 1 {
+		t.Fatalf("store check of a damaged database: exit %d, %s %s", code, out, errOut)
+	}
+	wantContains(t, "store check's list", out, "record damaged: persona/")
+	wantContains(t, "store check's error", errOut, "damaged", "store backup")
+	wantContains(t, "persona list over the damaged record", c.fails("persona", "list"), "record damaged: persona/")
+	wantContains(t, "backup of a damaged database", c.fails("store", "backup", filepath.Join(c.home, "bad.db")), "record damaged")
+	if _, err := os.Stat(filepath.Join(c.home, "bad.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a backup that failed its check left a file: %v", err)
+	}
+}
+
+// With a hub running (holding the file), both go through it: the copy is a
+// consistent snapshot, checked before success is reported.
+func TestStoreBackupThroughARunningHub(t *testing.T) {
+	c := newCLI(t)
+	serveHub(t, c)
+	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
+	wantContains(t, "check through the hub", c.ok("store", "check", "-o", "json"), `"problems": []`)
+	copyPath := filepath.Join(c.home, "copy.db")
+	wantContains(t, "backup through the hub", c.ok("store", "backup", copyPath), "checked")
+	s, err := store.OpenBolt(copyPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ps, err := registry.New(s, registry.Home{Dir: c.home}).List(context.Background(), registry.ListOptions{All: true}); err != nil || len(ps) != 1 {
+		t.Fatalf("the backup lists %d personas, %v", len(ps), err)
+	}
+}
