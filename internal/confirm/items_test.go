@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -178,6 +179,26 @@ func TestOwnWorkspaceByAddressAndSixGlobalBoundaries(t *testing.T) {
 	for i := range global {
 		if global[i] != GlobalBoundaries[i] {
 			t.Errorf("global boundary %d is %s, the list says %s", i, global[i], GlobalBoundaries[i])
+		}
+	}
+}
+
+// docs/authorization.md lists the boundary table and the secret and
+// authority material table row by row.
+func TestAuthorizationDocListsTheTables(t *testing.T) {
+	b, err := os.ReadFile("../../docs/authorization.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, row := range Boundaries[1:] {
+		if !strings.Contains(doc, "| `"+row.Name+"` |") {
+			t.Errorf("docs/authorization.md lacks the boundary row %s", row.Name)
+		}
+	}
+	for _, m := range SecretMaterial {
+		if !strings.Contains(doc, "| `"+m.Pattern+"` |") {
+			t.Errorf("docs/authorization.md lacks the material row %s", m.Pattern)
 		}
 	}
 }

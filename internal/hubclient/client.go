@@ -249,6 +249,11 @@ func (c *Client) exchange(ctx context.Context, method, path string, payload []by
 	}
 	if key != "" {
 		req.Header.Set(hubapi.IdempotencyHeader, key)
+		// The key makes net/http treat a write as replayable and resend it
+		// by itself after a broken kept-alive connection; without a way
+		// to rewind the body it does not, and retry stays the one place
+		// that decides (and counts) every attempt.
+		req.GetBody = nil
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

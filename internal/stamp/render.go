@@ -60,14 +60,10 @@ func RenderMatrix() string {
 func RenderInventory() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\ttool\thandler_action\tkind\tshapes\tdefault scope\tbundle")
+	fmt.Fprintln(tw, "group\ttool\thandler_action\tkind\tshapes\ttargets\tdefault scope\tbundle")
 	for _, t := range inventory {
-		shapes := make([]string, len(t.Shapes))
-		for i, s := range t.Shapes {
-			shapes[i] = string(s)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Group, t.Name, t.HandlerAction, t.Kind,
-			strings.Join(shapes, ","), t.Scope, t.Bundle)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Group, t.Name, t.HandlerAction, t.Kind,
+			joined(t.Shapes), joined(t.Reaches), t.Scope, t.Bundle)
 	}
 	_ = tw.Flush()
 	return b.String()
@@ -125,4 +121,13 @@ func RenderDossier(d ClassDossier) string {
 		fmt.Fprintf(&b, "  %s [%s]: %s (%s)\n", e.Bundle, e.Cell, strings.Join(e.Tools, ", "), e.Why)
 	}
 	return b.String()
+}
+
+// joined lists words with commas.
+func joined[S ~string](words []S) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = string(w)
+	}
+	return strings.Join(out, ",")
 }

@@ -170,6 +170,24 @@ func TestScrollStaysInBounds(t *testing.T) {
 	}
 }
 
+// The shared key map's g and G reach the ends; the matrix view has them
+// like every view that scrolls.
+func TestTopAndBottom(t *testing.T) {
+	m := press(t, New(Options{}), "enter")
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 12})
+	m = press(t, m, "G")
+	last := m.offset[modeDossier]
+	if last == 0 {
+		t.Fatal("G did not scroll the dossier")
+	}
+	if press(t, m, "down").offset[modeDossier] != last {
+		t.Fatal("G did not reach the end: down still scrolls")
+	}
+	if press(t, m, "g").offset[modeDossier] != 0 {
+		t.Fatal("g did not reach the top")
+	}
+}
+
 func TestHideHelpLeavesFooterToShell(t *testing.T) {
 	m := New(Options{HideHelp: true})
 	v := ansi.Strip(m.View(80, 10))

@@ -32,6 +32,10 @@ func TestHeldSeatRefusedAtTheRoleStep(t *testing.T) {
 	if h.m.step != stepRole {
 		t.Fatalf("step %v", h.m.step)
 	}
+	if o, _ := h.m.current(stepRole); o.value != "deputy" {
+		t.Fatalf("highlighted %q; want deputy, the first seat that is free", o.value)
+	}
+	h.keys("up") // to lead, held
 	want := registry.SeatTakenError("work/core/lead", b.snap.Holders["work/core/lead"])
 	if err := h.m.refusal(stepRole); !errors.Is(err, registry.ErrSeatTaken) || err.Error() != want.Error() {
 		t.Fatalf("held seat at the role step: %v; want %v", err, want)

@@ -284,12 +284,21 @@ func (m Model) choose() (Model, tea.Cmd) {
 }
 
 // enter moves to a choice step, highlighting its earlier answer so that going
-// back and forth keeps every answer.
+// back and forth keeps every answer; without one, the first row that may be
+// chosen (a held seat is listed, refused, and not highlighted).
 func (m Model) enter(s step) Model {
 	m.inputs[m.step].Blur()
 	m.step = s
 	m.inputs[s].Focus()
 	m.cursor[s] = m.indexOf(s, m.chosen[s])
+	if m.chosen[s] == "" {
+		for i, o := range m.options(s) {
+			if o.err == nil {
+				m.cursor[s] = i
+				break
+			}
+		}
+	}
 	return m
 }
 
