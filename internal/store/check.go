@@ -149,23 +149,12 @@ func (b *Bolt) WriteTo(w io.Writer) (n int64, err error) {
 	return n, err
 }
 
-// Backup writes a consistent copy of the database to path (a new file,
-// 0600; an existing one is refused with ErrBackupExists), synced, and checks
-// the copy with CheckFile before it reports success; a copy that fails its
-// check is removed and the problems returned as the error. It returns the
-// copy's size.
-func (b *Bolt) Backup(ctx context.Context, path string) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	return WriteBackup(path, func(w io.Writer) (int64, error) { return b.WriteTo(w) })
-}
-
 // WriteBackup makes a checked backup at path from copy, which writes a
-// database's bytes (Bolt.WriteTo here, or a hub's answer to a backup
-// request): it writes a temporary file beside path, syncs it, checks it with
-// CheckFile, and only then gives it its name (a hard link, so an existing
-// file is never replaced).
+// database's bytes (Bolt.WriteTo, or a hub's answer to a backup request):
+// it writes a temporary file beside path (0600), syncs it, checks it with
+// CheckFile, and only then gives it its name, as a hard link, so that an
+// existing file is never replaced (ErrBackupExists). A copy that fails its
+// check is removed and its first problem returned. It returns the size.
 func WriteBackup(path string, copy func(io.Writer) (int64, error)) (int64, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return 0, fmt.Errorf("%w: %s; choose a new name or remove it first", ErrBackupExists, path)

@@ -120,7 +120,7 @@ func TestCheckFileAndBackup(t *testing.T) {
 			b.Txn(ctx, nil, []Op{Put(fmt.Sprintf("live/%d", i), nil)})
 		}
 	}()
-	n, err := b.Backup(ctx, copyPath)
+	n, err := WriteBackup(copyPath, b.WriteTo)
 	<-done
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestCheckFileAndBackup(t *testing.T) {
 	if fi, err := os.Stat(copyPath); err != nil || fi.Size() != n || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("backup %v (%d bytes reported), %v", fi, n, err)
 	}
-	if _, err := b.Backup(ctx, copyPath); !errors.Is(err, ErrBackupExists) {
+	if _, err := WriteBackup(copyPath, b.WriteTo); !errors.Is(err, ErrBackupExists) {
 		t.Fatalf("a second backup to the same name: %v, want ErrBackupExists", err)
 	}
 	if problems, err := CheckFile(copyPath, 0); err != nil || len(problems) != 0 {
