@@ -116,3 +116,22 @@ func TestSurfaceBindingsAreGrammarThroughTheCLI(t *testing.T) {
 	}
 	c.activate("--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry", "--surface", "virgo-channel=human:henry")
 }
+
+// Issue 10 item 1, the issue's reproductions through the CLI: a read-only
+// tool never authorizes a mutating shape.
+func TestToolKindDecidesShapesThroughTheCLI(t *testing.T) {
+	c := newCLI(t)
+	c.activate("--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry")
+	for _, args := range [][]string{
+		{"get_run", "run:work/core/t-1/r-1", "record:write"},
+		{"workspace_read", "path:memory/notes.md", "write:overwrite"},
+		{"workspace_stat", "path:memory/notes.md", "write:overwrite"},
+		{"list_decisions", "decision:work/core/d-1", "record:write"},
+		{"list_reaction_ids", "surface:virgo-channel/human:henry", "record:write"},
+	} {
+		out, errOut, code := c.run("authorize", "--persona", "root/secretary", "--tool", args[0], "--target", args[1], "--shape", args[2])
+		if code != exitDeny || !strings.Contains(out, "deny [shape-not-carried-by-tool]") {
+			t.Errorf("authorize %v: exit %d, %q (stderr %q); want deny [shape-not-carried-by-tool]", args, code, out, errOut)
+		}
+	}
+}

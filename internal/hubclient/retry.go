@@ -107,6 +107,20 @@ func (a *attempts) record(class string, err error) {
 	a.counts[class]++
 }
 
+// mayHaveApplied warns, for a write whose connection broke after it was
+// sent, that the hub may have committed it before it went away.
+func (a *attempts) mayHaveApplied(what string) string {
+	if strings.HasPrefix(what, "GET ") {
+		return ""
+	}
+	for _, c := range a.classes {
+		if !noHubClass(c) {
+			return " (the hub may have applied it before the connection broke: check before repeating it)"
+		}
+	}
+	return ""
+}
+
 // describe is "3 attempts over 1.2s (connection refused ×2, connection reset ×1)".
 func (a *attempts) describe(spent time.Duration) string {
 	parts := make([]string, len(a.classes))
@@ -141,8 +155,8 @@ func (c *Client) retry(ctx context.Context, what string, try func(ctx context.Co
 		tried.record(class, err)
 		pause := wait - time.Duration(rand.Int64N(int64(wait)/4+1))
 		if time.Since(start)+pause > c.budget {
-			return fmt.Errorf("%s: %w: no answer from the hub on %s after %s; last: %w",
-				what, ErrNoHub, c.socket, tried.describe(time.Since(start)), tried.last)
+			return fmt.Errorf("%s: %w: no answer from the hub on %s after %s; last: %w%s",
+				what, ErrNoHub, c.socket, tried.describe(time.Since(start)), tried.last, tried.mayHaveApplied(what))
 		}
 		if noHubClass(class) {
 			started, serr := c.startHub(ctx)

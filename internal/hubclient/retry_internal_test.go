@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -61,5 +62,24 @@ func TestRetryBudgetFromEnvironment(t *testing.T) {
 		if _, err := retryBudgetFromEnv(); !errors.Is(err, ErrBadRetryBudget) {
 			t.Fatalf("%q: %v, want ErrBadRetryBudget", bad, err)
 		}
+	}
+}
+
+// A write that never reached a hub says nothing more; one whose connection
+// broke after it was sent warns that the hub may have applied it.
+func TestAFailedWriteSaysWhetherItMayHaveBeenApplied(t *testing.T) {
+	var never attempts
+	never.record("connection refused", syscall.ECONNREFUSED)
+	if w := never.mayHaveApplied("POST /v1/personas"); w != "" {
+		t.Fatalf("a write that never reached a hub: %q", w)
+	}
+	var broke attempts
+	broke.record("connection reset", syscall.ECONNRESET)
+	broke.record("no socket", syscall.ENOENT)
+	if w := broke.mayHaveApplied("POST /v1/personas"); !strings.Contains(w, "may have applied") {
+		t.Fatalf("a write cut off: %q", w)
+	}
+	if w := broke.mayHaveApplied("GET /v1/personas"); w != "" {
+		t.Fatalf("a read: %q", w)
 	}
 }
