@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -148,13 +147,4 @@ func (u *Cases) previousStamp(ctx context.Context, p registry.Persona) (stamp.St
 		}
 	}
 	return stamp.Stamp{}, nil
-}
-
-// LoadStamp reads a generation's stamp and checks it against its recorded
-// hash.
-func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
-	if p.StampHash == "" {
-		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)
-	}
-	return stamp.Load(filepath.Join(u.home.GenerationDir(p.ID), stamp.FileName), p.StampHash)
 }

@@ -53,6 +53,7 @@ type Cases struct {
 	fail  *Failpoint
 	// idemLimit bounds the idempotency records kept.
 	idemLimit int
+	stamps    stampCache
 }
 
 // New returns the use cases over cfg's store, registry and queue.

@@ -41,7 +41,7 @@ type installation struct {
 	clk   *clock
 }
 
-func newInstallation(t *testing.T) *installation {
+func newInstallation(t testing.TB) *installation {
 	t.Helper()
 	home := registry.Home{Dir: t.TempDir()}
 	st, err := store.OpenBolt(home.DBPath(), store.Options{})
@@ -58,7 +58,7 @@ func newInstallation(t *testing.T) *installation {
 
 var henry = confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}
 
-func mustNil(t *testing.T, err error) {
+func mustNil(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -169,5 +169,27 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	mustNil(t, err)
 	if p, _ = in.reg.Get(ctx, p.ID); p.State != registry.StateRetired || p.RetireReason != "project closed" {
 		t.Fatalf("approved retirement: %s (%q), want retired with the requester's reason", p.State, p.RetireReason)
+	}
+}
+
+// A stamp is read from disk and verified once per (generation, hash), then
+// served from memory: a request reads no file. A record naming another hash
+// is verified against the file again (and here refused).
+func TestStampIsVerifiedOnceThenCached(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	res, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	mustNil(t, err)
+	p := res.Persona
+	first, err := in.cases.LoadStamp(p)
+	mustNil(t, err)
+	mustNil(t, os.Remove(in.home.GenerationDir(p.ID)+"/CAPABILITY-STAMP.json"))
+	again, err := in.cases.LoadStamp(p)
+	if err != nil || again.Persona.ID != first.Persona.ID {
+		t.Fatalf("a verified stamp read again: %v; want it from memory", err)
+	}
+	p.StampHash = "sha256:00"
+	if _, err := in.cases.LoadStamp(p); err == nil {
+		t.Fatal("a stamp under another hash was served from memory; want it verified against the file")
 	}
 }
