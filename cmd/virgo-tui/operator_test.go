@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -167,4 +168,12 @@ func mustNil(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Issue 12: "a home path over the socket-path limit fails with bind:
+// invalid argument without naming the limit". Now it is refused naming it.
+func TestAnOverlongHomeNamesTheSocketLimit(t *testing.T) {
+	c := newCLI(t)
+	c.home = filepath.Join(c.home, strings.Repeat("h", 120))
+	wantContains(t, "over-long home", c.fails("confirm", "list"), "108-byte sun_path", "use a shorter --home")
 }

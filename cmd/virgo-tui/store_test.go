@@ -46,6 +46,9 @@ func TestStoreCheckAndBackupWithoutAHub(t *testing.T) {
 	wantContains(t, "store check's list", out, "record damaged: persona/")
 	wantContains(t, "store check's error", errOut, "damaged", "store backup")
 	wantContains(t, "persona list over the damaged record", c.fails("persona", "list"), "record damaged: persona/")
+	// A command that needs a hub cannot start one over it either: the
+	// hub's start reads every persona.
+	wantContains(t, "a hub start over the damaged record", c.fails("confirm", "list"), "record damaged: persona/")
 	wantContains(t, "backup of a damaged database", c.fails("store", "backup", filepath.Join(c.home, "bad.db")), "record damaged")
 	if _, err := os.Stat(filepath.Join(c.home, "bad.db")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a backup that failed its check left a file: %v", err)

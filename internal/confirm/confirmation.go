@@ -5,13 +5,17 @@ import "time"
 // State is where a confirmation is in its life.
 type State string
 
-// The states of a confirmation. Approved, denied and expired are terminal.
+// The states of a confirmation. Approved, denied, expired and withdrawn
+// are terminal.
 const (
 	StatePending  State = "pending"
 	StateApproved State = "approved"
 	StateDenied   State = "denied"
 	// StateExpired counts as denied.
 	StateExpired State = "expired"
+	// StateWithdrawn counts as denied: the generation that asked was
+	// retired while it was pending (see Queue.PlanWithdraw).
+	StateWithdrawn State = "withdrawn"
 )
 
 // Terminal reports whether the state is final.
@@ -125,7 +129,7 @@ func resultOf(c *Confirmation, d Decision, now time.Time) Result {
 	switch c.effective(now) {
 	case StateApproved:
 		r.Status = StatusAllowed
-	case StateDenied, StateExpired:
+	case StateDenied, StateExpired, StateWithdrawn:
 		r.Status = StatusDenied
 	default:
 		r.Status = StatusUnknown

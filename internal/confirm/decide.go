@@ -67,7 +67,8 @@ func (d Decided) Err() error {
 }
 
 // PlanDecide reads confirmation id and plans decider's decision on it. The
-// rules, in order, each a named error: a decided confirmation is terminal
+// rules, in order, each a named error: a withdrawn confirmation is terminal
+// (ErrWithdrawn, naming its state); a decided one is terminal
 // (ErrAlreadyDecided, with the confirmation as decided); a pending one past
 // its expiry is planned expired (Decided.Expired; counts as denied); nobody
 // decides their own request (ErrSelfDecision); a persona never decides at a
@@ -88,6 +89,9 @@ func (q *Queue) PlanDecide(ctx context.Context, decider Principal, id string, ap
 		return Decided{}, err
 	}
 	now := q.now().UTC()
+	if c.State == StateWithdrawn {
+		return Decided{Confirmation: c}, fmt.Errorf("confirmation %s is %s: %w", id, c.State, ErrWithdrawn)
+	}
 	if c.State.Terminal() {
 		return Decided{Confirmation: c}, fmt.Errorf("confirmation %s is %s: %w", id, c.State, ErrAlreadyDecided)
 	}

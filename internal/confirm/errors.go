@@ -52,10 +52,16 @@ var (
 	ErrUnroutable = errors.New("the authority seat is empty; the confirmation stays pending and is not re-routed")
 	// ErrAlreadyDecided: a decision is terminal and single use.
 	ErrAlreadyDecided = errors.New("confirmation already decided")
+	// ErrWithdrawn: the confirmation was withdrawn when its generation was
+	// retired; it is terminal and counts as denied.
+	ErrWithdrawn = errors.New("confirmation was withdrawn: the persona generation that asked was retired")
 	// ErrExpired: a pending confirmation past its expiry counts as denied.
 	ErrExpired = errors.New("confirmation expired and counts as denied")
 	// ErrNoConfirmation: no confirmation has that id.
 	ErrNoConfirmation = errors.New("no such confirmation")
+	// ErrTooManyPending: the requester or the authority has as many
+	// confirmations pending as the limits allow.
+	ErrTooManyPending = errors.New("too many confirmations pending")
 	// ErrCorrelationReuse: a correlation id names exactly one operation.
 	ErrCorrelationReuse = errors.New("correlation id already names a different operation")
 	// ErrNoCorrelation: a request needs a correlation id so that it can be retried.

@@ -25,6 +25,20 @@ type QueueOptions struct {
 	// Seats finds the active holder of the owning lead seat; nil leaves
 	// every deputy-scope confirmation unroutable.
 	Seats SeatHolders
+	// Pending counts what is pending, for the limits below; nil sets no
+	// limit.
+	Pending PendingCounter
+	// PerPersona and PerAuthority bound the pending confirmations one
+	// persona generation may have asked for and one authority may be
+	// routed, so no persona can flood a queue (ErrTooManyPending).
+	PerPersona, PerAuthority int
+}
+
+// PendingCounter tells how many confirmations are pending, by the persona
+// generation that asked and by the authority they are routed to.
+type PendingCounter interface {
+	PendingOf(personaID string) int
+	PendingFor(authority Principal) int
 }
 
 // Queue is the durable confirmation queue over a store. Every state change
@@ -37,6 +51,7 @@ type Queue struct {
 	now     func() time.Time
 	seats   SeatHolders
 	prompts *Prompts
+	limits  QueueOptions // Pending, PerPersona, PerAuthority
 }
 
 // NewQueue opens the confirmation queue on st.
@@ -47,7 +62,7 @@ func NewQueue(st store.Store, opts QueueOptions) *Queue {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Queue{st: st, ttl: opts.TTL, now: opts.Now, seats: opts.Seats, prompts: NewPrompts(st, opts.Now)}
+	return &Queue{st: st, ttl: opts.TTL, now: opts.Now, seats: opts.Seats, prompts: NewPrompts(st, opts.Now), limits: opts}
 }
 
 // Prompts is the queue's prompt registry.
@@ -202,6 +217,9 @@ func (q *Queue) planCreate(ctx context.Context, caller Principal, in pendingInpu
 	if err != nil {
 		return Result{}, store.Plan{}, err
 	}
+	if err := q.underLimits(in.stamp.Persona.ID, in.op.Persona, rt.authority); err != nil {
+		return Result{}, store.Plan{}, err
+	}
 	c := &Confirmation{
 		ID: newID(), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
 		Route: in.decision.Route(), Unroutable: rt.unroutable, Operation: in.op, PersonaID: in.stamp.Persona.ID,
@@ -228,6 +246,23 @@ func (q *Queue) planCreate(ctx context.Context, caller Principal, in pendingInpu
 		a,
 	}
 	return resultOf(c, in.decision, now), store.Plan{Conds: conds, Ops: ops}, nil
+}
+
+// underLimits refuses a new confirmation when its requester or its
+// authority already has as many pending as the limits allow. A retry
+// joining its own confirmation is never refused: it adds nothing.
+func (q *Queue) underLimits(personaID, persona string, authority Principal) error {
+	l := q.limits
+	if l.Pending == nil {
+		return nil
+	}
+	if n := l.Pending.PendingOf(personaID); l.PerPersona > 0 && n >= l.PerPersona {
+		return fmt.Errorf("%s has %d confirmations pending, the limit: %w; wait for decisions before asking more", persona, n, ErrTooManyPending)
+	}
+	if n := l.Pending.PendingFor(authority); l.PerAuthority > 0 && n >= l.PerAuthority && authority.Name != "" {
+		return fmt.Errorf("%s has %d confirmations pending, the limit: %w; ask again when they are decided", authority, n, ErrTooManyPending)
+	}
+	return nil
 }
 
 // byCorrelation finds the confirmation a requester's correlation id names.

@@ -1,13 +1,17 @@
 package hub
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -49,7 +53,20 @@ func (h *Hub) Handler() http.Handler {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { h.dispatch(w, r, methods) })
 	}
 	mux.HandleFunc("/", h.notFound)
-	return mux
+	return cleanPaths(mux)
+}
+
+// cleanPaths answers a path with ".", ".." or "//" elements with a JSON
+// error instead of letting the mux redirect it (an HTML 307 that a client
+// might follow somewhere else than it meant).
+func cleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p && path.Clean(p)+"/" != p {
+			writeError(w, hubapi.Errorf(hubapi.ErrUncleanPath, "%q is not a clean path: no \".\", \"..\" or empty elements (see docs/api.md)", p))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // dispatch checks the method and the caller's token, then runs the endpoint.
@@ -118,37 +135,56 @@ func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, hubapi.Errorf(hubapi.ErrNoEndpoint, "%s %s is not an endpoint of the hub (see docs/api.md)", r.Method, r.URL.Path))
 }
 
-// decodeBody reads a JSON object of at most MaxBody bytes into v. Unknown
-// fields are refused, so a typo is not silently ignored; identity fields
-// are the exception (see IdentityClaims). An empty body decodes as {} when
-// optional is set.
+// decodeBody reads one JSON object of at most MaxBody bytes into v, and
+// checks its text fields against the limits table. Everything a persona
+// could use to slip something past the decoder is refused with a named
+// error: a Content-Length over the limit (at once, before reading), a body
+// not declared application/json, invalid UTF-8 (never silently replaced),
+// anything but one object (null included), a key given twice, an unknown
+// field (a typo is not ignored; identity fields are the exception, see
+// IdentityClaims). An empty body decodes as {} when optional is set.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	if r.ContentLength > hubapi.MaxBody {
+		return hubapi.Errorf(hubapi.ErrTooLarge, "request body of %d bytes is over the %d-byte limit; nothing was read", r.ContentLength, hubapi.MaxBody)
+	}
 	if optional && r.ContentLength == 0 {
 		return nil // a bare heartbeat: nothing to parse
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, hubapi.MaxBody)
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if errors.Is(err, io.EOF) && optional {
-		return nil
-	}
-	if err == nil {
-		if _, terr := dec.Token(); !errors.Is(terr, io.EOF) {
-			err = errors.New("trailing data after the JSON object")
-		}
-	}
-	if err == nil {
-		return nil
-	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, hubapi.MaxBody))
 	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return hubapi.Errorf(hubapi.ErrTooLarge, "request body is over the %d-byte limit", hubapi.MaxBody)
+	} else if err != nil {
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body could not be read: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil
+		}
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body is empty; send a JSON object")
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return hubapi.Errorf(hubapi.ErrUnsupportedMediaType, "Content-Type %q: send the body as application/json", r.Header.Get("Content-Type"))
+	}
+	if !utf8.Valid(body) {
+		return hubapi.Errorf(hubapi.ErrInvalidUTF8, "request body is not valid UTF-8 (at byte %d)", invalidUTF8At(body))
+	}
+	if err := oneObject(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return malformed(err)
+	}
+	return hubapi.CheckFields(v)
+}
+
+// malformed names what the JSON decoder refused.
+func malformed(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &tooBig):
-		return hubapi.Errorf(hubapi.ErrTooLarge, "request body is over the %d-byte limit", hubapi.MaxBody)
-	case errors.Is(err, io.EOF):
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body is empty; send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed JSON: the body ends in the middle of a value")
 	case errors.As(err, &syn):
@@ -158,6 +194,88 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 	default:
 		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed request: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
+}
+
+// oneObject checks that body is exactly one JSON object in which no object
+// names a key twice (encoding/json would keep the last silently, so a check
+// could read one value and the use case another).
+func oneObject(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return malformed(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body is JSON %v; send a JSON object", jsonKind(tok))
+	}
+	type object struct {
+		keys   map[string]bool
+		expect bool // the next string token is a key
+	}
+	stack := []object{{keys: map[string]bool{}, expect: true}}
+	for len(stack) > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return malformed(err)
+		}
+		top := &stack[len(stack)-1]
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				top.expect = top.keys != nil
+				stack = append(stack, object{keys: map[string]bool{}, expect: true})
+			case '[':
+				top.expect = top.keys != nil
+				stack = append(stack, object{}) // an array: no keys
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if top.keys != nil && top.expect {
+				if top.keys[t] {
+					return hubapi.Errorf(hubapi.ErrMalformedJSON, "key %q is given twice; send each field once", t)
+				}
+				top.keys[t] = true
+				top.expect = false
+				continue
+			}
+			top.expect = top.keys != nil
+		default:
+			top.expect = top.keys != nil
+		}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "trailing data after the JSON object")
+	}
+	return nil
+}
+
+// jsonKind names a JSON value's kind from its first token.
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "true or false"
+	case float64, json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	}
+	return "an array"
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // idempotencyHeader carries the client's key of a mutating request.

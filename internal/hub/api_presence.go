@@ -59,8 +59,9 @@ func listPresence(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 	return nil
 }
 
-// maxReportLine bounds one line of a beat stream.
-const maxReportLine = 4 * hubapi.MaxPresenceText
+// maxReportLine bounds one line of a beat stream: room for both texts at
+// their limits, written as JSON.
+var maxReportLine = 2*(hubapi.LimitOf("activity").Max+hubapi.LimitOf("summary").Max) + 256 // JSON escapes and the field names
 
 // beatStreamDrain is how long a beat stream may go on reading once the hub
 // shuts down: long enough to apply the beats already on the wire, short
@@ -75,8 +76,11 @@ const beatStreamDrain = 200 * time.Millisecond
 // number of heartbeats, so a busy runtime pays for HTTP once, not per beat.
 // The connection may stay silent up to the offline interval between lines.
 func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
-	valid, cancel := h.untilRevoked(r)
-	defer cancel()
+	valid, release, err := h.holdStream(r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	dl := watchShutdown(h, valid, http.NewResponseController(w))
 	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)

@@ -33,6 +33,11 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 	if _, _, err := h.stream.Read(after, 0, nil); err != nil {
 		return h.resyncError(err.Error())
 	}
+	ctx, release, err := h.holdStream(r)
+	if err != nil {
+		return err
+	}
+	defer release()
 	sse := strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	rc := http.NewResponseController(w)
 	// The stream outlives any read deadline meant for request bodies.
@@ -75,8 +80,7 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 
 	ka := time.NewTicker(streamKeepAlive)
 	defer ka.Stop()
-	ctx, cancel := h.untilRevoked(r)
-	defer cancel()
+
 	var buf []hubapi.Change
 	for {
 		batch, wake, err := h.stream.Read(after, 512, buf[:0])

@@ -78,7 +78,12 @@ type Hub struct {
 
 	waitMu    sync.Mutex
 	waitingOn map[string]string // pending confirmation id -> persona id
+	waitFor   map[string]string // pending confirmation id -> authority
 	waitCount map[string]int    // persona id -> pending confirmations
+	authCount map[string]int    // authority -> pending confirmations routed to it
+
+	openMu sync.Mutex
+	open   map[tokenHash]int // open streams per token
 
 	// streamsDone is closed when the hub shuts down, ending every stream
 	// response so that the server's drain does not wait on them.
@@ -128,12 +133,20 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 
 		streamsDone: make(chan struct{}),
 		waitingOn:   make(map[string]string),
+		waitFor:     make(map[string]string),
+		open:        make(map[tokenHash]int),
+		authCount:   make(map[string]int),
 		waitCount:   make(map[string]int),
 	}
-	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg}})
+	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg},
+		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
+		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
 	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
 		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint})
 	if err := h.queue.IndexUndecided(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	if err := h.reg.IndexNameSkeletons(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	rev, err := h.st.Rev(ctx)

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -114,19 +113,12 @@ func (t *Tracker) Beat(id string) error {
 	return t.report(id, func(e *hubapi.Presence, now time.Time) {})
 }
 
-// checkText applies the rules every presence text shares: at most
-// MaxPresenceText bytes, valid UTF-8, and no C0/C1 control characters.
+// checkText applies the API's limits table to a presence text (its length,
+// valid UTF-8, no control, bidi or invisible character): the tracker is
+// also fed by beat streams, whose lines do not pass the request decoder.
 func checkText(what, id, text string) error {
-	if len(text) > hubapi.MaxPresenceText {
-		return fmt.Errorf("%s of %s: %w", what, id, hubapi.ErrTextTooLong)
-	}
-	if !utf8.ValidString(text) {
-		return fmt.Errorf("%s of %s: %w", what, id, hubapi.ErrControlText)
-	}
-	for _, r := range text {
-		if r < 0x20 || r >= 0x7f && r <= 0x9f {
-			return fmt.Errorf("%s of %s: %w: %U", what, id, hubapi.ErrControlText, r)
-		}
+	if err := hubapi.CheckText(what, what, text); err != nil {
+		return fmt.Errorf("%s of %s: %w", what, id, err)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func TestRefusedSummaryLeavesActivity(t *testing.T) {
 		name, summary string
 		want          error
 	}{
-		{"too long", strings.Repeat("s", hubapi.MaxPresenceText+1), hubapi.ErrTextTooLong},
+		{"too long", strings.Repeat("s", hubapi.LimitOf("summary").Max+1), hubapi.ErrTooLong},
 		{"control text", "done\x1b[2J", hubapi.ErrControlText},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

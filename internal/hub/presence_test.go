@@ -2,6 +2,7 @@ package hub
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,8 +139,8 @@ func TestPresenceCoalescesChanges(t *testing.T) {
 func TestPresenceRejectsLongText(t *testing.T) {
 	tr := NewTracker(newFakeClock(), testIntervals)
 	tr.Track(hubapi.Presence{ID: "a"})
-	long := make([]byte, hubapi.MaxPresenceText+1)
-	if err := tr.SetActivity("a", string(long)); !errors.Is(err, hubapi.ErrTextTooLong) {
+	long := make([]byte, hubapi.LimitOf("summary").Max+1)
+	if err := tr.SetActivity("a", string(long)); !errors.Is(err, hubapi.ErrTooLong) {
 		t.Fatalf("got %v, want ErrTextTooLong", err)
 	}
 }
@@ -151,12 +152,17 @@ func TestPresenceRejectsControlCharacters(t *testing.T) {
 	tr := NewTracker(newFakeClock(), testIntervals)
 	tr.Track(hubapi.Presence{ID: "a"})
 	mustNil(t, tr.SetSummary("a", "reviewing #41 — ünïcode is fine"))
-	for _, text := range []string{"\x1b[2J", "ok\x1b]52;c;AAAA\x07", "line\nbreak", "c1\u009b31m", "bad utf8 \xff"} {
-		if err := tr.SetActivity("a", text); !errors.Is(err, hubapi.ErrControlText) {
-			t.Errorf("activity %q: got %v, want ErrControlText", text, err)
+	for _, text := range []string{"\x1b[2J", "ok\x1b]52;c;AAAA\x07", "line\nbreak", "c1\u009b31m", "bad utf8 \xff",
+		"bidi \u202eoverride", "zero\u200bwidth"} {
+		want := hubapi.ErrControlText
+		if strings.Contains(text, "\xff") {
+			want = hubapi.ErrInvalidUTF8
 		}
-		if err := tr.SetSummary("a", text); !errors.Is(err, hubapi.ErrControlText) {
-			t.Errorf("summary %q: got %v, want ErrControlText", text, err)
+		if err := tr.SetActivity("a", text); !errors.Is(err, want) {
+			t.Errorf("activity %q: got %v, want %v", text, err, want)
+		}
+		if err := tr.SetSummary("a", text); !errors.Is(err, want) {
+			t.Errorf("summary %q: got %v, want %v", text, err, want)
 		}
 	}
 	if p, _ := tr.Get("a"); p.Summary != "reviewing #41 — ünïcode is fine" || p.Activity != "" {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 // revocationCheck is how often an open stream asks whether its token still
@@ -23,6 +26,32 @@ func revokedCause(ctx context.Context) error {
 		return cause
 	}
 	return nil
+}
+
+// holdStream admits one more open stream for the token r was authorized
+// with — at most the limits table's streams_per_token, so no token can tie
+// up the hub with streams (ErrTooManyStreams) — and returns its context
+// (see untilRevoked). Call release when the stream ends.
+func (h *Hub) holdStream(r *http.Request) (ctx context.Context, release func(), err error) {
+	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	key := hashToken(strings.TrimSpace(tok))
+	limit := hubapi.LimitOf("streams_per_token").Max
+	h.openMu.Lock()
+	if h.open[key] >= limit {
+		h.openMu.Unlock()
+		return nil, nil, hubapi.Errorf(hubapi.ErrTooManyStreams, "this token has %d streams open, the limit: close one first", limit)
+	}
+	h.open[key]++
+	h.openMu.Unlock()
+	ctx, cancel := h.untilRevoked(r)
+	return ctx, func() {
+		cancel()
+		h.openMu.Lock()
+		if h.open[key]--; h.open[key] == 0 {
+			delete(h.open, key)
+		}
+		h.openMu.Unlock()
+	}, nil
 }
 
 // untilRevoked returns r's context, cancelled as soon as the token r was

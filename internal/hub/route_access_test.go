@@ -198,6 +198,9 @@ func call(t *testing.T, home, method, path, token, body string) (int, string) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	if body != "" && !strings.Contains(path, "/presence/stream") {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := socketHTTP(home).Do(req)
 	mustNil(t, err)
 	defer resp.Body.Close()

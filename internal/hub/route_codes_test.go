@@ -23,7 +23,7 @@ func documentedCodes(t *testing.T) map[string]bool {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	codes := map[string]bool{}
-	for _, row := range regexp.MustCompile("(?m)^\\| \\d{3} \\| (.*) \\|$").FindAllStringSubmatch(section, -1) {
+	for _, row := range regexp.MustCompile(`(?m)^\| \d{3} \| (.*) \|$`).FindAllStringSubmatch(section, -1) {
 		for _, c := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(row[1], -1) {
 			codes[c[1]] = true
 		}

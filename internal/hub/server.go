@@ -54,6 +54,9 @@ type ServeOptions struct {
 // presence and closes the store.
 func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	home := opts.Home.Dir
+	if err := hubapi.CheckSocketPath(home); err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
 	lock, err := acquireHubLock(home)
 	if err != nil {
 		return err

@@ -261,7 +261,12 @@ func rawRequest(t *testing.T, home, method, path, token string, body []byte) (*h
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	mustNil(t, req.Write(conn))
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	// A hub that refuses a body early may answer and close before the whole
+	// body is written: the answer is read all the same.
+	_ = req.Write(conn)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
 	mustNil(t, err)
 	defer resp.Body.Close()
@@ -303,10 +308,24 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 		{"wrong method", "DELETE", "/v1/personas/retire", optok, nil, 405, "method_not_allowed", "use POST"},
 		{"no token", "POST", "/v1/personas/retire", "", []byte(`{"persona": "work/core/lead", "reason": "x"}`), 401, "unauthenticated", "Bearer"},
 		{"bad token", "POST", "/v1/personas/retire", "vgt_forged", []byte(`{"persona": "work/core/lead", "reason": "x"}`), 401, "unauthenticated", "Bearer"},
+
+		// Issue 12, "Edge answers": each is JSON, immediate and names what is wrong.
+		{"null body", "POST", "/v1/personas/retire", optok, []byte(`null`), 400, "malformed_json", "JSON null; send a JSON object"},
+		{"duplicate keys", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "x", "reason": "a", "persona": "work/core/lead"}`), 400, "malformed_json", `key "persona" is given twice`},
+		{"invalid UTF-8", "POST", "/v1/personas/retire", optok, []byte("{\"persona\": \"work/core/lead\", \"reason\": \"bad \xff\"}"), 400, "invalid_encoding", "at byte 45"},
+		{"escape in a reason", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "work/core/lead", "reason": "no\u001b]0;pwned\u0007"}`), 400, "control_text", `field "reason"`},
+		{"bidi in a reason", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "work/core/lead", "reason": "ok \u202eevil"}`), 400, "control_text", "U+202E"},
+		{"a 1 MB reason", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "work/core/lead", "reason": "` + strings.Repeat("r", 1<<20-64) + `"}`), 400, "too_long", `field "reason"`},
+		{"escape in a correlation id", "POST", "/v1/confirmations", optok, []byte(`{"persona": "work/core/lead", "tool": "publish_deployment_v1", "target": "external:https://e.org", "shape": "deploy", "correlation_id": "c\u001b[2J"}`), 400, "control_text", `field "correlation_id"`},
+		{"a 40,000-byte correlation id", "POST", "/v1/confirmations", optok, []byte(`{"persona": "work/core/lead", "tool": "publish_deployment_v1", "target": "external:https://e.org", "shape": "deploy", "correlation_id": "` + strings.Repeat("c", 40000) + `"}`), 400, "too_long", `field "correlation_id": text is too long: 40000 bytes, over the 128-byte limit`},
+		{"dot-dot path", "GET", "/v1/personas/../audit", optok, nil, 400, "unclean_path", "not a clean path"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			resp, ae := rawRequest(t, th.home.Dir, c.method, c.path, c.token, c.body)
+			if c.name == "dot-dot path" && resp.Header.Get("Location") != "" {
+				t.Fatalf("redirected to %s", resp.Header.Get("Location"))
+			}
 			if resp.StatusCode != c.status || ae.Code != c.code || !strings.Contains(ae.Msg, c.says) {
 				t.Fatalf("got %d %q %q, want %d %q containing %q", resp.StatusCode, ae.Code, ae.Msg, c.status, c.code, c.says)
 			}
@@ -413,5 +432,43 @@ func TestAClientStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 	mustNil(t, c.Close())
 	if _, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after stop: %v, want ErrNoHub", err)
+	}
+}
+
+// Issue 12: "Content-Length: 10000000000 with a tiny body hangs ~30 s
+// instead of an immediate 413"; a body not declared JSON is refused.
+func TestEdgeAnswersAreImmediate(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	th.operator(t, "henry")
+	optok, err := hubapi.OperatorToken(th.home.Dir, "henry")
+	mustNil(t, err)
+	conn, err := net.Dial("unix", hubapi.SocketPath(th.home.Dir))
+	mustNil(t, err)
+	defer conn.Close()
+	start := time.Now()
+	fmt.Fprintf(conn, "POST /v1/personas/retire HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n{}", optok)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	mustNil(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), `"too_large"`) {
+		t.Fatalf("a 10 GB Content-Length: %s %s, want 413 too_large", resp.Status, b)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the 413 took %v, want it at once", took)
+	}
+
+	for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded"} {
+		req, _ := http.NewRequest("POST", "http://hub/v1/personas/retire", strings.NewReader(`{"persona":"x","reason":"y"}`))
+		req.Header.Set("Authorization", "Bearer "+optok)
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := socketHTTP(th.home.Dir).Do(req)
+		mustNil(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(b), "application/json") {
+			t.Fatalf("Content-Type %q: %s %s, want 415 naming application/json", ct, resp.Status, b)
+		}
 	}
 }

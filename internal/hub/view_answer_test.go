@@ -51,7 +51,7 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	th.addPersona(t, "work/core/lead", "Spica")
 	th.addPersona(t, "work/core/deputy", "Porrima")
-	th.retire(t, "work/core/deputy", `done: "quoted" <b>&</b> é`+"\n\t\u2028")
+	th.retire(t, "work/core/deputy", `done: "quoted" <b>&</b> é \ ✓`)
 	ctx := context.Background()
 	rt := th.runtime(t, th.addPersona(t, "work/web/lead", "Heze"))
 	act := `reading "QUEUE.md" \ <now>`

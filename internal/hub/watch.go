@@ -102,25 +102,47 @@ func (h *Hub) apply(ev store.Event) {
 }
 
 // countWaiting keeps, per persona generation, the number of its pending
-// confirmations (shown as "waiting" in presence).
+// confirmations (shown as "waiting" in presence), and per authority the
+// number routed to it: the counts behind the queue's pending limits.
 func (h *Hub) countWaiting(c *confirm.Confirmation) {
-	if c.PersonaID == "" {
-		return
-	}
 	h.waitMu.Lock()
 	defer h.waitMu.Unlock()
 	_, had := h.waitingOn[c.ID]
 	switch pending := c.State == confirm.StatePending; {
 	case pending && !had:
 		h.waitingOn[c.ID] = c.PersonaID
+		h.waitFor[c.ID] = c.Authority.String()
 		h.waitCount[c.PersonaID]++
+		h.authCount[c.Authority.String()]++
 	case !pending && had:
 		delete(h.waitingOn, c.ID)
+		h.authCount[h.waitFor[c.ID]]--
+		delete(h.waitFor, c.ID)
 		h.waitCount[c.PersonaID]--
 	default:
 		return
 	}
-	h.presence.SetWaiting(c.PersonaID, h.waitCount[c.PersonaID])
+	if c.PersonaID != "" {
+		h.presence.SetWaiting(c.PersonaID, h.waitCount[c.PersonaID])
+	}
+}
+
+// pendingCounts answers the queue's PendingCounter from the counts
+// countWaiting keeps.
+type pendingCounts struct{ h *Hub }
+
+// PendingOf is how many pending confirmations a generation asked for.
+func (p pendingCounts) PendingOf(personaID string) int {
+	p.h.waitMu.Lock()
+	defer p.h.waitMu.Unlock()
+	return p.h.waitCount[personaID]
+}
+
+// PendingFor is how many pending confirmations are routed to authority.
+func (p pendingCounts) PendingFor(authority confirm.Principal) int {
+	p.h.waitMu.Lock()
+	defer p.h.waitMu.Unlock()
+	return p.h.authCount[authority.String()]
 }
 
 func (h *Hub) markApplied(rev int64) {

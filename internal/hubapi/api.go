@@ -40,9 +40,9 @@ type AssignRequest struct {
 	IdentityClaims
 	// Persona is the deputy: an address (its current holder), a name or a
 	// generation id.
-	Persona string `json:"persona"`
+	Persona string `json:"persona" limit:"ref"`
 	// Task is scope/project/task, in the deputy's project.
-	Task   string `json:"task"`
+	Task   string `json:"task" limit:"ref"`
 	Remove bool   `json:"remove,omitempty"`
 }
 
@@ -52,14 +52,14 @@ type OperationRequest struct {
 	IdentityClaims
 	// Persona is whose stamp applies: ignored for a persona's token (its
 	// own), required for an operator's.
-	Persona string `json:"persona,omitempty"`
-	Tool    string `json:"tool"`
+	Persona string `json:"persona,omitempty" limit:"ref"`
+	Tool    string `json:"tool" limit:"ref"`
 	// Target is the target in its kind's text form ("path:QUEUE.md",
 	// "address:work/core/lead", ...).
-	Target string `json:"target"`
-	Shape  string `json:"shape"`
+	Target string `json:"target" limit:"target"`
+	Shape  string `json:"shape" limit:"ref"`
 	// CorrelationID names the request for retries (confirmations only).
-	CorrelationID string `json:"correlation_id,omitempty"`
+	CorrelationID string `json:"correlation_id,omitempty" limit:"correlation_id"`
 }
 
 // Authorization is the answer of POST /v1/authorize: the hub's whole
@@ -85,7 +85,7 @@ type DecideRequest struct {
 	// Remember is "", "persona" or "class".
 	Remember confirm.Remember `json:"remember,omitempty"`
 	// Reason is required for a denial.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" limit:"reason"`
 }
 
 // PromptReviewRequest is the body of POST /v1/prompts/{id}/carry-forward
@@ -93,7 +93,7 @@ type DecideRequest struct {
 type PromptReviewRequest struct {
 	IdentityClaims
 	// Persona is an address (its current holder), a name or a generation id.
-	Persona string `json:"persona"`
+	Persona string `json:"persona" limit:"ref"`
 }
 
 // PersonaView is a persona record with its live presence (absent for
@@ -107,8 +107,8 @@ type PersonaView struct {
 type RetireRequest struct {
 	IdentityClaims
 	// Persona is an address (its current holder), a name or a generation id.
-	Persona string `json:"persona"`
-	Reason  string `json:"reason"`
+	Persona string `json:"persona" limit:"ref"`
+	Reason  string `json:"reason" limit:"reason"`
 }
 
 // Retirement is the answer of POST /v1/personas/retire: the persona and,
@@ -136,8 +136,8 @@ type Health struct {
 // a new activity and summary (absent fields are left as they are).
 type PresenceReport struct {
 	IdentityClaims
-	Activity *string `json:"activity,omitempty"`
-	Summary  *string `json:"summary,omitempty"`
+	Activity *string `json:"activity,omitempty" limit:"activity"`
+	Summary  *string `json:"summary,omitempty" limit:"summary"`
 }
 
 // BeatAck is the answer to a beat: the presence as the hub now holds it.
@@ -183,12 +183,12 @@ type DiffView struct {
 // RegisterRequest is the body of POST /v1/personas: what persona add asks.
 type RegisterRequest struct {
 	IdentityClaims
-	Address        string `json:"address"`
-	Name           string `json:"name"`
-	Human          string `json:"human,omitempty"`
-	Repository     string `json:"repository,omitempty"`
-	SessionLineage string `json:"session_lineage,omitempty"`
-	CharacterHash  string `json:"character_hash,omitempty"`
+	Address        string `json:"address" limit:"ref"`
+	Name           string `json:"name" limit:"name"`
+	Human          string `json:"human,omitempty" limit:"ref"`
+	Repository     string `json:"repository,omitempty" limit:"target"`
+	SessionLineage string `json:"session_lineage,omitempty" limit:"ref"`
+	CharacterHash  string `json:"character_hash,omitempty" limit:"ref"`
 	// HumanSurfaces are the persona's human-surface bindings.
 	HumanSurfaces []stamp.SurfaceBinding `json:"human_surfaces,omitempty"`
 }

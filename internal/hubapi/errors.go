@@ -51,6 +51,11 @@ var (
 	ErrNoEndpoint = errors.New("no such endpoint")
 	// ErrTooLarge: a request body (or a beat stream line) over its limit.
 	ErrTooLarge = errors.New("request too large")
+	// ErrUnsupportedMediaType: a body that is not declared application/json.
+	ErrUnsupportedMediaType = errors.New("unsupported media type")
+	// ErrUncleanPath: a path with ".", ".." or "//" elements (answered, never
+	// redirected).
+	ErrUncleanPath = errors.New("unclean path")
 	// ErrMalformedJSON: a body that is not the one JSON object expected.
 	ErrMalformedJSON = errors.New("malformed JSON")
 	// ErrBadQuery: a query parameter out of its form or range.
@@ -100,7 +105,12 @@ var errorTable = []struct {
 	{ErrForbidden, http.StatusForbidden, "forbidden"},
 	{ErrResync, http.StatusGone, "resync"},
 	{ErrUnknownPersona, http.StatusNotFound, "unknown_persona"},
-	{ErrTextTooLong, http.StatusBadRequest, "text_too_long"},
+	{ErrTooLong, http.StatusBadRequest, "too_long"},
+	{ErrInvalidUTF8, http.StatusBadRequest, "invalid_encoding"},
+	{confirm.ErrTooManyPending, http.StatusTooManyRequests, "too_many_pending"},
+	{ErrTooManyStreams, http.StatusTooManyRequests, "too_many_streams"},
+	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "unsupported_media_type"},
+	{ErrUncleanPath, http.StatusBadRequest, "unclean_path"},
 	{ErrControlText, http.StatusBadRequest, "control_text"},
 	{ErrBadOperatorName, http.StatusBadRequest, "invalid_operator"},
 	{ErrWrongUser, http.StatusForbidden, "wrong_user"},
@@ -137,6 +147,7 @@ var errorTable = []struct {
 	{confirm.ErrUnroutable, http.StatusConflict, "unroutable"},
 	{confirm.ErrAlreadyDecided, http.StatusConflict, "already_decided"},
 	{confirm.ErrExpired, http.StatusConflict, "expired"},
+	{confirm.ErrWithdrawn, http.StatusConflict, "withdrawn"},
 	{confirm.ErrNoConfirmation, http.StatusNotFound, "no_confirmation"},
 	{confirm.ErrCorrelationReuse, http.StatusConflict, "correlation_reuse"},
 	{confirm.ErrNoCorrelation, http.StatusBadRequest, "correlation_required"},

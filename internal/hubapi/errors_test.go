@@ -78,7 +78,7 @@ func TestDocsListEveryErrorCode(t *testing.T) {
 		t.Fatal("docs/api.md has no ## Errors section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	row := regexp.MustCompile("(?m)^\\| (\\d{3}) \\| (.*) \\|$")
+	row := regexp.MustCompile(`(?m)^\| (\d{3}) \| (.*) \|$`)
 	code := regexp.MustCompile("`([a-z_]+)`")
 	documented := map[string]int{}
 	for _, r := range row.FindAllStringSubmatch(section, -1) {

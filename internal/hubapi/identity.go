@@ -249,7 +249,7 @@ func ReadOrCreateToken(path string) (string, error) {
 // EnrolRequest is the body of POST /v1/operators: a human to enrol.
 type EnrolRequest struct {
 	// Name is the operator's name, with or without "human:".
-	Name string `json:"name"`
+	Name string `json:"name" limit:"name"`
 	// UID, when set, binds the operator to that Unix user (SO_PEERCRED).
 	UID *int `json:"uid,omitempty"`
 }

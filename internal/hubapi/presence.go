@@ -2,7 +2,6 @@ package hubapi
 
 import (
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -11,13 +10,6 @@ type State string
 
 // ErrUnknownPersona: presence was reported for a generation the hub does not track.
 var ErrUnknownPersona = errors.New("unknown persona generation")
-
-// MaxPresenceText bounds activity and summary texts, so a runtime cannot
-// grow the hub's memory or the stream with one report.
-const MaxPresenceText = 1024
-
-// ErrTextTooLong: an activity or summary longer than MaxPresenceText.
-var ErrTextTooLong = fmt.Errorf("text is longer than %d bytes", MaxPresenceText)
 
 // Presence is the view of one persona generation, as listed and streamed.
 type Presence struct {
@@ -43,9 +35,10 @@ type Presence struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// ErrControlText: an activity or summary holding control characters, which
-// would reach every operator's terminal as escape sequences.
-var ErrControlText = errors.New("text holds control characters (escape sequences are not allowed)")
+// ErrControlText: a text holding a control, bidi or invisible character,
+// which would reach every operator's terminal as an escape sequence or
+// reorder what the operator reads.
+var ErrControlText = errors.New("text holds a control, bidi or invisible character (not allowed in stored text)")
 
 // The presence states, in the order an operator reads them.
 const (

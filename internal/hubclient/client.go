@@ -126,6 +126,9 @@ func Dial(ctx context.Context, home string, opts ...DialOption) (*Client, error)
 }
 
 func newClient(home string, opts ...DialOption) (*Client, error) {
+	if err := hubapi.CheckSocketPath(home); err != nil {
+		return nil, err
+	}
 	var cfg dialConfig
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {

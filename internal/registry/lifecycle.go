@@ -84,16 +84,18 @@ func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
 	if seat.Holder != "" {
 		return Admission{}, r.seatTaken(ctx, p.Address, seat.Holder)
 	}
-	nk := namePrefix + nameKey(p.Name)
-	if kv, err := r.s.Get(ctx, nk); err == nil {
-		return Admission{}, r.nameTaken(ctx, p.Name, string(kv.Value))
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return Admission{}, fmt.Errorf("read name %s: %w", p.Name, err)
+	nk, sk := namePrefix+nameKey(p.Name), skeletonPrefix+nameSkeleton(p.Name)
+	for _, k := range []string{nk, sk} {
+		if kv, err := r.s.Get(ctx, k); err == nil {
+			return Admission{}, r.nameTaken(ctx, p.Name, string(kv.Value))
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return Admission{}, fmt.Errorf("read name %s: %w", p.Name, err)
+		}
 	}
 	p.Generation = len(seat.History) + 1
 	seat.Holder = p.ID
 	seat.History = append(seat.History, p.ID)
-	conds := []store.Cond{{Key: seatPrefix + p.Address, ModRev: seatRev}, {Key: nk}, {Key: personaPrefix + p.ID}}
+	conds := []store.Cond{{Key: seatPrefix + p.Address, ModRev: seatRev}, {Key: nk}, {Key: sk}, {Key: personaPrefix + p.ID}}
 	return Admission{Persona: p, seat: seat, conds: conds}, nil
 }
 
@@ -110,7 +112,8 @@ func (a Admission) Plan(stampHash string) (store.Plan, error) {
 	var o ops
 	o.persona(p)
 	o.seat(p.Address, a.seat)
-	o.list = append(o.list, store.Put(namePrefix+nameKey(p.Name), []byte(p.ID)))
+	o.list = append(o.list, store.Put(namePrefix+nameKey(p.Name), []byte(p.ID)),
+		store.Put(skeletonPrefix+nameSkeleton(p.Name), []byte(p.ID)))
 	return store.Plan{Conds: a.conds, Ops: o.list}, o.err
 }
 
@@ -188,8 +191,12 @@ func (r *Registry) nameTaken(ctx context.Context, name, ownerID string) error {
 	if free, err := r.SuggestNames(ctx, 1); err == nil {
 		hint = ", e.g. " + free[0]
 	}
-	return fmt.Errorf("%w: %q belongs to %s (%s, generation %d, %s); names are for life, choose another%s",
-		ErrNameTaken, name, o.Name, o.Address, o.Generation, o.State, hint)
+	looks := ""
+	if !strings.EqualFold(name, o.Name) {
+		looks = " (they look alike)"
+	}
+	return fmt.Errorf("%w: %q%s belongs to %s (%s, generation %d, %s); names are for life, choose another%s",
+		ErrNameTaken, name, looks, o.Name, o.Address, o.Generation, o.State, hint)
 }
 
 // Activate turns a pending persona active, in one transaction of its own;

@@ -3,10 +3,15 @@ package registry
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"go.mau.fi/util/confusable"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // MaxNameLen is the longest persona name, in characters.
@@ -50,6 +55,48 @@ func NormalizeName(name string) (string, error) {
 
 // nameKey is the uniqueness key of a name: names compare case-insensitively.
 func nameKey(name string) string { return strings.ToLower(name) }
+
+// nameSkeleton is the look of a name: the UTS #39 skeleton of its
+// case-folded form, so that names that only look alike ("Spica" and "Ѕpica"
+// with a Cyrillic Ѕ, "Heze" and "Ηeze" with a Greek Η) share one and only
+// one of them can be registered — an operator reading a name must be
+// reading the persona it names.
+func nameSkeleton(name string) string {
+	return strings.ToLower(confusable.Skeleton(strings.ToLower(name)))
+}
+
+// IndexNameSkeletons gives every name of a store written before names were
+// compared by look its skeleton, once (later registrations write theirs
+// with the name). Two old names of one look keep both their records; the
+// first holds the skeleton, and no third can join them.
+func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
+	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("index name skeletons: %w", err)
+	}
+	kvs, err := r.s.List(ctx, namePrefix)
+	if err != nil {
+		return fmt.Errorf("index name skeletons: %w", err)
+	}
+	conds := []store.Cond{{Key: skeletonsIndexed}}
+	ops := []store.Op{store.Put(skeletonsIndexed, []byte("1"))}
+	seen := map[string]bool{}
+	for _, kv := range kvs {
+		sk := skeletonPrefix + nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))
+		if !seen[sk] {
+			seen[sk] = true
+			conds = append(conds, store.Cond{Key: sk})
+			ops = append(ops, store.Put(sk, kv.Value))
+		}
+	}
+	if _, err := r.s.Txn(ctx, conds, ops); errors.Is(err, store.ErrConflict) {
+		return r.IndexNameSkeletons(ctx) // a registration or another indexer came first
+	} else if err != nil {
+		return fmt.Errorf("index name skeletons: %w", err)
+	}
+	return nil
+}
 
 // suggestion is the i-th name of the endless suggestion sequence: the list
 // once, then every name again with " II", then " III", and so on. It is
@@ -95,14 +142,15 @@ func (r *Registry) SuggestNames(ctx context.Context, n int) ([]string, error) {
 func freeNames(taken map[string]bool, n int) []string {
 	out := make([]string, 0, n)
 	for i := 0; len(out) < n; i++ {
-		if s := suggestion(i); !taken[nameKey(s)] {
+		if s := suggestion(i); !taken[nameSkeleton(s)] {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// takenNames is the set of name keys in use, retired included.
+// takenNames is the set of the skeletons of the names in use, retired
+// included: a name that looks like one of them is taken.
 func (r *Registry) takenNames(ctx context.Context) (map[string]bool, error) {
 	kvs, err := r.s.List(ctx, namePrefix)
 	if err != nil {
@@ -110,7 +158,7 @@ func (r *Registry) takenNames(ctx context.Context) (map[string]bool, error) {
 	}
 	taken := make(map[string]bool, len(kvs))
 	for _, kv := range kvs {
-		taken[strings.TrimPrefix(kv.Key, namePrefix)] = true
+		taken[nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))] = true
 	}
 	return taken, nil
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 	"strings"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestSuggestionsSkipTakenAndOverflow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			taken := map[string]bool{}
 			for _, s := range tt.taken {
-				taken[nameKey(s)] = true
+				taken[nameSkeleton(s)] = true
 			}
 			got := freeNames(taken, tt.count)
 			if tt.want != nil && strings.Join(got, ",") != strings.Join(tt.want, ",") {
@@ -60,8 +61,8 @@ func TestSuggestionsSkipTakenAndOverflow(t *testing.T) {
 				t.Errorf("last = %q", got[len(got)-1])
 			}
 			for _, s := range got {
-				if _, err := NormalizeName(s); err != nil || taken[nameKey(s)] {
-					t.Errorf("suggested %q: valid=%v taken=%v", s, err, taken[nameKey(s)])
+				if _, err := NormalizeName(s); err != nil || taken[nameSkeleton(s)] {
+					t.Errorf("suggested %q: valid=%v taken=%v", s, err, taken[nameSkeleton(s)])
 				}
 			}
 		})
@@ -130,4 +131,47 @@ func TestNormalizeHuman(t *testing.T) {
 			t.Errorf("NormalizeHuman(%q) = %v, want ErrInvalidHuman", bad, err)
 		}
 	}
+}
+
+// Issue 12: "Ѕpica (Cyrillic Ѕ) is accepted beside Spica." Names that only
+// look alike are one name: the second is refused as taken, saying so, and
+// is never suggested — also in a store written before skeletons were kept,
+// once indexed (the hub does it at start).
+func TestLookAlikeNamesAreTaken(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
+	check := func(r *Registry) {
+		for _, name := range []string{"\u0405pica", "SPICA", "Sp\u0456ca"} { // Cyrillic Ѕ; upper case; Cyrillic і
+			_, err := r.Register(ctx, Registration{Address: "home/secretary", Name: name})
+			if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "belongs to Spica") {
+				t.Errorf("%q beside Spica: %v, want ErrNameTaken naming Spica", name, err)
+			}
+			if name != "SPICA" && (err == nil || !strings.Contains(err.Error(), "they look alike")) {
+				t.Errorf("the refusal of look-alike %q does not say so: %v", name, err)
+			}
+		}
+		names, err := r.SuggestNames(ctx, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if nameSkeleton(n) == nameSkeleton("Spica") {
+				t.Errorf("suggested %q, which looks like Spica", n)
+			}
+		}
+	}
+	in.step(check)
+	// A store from before: the name without its skeleton, then indexed.
+	in2 := newInstallation(t)
+	in2.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
+	in2.step(func(r *Registry) {
+		if _, err := r.s.Txn(ctx, nil, []store.Op{{Key: skeletonPrefix + nameSkeleton("Spica"), Delete: true}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.IndexNameSkeletons(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	in2.step(check)
 }

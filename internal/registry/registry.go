@@ -20,6 +20,11 @@ const (
 	seatPrefix = "seat/"
 	// namePrefix + lowercased name → persona id.
 	namePrefix = "name/"
+	// skeletonPrefix + a name's skeleton (nameSkeleton) → persona id: one
+	// name of each look.
+	skeletonPrefix = "name-skeleton/"
+	// skeletonsIndexed marks a store whose names all have their skeleton.
+	skeletonsIndexed = "name-skeleton-indexed"
 )
 
 // maxAttempts bounds the read-decide-commit retries of one operation.

@@ -50,7 +50,7 @@ func ClassKey(s Stamp) (string, error) {
 		OwningLead: s.Authority.OwningLead, LaneApprover: s.Authority.LaneApprover,
 	}
 	for _, t := range s.Tools {
-		c.Tools = append(c.Tools, classTool{t.Name, t.HandlerAction, t.Access, t.Scope})
+		c.Tools = append(c.Tools, classTool(t)) // a new Tool field fails to compile here: decide if it is capability content
 	}
 	slices.SortFunc(c.Tools, func(a, b classTool) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(c.MutablePaths)

@@ -17,6 +17,10 @@ type ConsoleConfig struct {
 	// Arming is how long a confirmation must have been the selected row,
 	// on screen, before a/A/d act on it: "600ms" by default.
 	Arming time.Duration
+	// Notify calls the operator when a confirmation for them arrives while
+	// they are not looking at the queue: "bell" and "title" are on by
+	// default, "desktop" ("osc9" or "osc777") is off.
+	Notify Notify
 }
 
 // The bounds of the arming time: below minArming the protection is gone
@@ -32,12 +36,18 @@ var ErrConsoleConfig = errors.New("console configuration refused")
 
 // consoleFile is console.json as written by the operator.
 type consoleFile struct {
-	Arming *string `json:"arming"`
+	Arming  *string  `json:"arming"`
+	Bell    *bool    `json:"bell"`
+	Title   *bool    `json:"title"`
+	Desktop *Desktop `json:"desktop"`
 }
+
+// consoleExample is what a refusal shows as the file's shape.
+const consoleExample = `{"arming": "600ms", "bell": true, "title": true, "desktop": "off"}`
 
 // DefaultConsoleConfig is the configuration of a home without console.json.
 func DefaultConsoleConfig() ConsoleConfig {
-	return ConsoleConfig{Arming: DefaultArming}
+	return ConsoleConfig{Arming: DefaultArming, Notify: Notify{Bell: true, Title: true, Desktop: DesktopOff}}
 }
 
 // LoadConsoleConfig reads console.json at path over the defaults. A missing
@@ -63,7 +73,7 @@ func ParseConsoleConfig(name string, data []byte) (ConsoleConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return c, fmt.Errorf("%s: %w: want {\"arming\": \"600ms\"}: %v", name, ErrConsoleConfig, err)
+		return c, fmt.Errorf("%s: %w: want %s: %v", name, ErrConsoleConfig, consoleExample, err)
 	}
 	if f.Arming != nil {
 		d, err := time.ParseDuration(*f.Arming)
@@ -74,6 +84,20 @@ func ParseConsoleConfig(name string, data []byte) (ConsoleConfig, error) {
 			return c, fmt.Errorf("%s: %w: arming %s: want between %s and %s", name, ErrConsoleConfig, d, minArming, maxArming)
 		}
 		c.Arming = d
+	}
+	if f.Bell != nil {
+		c.Notify.Bell = *f.Bell
+	}
+	if f.Title != nil {
+		c.Notify.Title = *f.Title
+	}
+	if f.Desktop != nil {
+		switch *f.Desktop {
+		case DesktopOff, DesktopOSC9, DesktopOSC777:
+			c.Notify.Desktop = *f.Desktop
+		default:
+			return c, fmt.Errorf("%s: %w: desktop %q: want \"off\", \"osc9\" or \"osc777\"", name, ErrConsoleConfig, *f.Desktop)
+		}
 	}
 	return c, nil
 }

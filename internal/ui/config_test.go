@@ -11,8 +11,9 @@ import (
 
 func TestMissingConsoleConfigGivesDefaults(t *testing.T) {
 	c, err := LoadConsoleConfig(filepath.Join(t.TempDir(), "console.json"))
-	if err != nil || c != DefaultConsoleConfig() || c.Arming != 600*time.Millisecond {
-		t.Fatalf("missing console.json: %+v, %v; want the defaults (arming 600ms)", c, err)
+	want := ConsoleConfig{Arming: 600 * time.Millisecond, Notify: Notify{Bell: true, Title: true, Desktop: DesktopOff}}
+	if err != nil || c != want {
+		t.Fatalf("missing console.json: %+v, %v; want the defaults %+v", c, err, want)
 	}
 }
 
@@ -23,14 +24,28 @@ func TestConsoleConfigSetsTheArmingTime(t *testing.T) {
 	}
 }
 
+// "All three can be turned off."
+func TestConsoleConfigTurnsNotificationsOffAndOn(t *testing.T) {
+	c, err := ParseConsoleConfig("console.json", []byte(`{"bell": false, "title": false, "desktop": "off"}`))
+	if err != nil || c.Notify != (Notify{Desktop: DesktopOff}) {
+		t.Fatalf("all off: %+v, %v", c.Notify, err)
+	}
+	c, err = ParseConsoleConfig("console.json", []byte(`{"desktop": "osc777"}`))
+	if err != nil || c.Notify != (Notify{Bell: true, Title: true, Desktop: DesktopOSC777}) {
+		t.Fatalf("desktop osc777: %+v, %v", c.Notify, err)
+	}
+}
+
 func TestBadConsoleConfigNamesTheSetting(t *testing.T) {
 	cases := map[string]string{
-		`{"arming": "fast"}`: `arming "fast": want a duration`,
-		`{"arming": "0s"}`:   `arming 0s: want between 100ms and 10s`,
-		`{"arming": "1m"}`:   `arming 1m0s: want between 100ms and 10s`,
-		`{"armng": "1s"}`:    `unknown field "armng"`,
-		`{"arming": 600}`:    `want {"arming": "600ms"}`,
-		`not json`:           `want {"arming": "600ms"}`,
+		`{"arming": "fast"}`:   `arming "fast": want a duration`,
+		`{"arming": "0s"}`:     `arming 0s: want between 100ms and 10s`,
+		`{"arming": "1m"}`:     `arming 1m0s: want between 100ms and 10s`,
+		`{"armng": "1s"}`:      `unknown field "armng"`,
+		`{"arming": 600}`:      `want {"arming": "600ms", "bell": true`,
+		`not json`:             `want {"arming": "600ms", "bell": true`,
+		`{"desktop": "osc99"}`: `desktop "osc99": want "off", "osc9" or "osc777"`,
+		`{"bell": "yes"}`:      `want {"arming"`,
 	}
 	for doc, want := range cases {
 		_, err := ParseConsoleConfig("console.json", []byte(doc))

@@ -168,43 +168,58 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // openDenyPrompt opens the reason field for the selected confirmation. It
-// opens even on a row that is not armed yet, because a key that opens a
-// field always opens it (what is typed next must not run as list keys);
-// such a prompt says so and its enter sends nothing.
+// always opens, because a key that opens a field always opens it (what is
+// typed next must not run as list keys): on a row that is not armed yet,
+// or where there is nothing this operator may deny, the prompt says so and
+// its enter sends nothing.
 func (m *Model) openDenyPrompt() tea.Cmd {
-	c, ok := m.actionableSelected()
-	if !ok {
-		return nil
-	}
-	armed := m.armedFor(c.ID, m.now())
-	label := "deny " + c.Requester + " — reason › "
-	if !armed {
-		label = "deny " + c.Requester + " (just arrived — look first: enter sends nothing) › "
+	c, ok := m.queue.selected()
+	why := m.undecidable(c, ok)
+	var label, id string
+	armed := false
+	switch {
+	case why != "":
+		m.setNote(noteWarn, why, 4*time.Second)
+		label = "deny (nothing to deny here: enter sends nothing) › "
+	default:
+		id, armed = c.ID, m.armedFor(c.ID, m.now())
+		label = "deny " + c.Requester + " — reason › "
+		if !armed {
+			label = "deny " + c.Requester + " (just arrived — look first: enter sends nothing) › "
+		}
 	}
 	cmd := m.openPrompt(promptReason, label, "")
-	m.reasonFor, m.reasonArmed = c.ID, armed
+	m.reasonFor, m.reasonArmed, m.reasonWhy = id, armed, why
 	return cmd
+}
+
+// undecidable says why the selected confirmation (c, if ok) cannot be
+// decided by this operator now, or "" when it can.
+func (m *Model) undecidable(c *Confirmation, ok bool) string {
+	switch {
+	case !ok && m.queue.table.Total() > 0:
+		return "nothing selected: the filter shows no confirmations"
+	case !ok:
+		return "nothing to decide: the queue is empty"
+	case m.queue.group(c) == unroutable:
+		return "unroutable: no authority is bound for this confirmation; view only"
+	case !m.queue.actionable(c):
+		return "not yours: routed to " + c.Authority + "; view only"
+	case m.isDeciding(c.ID):
+		return "already sent: waiting for the hub"
+	}
+	return ""
 }
 
 // actionableSelected returns the selected confirmation if the operator
 // may decide it now, and otherwise says why not in the status line.
 func (m *Model) actionableSelected() (*Confirmation, bool) {
 	c, ok := m.queue.selected()
-	switch {
-	case !ok && m.queue.table.Total() > 0:
-		m.setNote(noteWarn, "nothing selected: the filter shows no confirmations", 3*time.Second)
-	case !ok:
-		m.setNote(noteWarn, "nothing to decide: the queue is empty", 3*time.Second)
-	case m.queue.group(c) == unroutable:
-		m.setNote(noteWarn, "unroutable: no authority is bound for this confirmation; view only", 4*time.Second)
-	case !m.queue.actionable(c):
-		m.setNote(noteWarn, "not yours: routed to "+c.Authority+"; view only", 4*time.Second)
-	case m.isDeciding(c.ID):
-		m.setNote(noteWarn, "already sent: waiting for the hub", 3*time.Second)
-	default:
-		return c, true
+	if why := m.undecidable(c, ok); why != "" {
+		m.setNote(noteWarn, why, 4*time.Second)
+		return nil, false
 	}
-	return nil, false
+	return c, true
 }
 
 // decideSelected is a decision key on the selected confirmation; it acts
@@ -240,7 +255,7 @@ func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
 
 func (m *Model) closePrompt() {
 	m.prompt = promptNone
-	m.reasonFor, m.reasonArmed = "", false
+	m.reasonFor, m.reasonArmed, m.reasonWhy = "", false, ""
 	m.input.Blur()
 	m.input.SetValue("")
 	m.layout()
@@ -291,14 +306,17 @@ func (m *Model) submitPrompt() tea.Cmd {
 			m.setNote(noteWarn, "no match for "+value, 4*time.Second)
 		}
 	case promptReason:
-		if value == "" {
+		if value == "" && m.reasonFor != "" {
 			m.setNote(noteWarn, "a denial needs a reason: type one, or esc to cancel", 4*time.Second)
 			return nil
 		}
-		id, armed := m.reasonFor, m.reasonArmed
+		id, armed, why := m.reasonFor, m.reasonArmed, m.reasonWhy
 		m.closePrompt()
 		c, ok := m.queue.table.Get(id)
 		switch {
+		case id == "":
+			m.setNote(noteWarn, "nothing was denied: "+why, 4*time.Second)
+			return nil
 		case !ok:
 			m.setNote(noteWarn, "that confirmation has left the queue; nothing was sent", 4*time.Second)
 			return nil

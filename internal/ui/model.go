@@ -39,6 +39,10 @@ type Options struct {
 	// Arming is how long a confirmation must have been the selected row,
 	// visible on screen, before a/A/d act on it (DefaultArming).
 	Arming time.Duration
+	// Notify is how the operator is called when a confirmation for them
+	// arrives while they are not looking at the queue; the zero value
+	// calls nobody (Run passes the console configuration's).
+	Notify Notify
 	// Tick is the period of the batch drain and of frame refreshes (200 ms).
 	Tick time.Duration
 	// Logger receives the console's log; it must not write to the screen.
@@ -105,11 +109,17 @@ type Model struct {
 	// reasonArmed says whether d was pressed on an armed row; a deny
 	// prompt opened too early sends nothing.
 	reasonArmed bool
+	// reasonWhy says why a deny prompt has nothing to deny (reasonFor "").
+	reasonWhy string
 	// dialog is the open remember dialog, nil when none is.
-	dialog       *rememberDialog
-	deciding     map[string]Decision
-	note         note
-	armed        arming
+	dialog   *rememberDialog
+	deciding map[string]Decision
+	note     note
+	armed    arming
+	// blurred says the terminal reported losing focus; notified is when
+	// the operator was last called (see notifyArrival).
+	blurred      bool
+	notified     time.Time
 	feed         *feed
 	tickInterval time.Duration
 }
@@ -195,6 +205,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
+	case tea.FocusMsg:
+		m.blurred = false
+		return m, nil
+	case tea.BlurMsg:
+		m.blurred = true
+		return m, nil
 	case wizard.DoneMsg:
 		m.onWizardDone(msg.Result)
 		return m, nil
@@ -215,11 +231,21 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	now := m.now()
 	m.installation, m.home, m.operator, m.seq = s.Installation, s.Home, s.Operator, s.Seq
 	m.presence.load(s.Personas, now)
+	var arrived []*Confirmation // new for the operator since before a reconnect
+	if m.loaded {
+		for i := range s.Confirmations {
+			c := &s.Confirmations[i]
+			if _, had := m.queue.table.Get(c.ID); !had && c.Authority == s.Operator {
+				arrived = append(arrived, c)
+			}
+		}
+	}
 	m.queue.load(s.Operator, s.Confirmations, now)
 	m.loaded = true
 	m.closeReasonIfGone()
 	m.closeDialogIfGone()
-	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd())
+	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd(),
+		m.notifyArrival(arrived, now))
 }
 
 // onBatch applies every change that arrived since the last tick in one go
@@ -230,19 +256,21 @@ func (m *Model) onBatch(msg batchMsg) tea.Cmd {
 	if m.note.text != "" && !now.Before(m.note.until) {
 		m.note = note{}
 	}
+	var call tea.Cmd
 	if len(msg.changes) > 0 {
-		m.apply(msg.changes, now)
+		call = m.notifyArrival(m.apply(msg.changes, now), now)
 	}
 	if msg.ended {
 		m.conn = Disconnected
 		m.setNote(noteWarn, "hub stream ended; reconnecting", 4*time.Second)
-		return tea.Batch(next, reconnectAfter(time.Second))
+		return tea.Batch(next, reconnectAfter(time.Second), call)
 	}
-	return next
+	return tea.Batch(next, call)
 }
 
-// apply applies a run of changes.
-func (m *Model) apply(changes []Change, now time.Time) {
+// apply applies a run of changes and returns the confirmations for the
+// operator among them that were not pending before.
+func (m *Model) apply(changes []Change, now time.Time) (arrived []*Confirmation) {
 	persons := 0
 	for i := range changes {
 		if changes[i].Kind == PersonaChanged {
@@ -265,12 +293,16 @@ func (m *Model) apply(changes []Change, now time.Time) {
 		case PersonaRemoved:
 			m.presence.table.Delete(c.ID)
 		case ConfirmationPending:
+			if _, had := m.queue.table.Get(c.Confirmation.ID); !had && m.queue.actionable(&c.Confirmation) {
+				arrived = append(arrived, &c.Confirmation)
+			}
 			m.queue.add(c.Confirmation, now)
 		case ConfirmationDecided:
 			m.decidedElsewhere(c)
 		}
 	}
 	m.presence.table.End()
+	return arrived
 }
 
 // decidedElsewhere removes a confirmation decided elsewhere and says who:
@@ -304,7 +336,7 @@ func (m *Model) decidedElsewhere(c *Change) {
 
 // closeReasonIfGone closes the deny prompt when its confirmation left.
 func (m *Model) closeReasonIfGone() {
-	if m.prompt != promptReason {
+	if m.prompt != promptReason || m.reasonFor == "" {
 		return
 	}
 	if _, ok := m.queue.table.Get(m.reasonFor); !ok {

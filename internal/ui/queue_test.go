@@ -90,12 +90,24 @@ func TestDenyEscCancels(t *testing.T) {
 func TestOthersAndUnroutableAreNotActionable(t *testing.T) {
 	m, h := queueConsole(t)
 	press(t, m, "j", "j") // c-3, routed to work/core/lead
-	press(t, m, "a", "A", "d")
-	if len(h.decisions) != 0 || m.prompt != promptNone {
+	look(m)
+	press(t, m, "a", "A")
+	if len(h.decisions) != 0 || m.dialog != nil {
 		t.Fatalf("another authority's confirmation was acted on: %+v", h.decisions)
 	}
 	if !strings.Contains(plain(m), "not yours: routed to work/core/lead") {
 		t.Errorf("the refusal is not explained:\n%s", plain(m))
+	}
+	// d opens its field all the same (a key that opens a field always
+	// opens it), and its enter denies nothing.
+	press(t, m, "d")
+	typeText(t, m, "after a freeze")
+	if m.prompt != promptReason || !strings.Contains(plain(m), "nothing to deny here") {
+		t.Fatalf("d on another's confirmation: prompt %d\n%s", m.prompt, plain(m))
+	}
+	press(t, m, "enter")
+	if len(h.decisions) != 0 || m.prompt != promptNone || !strings.Contains(plain(m), "nothing was denied: not yours") {
+		t.Fatalf("enter in the dead deny prompt: decisions %+v, prompt %d\n%s", h.decisions, m.prompt, plain(m))
 	}
 	press(t, m, "j") // c-4, unroutable
 	press(t, m, "a")

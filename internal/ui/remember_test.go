@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -135,7 +134,7 @@ func TestGoldenRememberDialog(t *testing.T) {
 			look(m)
 			press(t, m, "A")
 			if m.dialog == nil {
-				t.Fatal(fmt.Sprintf("%s: A did not open the dialog", c.name))
+				t.Fatalf("%s: A did not open the dialog", c.name)
 			}
 			return m.Render()
 		})

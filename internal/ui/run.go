@@ -57,10 +57,10 @@ func Run(ctx context.Context, c Client, o RunOptions) error {
 	}
 	opts := o.Options
 	opts.Keys = &keys
-	opts.Arming = config.Arming
+	opts.Arming, opts.Notify = config.Arming, config.Notify
 	opts.Logger = slog.New(slog.NewTextHandler(f, nil))
 	opts.Context = ctx
-	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath, "config", configPath, "arming", opts.Arming)
+	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath, "config", configPath, "arming", opts.Arming, "notify", fmt.Sprintf("%+v", opts.Notify))
 	_, err = tea.NewProgram(New(c, opts), tea.WithContext(ctx)).Run()
 	if err != nil && ctx.Err() == nil {
 		opts.Logger.Error("console ended", "err", err)

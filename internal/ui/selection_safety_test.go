@@ -16,7 +16,9 @@ func TestApproveWithEveryRowFilteredOutSendsNothing(t *testing.T) {
 		t.Fatalf("filter zzzz shows %d rows, want 0", n)
 	}
 	press(t, m, "a", "A", "d")
-	if len(h.decisions) != 0 || m.prompt != promptNone {
+	typeText(t, m, "aA")
+	press(t, m, "enter")
+	if len(h.decisions) != 0 || m.prompt != promptNone || m.dialog != nil {
 		t.Fatalf("keys on an empty filtered queue acted: decisions %+v, prompt %d", h.decisions, m.prompt)
 	}
 	if !strings.Contains(plain(m), "nothing selected: the filter shows no confirmations") {

@@ -15,7 +15,8 @@ import (
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
-	v.WindowTitle = "virgo-tui " + m.installation
+	v.WindowTitle = m.windowTitle()
+	v.ReportFocus = true // a blurred console calls the operator (notify.go)
 	return v
 }
 

@@ -66,6 +66,14 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (store.Plan, 
 		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)
 	case confirm.EffectRetire:
 		_, effect, err = u.reg.PlanRetire(ctx, c.PersonaID, reason)
+		if err == nil {
+			// Retirement closes what the generation left open, in the
+			// same transaction (issue 10 item 9).
+			var withdrawn store.Plan
+			withdrawn, err = u.queue.PlanWithdraw(ctx, c.PersonaID, c.ID, c.Decision.Decider,
+				"withdrawn: "+c.Operation.Persona+" was retired (confirmation "+c.ID+")")
+			effect.Join(withdrawn)
+		}
 	}
 	// A generation that already left its seat by another way (retired
 	// without a stamp, say) keeps its state: the decision is still recorded.

@@ -1,0 +1,47 @@
+package confirm
+
+import (
+	"context"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// PlanWithdraw plans closing what persona generation personaID left open
+// when its retirement is approved (issue 10 item 9): every undecided
+// confirmation of that generation — its pending operation requests and,
+// for a generation never activated, its pending activation — but except
+// (the retirement being decided) is recorded withdrawn, with a decision
+// record naming by and reason and a "withdrawn" audit entry. Withdrawn is
+// terminal: a retry under the same correlation id answers denied, and a
+// decision on it is refused with ErrWithdrawn. Each write is conditioned
+// on the confirmation being unchanged, so the plan joins the retirement's
+// own transaction: all of it commits, or none.
+func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by Principal, reason string) (store.Plan, error) {
+	var plan store.Plan
+	if personaID == "" {
+		return plan, nil
+	}
+	undecided, err := q.Undecided(ctx)
+	if err != nil {
+		return plan, err
+	}
+	now := q.now().UTC()
+	for _, u := range undecided {
+		if u.PersonaID != personaID || u.ID == except {
+			continue
+		}
+		c, kv, err := q.load(ctx, u.ID)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		if c.State.Terminal() {
+			continue
+		}
+		p, err := q.planDecision(c, kv, DecisionRecord{Decision: StateWithdrawn, Decider: by, Time: now, Reason: reason}, RememberNone)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan.Join(p)
+	}
+	return plan, nil
+}

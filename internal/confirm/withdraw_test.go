@@ -1,0 +1,46 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestWithdrawnIsTerminalForItsCorrelationID: a request withdrawn by its
+// generation's retirement (issue 10 item 9) answers denied to a retry under
+// its correlation id, and deciding it is refused naming its state.
+func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	r := mustRequest(t, q, me, p, deployOp(t, p), "corr-w")
+	c := r.Confirmation
+	plan, err := q.PlanWithdraw(ctx, c.PersonaID, "", henry, "withdrawn: retired")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Ops) == 0 {
+		t.Fatal("nothing planned for a pending request of the generation")
+	}
+	if _, err := plan.Commit(ctx, q.st); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRequest(t, q, me, p, deployOp(t, p), "corr-w")
+	if r.Status != StatusDenied || r.Confirmation.State != StateWithdrawn || r.Confirmation.Decision.Decider != henry {
+		t.Fatalf("retry after withdrawal: %+v", r)
+	}
+	_, err = q.Approve(ctx, henry, c.ID, RememberNone)
+	if !errors.Is(err, ErrWithdrawn) {
+		t.Fatalf("approving a withdrawn confirmation: %v, want ErrWithdrawn", err)
+	}
+	if want := "is withdrawn"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("refusal %q does not name the state", err)
+	}
+	// Withdrawing again finds nothing open.
+	plan, err = q.PlanWithdraw(ctx, c.PersonaID, "", henry, "again")
+	if err != nil || !plan.Empty() {
+		t.Fatalf("second withdrawal planned %d writes (%v)", len(plan.Ops), err)
+	}
+}

@@ -1,0 +1,137 @@
+package hubapi
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+)
+
+// Limit is one bound of the API, enforced at its edge with a named error,
+// so that no persona can grow the hub's memory, its database or an
+// operator's screen without end.
+type Limit struct {
+	// Name is how a request field names it (`limit:"reason"`) and how
+	// docs/api.md lists it.
+	Name string
+	// Max is the largest value allowed: bytes for a text, a count otherwise.
+	Max int
+	// Unit says what Max counts.
+	Unit string
+	// What says what it bounds, for docs/api.md.
+	What string
+}
+
+// Limits is the API's table of limits: the one source of the edge's checks
+// and of the table in docs/api.md (a test keeps them equal).
+var Limits = []Limit{
+	{"body", MaxBody, "bytes", "a request body; a larger Content-Length is refused before anything is read"},
+	{"reason", 2048, "bytes", "a denial's or a retirement's reason"},
+	{"summary", 1024, "bytes", "a persona's summary"},
+	{"activity", 1024, "bytes", "a persona's activity"},
+	{"name", 64, "bytes", "a persona's or an operator's name"},
+	{"correlation_id", 128, "bytes", "a correlation id"},
+	{"target", 4096, "bytes", "an operation's target"},
+	{"ref", 256, "bytes", "a persona reference (address, name or id), a tool, a shape, an address or a task"},
+	{"pending_per_persona", 64, "confirmations", "pending confirmations one persona generation has asked for"},
+	{"pending_per_authority", 1024, "confirmations", "pending confirmations routed to one authority"},
+	{"streams_per_token", 8, "streams", "open change or beat streams of one token"},
+}
+
+// LimitOf returns the limit called name; it panics on a name the table
+// does not hold, which is a programming error caught by every test.
+func LimitOf(name string) Limit {
+	for _, l := range Limits {
+		if l.Name == name {
+			return l
+		}
+	}
+	panic("hubapi: no limit " + name)
+}
+
+// Named errors of the limits.
+var (
+	// ErrTooLong: a text over its limit.
+	ErrTooLong = errors.New("text is too long")
+	// ErrTooManyStreams: a token at its open-stream limit.
+	ErrTooManyStreams = errors.New("too many open streams")
+	// ErrInvalidUTF8: a body or a text that is not valid UTF-8 (refused,
+	// never silently replaced).
+	ErrInvalidUTF8 = errors.New("not valid UTF-8")
+)
+
+// CheckText refuses text for field under limit: over its length, not valid
+// UTF-8, or holding a control, bidi or invisible character (termtext's one
+// table). The error names the field.
+func CheckText(field, limit, text string) error {
+	l := LimitOf(limit)
+	if len(text) > l.Max {
+		return fmt.Errorf("field %q: %w: %d bytes, over the %d-byte limit", field, ErrTooLong, len(text), l.Max)
+	}
+	if err := termtext.Check(text, false); errors.Is(err, termtext.ErrInvalidUTF8) {
+		return fmt.Errorf("field %q: %w (%v)", field, ErrInvalidUTF8, err)
+	} else if err != nil {
+		return fmt.Errorf("field %q: %w (%v)", field, ErrControlText, err)
+	}
+	return nil
+}
+
+// CheckFields applies CheckText to every string field of the request v (a
+// pointer to a struct) tagged `limit:"NAME"`, and to the strings behind
+// tagged string pointers and slices, naming each by its JSON name. Untagged
+// strings are still bounded by the body's limit.
+func CheckFields(v any) error {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return nil
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil
+	}
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		f, fv := rt.Field(i), rv.Field(i)
+		if f.Anonymous || (f.Type.Kind() == reflect.Struct && f.Tag.Get("limit") == "") {
+			if err := CheckFields(fv.Addr().Interface()); err != nil {
+				return err
+			}
+			continue
+		}
+		limit := f.Tag.Get("limit")
+		if limit == "" {
+			continue
+		}
+		field, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		for _, s := range stringsOf(fv) {
+			if err := CheckText(field, limit, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stringsOf is the strings a tagged field holds: itself, the one it points
+// to, or the elements of a slice.
+func stringsOf(v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.String:
+		return []string{v.String()}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return stringsOf(v.Elem())
+		}
+	case reflect.Slice:
+		var out []string
+		for i := range v.Len() {
+			out = append(out, stringsOf(v.Index(i))...)
+		}
+		return out
+	}
+	return nil
+}
