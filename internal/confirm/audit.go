@@ -16,7 +16,7 @@ import (
 // nor records one that did not happen.
 type AuditEntry struct {
 	Time time.Time `json:"time"`
-	// Event: requested, joined, approved, denied, expired, withdrawn,
+	// Event: requested, joined, rerouted, approved, denied, expired, withdrawn,
 	// prompt-carried-forward, prompt-dropped.
 	Event          string     `json:"event"`
 	ConfirmationID string     `json:"confirmation_id,omitempty"`

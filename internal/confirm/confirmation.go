@@ -46,7 +46,8 @@ type Confirmation struct {
 	AuthorityBinding string    `json:"authority_binding"`
 	Route            Route     `json:"route"`
 	// Unroutable: the authority seat was empty at request time; nobody can
-	// decide, and the confirmation is not re-routed.
+	// decide until the seat gains an active holder, when the confirmation is
+	// re-routed to it (Queue.PlanReroute).
 	Unroutable bool      `json:"unroutable,omitempty"`
 	Operation  Operation `json:"operation"`
 	// PersonaID and Profile identify the stamp's persona generation and class.

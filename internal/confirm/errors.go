@@ -48,8 +48,9 @@ var (
 	ErrModelDecision = errors.New("a persona cannot decide a global-boundary confirmation; it is the bound human's")
 	// ErrNotAuthority: only the routed authority decides.
 	ErrNotAuthority = errors.New("only the routed authority decides this confirmation")
-	// ErrUnroutable: the authority seat is empty; the confirmation stays pending.
-	ErrUnroutable = errors.New("the authority seat is empty; the confirmation stays pending and is not re-routed")
+	// ErrUnroutable: the authority seat is empty; the confirmation stays
+	// pending until the seat gains an active holder.
+	ErrUnroutable = errors.New("the authority seat is empty; the confirmation stays pending and is re-routed to the seat's next active holder")
 	// ErrAlreadyDecided: a decision is terminal and single use.
 	ErrAlreadyDecided = errors.New("confirmation already decided")
 	// ErrWithdrawn: the confirmation was withdrawn when its generation was

@@ -21,7 +21,8 @@ type routing struct {
 	authority Principal
 	binding   string
 	// unroutable: the authority seat is empty; the confirmation stays
-	// pending, flagged, and is never re-routed to someone else.
+	// pending, flagged, and is re-routed only to the seat's next active
+	// holder (Queue.PlanReroute), never to someone else.
 	unroutable bool
 }
 
@@ -73,5 +74,16 @@ func seatRoute(ctx context.Context, seats SeatHolders, role, addr string) (routi
 	if !ok {
 		return routing{authority: p, binding: role + " " + addr + ": seat empty", unroutable: true}, nil
 	}
-	return routing{authority: p, binding: role + " " + addr + " held by " + holder}, nil
+	return routing{authority: p, binding: heldBy(role, addr, holder)}, nil
+}
+
+// heldBy is the authority binding of a seat route with an active holder.
+func heldBy(role, addr, holder string) string { return role + " " + addr + " held by " + holder }
+
+// seatRole names the seat a route goes to, as bindings name it.
+func seatRole(r Route) string {
+	if r == RouteLaneApprover {
+		return "lane approver"
+	}
+	return "owning lead"
 }

@@ -71,6 +71,10 @@ type Options struct {
 	// that many wait. The count is read through Operator; without one only
 	// the simulation's own asks are counted.
 	MaxPending int
+	// Stats, when set, is where the run counts, so a caller can watch a run
+	// while it goes (a test waits on it instead of on the clock); Simulate
+	// returns it. A fresh one is used when nil.
+	Stats *Stats
 }
 
 // DefaultAskEvery: with the demo's dozen runtimes beating once a second,
@@ -104,7 +108,10 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = DefaultMaxPending
 	}
-	st := &Stats{}
+	st := opts.Stats
+	if st == nil {
+		st = &Stats{}
+	}
 	pace := &pacer{max: opts.MaxPending}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(in.Active)+2)

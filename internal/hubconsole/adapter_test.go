@@ -3,7 +3,6 @@ package hubconsole
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,20 +178,4 @@ func shortHome(t *testing.T) registry.Home {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return registry.Home{Dir: dir}
-}
-
-// Issue 11 item 6: "the console's adapter imports only the client" — and
-// so does the client: neither depends on the server.
-func TestTheAdapterAndTheClientDoNotImportTheServer(t *testing.T) {
-	for _, pkg := range []string{".", "../hubclient"} {
-		out, err := exec.Command("go", "list", "-deps", pkg).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		for _, dep := range strings.Fields(string(out)) {
-			if dep == "github.com/virgo-hub/virgo-tui/internal/hub" {
-				t.Errorf("%s depends on the server package %s", pkg, dep)
-			}
-		}
-	}
 }

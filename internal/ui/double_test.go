@@ -17,12 +17,28 @@ import (
 var t0 = time.Date(2026, 8, 4, 12, 0, 0, 0, time.UTC)
 
 // hubDouble is the test double of the Client: the hub cannot run in this
-// package's tests (ui must not import it). It records every Decide.
+// package's tests (ui must not import it). It records every Decide and
+// counts every call.
 type hubDouble struct {
 	mu        sync.Mutex
 	snap      Snapshot
 	decisions []decideCall
 	decideErr error
+	calls     int
+}
+
+// called counts one call of the Client.
+func (h *hubDouble) called() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls++
+}
+
+// callCount is how many Client calls were made.
+func (h *hubDouble) callCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls
 }
 
 type decideCall struct {
@@ -30,15 +46,20 @@ type decideCall struct {
 	d  Decision
 }
 
-func (h *hubDouble) Snapshot(context.Context) (Snapshot, error) { return h.snap, nil }
+func (h *hubDouble) Snapshot(context.Context) (Snapshot, error) {
+	h.called()
+	return h.snap, nil
+}
 
 func (h *hubDouble) Subscribe(context.Context, uint64) (<-chan Batch, error) {
+	h.called()
 	return make(chan Batch), nil
 }
 
 func (h *hubDouble) Decide(_ context.Context, id string, d Decision) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.calls++
 	h.decisions = append(h.decisions, decideCall{id, d})
 	return h.decideErr
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // The design: "esc backs out and never approves, enter never approves by
@@ -67,5 +69,36 @@ func TestDoublePressDecidesOnlyOne(t *testing.T) {
 	press(t, m, "a")
 	if len(h.decisions) != 2 || h.decisions[1].id != "c-2" {
 		t.Fatalf("a deliberate press after looking at c-2 should decide it: %+v", h.decisions)
+	}
+}
+
+// DESIGN.md: "no I/O in Update; side effects only in commands". A whole
+// session of keys — moving, filtering, help, switching views, an armed
+// approve, a deny with its reason — makes no call to the hub while Update
+// runs; the decisions reach it when the commands Update returned run.
+func TestUpdateReachesTheHubOnlyThroughCommands(t *testing.T) {
+	h := &hubDouble{snap: demoSnapshot()}
+	m := console(t, h, 80, 24)
+	before := h.callCount()
+	send := func(keys ...string) (cmds []tea.Cmd) {
+		for _, k := range keys {
+			_, cmd := m.Update(keyMsg(k))
+			cmds = append(cmds, cmd)
+		}
+		return cmds
+	}
+	send("tab", "j", "k", "?", "?", "/", "x", "esc", "2", "j", "k")
+	look(m)
+	approve := send("a")
+	send("j")
+	look(m)
+	deny := send("d", "n", "o", "enter")
+	if n := h.callCount() - before; n != 0 {
+		t.Fatalf("Update called the hub %d times itself", n)
+	}
+	runCmd(m, approve[0])
+	runCmd(m, deny[len(deny)-1])
+	if len(h.decisions) != 2 || !h.decisions[0].d.Approve || h.decisions[1].d.Approve || h.decisions[1].d.Reason != "no" {
+		t.Fatalf("the commands sent %+v; want an approval, then a denial with reason \"no\"", h.decisions)
 	}
 }

@@ -61,7 +61,15 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (store.Plan, 
 	case confirm.EffectNone:
 		return plan, nil
 	case confirm.EffectActivate:
-		_, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
+		var p registry.Persona
+		p, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
+		if err == nil && !effect.Empty() {
+			// The seat is filled: what waited on it is routed to the new
+			// holder in the same transaction (issue 10 item 8).
+			var rerouted store.Plan
+			rerouted, err = u.queue.PlanReroute(ctx, p.Address, p.Name)
+			effect.Join(rerouted)
+		}
 	case confirm.EffectRefuse:
 		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)
 	case confirm.EffectRetire:

@@ -1,0 +1,193 @@
+package importrules
+
+import (
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the import path every rule's packages are relative to.
+const module = "github.com/virgo-hub/virgo-tui"
+
+// reach says how far a rule looks from the packages it governs.
+type reach int
+
+const (
+	// dependsOn forbids the package anywhere below: imported directly or
+	// through any chain of imports.
+	dependsOn reach = iota
+	// imports forbids only a direct import; reaching it through a layer
+	// that owns it (the console reads personas through the registry, which
+	// persists them in the store) is the design.
+	imports
+)
+
+// rule forbids the packages matched by from (module-relative; a trailing
+// "/..." takes the subtree) to reach forbidden (module-relative, or a
+// standard library path).
+type rule struct {
+	from, forbidden string
+	reach           reach
+	why             string
+}
+
+// rules are the house rules of docs/architecture.md ("Dependencies"), one
+// row each. Issue 11 item 8: "the console never imports the server or the
+// store; confirm, stamp and registry never import a transport".
+var rules = []rule{
+	{"internal/ui/...", "internal/hub", dependsOn, "the console talks to a client interface, never to the server"},
+	{"internal/ui/...", "internal/usecase", dependsOn, "the console asks the hub to run a use case; it runs none itself"},
+	{"internal/ui/...", "internal/store", imports, "the console never opens the database"},
+	{"internal/hubconsole", "internal/hub", dependsOn, "the console's adapter imports only the client (issue 11 item 6)"},
+	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server (issue 11 item 6)"},
+	{"internal/confirm", "internal/hub", dependsOn, "decision rules know no transport"},
+	{"internal/confirm", "internal/hubclient", dependsOn, "decision rules know no transport"},
+	{"internal/confirm", "internal/hubapi", dependsOn, "decision rules know no transport"},
+	{"internal/confirm", "net/http", dependsOn, "decision rules know no transport"},
+	{"internal/stamp", "internal/hub", dependsOn, "the stamp factory knows no transport"},
+	{"internal/stamp", "internal/hubclient", dependsOn, "the stamp factory knows no transport"},
+	{"internal/stamp", "internal/hubapi", dependsOn, "the stamp factory knows no transport"},
+	{"internal/stamp", "net/http", dependsOn, "the stamp factory knows no transport"},
+	{"internal/registry", "internal/hub", dependsOn, "the registry knows no transport"},
+	{"internal/registry", "internal/hubclient", dependsOn, "the registry knows no transport"},
+	{"internal/registry", "internal/hubapi", dependsOn, "the registry knows no transport"},
+	{"internal/registry", "net/http", dependsOn, "the registry knows no transport"},
+}
+
+// graph maps an import path to the paths it imports (not its tests').
+type graph map[string][]string
+
+// loadGraph reads the import graph of the whole module and everything it
+// depends on.
+func loadGraph(t *testing.T) graph {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s/...: %v", module, err)
+	}
+	g := graph{}
+	for line := range strings.Lines(string(out)) {
+		if f := strings.Fields(line); len(f) > 0 {
+			g[f[0]] = f[1:]
+		}
+	}
+	return g
+}
+
+// path resolves a module-relative rule path (internal/..., cmd/...); any
+// other path, such as the standard library's net/http, stays as it is.
+func path(p string) string {
+	if strings.HasPrefix(p, "internal/") || strings.HasPrefix(p, "cmd/") {
+		return module + "/" + p
+	}
+	return p
+}
+
+// governed lists the packages of g that pattern names.
+func (g graph) governed(pattern string) []string {
+	var pkgs []string
+	if tree, ok := strings.CutSuffix(pattern, "/..."); ok {
+		root := path(tree)
+		for p := range g {
+			if p == root || strings.HasPrefix(p, root+"/") {
+				pkgs = append(pkgs, p)
+			}
+		}
+	} else if _, ok := g[path(pattern)]; ok {
+		pkgs = append(pkgs, path(pattern))
+	}
+	slices.Sort(pkgs)
+	return pkgs
+}
+
+// chain is the shortest import chain from pkg to target ("a → b → target"),
+// or nil when pkg does not reach it.
+func (g graph) chain(pkg, target string) []string {
+	prev := map[string]string{pkg: ""}
+	for queue := []string{pkg}; len(queue) > 0; queue = queue[1:] {
+		at := queue[0]
+		for _, next := range g[at] {
+			if _, seen := prev[next]; seen {
+				continue
+			}
+			prev[next] = at
+			if next == target {
+				var c []string
+				for p := target; p != ""; p = prev[p] {
+					c = append(c, strings.TrimPrefix(p, module+"/"))
+				}
+				slices.Reverse(c)
+				return c
+			}
+			queue = append(queue, next)
+		}
+	}
+	return nil
+}
+
+// violations are the breaches of rules in g, one line each, naming the
+// chain of imports an engineer has to cut.
+func (g graph) violations(rules []rule) []string {
+	var found []string
+	for _, r := range rules {
+		pkgs := g.governed(r.from)
+		if len(pkgs) == 0 {
+			found = append(found, fmt.Sprintf("rule %q → %q governs no package (renamed? update the table)", r.from, r.forbidden))
+		}
+		target := path(r.forbidden)
+		for _, p := range pkgs {
+			var c []string
+			switch r.reach {
+			case imports:
+				if slices.Contains(g[p], target) {
+					c = []string{strings.TrimPrefix(p, module+"/"), r.forbidden}
+				}
+			case dependsOn:
+				c = g.chain(p, target)
+			}
+			if c != nil {
+				found = append(found, fmt.Sprintf("%s: %s (%s)", strings.TrimPrefix(p, module+"/"), strings.Join(c, " → "), r.why))
+			}
+		}
+	}
+	return found
+}
+
+// The module's real import graph keeps every rule of the table.
+func TestNoForbiddenImports(t *testing.T) {
+	for _, v := range loadGraph(t).violations(rules) {
+		t.Error(v)
+	}
+}
+
+// The checker finds a forbidden package through a chain, a forbidden direct
+// import, and a rule that governs nothing; it lets an owned layer reach
+// what it owns.
+func TestTheCheckerFindsEachKindOfBreach(t *testing.T) {
+	m := func(p string) string { return module + "/" + p }
+	g := graph{
+		m("internal/ui"):         {m("internal/ui/wizard"), m("internal/registry")},
+		m("internal/ui/wizard"):  {m("internal/hubconsole")},
+		m("internal/hubconsole"): {m("internal/hub")},
+		m("internal/hub"):        {"net/http"},
+		m("internal/registry"):   {m("internal/store")},
+		m("internal/stamp"):      {m("internal/store")},
+	}
+	got := g.violations([]rule{
+		{"internal/ui/...", "internal/hub", dependsOn, "server"},
+		{"internal/ui/...", "internal/store", imports, "store"},
+		{"internal/stamp", "internal/store", imports, "store"},
+		{"internal/gone", "net/http", dependsOn, "gone"},
+	})
+	want := []string{
+		"internal/ui: internal/ui → internal/ui/wizard → internal/hubconsole → internal/hub (server)",
+		"internal/ui/wizard: internal/ui/wizard → internal/hubconsole → internal/hub (server)",
+		"internal/stamp: internal/stamp → internal/store (store)",
+		`rule "internal/gone" → "net/http" governs no package (renamed? update the table)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
