@@ -22,9 +22,11 @@ type arming struct {
 }
 
 // visibleSelection is the confirmation the operator has in front of them:
-// the queue's selected row while the queue view is on screen.
+// the queue's selected row while the queue view is on screen (its widened
+// detail pane shows that row whole), not while the note history covers it
+// or the terminal is too small to draw it.
 func (m *Model) visibleSelection() string {
-	if m.view != viewQueue || !m.loaded {
+	if m.view != viewQueue || !m.loaded || m.notes.open || m.tooSmall() {
 		return ""
 	}
 	m.queue.table.ensure()

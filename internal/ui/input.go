@@ -21,10 +21,19 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.dialogKey(msg) // the dialog takes exactly one key, whatever it is
 	}
 	k := m.keys
+	if m.tooSmall() { // nothing is on screen to act on: only quit
+		if key.Matches(msg, k.Quit) || msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		return nil
+	}
 	if key.Matches(msg, k.Help) && !(m.view == viewWizard && m.plugins.wizardTakesText(msg)) {
 		m.help.ShowAll = !m.help.ShowAll // in every view, the wizard too
 		m.layout()
 		return nil
+	}
+	if m.notes.open {
+		return m.notesKey(msg)
 	}
 	if m.view == viewWizard && m.plugins.hasWizard() {
 		return m.plugins.update(m.view, msg) // the wizard's keys and typed text
@@ -44,6 +53,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.switchTo(viewWizard)
 	case key.Matches(msg, k.Matrix):
 		return m.switchTo(viewMatrix)
+	case key.Matches(msg, k.Notes):
+		m.notes.open = true
+		return nil
 	case key.Matches(msg, k.Jump):
 		if m.view == viewQueue {
 			return m.openPrompt(promptJump, "jump to requester or id › ", "")
@@ -88,9 +100,9 @@ func tableKeys[T any](k keymap.KeyMap, t *Table[T], msg tea.KeyPressMsg) bool {
 		t.First()
 	case key.Matches(msg, k.Bottom):
 		t.Last()
-	case key.Matches(msg, k.Sort):
-		col, desc := t.Sort()
-		t.SortBy((col+1)%len(t.spec.Columns), desc)
+	case key.Matches(msg, k.Sort): // the next column, ascending first
+		col, _ := t.Sort()
+		t.SortBy((col+1)%len(t.spec.Columns), false)
 	case key.Matches(msg, k.SortReverse):
 		col, desc := t.Sort()
 		t.SortBy(col, !desc)

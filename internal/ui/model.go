@@ -62,10 +62,12 @@ const (
 	noteError
 )
 
-// note is a transient line in the status bar.
+// note is a transient line in the status bar, kept afterwards in the
+// note history (see noteLog).
 type note struct {
 	text  string
 	kind  noteKind
+	at    time.Time
 	until time.Time
 }
 
@@ -115,6 +117,7 @@ type Model struct {
 	dialog   *rememberDialog
 	deciding map[string]Decision
 	note     note
+	notes    noteLog
 	armed    arming
 	// blurred says the terminal reported losing focus; notified is when
 	// the operator was last called (see notifyArrival).
@@ -344,10 +347,13 @@ func (m *Model) closeReasonIfGone() {
 	}
 }
 
-// setNote shows text in the status line; it is cleaned there because it
-// may quote the hub's own words (an error, a name).
+// setNote shows text in the status line and keeps it in the history; it
+// is cleaned there because it may quote the hub's own words (an error, a
+// name), and a persona id in it is replaced by the persona's address.
 func (m *Model) setNote(k noteKind, text string, d time.Duration) {
-	m.note = note{text: termtext.Clean(text), kind: k, until: m.now().Add(d)}
+	now := m.now()
+	m.note = note{text: m.withAddresses(termtext.Clean(text)), kind: k, at: now, until: now.Add(d)}
+	m.notes.add(m.note)
 }
 
 // layout gives every child its size after a resize or a help toggle.

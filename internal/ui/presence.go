@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,14 +20,18 @@ const (
 	pcWaiting
 )
 
+// presenceColumns fit 80 columns whole; below that the summary, the
+// activity and the class are hidden in that order (the detail pane shows
+// them), so down to the smallest usable width (minWidth) a row keeps its
+// address, name, generation, state, last seen and waiting count.
 var presenceColumns = []Column{
-	pcAddress:  {Title: "ADDRESS", Min: 16, Max: 24},
+	pcAddress:  {Title: "ADDRESS", Min: 16, Max: 24, Middle: true},
 	pcName:     {Title: "NAME", Min: 9, Max: 14},
-	pcClass:    {Title: "CLASS", Min: 11, Max: 16},
+	pcClass:    {Title: "CLASS", Min: 11, Max: 16, Drop: 1},
 	pcGen:      {Title: "GEN", Min: 3, Max: 3, Right: true},
 	pcState:    {Title: "STATE", Min: 10, Max: 10},
-	pcActivity: {Title: "ACTIVITY", Min: 8, Max: 16},
-	pcSummary:  {Title: "SUMMARY", Min: 5},
+	pcActivity: {Title: "ACTIVITY", Min: 8, Max: 16, Drop: 2},
+	pcSummary:  {Title: "SUMMARY", Min: 5, Drop: 3},
 	pcSeen:     {Title: "SEEN", Min: 4, Max: 5, Right: true},
 	pcWaiting:  {Title: "WAIT", Min: 4, Max: 4, Right: true},
 }
@@ -48,6 +53,7 @@ func newPresenceView(st *Styles) *presenceView {
 		Cell:     personaCell,
 		Paint:    func(p *Persona, col int) paint { return personaPaint(st, p, col) },
 		Haystack: personaHaystack,
+		Tie:      personaTie,
 	}, st)
 	return v
 }
@@ -74,6 +80,12 @@ func personaKey(p *Persona, col int) SortKey {
 		return SortKey{N: int64(p.Waiting)}
 	}
 	return SortKey{}
+}
+
+// personaTie orders personas with equal sort keys by address, then
+// generation, so a column of equal values lists seats in one stable order.
+func personaTie(a, b *Persona) int {
+	return cmp.Or(strings.Compare(a.Address, b.Address), cmp.Compare(a.Generation, b.Generation))
 }
 
 // stateRank sorts the liveliest personas first.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"strings"
 	"time"
 )
@@ -21,13 +22,16 @@ const (
 // queueColumns fit 80 columns with the target at 19 cells and give every
 // cell beyond the others' maximum to the target. Requester and target are
 // cut in the middle, so their ends (the role, the file) stay visible.
+// Below 80 columns the age, the tool, then the shape are hidden (the
+// detail pane shows them), so down to the smallest usable width (minWidth)
+// a row keeps who asks, the target, who decides and the time left.
 var queueColumns = []Column{
 	qcRequester: {Title: "REQUESTER", Min: 14, Max: 22, Middle: true},
-	qcTool:      {Title: "TOOL", Min: 12, Max: 22},
+	qcTool:      {Title: "TOOL", Min: 12, Max: 22, Drop: 2},
 	qcTarget:    {Title: "TARGET", Min: 19, Middle: true},
-	qcShape:     {Title: "SHAPE", Min: 11, Max: 17},
+	qcShape:     {Title: "SHAPE", Min: 11, Max: 17, Drop: 1},
 	qcRouted:    {Title: "ROUTED", Min: 7, Max: 14},
-	qcAge:       {Title: "AGE", Min: 4, Max: 5, Right: true},
+	qcAge:       {Title: "AGE", Min: 4, Max: 5, Right: true, Drop: 3},
 	qcLeft:      {Title: "LEFT", Min: 5, Max: 6, Right: true},
 }
 
@@ -59,6 +63,7 @@ func newQueueView(st *Styles) *queueView {
 		Cell:     v.cell,
 		Paint:    v.paint,
 		Haystack: confirmationHaystack,
+		Tie:      confirmationTie,
 	}, st)
 	v.table.SortBy(qcAge, true) // oldest first
 	return v
@@ -95,6 +100,13 @@ func confirmationKey(c *Confirmation, col int) SortKey {
 		return SortKey{N: c.Expires.UnixNano()}
 	}
 	return SortKey{}
+}
+
+// confirmationTie orders confirmations with equal sort keys by the
+// requester's address, then the requesting generation's age (oldest
+// first), so equal values keep one stable order.
+func confirmationTie(a, b *Confirmation) int {
+	return cmp.Or(strings.Compare(a.Requester, b.Requester), a.Created.Compare(b.Created))
 }
 
 func (v *queueView) cell(c *Confirmation, col int, now time.Time) string {

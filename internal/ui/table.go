@@ -22,6 +22,10 @@ type Column struct {
 	// both ends: the end of a target or an address (the file, the role) is
 	// what an operator must see before deciding.
 	Middle bool
+	// Drop ranks a column the terminal may be too narrow for: when the
+	// minimums do not fit, the highest rank is hidden first (its value
+	// stays in the detail pane). 0 is never hidden.
+	Drop int
 }
 
 // SortKey orders rows by one column: N first, then S.
@@ -55,6 +59,10 @@ type TableSpec[T any] struct {
 	// Haystack appends the lowercase text a filter matches against to dst
 	// (see appendLower); appending lets a bulk load share one buffer.
 	Haystack func(v *T, dst []byte) []byte
+	// Tie orders rows whose sort keys are equal, the same way whichever
+	// the sort direction (the presence view: address, then generation);
+	// rows it cannot tell apart fall back to their ids.
+	Tie func(a, b *T) int
 }
 
 // tableRow is one record with what the table caches about it.
@@ -133,6 +141,11 @@ func (t *Table[T]) less(a, b *tableRow[T]) int {
 	}
 	if c != 0 {
 		return c
+	}
+	if t.spec.Tie != nil {
+		if c := t.spec.Tie(a.val, b.val); c != 0 {
+			return c
+		}
 	}
 	return strings.Compare(a.id, b.id)
 }
@@ -486,18 +499,40 @@ func (t *Table[T]) SetSize(width, height int) {
 
 // layoutColumns gives every column its minimum, then shares what is left
 // one cell at a time among the columns below their maximum, and gives the
-// rest to the unbounded ones; too narrow a width shrinks from the right.
+// rest to the unbounded ones. When the minimums do not fit, the columns
+// with a Drop rank are hidden (width 0), highest rank first, until they
+// do; what still does not fit shrinks from the right.
 func layoutColumns(cols []Column, width int) []int {
 	w := make([]int, len(cols))
-	left := width - (len(cols) - 1) // one space between columns
+	shown := make([]bool, len(cols))
+	need := -1 // one space between shown columns
 	for i, c := range cols {
-		w[i] = c.Min
-		left -= c.Min
+		shown[i] = true
+		need += c.Min + 1
+	}
+	for need > width {
+		drop := -1
+		for i, c := range cols {
+			if shown[i] && c.Drop > 0 && (drop < 0 || c.Drop > cols[drop].Drop) {
+				drop = i
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		shown[drop] = false
+		need -= cols[drop].Min + 1
+	}
+	left := width - need
+	for i, c := range cols {
+		if shown[i] {
+			w[i] = c.Min
+		}
 	}
 	for grew := true; grew && left > 0; {
 		grew = false
 		for i, c := range cols {
-			if left > 0 && c.Max > 0 && w[i] < c.Max {
+			if left > 0 && shown[i] && c.Max > 0 && w[i] < c.Max {
 				w[i]++
 				left--
 				grew = true
@@ -505,13 +540,13 @@ func layoutColumns(cols []Column, width int) []int {
 		}
 	}
 	for i, c := range cols {
-		if left > 0 && c.Max == 0 {
+		if left > 0 && shown[i] && c.Max == 0 {
 			w[i] += left
 			left = 0
 		}
 	}
 	for i := len(w) - 1; i > 0 && left < 0; i-- {
-		cut := min(w[i]-1, -left)
+		cut := min(max(0, w[i]-1), -left)
 		w[i] -= cut
 		left += cut
 	}
@@ -528,10 +563,15 @@ func (t *Table[T]) View(now time.Time) string {
 	st := t.styles
 	b.WriteString(st.header.pre)
 	b.WriteString("  ")
+	sep := false
 	for c, col := range t.spec.Columns {
-		if c > 0 {
+		if t.widths[c] == 0 {
+			continue // hidden on a narrow terminal
+		}
+		if sep {
 			b.WriteByte(' ')
 		}
+		sep = true
 		title := col.Title
 		if c == t.sortCol {
 			if t.desc {
@@ -564,10 +604,15 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 	} else {
 		b.WriteString("  ")
 	}
+	sep := false
 	for c, col := range t.spec.Columns {
-		if c > 0 {
+		if t.widths[c] == 0 {
+			continue
+		}
+		if sep {
 			b.WriteByte(' ')
 		}
+		sep = true
 		text := t.spec.Cell(r.val, c, now)
 		if selected {
 			writeCell(b, text, t.widths[c], col.Right, col.Middle)

@@ -163,18 +163,45 @@ func TestCellsTruncateWithEllipsis(t *testing.T) {
 }
 
 func TestLayoutRespectsMinMax(t *testing.T) {
-	for _, w := range []int{40, 78, 118, 200} {
-		ws := layoutColumns(presenceColumns, w)
-		sum := len(ws) - 1
-		for i, x := range ws {
-			sum += x
-			if c := presenceColumns[i]; c.Max > 0 && x > c.Max {
-				t.Errorf("width %d: column %s is %d, above its max %d", w, c.Title, x, c.Max)
+	for _, cols := range [][]Column{presenceColumns, queueColumns} {
+		for _, w := range []int{minWidth - 2, 70, 78, 118, 200} {
+			ws := layoutColumns(cols, w)
+			sum := -1
+			for i, x := range ws {
+				c := cols[i]
+				if x == 0 && c.Drop == 0 {
+					t.Errorf("width %d: column %s hidden, but it has no drop rank", w, c.Title)
+				}
+				if x > 0 {
+					sum += x + 1
+				}
+				if x > 0 && (x < c.Min || c.Max > 0 && x > c.Max) {
+					t.Errorf("width %d: column %s is %d, outside %d..%d", w, c.Title, x, c.Min, c.Max)
+				}
+			}
+			if sum > w {
+				t.Errorf("width %d: columns take %d", w, sum)
+			}
+			if w >= 78 && slices.Contains(ws, 0) {
+				t.Errorf("width %d: a column is hidden at 80 columns: %v", w, ws)
 			}
 		}
-		if sum > w {
-			t.Errorf("width %d: columns take %d", w, sum)
-		}
+	}
+}
+
+// Below 80 columns the columns with a drop rank go, highest first.
+func TestNarrowTerminalHidesColumnsByRank(t *testing.T) {
+	ws := layoutColumns(queueColumns, minWidth-2)
+	if ws[qcAge] != 0 || ws[qcTool] != 0 || ws[qcShape] != 0 || ws[qcRequester] == 0 || ws[qcRouted] == 0 ||
+		ws[qcLeft] == 0 || ws[qcTarget] < queueColumns[qcTarget].Min {
+		t.Errorf("queue at %d columns: widths %v; want age, tool and shape hidden, the target wide", minWidth, ws)
+	}
+	if ws := layoutColumns(queueColumns, 70); ws[qcShape] == 0 || ws[qcTool] != 0 {
+		t.Errorf("queue at 72 columns: widths %v; want the shape kept before the tool", ws)
+	}
+	ws = layoutColumns(presenceColumns, minWidth-2)
+	if ws[pcSummary] != 0 || ws[pcActivity] != 0 || ws[pcClass] != 0 || ws[pcName] == 0 {
+		t.Errorf("presence at %d columns: widths %v; want summary, activity and class hidden", minWidth, ws)
 	}
 }
 

@@ -22,6 +22,9 @@ func (m *Model) View() tea.View {
 
 // Render is View's content, for tests and benchmarks.
 func (m *Model) Render() string {
+	if m.tooSmall() {
+		return m.tooSmallScreen()
+	}
 	now := m.now()
 	var b strings.Builder
 	b.WriteString(m.statusBar())
@@ -30,8 +33,12 @@ func (m *Model) Render() string {
 	b.WriteByte('\n')
 	h := m.bodyHeight()
 	switch {
+	case m.notes.open:
+		b.WriteString(m.notesView(now, h))
 	case !m.loaded && (m.view == viewPresence || m.view == viewQueue):
 		b.WriteString(fit(m.styles.Dim.Render("  connecting to the hub…"), m.width, h))
+	case m.view == viewPresence && m.presence.table.Total() == 0:
+		b.WriteString(m.emptyInstallation(h))
 	case m.view == viewPresence:
 		b.WriteString(m.presence.view(now))
 	case m.view == viewQueue && m.dialog != nil:
@@ -100,6 +107,11 @@ func (m *Model) tabs() string {
 		}
 		b.WriteString(st.Dim.Render(" " + count + " rows"))
 	}
+	// More fresh notes than the status line shows: said here, where they
+	// take no room from the note itself.
+	if more := m.notes.fresh(m.now()) - 1; more > 0 && m.note.text != "" {
+		b.WriteString(st.Dim.Render(" · +" + strconv.Itoa(more) + " notes (" + keyName(m.keys.Notes.Keys()) + ")"))
+	}
 	return ansi.Truncate(b.String(), m.width, "…")
 }
 
@@ -147,6 +159,11 @@ func (m *Model) helpKeys() helpKeys {
 	if m.dialog != nil {
 		return m.dialogHelp()
 	}
+	if m.notes.open && m.prompt == promptNone {
+		b := []key.Binding{key.NewBinding(key.WithKeys(append(m.keys.Notes.Keys(), m.keys.Back.Keys()...)...),
+			key.WithHelp(keyName(m.keys.Notes.Keys())+"/"+keyName(m.keys.Back.Keys()), "close notes")), m.keys.Quit}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	}
 	switch m.prompt {
 	case promptFilter:
 		return promptHelp("keep filter", "clear filter")
@@ -166,7 +183,7 @@ func (m *Model) helpKeys() helpKeys {
 		if m.view == viewWizard { // the wizard takes every key but ctrl+c
 			return helpKeys{short: child.ShortHelp(), full: child.FullHelp()}
 		}
-		return helpKeys{short: append(child.ShortHelp(), shell...), full: append(child.FullHelp(), shell)}
+		return helpKeys{short: append(child.ShortHelp(), shell...), full: append(child.FullHelp(), append(shell, m.keys.Notes))}
 	}
 	return helpKeys{short: shell, full: [][]key.Binding{shell}}
 }

@@ -25,6 +25,8 @@ type KeyMap struct {
 	Quit, Help, Filter, Jump        key.Binding
 	NextView, PrevView              key.Binding
 	Presence, Queue, Wizard, Matrix key.Binding
+	// Notes opens the status line's recent notes.
+	Notes key.Binding
 	// Moves and scrolling, shared by the tables, the matrix and the wizard.
 	Up, Down, PageUp, PageDown key.Binding
 	Top, Bottom                key.Binding
@@ -93,6 +95,7 @@ var actions = []action{
 	{"queue", func(k *KeyMap) *key.Binding { return &k.Queue }, []string{"2"}, "queue", inShell},
 	{"wizard", func(k *KeyMap) *key.Binding { return &k.Wizard }, []string{"3"}, "add persona", inShell},
 	{"matrix", func(k *KeyMap) *key.Binding { return &k.Matrix }, []string{"4"}, "class matrix", inShell},
+	{"notes", func(k *KeyMap) *key.Binding { return &k.Notes }, []string{"!"}, "recent notes", inShell},
 	{"up", func(k *KeyMap) *key.Binding { return &k.Up }, []string{"k", "up"}, "up", inScroll | InWizardAnswer},
 	{"down", func(k *KeyMap) *key.Binding { return &k.Down }, []string{"j", "down"}, "down", inScroll | InWizardAnswer},
 	{"page_up", func(k *KeyMap) *key.Binding { return &k.PageUp }, []string{"pgup", "ctrl+b"}, "page up", inScroll},
