@@ -638,6 +638,15 @@ func writeCell(b *strings.Builder, text string, w int, right, middle bool) {
 		return
 	}
 	tw := textWidth(text)
+	if tw > w && middle && tw == len(text) && w >= 3 && !right {
+		// ASCII cut in the middle: written in place, no allocation (the
+		// queue cuts a target and a requester on most rows of a frame).
+		head := (w - 1) / 2
+		b.WriteString(text[:head])
+		b.WriteString("…")
+		b.WriteString(text[len(text)-(w-1-head):])
+		return
+	}
 	if tw > w {
 		if middle {
 			text = truncateMiddle(text, tw, w)
