@@ -112,6 +112,9 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 		if p, ok := h.presence.Get(id.PersonaID); ok && p.State == hubapi.StateRetired {
 			return hubapi.Identity{}, fmt.Errorf("%s: %w", id.Principal, hubapi.ErrRevoked)
 		}
+		if err := h.checkStamp(r.Context(), id.PersonaID); err != nil {
+			return hubapi.Identity{}, fmt.Errorf("%s: %w", id.Principal, err)
+		}
 	}
 	switch {
 	case acc == operator && !id.IsHuman():

@@ -85,6 +85,7 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)
 	var n uint64
+	stampChecked := time.Now()
 	for {
 		dl.extend(h.cfg.Intervals.Offline)
 		line, err := rd.ReadSlice('\n')
@@ -102,6 +103,14 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 				break
 			}
 			return hubapi.Errorf(hubapi.ErrStreamBroken, "beat stream ended after %d reports: %v", n, err)
+		}
+		if now := time.Now(); len(line) > 0 && now.Sub(stampChecked) >= stampRecheck {
+			// A long-lived stream is held to its stamp too, at most once
+			// per stampRecheck (the request itself was checked on entry).
+			if serr := h.checkStamp(r.Context(), id.PersonaID); serr != nil {
+				return fmt.Errorf("%s: %w", id.Principal, serr)
+			}
+			stampChecked = now
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rep hubapi.PresenceReport

@@ -68,6 +68,7 @@ type Hub struct {
 	presence *Tracker
 	stream   *Stream
 	tokens   *Tokens
+	stamps   stampWatch
 	log      *slog.Logger
 
 	startRev int64
@@ -137,6 +138,7 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		open:        make(map[tokenHash]int),
 		authCount:   make(map[string]int),
 		waitCount:   make(map[string]int),
+		stamps:      stampWatch{seen: make(map[string]stampSeen)},
 	}
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
@@ -249,6 +251,7 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 func (h *Hub) trackPersona(p registry.Persona, check bool) error {
 	if p.State == registry.StateRetired {
 		h.tokens.Revoke(p.ID)
+		h.stamps.forget(p.ID)
 	}
 	h.trackPresence(p)
 	if p.State != registry.StateActive || (check && !h.checkStanding(p)) {

@@ -1,0 +1,70 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// TestARunningHubNoticesAChangedStamp is issue 10 item 11: a runtime that
+// beats or connects with a stamp whose file no longer matches its recorded
+// hash is refused at once (not at the next hub start), and the persona
+// shows its stamp problem in presence.
+func TestARunningHubNoticesAChangedStamp(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx := context.Background()
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	other := th.addPersona(t, "work/web/lead", "Arcturus")
+	rt := th.runtime(t, lead)
+	_, err := rt.Beat(ctx)
+	mustNil(t, err)
+
+	// Widen a tool in place, as a hostile runtime with write access might.
+	path := filepath.Join(th.home.GenerationDir(lead.ID), stamp.FileName)
+	b, err := os.ReadFile(path)
+	mustNil(t, err)
+	changed := bytes.Replace(b, []byte(`"confirm"`), []byte(`"allow"`), 1)
+	if bytes.Equal(changed, b) {
+		t.Fatal("the stamp has no confirm-level tool to widen")
+	}
+	mustNil(t, os.Chmod(path, 0o600))
+	mustNil(t, os.WriteFile(path, changed, 0o600))
+
+	_, err = rt.Beat(ctx)
+	wantCode(t, err, "stamp_hash_mismatch")
+	_, err = rt.Beat(ctx)
+	wantCode(t, err, "unauthenticated")
+	// Connecting anew is refused too.
+	c, err := hubclient.Dial(ctx, th.home.Dir, hubclient.WithTokenFile(th.home.GenerationDir(lead.ID)+"/"+hubapi.TokenFile))
+	if err == nil {
+		_, err = c.Beat(ctx)
+		c.Close()
+	}
+	wantCode(t, err, "unauthenticated")
+
+	ps, err := th.operator(t, "henry").Presence(ctx)
+	mustNil(t, err)
+	found := false
+	for _, p := range ps {
+		if p.ID == lead.ID {
+			found = true
+			if p.State != hubapi.StateOffline || !strings.Contains(p.Problem, "capability stamp refused") {
+				t.Fatalf("presence of the changed persona: %s %q, want offline with the stamp problem", p.State, p.Problem)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the changed persona is not in presence")
+	}
+	// Another persona is untouched.
+	if _, err := th.runtime(t, other).Beat(ctx); err != nil {
+		t.Fatalf("another persona's beat: %v", err)
+	}
+}
