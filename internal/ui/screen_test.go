@@ -75,3 +75,22 @@ func TestTooSmallDecidesNothing(t *testing.T) {
 		t.Fatalf("at %d×%d the queue should be usable:\n%s", minWidth, minHeight, s)
 	}
 }
+
+// Issue 9: the widened detail pane, pinned: the activation c-2 with its
+// class-matrix diff to its last line, and the long target of c-1 wrapped
+// whole.
+func TestGoldenWidenedDetail(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		keys []string
+	}{
+		{"queue-detail-widened", []string{"2", "j", "z"}},
+		{"queue-detail-widened-long-target", []string{"2", "enter", "enter"}},
+	} {
+		golden.Settled(t, c.name, func(w, h int) string {
+			m := console(t, &hubDouble{snap: demoSnapshot()}, w, h)
+			press(t, m, c.keys...)
+			return plain(m)
+		})
+	}
+}
