@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // who may call an endpoint.
@@ -278,4 +279,27 @@ func invalidUTF8At(b []byte) int {
 		i += n
 	}
 	return len(b)
+}
+
+// idempotencyHeader carries the client's key of a mutating request.
+const idempotencyHeader = "Idempotency-Key"
+
+// idempotencyKey names a mutating request for its use case: the client's
+// Idempotency-Key (none: no replay), the caller as authenticated, and what
+// was asked (the route and the decoded body), so that the same key sent by
+// another caller or with another request never replays this one's answer.
+func idempotencyKey(r *http.Request, id hubapi.Identity, req any) (usecase.Key, error) {
+	key := r.Header.Get(idempotencyHeader)
+	if key == "" {
+		return usecase.Key{}, nil
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return usecase.Key{}, err
+	}
+	caller := id.Principal
+	if !id.IsHuman() {
+		caller = "persona:" + id.PersonaID
+	}
+	return usecase.NewKey(caller, key, []byte(r.Method), []byte(r.URL.Path), body)
 }

@@ -183,8 +183,12 @@ func decide(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) 
 	if err != nil {
 		return err
 	}
+	key, err := idempotencyKey(r, id, req)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
-	c, err := h.cases.Decide(ctx, decider, r.PathValue("id"), req.Approve, req.Remember, req.Reason)
+	c, err := h.cases.Decide(ctx, key, decider, r.PathValue("id"), req.Approve, req.Remember, req.Reason)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 func (h *Hub) view(p registry.Persona) hubapi.PersonaView {
@@ -145,7 +146,9 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	return nil
 }
 
-// registerPersona is POST /v1/personas (operators): see Hub.Register.
+// registerPersona is POST /v1/personas (operators): the registration use
+// case (usecase.Cases.Register), answered once its records are on the
+// stream.
 func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.RegisterRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
@@ -154,11 +157,21 @@ func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 	if req.Human == "" && id.IsHuman() {
 		req.Human = id.Principal // the caller, never the hub process's $USER
 	}
-	res, err := h.Register(r.Context(), req)
+	key, err := idempotencyKey(r, id, req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, res)
+	ctx := r.Context()
+	res, err := h.cases.Register(ctx, key, usecase.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
+		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash,
+		HumanSurfaces: req.HumanSurfaces})
+	if err != nil {
+		return err
+	}
+	if err := h.Settle(ctx); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, hubapi.Registered{Persona: res.Persona, StampHash: res.StampHash, Confirmation: res.Confirmation})
 	return nil
 }
 

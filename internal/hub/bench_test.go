@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -192,7 +195,9 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 
 // BenchmarkHubMemory10000Personas: the heap of a hub holding 10,000 active
 // persona generations (registry records loaded, presence tracked, tokens
-// issued), after every one has reported an activity and a summary.
+// issued), after every one has reported an activity and a summary; and the
+// resident set of the whole process then (the hub, the test binary and
+// the mapped database pages it touched: an upper bound for a hub's RSS).
 func BenchmarkHubMemory10000Personas(b *testing.B) {
 	const n = 10_000
 	home := shortHome(b)
@@ -220,6 +225,23 @@ func BenchmarkHubMemory10000Personas(b *testing.B) {
 			b.Fatalf("tracking %d, want %d", h.presence.Len(), n)
 		}
 		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/(1<<20), "heap-MB")
+		b.ReportMetric(rssMB(b), "rss-MB")
 		runtime.KeepAlive(h)
 	}
+}
+
+// rssMB is the process's resident set size (VmRSS) in MiB.
+func rssMB(tb testing.TB) float64 {
+	tb.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	mustNil(tb, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(kb), " kB"))
+			mustNil(tb, err)
+			return float64(n) / 1024
+		}
+	}
+	tb.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }

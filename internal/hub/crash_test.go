@@ -33,10 +33,12 @@ func TestHubChildProcess(t *testing.T) {
 	}
 }
 
-func startChildHub(t *testing.T, home string) *exec.Cmd {
+// startChildHub starts a hub process serving home, with env added to its
+// environment (a failpoint), and returns once it answers.
+func startChildHub(t *testing.T, home string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHubChildProcess$")
-	cmd.Env = append(os.Environ(), childHomeEnv+"="+home)
+	cmd.Env = append(append(os.Environ(), childHomeEnv+"="+home), env...)
 	cmd.Stderr = os.Stderr
 	mustNil(t, cmd.Start())
 	deadline := time.Now().Add(20 * time.Second)

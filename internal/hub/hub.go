@@ -28,6 +28,10 @@ const presencePrefix = "presence/"
 // recorded expired (they count as denied from their expiry on regardless).
 const expirySweep = 10 * time.Second
 
+// idempotencySweep is how often idempotency records past their window (or
+// beyond their bound) are dropped.
+const idempotencySweep = time.Minute
+
 // Config is what a hub is built from. Zero fields take defaults.
 type Config struct {
 	Home  registry.Home
@@ -48,6 +52,9 @@ type Config struct {
 	ConfirmTTL time.Duration
 	// Log receives operational messages; never tokens.
 	Log *slog.Logger
+	// Failpoint, for crash tests only, kills the hub at one step of one
+	// use case (usecase.FailpointEnv); nil in production.
+	Failpoint *usecase.Failpoint
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over
@@ -136,7 +143,8 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
-	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log})
+	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
+		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint})
 	if err := h.queue.IndexUndecided(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
@@ -164,6 +172,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	}
 	if err = errors.Join(err, rerr, th.err); err != nil {
 		return nil, err
+	}
+	if _, err := h.cases.SweepStampDirs(ps); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
 	}
 	// Stamps are checked after startup (checkAllStamps), not here: at
 	// about a millisecond each, 10,000 would hold the socket closed.
@@ -276,11 +287,17 @@ func (h *Hub) Run(ctx context.Context) error {
 	defer t.Stop()
 	expiry := time.NewTicker(expirySweep)
 	defer expiry.Stop()
+	idempotency := time.NewTicker(idempotencySweep)
+	defer idempotency.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
 			return h.Flush(context.Background())
+		case <-idempotency.C:
+			if _, err := h.cases.SweepIdempotency(ctx); err != nil && ctx.Err() == nil {
+				h.log.Error("dropping old idempotency records failed; will retry", "err", err)
+			}
 		case <-expiry.C:
 			if _, err := h.cases.Sweep(ctx); err != nil && ctx.Err() == nil {
 				h.log.Error("expiring confirmations failed; will retry", "err", err)

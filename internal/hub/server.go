@@ -17,6 +17,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // Timeouts bound what a slow or stuck client can hold. Zero fields take
@@ -72,6 +73,10 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	cfg.Home, cfg.Store = opts.Home, st
 	if cfg.Log == nil {
 		cfg.Log = opts.Log
+	}
+	// Read once, here: a crash test's hub kills itself at the step named.
+	if cfg.Failpoint, err = usecase.ParseFailpoint(os.Getenv(usecase.FailpointEnv)); err != nil {
+		return fmt.Errorf("hub: %w", err)
 	}
 	h, err := New(ctx, cfg)
 	if err != nil {

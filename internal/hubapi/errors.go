@@ -139,6 +139,8 @@ var errorTable = []struct {
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
 	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
+	{usecase.ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
+	{usecase.ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
 	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
 	{confirm.ErrNotAuthority, http.StatusForbidden, "not_authority"},

@@ -44,8 +44,11 @@ func ResolveHome(flag string) (Home, error) {
 // DBPath is the path of the installation's database file.
 func (h Home) DBPath() string { return filepath.Join(h.Dir, "virgo.db") }
 
+// PersonasDir holds the private directory of every persona generation.
+func (h Home) PersonasDir() string { return filepath.Join(h.Dir, "personas") }
+
 // GenerationDir is the private directory of one persona generation.
-func (h Home) GenerationDir(id string) string { return filepath.Join(h.Dir, "personas", id) }
+func (h Home) GenerationDir(id string) string { return filepath.Join(h.PersonasDir(), id) }
 
 // MakeGenerationDir creates the generation's directory 0700 (and its
 // parent). An existing one must be a private directory of the running

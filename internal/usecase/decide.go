@@ -19,16 +19,33 @@ import (
 // of who decides are confirm.Queue.PlanDecide's; a confirmation found
 // expired is recorded expired (refusing a pending generation with it) and
 // the decision is refused with confirm.ErrExpired.
-func (u *Cases) Decide(ctx context.Context, decider confirm.Principal, id string, approve bool, remember confirm.Remember, reason string) (*confirm.Confirmation, error) {
+//
+// With a Key, the decided confirmation is recorded in the same transaction,
+// and the same decision sent again with that Key is answered with it — "approved by
+// you", not "already decided" (see Key).
+func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id string, approve bool, remember confirm.Remember, reason string) (*confirm.Confirmation, error) {
 	var d confirm.Decided
-	err := u.commit(ctx, "decide "+id, func() (store.Plan, error) {
+	var replayed *confirm.Confirmation
+	err := u.commit(ctx, UseDecide, "decide "+id, func() (store.Plan, error) {
+		if ok, err := u.replayed(ctx, k, &replayed); ok || err != nil {
+			return store.Plan{}, err
+		}
 		var err error
 		if d, err = u.queue.PlanDecide(ctx, decider, id, approve, remember, reason); err != nil {
 			return store.Plan{}, err
 		}
-		return u.withEffect(ctx, d)
+		plan, err := u.withEffect(ctx, d)
+		if err != nil || d.Expired {
+			return plan, err // an expiry is not the decision asked for: nothing to replay
+		}
+		rec, err := u.record(k, d.Confirmation)
+		plan.Join(rec)
+		return plan, err
 	})
-	if err != nil {
+	switch {
+	case replayed != nil:
+		return replayed, nil
+	case err != nil:
 		return d.Confirmation, err
 	}
 	return d.Confirmation, d.Err()
@@ -92,7 +109,7 @@ func (u *Cases) Sweep(ctx context.Context) (int, error) {
 		if c.StateAt(u.queue.Now()) != confirm.StateExpired {
 			continue
 		}
-		_, err := u.Decide(ctx, confirm.SystemPrincipal("expiry"), c.ID, false, confirm.RememberNone, "expired")
+		_, err := u.Decide(ctx, Key{}, confirm.SystemPrincipal("expiry"), c.ID, false, confirm.RememberNone, "expired")
 		switch {
 		case errors.Is(err, confirm.ErrExpired):
 			n++

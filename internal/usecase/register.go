@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -45,7 +44,10 @@ type Registered struct {
 // commit, the directory is removed, and a directory a crash left behind is
 // unreferenced and removed at the hub's next start (SweepStampDirs). A
 // registration refused by validation stores nothing and uses up no name.
-func (u *Cases) Register(ctx context.Context, in Registration) (Registered, error) {
+//
+// With a Key, the answer is recorded in the same transaction, and the same
+// request sent again with that Key is answered with it (see Key).
+func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registered, error) {
 	p, err := u.reg.Prepare(registry.Registration{Address: in.Address, Name: in.Name, Human: in.Human,
 		Repository: in.Repository, SessionLineage: in.SessionLineage, CharacterHash: in.CharacterHash, Pending: true})
 	if err != nil {
@@ -54,7 +56,14 @@ func (u *Cases) Register(ctx context.Context, in Registration) (Registered, erro
 	dir := u.home.GenerationDir(p.ID)
 	var out Registered
 	wrote := false
-	err = u.commit(ctx, "register "+p.Address, func() (store.Plan, error) {
+	err = u.commit(ctx, UseRegister, "register "+p.Address, func() (store.Plan, error) {
+		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
+			if wrote { // a concurrent request with this key won
+				wrote = false
+				return store.Plan{}, errors.Join(err, os.RemoveAll(dir))
+			}
+			return store.Plan{}, err
+		}
 		// A plan made again after a conflict may decide another generation:
 		// its stamp is written anew.
 		if wrote {
@@ -79,6 +88,7 @@ func (u *Cases) Register(ctx context.Context, in Registration) (Registered, erro
 		if err != nil {
 			return store.Plan{}, err
 		}
+		u.fail.at(UseRegister, StepAfterStamp)
 		plan, err := a.Plan(hash)
 		if err != nil {
 			return store.Plan{}, err
@@ -90,7 +100,9 @@ func (u *Cases) Register(ctx context.Context, in Registration) (Registered, erro
 		plan.Join(activation)
 		out = Registered{Persona: a.Persona, StampHash: hash, Confirmation: res.Confirmation}
 		out.Persona.StampHash = hash
-		return plan, nil
+		rec, err := u.record(k, out)
+		plan.Join(rec)
+		return plan, err
 	})
 	if err != nil && wrote {
 		if rerr := os.RemoveAll(dir); rerr != nil {
@@ -135,13 +147,4 @@ func (u *Cases) previousStamp(ctx context.Context, p registry.Persona) (stamp.St
 		}
 	}
 	return stamp.Stamp{}, nil
-}
-
-// LoadStamp reads a generation's stamp and checks it against its recorded
-// hash.
-func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
-	if p.StampHash == "" {
-		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)
-	}
-	return stamp.Load(filepath.Join(u.home.GenerationDir(p.ID), stamp.FileName), p.StampHash)
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -31,6 +32,14 @@ type Config struct {
 	// Log receives what a use case could not tidy (a stamp directory left
 	// by a transaction that did not commit).
 	Log *slog.Logger
+	// Now is the clock of idempotency records; time.Now by default.
+	Now func() time.Time
+	// IdempotencyLimit bounds the idempotency records kept;
+	// MaxIdempotencyRecords by default.
+	IdempotencyLimit int
+	// Failpoint, for crash tests only, kills the process at one step of
+	// one use case (ParseFailpoint); nil in production.
+	Failpoint *Failpoint
 }
 
 // Cases are an installation's use cases over one store.
@@ -40,6 +49,11 @@ type Cases struct {
 	queue *confirm.Queue
 	home  registry.Home
 	log   *slog.Logger
+	now   func() time.Time
+	fail  *Failpoint
+	// idemLimit bounds the idempotency records kept.
+	idemLimit int
+	stamps    stampCache
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -47,13 +61,21 @@ func New(cfg Config) *Cases {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.IdempotencyLimit <= 0 {
+		cfg.IdempotencyLimit = MaxIdempotencyRecords
+	}
+	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
+		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit}
 }
 
 // commit runs plan-and-commit until the plan's conditions hold: plan reads
 // what it needs and returns the use case's one transaction, and commit
-// applies it. A plan that writes nothing commits nothing.
-func (u *Cases) commit(ctx context.Context, what string, plan func() (store.Plan, error)) error {
+// applies it. A plan that writes nothing commits nothing. useCase names
+// the use case for its failpoints.
+func (u *Cases) commit(ctx context.Context, useCase, what string, plan func() (store.Plan, error)) error {
 	for range maxAttempts {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -62,6 +84,7 @@ func (u *Cases) commit(ctx context.Context, what string, plan func() (store.Plan
 		if err != nil || p.Empty() {
 			return err
 		}
+		u.fail.at(useCase, StepBeforeCommit)
 		_, err = p.Commit(ctx, u.st)
 		if errors.Is(err, store.ErrConflict) {
 			continue
@@ -69,6 +92,7 @@ func (u *Cases) commit(ctx context.Context, what string, plan func() (store.Plan
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
+		u.fail.at(useCase, StepAfterCommit)
 		return nil
 	}
 	return fmt.Errorf("%s: %w", what, registry.ErrContention)

@@ -41,7 +41,7 @@ type installation struct {
 	clk   *clock
 }
 
-func newInstallation(t *testing.T) *installation {
+func newInstallation(t testing.TB) *installation {
 	t.Helper()
 	home := registry.Home{Dir: t.TempDir()}
 	st, err := store.OpenBolt(home.DBPath(), store.Options{})
@@ -53,12 +53,12 @@ func newInstallation(t *testing.T) *installation {
 	reg := registry.New(st, home, registry.WithClock(clk.Now))
 	q := confirm.NewQueue(st, confirm.QueueOptions{Now: clk.Now})
 	return &installation{st: st, home: home, reg: reg, queue: q, clk: clk,
-		cases: New(Config{Store: st, Registry: reg, Queue: q})}
+		cases: New(Config{Store: st, Registry: reg, Queue: q, Now: clk.Now})}
 }
 
 var henry = confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}
 
-func mustNil(t *testing.T, err error) {
+func mustNil(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func mustNil(t *testing.T, err error) {
 func TestRegisterThenApproveActivates(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	res, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	res, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	mustNil(t, err)
 	p, err := in.reg.Get(ctx, res.Persona.ID)
 	mustNil(t, err)
@@ -85,12 +85,12 @@ func TestRegisterThenApproveActivates(t *testing.T) {
 	if c == nil || c.Kind != confirm.KindActivation || c.Authority != henry || c.StampHash != p.StampHash {
 		t.Fatalf("activation request %+v", c)
 	}
-	c, err = in.cases.Decide(ctx, henry, c.ID, true, confirm.RememberNone, "")
+	c, err = in.cases.Decide(ctx, Key{}, henry, c.ID, true, confirm.RememberNone, "")
 	mustNil(t, err)
 	if p, _ = in.reg.Get(ctx, p.ID); c.State != confirm.StateApproved || p.State != registry.StateActive {
 		t.Fatalf("after approval: confirmation %s, persona %s; want approved and active", c.State, p.State)
 	}
-	if _, err := in.cases.Decide(ctx, henry, c.ID, true, confirm.RememberNone, ""); !errors.Is(err, confirm.ErrAlreadyDecided) {
+	if _, err := in.cases.Decide(ctx, Key{}, henry, c.ID, true, confirm.RememberNone, ""); !errors.Is(err, confirm.ErrAlreadyDecided) {
 		t.Fatalf("deciding again: %v, want ErrAlreadyDecided", err)
 	}
 }
@@ -101,22 +101,22 @@ func TestRegisterThenApproveActivates(t *testing.T) {
 func TestRefusedRegistrationUsesUpNothing(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	if _, err := in.cases.Register(ctx, Registration{Address: "work/lead", Name: "Spica", Human: "human:henry"}); !errors.Is(err, registry.ErrInvalidAddress) {
+	if _, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/lead", Name: "Spica", Human: "human:henry"}); !errors.Is(err, registry.ErrInvalidAddress) {
 		t.Fatalf("a project-bound role without a project: %v, want ErrInvalidAddress", err)
 	}
-	_, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
+	_, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
 	mustNil(t, err)
-	if _, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"}); !errors.Is(err, registry.ErrSeatTaken) {
+	if _, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"}); !errors.Is(err, registry.ErrSeatTaken) {
 		t.Fatalf("a taken seat: %v, want ErrSeatTaken", err)
 	}
 	rev, err := in.st.Rev(ctx)
 	mustNil(t, err)
 	for i, name := range []string{"Spica", "Porrima"} {
 		seat := []string{"home/secretary", "work/coordinator"}[i]
-		if _, err := in.cases.Register(ctx, Registration{Address: seat, Name: name, Human: "human:henry"}); err != nil {
+		if _, err := in.cases.Register(ctx, Key{}, Registration{Address: seat, Name: name, Human: "human:henry"}); err != nil {
 			t.Fatalf("%s after its refused registration: %v; a refusal must not use up the name", name, err)
 		}
-		_, err := in.cases.Register(ctx, Registration{Address: "work/web/lead", Name: name, Human: "human:henry"})
+		_, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/web/lead", Name: name, Human: "human:henry"})
 		if !errors.Is(err, registry.ErrNameTaken) {
 			t.Fatalf("%s twice: %v, want ErrNameTaken", name, err)
 		}
@@ -138,14 +138,14 @@ func TestRefusedRegistrationUsesUpNothing(t *testing.T) {
 func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	denied, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	denied, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
 	mustNil(t, err)
-	_, err = in.cases.Decide(ctx, henry, denied.Confirmation.ID, false, confirm.RememberNone, "wrong repository")
+	_, err = in.cases.Decide(ctx, Key{}, henry, denied.Confirmation.ID, false, confirm.RememberNone, "wrong repository")
 	mustNil(t, err)
 	if p, _ := in.reg.Get(ctx, denied.Persona.ID); p.State != registry.StateRefused || p.RefuseReason != "wrong repository" {
 		t.Fatalf("denied activation: %s (%q), want refused with the reason", p.State, p.RefuseReason)
 	}
-	expiring, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
+	expiring, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
 	mustNil(t, err)
 	in.clk.advance(confirm.DefaultTTL + time.Second)
 	n, err := in.cases.Sweep(ctx)
@@ -155,9 +155,9 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	if p, _ := in.reg.Get(ctx, expiring.Persona.ID); p.State != registry.StateRefused {
 		t.Fatalf("expired activation: persona %s, want refused", p.State)
 	}
-	active, err := in.cases.Register(ctx, Registration{Address: "work/core/lead", Name: "Auva", Human: "human:henry"})
+	active, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Auva", Human: "human:henry"})
 	mustNil(t, err)
-	_, err = in.cases.Decide(ctx, henry, active.Confirmation.ID, true, confirm.RememberNone, "")
+	_, err = in.cases.Decide(ctx, Key{}, henry, active.Confirmation.ID, true, confirm.RememberNone, "")
 	mustNil(t, err)
 	p, err := in.reg.Get(ctx, active.Persona.ID)
 	mustNil(t, err)
@@ -165,9 +165,31 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	mustNil(t, err)
 	r, err := in.queue.RequestRetirement(ctx, henry, &st, p.StampHash, "project closed")
 	mustNil(t, err)
-	_, err = in.cases.Decide(ctx, henry, r.Confirmation.ID, true, confirm.RememberNone, "")
+	_, err = in.cases.Decide(ctx, Key{}, henry, r.Confirmation.ID, true, confirm.RememberNone, "")
 	mustNil(t, err)
 	if p, _ = in.reg.Get(ctx, p.ID); p.State != registry.StateRetired || p.RetireReason != "project closed" {
 		t.Fatalf("approved retirement: %s (%q), want retired with the requester's reason", p.State, p.RetireReason)
+	}
+}
+
+// A stamp is read from disk and verified once per (generation, hash), then
+// served from memory: a request reads no file. A record naming another hash
+// is verified against the file again (and here refused).
+func TestStampIsVerifiedOnceThenCached(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	res, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	mustNil(t, err)
+	p := res.Persona
+	first, err := in.cases.LoadStamp(p)
+	mustNil(t, err)
+	mustNil(t, os.Remove(in.home.GenerationDir(p.ID)+"/CAPABILITY-STAMP.json"))
+	again, err := in.cases.LoadStamp(p)
+	if err != nil || again.Persona.ID != first.Persona.ID {
+		t.Fatalf("a verified stamp read again: %v; want it from memory", err)
+	}
+	p.StampHash = "sha256:00"
+	if _, err := in.cases.LoadStamp(p); err == nil {
+		t.Fatal("a stamp under another hash was served from memory; want it verified against the file")
 	}
 }

@@ -4,22 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
-
-// Register runs the registration use case (usecase.Cases.Register) and
-// waits until its records are on the stream.
-func (h *Hub) Register(ctx context.Context, req hubapi.RegisterRequest) (hubapi.Registered, error) {
-	res, err := h.cases.Register(ctx, usecase.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
-		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash,
-		HumanSurfaces: req.HumanSurfaces})
-	if err != nil {
-		return hubapi.Registered{}, err
-	}
-	return hubapi.Registered{Persona: res.Persona, StampHash: res.StampHash, Confirmation: res.Confirmation}, h.Settle(ctx)
-}
 
 // seatHolders adapts the registry to confirm.SeatHolders.
 type seatHolders struct{ reg *registry.Registry }

@@ -1,0 +1,110 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
+)
+
+// decidedHistory stores n decided confirmations, as a long-running
+// installation accumulates them: copies of one real approved
+// confirmation under new ids, each with its fingerprint, correlation and
+// audit records, 500 to a transaction.
+func decidedHistory(tb testing.TB, home registry.Home, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	mustNil(tb, err)
+	defer s.Close()
+	reg := registry.New(s, home)
+	q := confirm.NewQueue(s, confirm.QueueOptions{})
+	cases := usecase.New(usecase.Config{Store: s, Registry: reg, Queue: q})
+	res, err := cases.Register(ctx, usecase.Key{}, usecase.Registration{Address: "hist/core/lead", Name: "History", Human: "human:henry"})
+	mustNil(tb, err)
+	henry, err := confirm.ParsePrincipal("human:henry")
+	mustNil(tb, err)
+	decided, err := cases.Decide(ctx, usecase.Key{}, henry, res.Confirmation.ID, true, confirm.RememberNone, "")
+	mustNil(tb, err)
+	var ops []store.Op
+	for i := range n {
+		c := *decided
+		c.ID = fmt.Sprintf("c-h%011d", i)
+		c.CorrelationID = fmt.Sprintf("hist-%d", i)
+		c.Fingerprint = fmt.Sprintf("hist%028d", i)
+		b, err := json.Marshal(c)
+		mustNil(tb, err)
+		e, err := json.Marshal(confirm.AuditEntry{Time: c.CreatedAt, Event: "approved", ConfirmationID: c.ID, Actor: c.Requester})
+		mustNil(tb, err)
+		ops = append(ops, store.Put(confirm.PrefixConfirmation+c.ID, b),
+			store.Put("confirm/fp/"+c.Fingerprint, []byte(c.ID)),
+			store.Put("confirm/corr/"+c.Requester.String()+"/"+c.CorrelationID, []byte(c.ID)),
+			store.Put(fmt.Sprintf("%s%020d/%s/approved/h", confirm.PrefixAudit, c.CreatedAt.UnixNano()+int64(i), c.ID), e))
+		if len(ops) >= 2000 || i == n-1 {
+			_, err := s.Txn(ctx, nil, ops)
+			mustNil(tb, err)
+			ops = ops[:0]
+		}
+	}
+}
+
+// BenchmarkHubStartWithHistory: a hub start, from opening the store to
+// answering health (start-ms), over 10,000 active generations and 10,000 or
+// 100,000 decided confirmations. The hub reads what is pending through its
+// index, so what it reads (hub-new-ms: hub.New on an open store) should
+// cost the same at both sizes; start-ms also includes the store's check of
+// the whole file when it opens, which grows with the file. Goal: < 200 ms,
+// flat as history grows. The first start on the home (token issuance) is
+// not timed.
+func BenchmarkHubStartWithHistory(b *testing.B) {
+	for _, decided := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("personas=10k/decided=%dk", decided/1000), func(b *testing.B) {
+			home := shortHome(b)
+			st, err := store.OpenBolt(home.DBPath(), store.Options{})
+			mustNil(b, err)
+			registerMany(b, registry.New(st, home), 10_000)
+			mustNil(b, st.Close())
+			decidedHistory(b, home, decided)
+			enrol(b, home.Dir, "henry")
+			ctx := context.Background()
+			start := func() time.Duration {
+				t0 := time.Now()
+				c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home)))
+				mustNil(b, err)
+				d := time.Since(t0)
+				mustNil(b, c.Close())
+				return d
+			}
+			start()
+			// What the hub reads at start, apart from the store's own
+			// verification of the file when it opens: hub.New on an open
+			// store (records, presence, token hashes, the undecided index).
+			hubNew := func() time.Duration {
+				st, err := store.OpenBolt(home.DBPath(), store.Options{})
+				mustNil(b, err)
+				defer st.Close()
+				t0 := time.Now()
+				_, err = New(ctx, Config{Home: home, Store: st})
+				mustNil(b, err)
+				return time.Since(t0)
+			}
+			b.ReportAllocs()
+			var total, inNew time.Duration
+			for b.Loop() {
+				total += start()
+				b.StopTimer()
+				inNew += hubNew()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "start-ms")
+			b.ReportMetric(float64(inNew.Microseconds())/1000/float64(b.N), "hub-new-ms")
+		})
+	}
+}

@@ -1,0 +1,170 @@
+package usecase
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Idempotent writes. A client names each mutating request with a key of its
+// own choosing (the Idempotency-Key header) and sends the same key when it
+// retries. The use case stores key → result in its one transaction, so a
+// request either took effect and its result is recorded, or neither; a
+// repeat within the window answers with the recorded result and changes
+// nothing — even when the first answer was lost to a dropped connection or
+// a hub killed between its commit and its reply.
+const (
+	// IdempotencyWindow is how long a result is kept for its key. A
+	// client's retries end long before (its retry budget is seconds).
+	IdempotencyWindow = 24 * time.Hour
+	// MaxIdempotencyRecords bounds the results kept by default
+	// (Config.IdempotencyLimit): beyond it the sweep drops the oldest
+	// first, however young.
+	MaxIdempotencyRecords = 100_000
+	// idempotencyPrefix + digest of caller and key → idempotencyRecord.
+	idempotencyPrefix = "idempotency/"
+)
+
+// Named errors of idempotency keys.
+var (
+	// ErrBadIdempotencyKey: a key that is empty, too long or not plain text.
+	ErrBadIdempotencyKey = errors.New("invalid Idempotency-Key: use 1 to 128 letters, digits, '.', '_', ':' or '-'")
+	// ErrIdempotencyKeyReused: a key sent again with a different request.
+	ErrIdempotencyKeyReused = errors.New("Idempotency-Key already used for a different request; choose a new key per request")
+)
+
+var idempotencyKeyText = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// Key names one mutating request for idempotency. The zero Key records
+// nothing (a client that sent no key gets no replay).
+type Key struct {
+	// Caller is who sent it, as the transport authenticated them: one
+	// caller never sees another's result.
+	Caller string
+	// Key is the client's Idempotency-Key.
+	Key string
+	// Request is a digest of what was asked (route and body), so a key
+	// reused for another request is refused rather than answered wrongly.
+	Request string
+}
+
+// NewKey checks a client's key and names the request: caller, the key, and
+// the request's parts (method, path, body) as digested.
+func NewKey(caller, key string, request ...[]byte) (Key, error) {
+	if key == "" {
+		return Key{}, nil
+	}
+	if !idempotencyKeyText.MatchString(key) {
+		return Key{}, fmt.Errorf("%q: %w", key, ErrBadIdempotencyKey)
+	}
+	h := sha256.New()
+	for _, part := range request {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	return Key{Caller: caller, Key: key, Request: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+func (k Key) storeKey() string {
+	sum := sha256.Sum256([]byte(k.Caller + "\x00" + k.Key))
+	return idempotencyPrefix + hex.EncodeToString(sum[:16])
+}
+
+// idempotencyRecord is one stored result.
+type idempotencyRecord struct {
+	Request string          `json:"request"`
+	At      time.Time       `json:"at"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// replayed answers a repeated request from its record: ok when k names a
+// request already carried out (its result decoded into out),
+// ErrIdempotencyKeyReused when k was used for another request.
+func (u *Cases) replayed(ctx context.Context, k Key, out any) (bool, error) {
+	if k == (Key{}) {
+		return false, nil
+	}
+	kv, err := u.st.Get(ctx, k.storeKey())
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w", k.Key, err)
+	}
+	var rec idempotencyRecord
+	if err := json.Unmarshal(kv.Value, &rec); err != nil {
+		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
+	}
+	if rec.Request != k.Request {
+		return false, fmt.Errorf("%s: %w", k.Key, ErrIdempotencyKeyReused)
+	}
+	if err := json.Unmarshal(rec.Result, out); err != nil {
+		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
+	}
+	return true, nil
+}
+
+// record plans storing result under k, guarded on k being unused: of two
+// concurrent requests with one key exactly one commits, and the other,
+// planning again, is answered from the record.
+func (u *Cases) record(k Key, result any) (store.Plan, error) {
+	if k == (Key{}) {
+		return store.Plan{}, nil
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		return store.Plan{}, fmt.Errorf("record the result of Idempotency-Key %s: %w", k.Key, err)
+	}
+	rec, err := json.Marshal(idempotencyRecord{Request: k.Request, At: u.now().UTC(), Result: b})
+	if err != nil {
+		return store.Plan{}, fmt.Errorf("record the result of Idempotency-Key %s: %w", k.Key, err)
+	}
+	sk := k.storeKey()
+	return store.Plan{Conds: []store.Cond{{Key: sk}}, Ops: []store.Op{store.Put(sk, rec)}}, nil
+}
+
+// SweepIdempotency drops the results older than IdempotencyWindow and,
+// past the bound (Config.IdempotencyLimit), the oldest, in one
+// transaction, and returns how many it dropped.
+func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
+	kvs, err := u.st.List(ctx, idempotencyPrefix)
+	if err != nil {
+		return 0, fmt.Errorf("sweep idempotency records: %w", err)
+	}
+	type aged struct {
+		key string
+		at  time.Time
+	}
+	recs := make([]aged, 0, len(kvs))
+	for _, kv := range kvs {
+		var rec idempotencyRecord
+		// An unreadable record is dropped as if it were the oldest.
+		_ = json.Unmarshal(kv.Value, &rec)
+		recs = append(recs, aged{kv.Key, rec.At})
+	}
+	slices.SortFunc(recs, func(a, b aged) int { return cmp.Compare(a.at.UnixNano(), b.at.UnixNano()) })
+	cutoff := u.now().Add(-IdempotencyWindow)
+	var ops []store.Op
+	for i, r := range recs {
+		if !r.at.Before(cutoff) && len(recs)-i <= u.idemLimit {
+			break
+		}
+		ops = append(ops, store.Op{Key: r.key, Delete: true})
+	}
+	if len(ops) == 0 {
+		return 0, nil
+	}
+	if _, err := u.st.Txn(ctx, nil, ops); err != nil {
+		return 0, fmt.Errorf("sweep %d idempotency records: %w", len(ops), err)
+	}
+	return len(ops), nil
+}
