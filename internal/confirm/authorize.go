@@ -142,6 +142,9 @@ func (p *Policy) decide(op Operation) Decision {
 	if target.Verdict == Deny {
 		return target
 	}
+	if op.Target.Kind == TargetAddress && p.holders != nil && !p.holders.HasActiveHolder(op.Target.Value) {
+		return deny(BoundaryNoActiveHolder, "%s to %s: the seat has no active holder", op.Tool, op.Target.Value)
+	}
 	switch {
 	case info.kind == kindBoundary:
 		return confirmAt(info.boundary, string(op.Shape)+" on "+op.Target.String())

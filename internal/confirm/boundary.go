@@ -77,6 +77,7 @@ const (
 	BoundaryRelayedResolution
 	BoundaryLaneApproval
 	BoundaryToolShape
+	BoundaryNoActiveHolder
 )
 
 // Boundary is one row of the boundary table: what an operator reads when an
@@ -140,6 +141,11 @@ var Boundaries = [...]Boundary{
 	// tool's kind decides the shapes it carries (the inventory's Shapes).
 	BoundaryToolShape: {Name: "shape-not-carried-by-tool", Verdict: Deny,
 		Text: "the tool's kind does not carry this operation shape; a read tool never mutates"},
+	// Issue 10 item 10: admission on both endpoints of a message. The
+	// sender's end is its token (a retired generation's is refused); the
+	// addressed end is this row.
+	BoundaryNoActiveHolder: {Name: "no-active-holder", Verdict: Deny,
+		Text: "no active persona holds the addressed seat: a message or other addressed tool reaches only an active holder"},
 }
 
 // GlobalBoundaries lists the spec's six global boundaries in its order.

@@ -15,8 +15,17 @@ type Assignments interface {
 	IsAssigned(persona, task string) bool
 }
 
+// Holders tells whether a seat has an active holder (the registry, through
+// the hub): an addressed tool reaches only an active persona.
+type Holders interface {
+	HasActiveHolder(address string) bool
+}
+
 // Options are what a Policy needs besides the stamp.
 type Options struct {
+	// Holders admits the addressed end of an operation on an address
+	// target; nil admits every address (no registry at hand).
+	Holders Holders
 	// Assignments tells a deputy's assigned tasks; nil means none.
 	Assignments Assignments
 	// Learned are remembered choices (Prompts.Active); only those keyed by
@@ -67,6 +76,7 @@ type Policy struct {
 	surfaces    map[string]bool
 	learned     map[learnedKey]Choice
 	assignments Assignments
+	holders     Holders
 }
 
 // NewPolicy indexes a stamp whose canonical hash is hash. It refuses a stamp
@@ -91,7 +101,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 		scope: addr.Scope, project: addr.Project, rootScope: addr.IsRoot(), deputy: st.Authority.OwningLead != "",
 		workspace: st.Workspace.Root, repository: st.Workspace.Repository,
 		tools: make(map[string]toolEntry, len(st.Tools)), mutable: mutable,
-		surfaces: make(map[string]bool, len(st.HumanSurfaces)), assignments: opts.Assignments,
+		surfaces: make(map[string]bool, len(st.HumanSurfaces)), assignments: opts.Assignments, holders: opts.Holders,
 	}
 	actions := make(map[string]bool, len(st.Tools))
 	for _, t := range st.Tools {

@@ -48,7 +48,8 @@ func (h *Hub) operation(ctx context.Context, id hubapi.Identity, req hubapi.Oper
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}
-	pol, err := confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned, Assignments: confirm.Tasks(assigned)})
+	pol, err := confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned, Assignments: confirm.Tasks(assigned),
+		Holders: activeSeats{ctx, seatHolders{h.reg}}})
 	if err != nil {
 		return nil, confirm.Operation{}, err
 	}

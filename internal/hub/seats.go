@@ -24,3 +24,17 @@ func (s seatHolders) ActiveHolder(ctx context.Context, address string) (string, 
 	}
 	return p.Name, true, nil
 }
+
+// activeSeats adapts the registry to confirm.Holders for one request: an
+// addressed tool reaches only a seat with an active holder. A failed
+// lookup admits nothing (the operation is denied, not let through).
+type activeSeats struct {
+	ctx   context.Context
+	seats seatHolders
+}
+
+// HasActiveHolder reports whether the seat at address is actively held.
+func (a activeSeats) HasActiveHolder(address string) bool {
+	_, ok, err := a.seats.ActiveHolder(a.ctx, address)
+	return err == nil && ok
+}
