@@ -8,17 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
-)
-
-// Identity fields of a previewed stamp that only registration draws: the
-// generation's random id and the character hash the registry derives. The
-// preview shows everything the operator chose and the class matrix decides;
-// these two are filled in when the generation is registered.
-const (
-	previewID        = "assigned-at-registration"
-	previewCharacter = "derived-at-registration"
 )
 
 // wizardBackend is the persona add wizard's backend over the hub client:
@@ -78,34 +68,20 @@ func (w wizardBackend) Snapshot(ctx context.Context) (wizard.Snapshot, error) {
 	return snap, nil
 }
 
-// Preview builds the stamp registration would write, through the one
-// mapping stamp.InputFor, for the seat's next generation bound to the
-// operator, and reads the seat's previous stamp for the diff.
+// Preview is the hub's dry run of the registration Submit would make
+// (bound to the operator), so the preview is exactly what registration
+// writes but for the identity it draws; with the seat's previous stamp for
+// the diff.
 func (w wizardBackend) Preview(ctx context.Context, r wizard.Registration) (wizard.Preview, error) {
 	op, err := w.operator(ctx)
 	if err != nil {
 		return wizard.Preview{}, err
 	}
-	hist, err := seatHistory(ctx, w.c, r.Address.String())
+	pv, err := w.c.PreviewRegistration(ctx, hubapi.RegisterRequest{Address: r.Address.String(), Name: r.Name, Human: op})
 	if err != nil {
 		return wizard.Preview{}, err
 	}
-	p := previewPersona(r, op, len(hist)+1)
-	st, err := stamp.Build(stamp.InputFor(p, stamp.Bindings{}))
-	if err != nil {
-		return wizard.Preview{}, err
-	}
-	prev, err := previousStamp(ctx, w.c, hist, p.Generation)
-	return wizard.Preview{Stamp: st, Previous: prev}, err
-}
-
-// previewPersona is the generation a registration would create, but for the
-// identity registration draws.
-func previewPersona(r wizard.Registration, human string, generation int) registry.Persona {
-	a := r.Address
-	return registry.Persona{ID: previewID, Name: r.Name, Address: a.String(), Scope: a.Scope, Project: a.Project,
-		Role: a.Role, Profile: a.Profile(), Generation: generation, CharacterHash: previewCharacter, Human: human,
-		State: registry.StatePending}
+	return wizard.Preview{Stamp: pv.Stamp, Previous: pv.Previous}, nil
 }
 
 // Submit registers the persona bound to the operator; its activation is

@@ -148,7 +148,7 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 
 // registerPersona is POST /v1/personas (operators): the registration use
 // case (usecase.Cases.Register), answered once its records are on the
-// stream.
+// stream; with ?dry_run=1 the same use case's preview, writing nothing.
 func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.RegisterRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
@@ -157,14 +157,23 @@ func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 	if req.Human == "" && id.IsHuman() {
 		req.Human = id.Principal // the caller, never the hub process's $USER
 	}
+	ctx := r.Context()
+	in := usecase.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
+		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash,
+		HumanSurfaces: req.HumanSurfaces}
+	if r.URL.Query().Get("dry_run") == "1" {
+		pv, err := h.cases.Preview(ctx, in)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, hubapi.RegistrationPreview{Persona: pv.Persona, StampHash: pv.StampHash, Stamp: pv.Stamp, Previous: pv.Previous})
+		return nil
+	}
 	key, err := idempotencyKey(r, id, req)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	res, err := h.cases.Register(ctx, key, usecase.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
-		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash,
-		HumanSurfaces: req.HumanSurfaces})
+	res, err := h.cases.Register(ctx, key, in)
 	if err != nil {
 		return err
 	}

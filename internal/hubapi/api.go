@@ -193,6 +193,17 @@ type RegisterRequest struct {
 	HumanSurfaces []stamp.SurfaceBinding `json:"human_surfaces,omitempty"`
 }
 
+// RegistrationPreview is the answer of POST /v1/personas?dry_run=1: what
+// the registration would write, from a dry run of the registration itself
+// (the generation's id, lineage and character hash are drawn again when it
+// registers). Previous is the seat's previous stamp, null for a new seat.
+type RegistrationPreview struct {
+	Persona   registry.Persona `json:"persona"`
+	StampHash string           `json:"stamp_hash"`
+	Stamp     stamp.Stamp      `json:"stamp"`
+	Previous  *stamp.Stamp     `json:"previous"`
+}
+
 // Registered is the answer of a registration: the pending generation and
 // the activation confirmation queued for its bound human.
 type Registered struct {

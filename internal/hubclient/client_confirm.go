@@ -17,6 +17,14 @@ func (c *Client) Register(ctx context.Context, req hubapi.RegisterRequest) (huba
 	return out, err
 }
 
+// PreviewRegistration is what Register would write, from the hub's dry run
+// of the registration; see POST /v1/personas?dry_run=1.
+func (c *Client) PreviewRegistration(ctx context.Context, req hubapi.RegisterRequest) (hubapi.RegistrationPreview, error) {
+	var out hubapi.RegistrationPreview
+	err := c.do(ctx, "POST", "/v1/personas?dry_run=1", req, &out)
+	return out, err
+}
+
 // RequestRetirement asks to retire the persona named by ref; see
 // POST /v1/personas/retire.
 func (c *Client) RequestRetirement(ctx context.Context, ref, reason string) (hubapi.Retirement, error) {

@@ -32,15 +32,8 @@ func Hash(b []byte) (string, error) {
 // stamp is never overwritten (ErrStampExists). It returns the stamp hash the
 // persona's composition records.
 func Write(dir string, s Stamp) (string, error) {
-	b, err := Marshal(s)
-	if err != nil {
-		return "", err
-	}
 	p := filepath.Join(dir, FileName)
-	if _, err := validStamp(s, b, p); err != nil {
-		return "", err
-	}
-	h, err := Hash(b)
+	b, h, err := encode(s, p)
 	if err != nil {
 		return "", err
 	}
@@ -63,6 +56,30 @@ func Write(dir string, s Stamp) (string, error) {
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
 	return h, nil
+}
+
+// Encode validates s with both validators, as Write does, and returns the
+// hash of the file Write would write, writing nothing: what a
+// registration's preview shows is what registration writes.
+func Encode(s Stamp) (string, error) {
+	_, h, err := encode(s, FileName)
+	return h, err
+}
+
+// encode is the bytes and hash of s as a stamp file at path, validated.
+func encode(s Stamp, path string) ([]byte, string, error) {
+	b, err := Marshal(s)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := validStamp(s, b, path); err != nil {
+		return nil, "", err
+	}
+	h, err := Hash(b)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, h, nil
 }
 
 // Load reads a stamp file, refuses it when its hash no longer matches the

@@ -76,10 +76,11 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		if err != nil {
 			return store.Plan{}, err
 		}
-		st, diff, err := u.stampFor(ctx, a.Persona, in.HumanSurfaces)
+		st, prev, err := u.stampFor(ctx, a.Persona, in.HumanSurfaces)
 		if err != nil {
 			return store.Plan{}, err
 		}
+		diff := stamp.RenderDiff(stamp.Diff(prev, st))
 		if _, err := u.home.MakeGenerationDir(p.ID); err != nil {
 			return store.Plan{}, err
 		}
@@ -115,18 +116,15 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 	return out, nil
 }
 
-// stampFor builds the stamp of a new generation and renders its
-// class-matrix diff against the seat's previous generation.
-func (u *Cases) stampFor(ctx context.Context, p registry.Persona, surfaces []stamp.SurfaceBinding) (stamp.Stamp, string, error) {
+// stampFor builds the stamp of a new generation and reads the stamp of the
+// seat's previous generation (the zero stamp for none) to diff it against.
+func (u *Cases) stampFor(ctx context.Context, p registry.Persona, surfaces []stamp.SurfaceBinding) (stamp.Stamp, stamp.Stamp, error) {
 	st, err := stamp.Build(stamp.InputFor(p, stamp.Bindings{HumanSurfaces: surfaces}))
 	if err != nil {
-		return stamp.Stamp{}, "", err
+		return stamp.Stamp{}, stamp.Stamp{}, err
 	}
 	prev, err := u.previousStamp(ctx, p)
-	if err != nil {
-		return stamp.Stamp{}, "", err
-	}
-	return st, stamp.RenderDiff(stamp.Diff(prev, st)), nil
+	return st, prev, err
 }
 
 // previousStamp is the stamp of the seat's previous generation, or the
@@ -147,4 +145,46 @@ func (u *Cases) previousStamp(ctx context.Context, p registry.Persona) (stamp.St
 		}
 	}
 	return stamp.Stamp{}, nil
+}
+
+// Preview is what a registration would write, planned by the registration
+// use case itself and not committed: the generation as it would be stored,
+// its stamp and hash, and the seat's previous stamp (nil for a seat never
+// held) that the class-matrix diff is taken against. The generation's id,
+// session lineage and character hash are drawn again when it registers.
+type Preview struct {
+	Persona   registry.Persona `json:"persona"`
+	StampHash string           `json:"stamp_hash"`
+	Stamp     stamp.Stamp      `json:"stamp"`
+	Previous  *stamp.Stamp     `json:"previous"`
+}
+
+// Preview runs the registration use case as a dry run: the same
+// validation, admission (seat and name), stamp and validators as Register,
+// and writes nothing — no stamp file, no record, no name used up. A refusal
+// here is the refusal Register would give.
+func (u *Cases) Preview(ctx context.Context, in Registration) (Preview, error) {
+	p, err := u.reg.Prepare(registry.Registration{Address: in.Address, Name: in.Name, Human: in.Human,
+		Repository: in.Repository, SessionLineage: in.SessionLineage, CharacterHash: in.CharacterHash, Pending: true})
+	if err != nil {
+		return Preview{}, err
+	}
+	a, err := u.reg.Admit(ctx, p)
+	if err != nil {
+		return Preview{}, fmt.Errorf("register %s: %w", p.Address, err)
+	}
+	st, prev, err := u.stampFor(ctx, a.Persona, in.HumanSurfaces)
+	if err != nil {
+		return Preview{}, err
+	}
+	hash, err := stamp.Encode(st)
+	if err != nil {
+		return Preview{}, err
+	}
+	out := Preview{Persona: a.Persona, StampHash: hash, Stamp: st}
+	out.Persona.StampHash = hash
+	if prev.Persona.ID != "" {
+		out.Previous = &prev
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -191,5 +192,39 @@ func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 	p.StampHash = "sha256:00"
 	if _, err := in.cases.LoadStamp(p); err == nil {
 		t.Fatal("a stamp under another hash was served from memory; want it verified against the file")
+	}
+}
+
+// The preview is a dry run of the registration itself: it writes nothing
+// (no record, no directory, no name used up), refuses what registration
+// would refuse, and shows the stamp registration then writes, identity
+// aside.
+func TestPreviewIsTheRegistrationWritingNothing(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	reg := Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}
+	rev, _ := in.st.Rev(ctx)
+	pv, err := in.cases.Preview(ctx, reg)
+	mustNil(t, err)
+	if got, _ := in.st.Rev(ctx); got != rev {
+		t.Fatalf("a preview wrote (revision %d → %d)", rev, got)
+	}
+	if _, err := os.Stat(in.home.PersonasDir()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a preview made a generation directory: %v", err)
+	}
+	if pv.Previous != nil || pv.Persona.Generation != 1 || pv.StampHash == "" {
+		t.Fatalf("preview of a new seat: %+v", pv)
+	}
+	res, err := in.cases.Register(ctx, Key{}, reg)
+	mustNil(t, err)
+	p, err := in.reg.Get(ctx, res.Persona.ID)
+	mustNil(t, err)
+	st, err := in.cases.LoadStamp(p)
+	mustNil(t, err)
+	if !reflect.DeepEqual(st.Tools, pv.Stamp.Tools) || !reflect.DeepEqual(st.Path, pv.Stamp.Path) || !reflect.DeepEqual(st.Authority, pv.Stamp.Authority) {
+		t.Fatalf("registration wrote another stamp than its preview showed")
+	}
+	if _, err := in.cases.Preview(ctx, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"}); !errors.Is(err, registry.ErrSeatTaken) {
+		t.Fatalf("preview of a taken seat: %v, want registration's refusal ErrSeatTaken", err)
 	}
 }
