@@ -80,6 +80,7 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 			}
 			r := httptest.NewRequestWithContext(context.Background(), "POST", "/v1/confirmations", bytes.NewReader(body))
 			r.Header.Set("Authorization", bearer)
+			r.Header.Set("Content-Type", "application/json")
 			w := httptest.NewRecorder()
 			handler.ServeHTTP(w, r)
 			if w.Code != http.StatusOK {
