@@ -61,7 +61,7 @@ func TestScreenshots(t *testing.T) {
 	// The queue, on the pending activation of root/operator with its
 	// detail pane (requester, routing, boundary and class-matrix diff).
 	c.press("2", "[2 Queue")
-	filterQueue(c, deniedAddress+"#1", deniedAddress+"#1 virgo.persona")
+	filterQueue(c, "address:"+deniedAddress, "virgo.persona.activate address:"+deniedAddress)
 	clearFilter(c) // the selection stays on it
 	c.press("Enter", "class-matrix diff")
 	save("queue")
