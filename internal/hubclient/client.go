@@ -1,3 +1,9 @@
+// Package hubclient is the one client of the hub's API on its Unix socket,
+// used by every command, the console's adapter and any other front end. It
+// is the one retry owner: every call, dial and stream reconnect goes through
+// one policy (a total budget, backoff, one Idempotency-Key per write for all
+// its attempts) and fails with a final error that names the socket and what
+// was tried. It imports the wire contract (hubapi), never the server.
 package hubclient
 
 import (
