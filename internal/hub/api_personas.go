@@ -158,8 +158,8 @@ func registerPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 		req.Human = id.Principal // the caller, never the hub process's $USER
 	}
 	ctx := r.Context()
-	in := usecase.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
-		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash,
+	in := usecase.Registration{Registration: registry.Registration{Address: req.Address, Name: req.Name, Human: req.Human,
+		Repository: req.Repository, SessionLineage: req.SessionLineage, CharacterHash: req.CharacterHash},
 		HumanSurfaces: req.HumanSurfaces}
 	if r.URL.Query().Get("dry_run") == "1" {
 		pv, err := h.cases.Preview(ctx, in)

@@ -27,7 +27,7 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 	reg := registry.New(s, home)
 	q := confirm.NewQueue(s, confirm.QueueOptions{})
 	cases := usecase.New(usecase.Config{Store: s, Registry: reg, Queue: q})
-	res, err := cases.Register(ctx, usecase.Key{}, usecase.Registration{Address: "hist/core/lead", Name: "History", Human: "human:henry"})
+	res, err := cases.Register(ctx, usecase.Key{}, usecase.Registration{Registration: registry.Registration{Address: "hist/core/lead", Name: "History", Human: "human:henry"}})
 	mustNil(tb, err)
 	henry, err := confirm.ParsePrincipal("human:henry")
 	mustNil(tb, err)

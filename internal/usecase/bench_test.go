@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // BenchmarkDecisionCommitVsFsync: one decision's commit through the use
@@ -31,7 +32,7 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		res, err := in.cases.Register(ctx, Key{}, Registration{Address: fmt.Sprintf("s%d/core/lead", i), Name: fmt.Sprintf("Bench %d", i), Human: "human:henry"})
+		res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: fmt.Sprintf("s%d/core/lead", i), Name: fmt.Sprintf("Bench %d", i), Human: "human:henry"}})
 		if err != nil {
 			b.Fatal(err)
 		}

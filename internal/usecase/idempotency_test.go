@@ -29,7 +29,7 @@ func mustKey(t *testing.T, caller, key string, request ...string) Key {
 func TestRepeatedRequestReturnsTheOriginalResult(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	reg := Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}
+	reg := Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}}
 	k := mustKey(t, "human:henry", "k-1", "POST /v1/personas", "Spica")
 	first, err := in.cases.Register(ctx, k, reg)
 	mustNil(t, err)
@@ -75,7 +75,7 @@ func TestIdempotencyRecordsAreBounded(t *testing.T) {
 	seats := []string{"work/core/lead", "work/web/lead", "home/secretary", "work/coordinator", "root/secretary"}
 	for i := range names {
 		k := mustKey(t, "human:henry", fmt.Sprintf("k-%d", i), names[i])
-		_, err := in.cases.Register(ctx, k, Registration{Address: seats[i], Name: names[i], Human: "human:henry"})
+		_, err := in.cases.Register(ctx, k, Registration{Registration: registry.Registration{Address: seats[i], Name: names[i], Human: "human:henry"}})
 		mustNil(t, err)
 		in.clk.advance(time.Minute)
 	}
@@ -100,7 +100,7 @@ func TestIdempotencyRecordsAreBounded(t *testing.T) {
 func TestUnreferencedStampDirectoriesAreSwept(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	res, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})
 	mustNil(t, err)
 	orphan := in.home.GenerationDir("0123456789abcdef")
 	mustNil(t, os.MkdirAll(orphan, 0o700))

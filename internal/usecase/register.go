@@ -12,16 +12,20 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// Registration is what persona add asks for.
+// Registration is what persona add asks for: the registry's registration
+// (its Pending is ignored: a registration through the use case is always
+// pending its activation) and the human-surface bindings of the stamp.
 type Registration struct {
-	Address        string
-	Name           string
-	Human          string
-	Repository     string
-	SessionLineage string
-	CharacterHash  string
+	registry.Registration
 	// HumanSurfaces are the persona's human-surface bindings.
 	HumanSurfaces []stamp.SurfaceBinding
+}
+
+// prepare validates in and fills its defaults as a pending registration.
+func (u *Cases) prepare(in Registration) (registry.Persona, error) {
+	reg := in.Registration
+	reg.Pending = true
+	return u.reg.Prepare(reg)
 }
 
 // Registered is the answer of a registration: the pending generation and
@@ -48,8 +52,7 @@ type Registered struct {
 // With a Key, the answer is recorded in the same transaction, and the same
 // request sent again with that Key is answered with it (see Key).
 func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registered, error) {
-	p, err := u.reg.Prepare(registry.Registration{Address: in.Address, Name: in.Name, Human: in.Human,
-		Repository: in.Repository, SessionLineage: in.SessionLineage, CharacterHash: in.CharacterHash, Pending: true})
+	p, err := u.prepare(in)
 	if err != nil {
 		return Registered{}, err
 	}
@@ -164,8 +167,7 @@ type Preview struct {
 // and writes nothing — no stamp file, no record, no name used up. A refusal
 // here is the refusal Register would give.
 func (u *Cases) Preview(ctx context.Context, in Registration) (Preview, error) {
-	p, err := u.reg.Prepare(registry.Registration{Address: in.Address, Name: in.Name, Human: in.Human,
-		Repository: in.Repository, SessionLineage: in.SessionLineage, CharacterHash: in.CharacterHash, Pending: true})
+	p, err := u.prepare(in)
 	if err != nil {
 		return Preview{}, err
 	}

@@ -72,7 +72,7 @@ func mustNil(t testing.TB, err error) {
 func TestRegisterThenApproveActivates(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	res, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})
 	mustNil(t, err)
 	p, err := in.reg.Get(ctx, res.Persona.ID)
 	mustNil(t, err)
@@ -102,22 +102,22 @@ func TestRegisterThenApproveActivates(t *testing.T) {
 func TestRefusedRegistrationUsesUpNothing(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	if _, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/lead", Name: "Spica", Human: "human:henry"}); !errors.Is(err, registry.ErrInvalidAddress) {
+	if _, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/lead", Name: "Spica", Human: "human:henry"}}); !errors.Is(err, registry.ErrInvalidAddress) {
 		t.Fatalf("a project-bound role without a project: %v, want ErrInvalidAddress", err)
 	}
-	_, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
+	_, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"}})
 	mustNil(t, err)
-	if _, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"}); !errors.Is(err, registry.ErrSeatTaken) {
+	if _, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Porrima", Human: "human:henry"}}); !errors.Is(err, registry.ErrSeatTaken) {
 		t.Fatalf("a taken seat: %v, want ErrSeatTaken", err)
 	}
 	rev, err := in.st.Rev(ctx)
 	mustNil(t, err)
 	for i, name := range []string{"Spica", "Porrima"} {
 		seat := []string{"home/secretary", "work/coordinator"}[i]
-		if _, err := in.cases.Register(ctx, Key{}, Registration{Address: seat, Name: name, Human: "human:henry"}); err != nil {
+		if _, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: seat, Name: name, Human: "human:henry"}}); err != nil {
 			t.Fatalf("%s after its refused registration: %v; a refusal must not use up the name", name, err)
 		}
-		_, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/web/lead", Name: name, Human: "human:henry"})
+		_, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/web/lead", Name: name, Human: "human:henry"}})
 		if !errors.Is(err, registry.ErrNameTaken) {
 			t.Fatalf("%s twice: %v, want ErrNameTaken", name, err)
 		}
@@ -139,14 +139,14 @@ func TestRefusedRegistrationUsesUpNothing(t *testing.T) {
 func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	denied, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	denied, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})
 	mustNil(t, err)
 	_, err = in.cases.Decide(ctx, Key{}, henry, denied.Confirmation.ID, false, confirm.RememberNone, "wrong repository")
 	mustNil(t, err)
 	if p, _ := in.reg.Get(ctx, denied.Persona.ID); p.State != registry.StateRefused || p.RefuseReason != "wrong repository" {
 		t.Fatalf("denied activation: %s (%q), want refused with the reason", p.State, p.RefuseReason)
 	}
-	expiring, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"})
+	expiring, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"}})
 	mustNil(t, err)
 	in.clk.advance(confirm.DefaultTTL + time.Second)
 	n, err := in.cases.Sweep(ctx)
@@ -156,7 +156,7 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	if p, _ := in.reg.Get(ctx, expiring.Persona.ID); p.State != registry.StateRefused {
 		t.Fatalf("expired activation: persona %s, want refused", p.State)
 	}
-	active, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Auva", Human: "human:henry"})
+	active, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Auva", Human: "human:henry"}})
 	mustNil(t, err)
 	_, err = in.cases.Decide(ctx, Key{}, henry, active.Confirmation.ID, true, confirm.RememberNone, "")
 	mustNil(t, err)
@@ -179,7 +179,7 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	res, err := in.cases.Register(ctx, Key{}, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"})
+	res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})
 	mustNil(t, err)
 	p := res.Persona
 	first, err := in.cases.LoadStamp(p)
@@ -202,7 +202,7 @@ func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 func TestPreviewIsTheRegistrationWritingNothing(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	reg := Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}
+	reg := Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}}
 	rev, _ := in.st.Rev(ctx)
 	pv, err := in.cases.Preview(ctx, reg)
 	mustNil(t, err)
@@ -224,7 +224,7 @@ func TestPreviewIsTheRegistrationWritingNothing(t *testing.T) {
 	if !reflect.DeepEqual(st.Tools, pv.Stamp.Tools) || !reflect.DeepEqual(st.Path, pv.Stamp.Path) || !reflect.DeepEqual(st.Authority, pv.Stamp.Authority) {
 		t.Fatalf("registration wrote another stamp than its preview showed")
 	}
-	if _, err := in.cases.Preview(ctx, Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"}); !errors.Is(err, registry.ErrSeatTaken) {
+	if _, err := in.cases.Preview(ctx, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"}}); !errors.Is(err, registry.ErrSeatTaken) {
 		t.Fatalf("preview of a taken seat: %v, want registration's refusal ErrSeatTaken", err)
 	}
 }
