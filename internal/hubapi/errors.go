@@ -192,6 +192,17 @@ func CodeOf(err error) string {
 	return ""
 }
 
+// NamesError reports whether code is the wire code of one of the API's
+// named errors.
+func NamesError(code string) bool {
+	for _, m := range errorTable {
+		if m.code == code {
+			return true
+		}
+	}
+	return false
+}
+
 // Errorf is the answer of named error (one of the table's) with its own
 // sentence: the named error's status and code, the formatted message.
 func Errorf(named error, format string, args ...any) *APIError {

@@ -23,8 +23,6 @@ func oldEncoding(t *testing.T, v any) []byte {
 	return buf.Bytes()
 }
 
-// The persona list answer keeps its wire format: its bytes are what
-// encoding/json wrote before, and they decode — with encoding/json and with
 // FuzzDecodeViews: the client's decoder never panics, and agrees with
 // encoding/json on whatever both read.
 func FuzzDecodeViews(f *testing.F) {
