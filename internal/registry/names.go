@@ -68,21 +68,45 @@ func nameSkeleton(name string) string {
 // IndexNameSkeletons gives every name of a store written before names were
 // compared by look its skeleton, once (later registrations write theirs
 // with the name). Two old names of one look keep both their records; the
-// first holds the skeleton, and no third can join them.
+// first holds the skeleton, and no third can join them. A skeleton already
+// stored (a name registered before the store was first indexed) is kept as
+// it is. A registration committing meanwhile conflicts the index, which is
+// then read and planned again.
 func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
-	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
-		return nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("index name skeletons: %w", err)
+	for {
+		done, err := r.indexNameSkeletons(ctx)
+		if err != nil {
+			return fmt.Errorf("index name skeletons: %w", err)
+		}
+		if done {
+			return nil
+		}
 	}
-	kvs, err := r.s.List(ctx, namePrefix)
+}
+
+// indexNameSkeletons is one attempt of IndexNameSkeletons; done is false
+// when a concurrent write conflicted it.
+func (r *Registry) indexNameSkeletons(ctx context.Context) (done bool, err error) {
+	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
+		return true, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	names, err := r.s.List(ctx, namePrefix)
 	if err != nil {
-		return fmt.Errorf("index name skeletons: %w", err)
+		return false, err
+	}
+	stored, err := r.s.List(ctx, skeletonPrefix)
+	if err != nil {
+		return false, err
+	}
+	seen := make(map[string]bool, len(stored))
+	for _, kv := range stored {
+		seen[kv.Key] = true
 	}
 	conds := []store.Cond{{Key: skeletonsIndexed}}
 	ops := []store.Op{store.Put(skeletonsIndexed, []byte("1"))}
-	seen := map[string]bool{}
-	for _, kv := range kvs {
+	for _, kv := range names {
 		sk := skeletonPrefix + nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))
 		if !seen[sk] {
 			seen[sk] = true
@@ -90,12 +114,11 @@ func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
 			ops = append(ops, store.Put(sk, kv.Value))
 		}
 	}
-	if _, err := r.s.Txn(ctx, conds, ops); errors.Is(err, store.ErrConflict) {
-		return r.IndexNameSkeletons(ctx) // a registration or another indexer came first
-	} else if err != nil {
-		return fmt.Errorf("index name skeletons: %w", err)
+	_, err = r.s.Txn(ctx, conds, ops)
+	if errors.Is(err, store.ErrConflict) {
+		return false, nil
 	}
-	return nil
+	return err == nil, err
 }
 
 // suggestion is the i-th name of the endless suggestion sequence: the list

@@ -3,9 +3,11 @@ package registry
 import (
 	"context"
 	"errors"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // The issue's list, in its order: "Spica, Porrima, Vindemiatrix, Zavijava,
@@ -174,4 +176,40 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 		}
 	})
 	in2.step(check)
+}
+
+// TestIndexNameSkeletonsOverNamesWithSkeletons: a store whose names were
+// registered (each with its skeleton) before any hub indexed it — as a
+// benchmark fixture or a registration without a hub leaves it — is indexed
+// at once: the skeletons already there are kept, not demanded absent (which
+// conflicted, and the retry conflicted again, without end).
+func TestIndexNameSkeletonsOverNamesWithSkeletons(t *testing.T) {
+	in := newInstallation(t)
+	in.step(func(r *Registry) {
+		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"})
+		mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Zaniah"})
+		// One old name without its skeleton beside them.
+		if _, err := r.s.Txn(context.Background(), nil, []store.Op{{Key: skeletonPrefix + nameSkeleton("Zaniah"), Delete: true}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	in.step(func(r *Registry) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := r.IndexNameSkeletons(ctx); err != nil {
+			t.Fatalf("IndexNameSkeletons: %v", err)
+		}
+		for _, name := range []string{"Spica", "Zaniah"} {
+			kv, err := r.s.Get(ctx, skeletonPrefix+nameSkeleton(name))
+			if err != nil {
+				t.Fatalf("skeleton of %s: %v", name, err)
+			}
+			if p, _, err := r.getPersona(ctx, string(kv.Value)); err != nil || p.Name != name {
+				t.Errorf("skeleton of %s names %q (%v)", name, p.Name, err)
+			}
+		}
+		if _, err := r.s.Get(ctx, skeletonsIndexed); err != nil {
+			t.Errorf("the store is not marked indexed: %v", err)
+		}
+	})
 }
