@@ -369,7 +369,7 @@ func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal
 	now := b.now().UTC()
 	run.Artifacts++
 	run.Updated = now
-	a.Seq, a.Path, a.By, a.Time = run.Artifacts, path, by, now
+	a.Run, a.TaskRef, a.Seq, a.Path, a.By, a.Time = run.ID, run.TaskRef, run.Artifacts, path, by, now
 	runVal, err := json.Marshal(run)
 	if err != nil {
 		return Artifact{}, store.Plan{}, err

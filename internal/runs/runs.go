@@ -119,6 +119,9 @@ type Event struct {
 
 // Artifact is one thing a run produced, in the worker's workspace.
 type Artifact struct {
+	// Run is the run's id and TaskRef its task, as the run records them.
+	Run string `json:"run"`
+	TaskRef
 	Seq    int    `json:"seq"`
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`

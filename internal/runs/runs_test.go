@@ -82,7 +82,7 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	sum := strings.Repeat("ab", 32)
 	a, p, err := b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "parser", Size: 1234, SHA256: sum, Path: "out/parser.bin"})
 	commit(t, st, p, err)
-	if a.Seq != 1 || a.Path != "out/parser.bin" {
+	if a.Seq != 1 || a.Path != "out/parser.bin" || a.Run != run.ID || a.TaskRef != task {
 		t.Fatalf("artifact %+v", a)
 	}
 	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateSucceeded, "done")
