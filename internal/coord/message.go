@@ -90,6 +90,10 @@ func keyInbox(seat string, seq uint64) string {
 
 func messageID(seq uint64) string { return "m-" + strconv.FormatUint(seq, 10) }
 
+// ParseID reads a message id back to its sequence in its seat's inbox:
+// of two messages of one seat, the later admitted has the higher.
+func ParseID(id string) (uint64, error) { return parseID(id) }
+
 // parseID reads a message id back to its sequence.
 func parseID(id string) (uint64, error) {
 	digits, ok := strings.CutPrefix(id, "m-")
