@@ -50,9 +50,21 @@ type Message struct {
 	From Sender `json:"from"`
 	// Subject is one line; Body may hold several. Both are checked clean
 	// when sent and are shown through termtext all the same.
-	Subject string    `json:"subject,omitempty"`
-	Body    string    `json:"body"`
+	Subject string `json:"subject,omitempty"`
+	Body    string `json:"body"`
+	// ReplyTo is the id of the message this one answers (in the
+	// sender's inbox), if any.
+	ReplyTo string    `json:"reply_to,omitempty"`
 	SentAt  time.Time `json:"sent_at"`
+}
+
+// Draft is what a sender writes: the message before admission gives it an
+// id, a sender and a time.
+type Draft struct {
+	To      string `json:"to"`
+	Subject string `json:"subject,omitempty"`
+	Body    string `json:"body"`
+	ReplyTo string `json:"reply_to,omitempty"`
 }
 
 // Ack is the answer of an acknowledgement.
@@ -131,6 +143,11 @@ func checkMessage(subject, body string) error {
 func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, error) {
 	if err := checkMessage(m.Subject, m.Body); err != nil {
 		return Message{}, store.Plan{}, err
+	}
+	if m.ReplyTo != "" {
+		if _, err := parseID(m.ReplyTo); err != nil {
+			return Message{}, store.Plan{}, fmt.Errorf("%w: reply_to: %w", ErrBadMessage, err)
+		}
 	}
 	var book seatBook
 	rev, err := b.getJSON(ctx, keySeat(m.To), &book)

@@ -83,7 +83,7 @@ func sendMessage(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 	if err != nil {
 		return err
 	}
-	m, err := h.cases.SendMessage(ctx, key, in, req.To, req.Subject, req.Body)
+	m, err := h.cases.SendMessage(ctx, key, in, coord.Draft{To: req.To, Subject: req.Subject, Body: req.Body, ReplyTo: req.ReplyTo})
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func listMessages(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Iden
 		if p, err = h.reg.Get(ctx, id.PersonaID); err != nil {
 			return err
 		}
-		if err := h.allowTool(ctx, id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadRange); err != nil {
+		if err := h.allowTool(ctx, id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadMeta); err != nil {
 			return err
 		}
 		page, err = h.cases.Inbox(ctx, p, after, limit)
@@ -175,7 +175,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	if err != nil {
 		return err
 	}
-	if err := h.allowTool(r.Context(), id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadRange); err != nil {
+	if err := h.allowTool(r.Context(), id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadMeta); err != nil {
 		return err
 	}
 	ctx, release, err := h.holdStream(r)

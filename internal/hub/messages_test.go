@@ -27,12 +27,12 @@ func TestOlderInstanceIsFencedOut(t *testing.T) {
 	mustNil(t, oldStream.Beat())
 	_, err = newer.ClaimFence(ctx)
 	mustNil(t, err)
-	_, err = th.runtime(t, lead).SendMessage(ctx, deputy.Address, "review", "core#12, please")
+	_, err = th.runtime(t, lead).SendMessage(ctx, coord.Draft{To: deputy.Address, Subject: "review", Body: "core#12, please"})
 	mustNil(t, err)
 
 	_, err = older.AckMessage(ctx, "m-1")
 	wantCode(t, err, "fenced")
-	_, err = older.SendMessage(ctx, lead.Address, "", "done")
+	_, err = older.SendMessage(ctx, coord.Draft{To: lead.Address, Subject: "", Body: "done"})
 	wantCode(t, err, "fenced")
 	_, err = older.Beat(ctx)
 	wantCode(t, err, "fenced")
@@ -71,7 +71,7 @@ func TestMessageStreamDeliversLive(t *testing.T) {
 	lead := th.addPersona(t, "work/core/lead", "Spica")
 	deputy := th.addPersona(t, "work/core/deputy", "Zaniah")
 	sender, rt := th.runtime(t, lead), th.runtime(t, deputy)
-	_, err := sender.SendMessage(ctx, deputy.Address, "", "waiting")
+	_, err := sender.SendMessage(ctx, coord.Draft{To: deputy.Address, Subject: "", Body: "waiting"})
 	mustNil(t, err)
 	s, err := rt.OpenMessageStream(ctx, "")
 	mustNil(t, err)
@@ -86,7 +86,7 @@ func TestMessageStreamDeliversLive(t *testing.T) {
 	}
 	next("waiting")
 	for _, body := range []string{"live 1", "live 2"} {
-		_, err := sender.SendMessage(ctx, deputy.Address, "", body)
+		_, err := sender.SendMessage(ctx, coord.Draft{To: deputy.Address, Subject: "", Body: body})
 		mustNil(t, err)
 		next(body)
 	}

@@ -41,6 +41,8 @@ type SendMessageRequest struct {
 	Subject string `json:"subject,omitempty" limit:"message_subject"`
 	// Body may hold several lines; it is bounded by message_body.
 	Body string `json:"body"`
+	// ReplyTo is the id of the message this one answers.
+	ReplyTo string `json:"reply_to,omitempty" limit:"ref"`
 }
 
 // MessagePage is one page of a seat's inbox (GET /v1/messages), oldest

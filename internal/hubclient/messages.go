@@ -40,9 +40,9 @@ func (c *Client) setFenceHeader(req *http.Request) {
 
 // SendMessage sends a coordination message (send_broker_message) from the
 // client's persona to the seat at address to.
-func (c *Client) SendMessage(ctx context.Context, to, subject, body string) (coord.Message, error) {
+func (c *Client) SendMessage(ctx context.Context, d coord.Draft) (coord.Message, error) {
 	var m coord.Message
-	err := c.do(ctx, "POST", "/v1/messages", hubapi.SendMessageRequest{To: to, Subject: subject, Body: body}, &m)
+	err := c.do(ctx, "POST", "/v1/messages", hubapi.SendMessageRequest{To: d.To, Subject: d.Subject, Body: d.Body, ReplyTo: d.ReplyTo}, &m)
 	return m, err
 }
 

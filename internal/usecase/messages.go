@@ -75,19 +75,19 @@ func (u *Cases) CheckFence(ctx context.Context, personaID string, fence coord.Fe
 }
 
 // SendMessage admits a coordination message from the instance from to the
-// seat to, in one transaction guarded on both ends: the sender still holds
+// seat d.To, in one transaction guarded on both ends: the sender still holds
 // its seat with the latest fence, and the recipient seat still has the
 // active holder it was read with. A retirement of the recipient committed
 // first refuses the send (registry.ErrNoActiveHolder); one committed after
 // leaves the message in the seat's inbox for its next generation. With a
 // Key, a repeated request is answered with the first one's message and no
 // second message is admitted.
-func (u *Cases) SendMessage(ctx context.Context, k Key, from Instance, to, subject, body string) (coord.Message, error) {
-	addr, err := registry.ParseAddress(to)
+func (u *Cases) SendMessage(ctx context.Context, k Key, from Instance, d coord.Draft) (coord.Message, error) {
+	addr, err := registry.ParseAddress(d.To)
 	if err != nil {
 		return coord.Message{}, err
 	}
-	to = addr.String()
+	to := addr.String()
 	var out coord.Message
 	err = u.commit(ctx, UseSendMessage, "send a message to "+to, func() (store.Plan, error) {
 		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
@@ -103,7 +103,7 @@ func (u *Cases) SendMessage(ctx context.Context, k Key, from Instance, to, subje
 		}
 		plan.Conds = append(plan.Conds, seat)
 		p := from.Persona
-		m, send, err := u.coord.PlanSend(ctx, coord.Message{To: to, Subject: subject, Body: body,
+		m, send, err := u.coord.PlanSend(ctx, coord.Message{To: to, Subject: d.Subject, Body: d.Body, ReplyTo: d.ReplyTo,
 			From: coord.Sender{Address: p.Address, Name: p.Name, ID: p.ID, Generation: p.Generation}})
 		if err != nil {
 			return store.Plan{}, err

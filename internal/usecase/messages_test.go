@@ -44,7 +44,7 @@ func TestMessageIsDeliveredUntilAckedAndAcksAreIdempotent(t *testing.T) {
 	ctx := context.Background()
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
-	m, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, "work/core/deputy", "review", "please review core#12")
+	m, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "review", Body: "please review core#12"})
 	mustNil(t, err)
 	if m.ID != "m-1" || m.To != "work/core/deputy" || m.From != (coord.Sender{Address: lead.Address, Name: "Spica", ID: lead.ID, Generation: 1}) {
 		t.Fatalf("sent %+v", m)
@@ -87,31 +87,37 @@ func TestSendIsAdmittedOnBothEnds(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
 	lead := activePersona(t, in, "work/core/lead", "Spica")
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, "work/web/lead", "", "hello"); !errors.Is(err, registry.ErrNoActiveHolder) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/web/lead", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrNoActiveHolder) {
 		t.Fatalf("to a seat never granted: %v, want ErrNoActiveHolder", err)
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, "work/lead", "", "hello"); !errors.Is(err, registry.ErrInvalidAddress) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/lead", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrInvalidAddress) {
 		t.Fatalf("to an invalid address: %v, want ErrInvalidAddress", err)
 	}
 	// A generation still pending holds its seat but not actively.
 	_, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/deputy", Name: "Zaniah", Human: "human:henry"}})
 	mustNil(t, err)
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, "work/core/deputy", "", "hello"); !errors.Is(err, registry.ErrNoActiveHolder) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrNoActiveHolder) {
 		t.Fatalf("to a pending generation: %v, want ErrNoActiveHolder", err)
 	}
 	sec := activePersona(t, in, "work/secretary", "Porrima")
 	for _, body := range []string{"", "  \n", "bell\a", "\x1b[2Jwipe", "rtl\u202eevil", string(make([]byte, coord.MaxBody+1))} {
-		if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, sec.Address, "", body); !errors.Is(err, coord.ErrBadMessage) {
+		if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "", Body: body}); !errors.Is(err, coord.ErrBadMessage) {
 			t.Fatalf("body %q: %v, want ErrBadMessage", body, err)
 		}
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, sec.Address, "two\nlines", "body"); !errors.Is(err, coord.ErrBadMessage) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "two\nlines", Body: "body"}); !errors.Is(err, coord.ErrBadMessage) {
 		t.Fatalf("a subject of two lines: %v, want ErrBadMessage", err)
+	}
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "../m-1"}); !errors.Is(err, coord.ErrBadMessage) {
+		t.Fatalf("a reply to a malformed id: %v, want ErrBadMessage", err)
+	}
+	if m, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "m-7"}); err != nil || m.ReplyTo != "m-7" {
+		t.Fatalf("a reply: %+v, %v", m, err)
 	}
 	// The sender's end: a retired sender sends nothing.
 	_, err = in.reg.Retire(ctx, lead.ID, "moved on")
 	mustNil(t, err)
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, sec.Address, "", "hello"); !errors.Is(err, ErrNotHolder) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "", Body: "hello"}); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("from a retired sender: %v, want ErrNotHolder", err)
 	}
 }
@@ -134,14 +140,14 @@ func TestNewerInstanceFencesTheOlderOut(t *testing.T) {
 		t.Fatalf("fences %d then %d: a fence only grows", older, newer)
 	}
 	for range 2 {
-		_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, deputy.Address, "", "task")
+		_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "task"})
 		mustNil(t, err)
 	}
 	stale, fresh := Instance{Persona: deputy, Fence: older}, Instance{Persona: deputy, Fence: newer}
 	if _, err := in.cases.AckMessage(ctx, stale, "m-1"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's ack: %v, want ErrFenced", err)
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, stale, lead.Address, "", "report"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, stale, coord.Draft{To: lead.Address, Subject: "", Body: "report"}); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's send: %v, want ErrFenced", err)
 	}
 	if err := in.cases.CheckFence(ctx, deputy.ID, older); !errors.Is(err, coord.ErrFenced) {
@@ -158,7 +164,7 @@ func TestNewerInstanceFencesTheOlderOut(t *testing.T) {
 	}
 	_, err = in.cases.AckMessage(ctx, fresh, "m-1")
 	mustNil(t, err)
-	_, err = in.cases.SendMessage(ctx, Key{}, fresh, lead.Address, "", "report")
+	_, err = in.cases.SendMessage(ctx, Key{}, fresh, coord.Draft{To: lead.Address, Subject: "", Body: "report"})
 	mustNil(t, err)
 	mustNil(t, in.cases.CheckFence(ctx, deputy.ID, newer))
 	// The fence never appears in what the recipient reads.
@@ -176,11 +182,11 @@ func TestMessageAcrossRetirementReachesTheNextGenerationOnly(t *testing.T) {
 	ctx := context.Background()
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	first := activePersona(t, in, "work/core/deputy", "Zaniah")
-	_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, first.Address, "", "before")
+	_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: first.Address, Subject: "", Body: "before"})
 	mustNil(t, err)
 	_, err = in.reg.Retire(ctx, first.ID, "rotated")
 	mustNil(t, err)
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, first.Address, "", "while empty"); !errors.Is(err, registry.ErrNoActiveHolder) {
+	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: first.Address, Subject: "", Body: "while empty"}); !errors.Is(err, registry.ErrNoActiveHolder) {
 		t.Fatalf("a send to the emptied seat: %v, want ErrNoActiveHolder", err)
 	}
 	if _, err := in.cases.Inbox(ctx, first, "", 10); !errors.Is(err, ErrNotHolder) {
@@ -193,7 +199,7 @@ func TestMessageAcrossRetirementReachesTheNextGenerationOnly(t *testing.T) {
 		t.Fatalf("the retired generation's fence claim: %v, want ErrNotHolder", err)
 	}
 	second := activePersona(t, in, "work/core/deputy", "Tania")
-	_, err = in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, second.Address, "", "after")
+	_, err = in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: second.Address, Subject: "", Body: "after"})
 	mustNil(t, err)
 	if got := inboxIDs(t, in, second); fmt.Sprint(got) != "[m-1:before m-2:after]" {
 		t.Fatalf("the new generation's inbox: %v", got)
@@ -231,7 +237,7 @@ func TestInboxPagesWithContinuation(t *testing.T) {
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	for i := range 250 {
-		_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, deputy.Address, "", fmt.Sprint(i))
+		_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: fmt.Sprint(i)})
 		mustNil(t, err)
 	}
 	var sizes []int
@@ -267,9 +273,9 @@ func TestRepeatedSendAdmitsOneMessage(t *testing.T) {
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	k := mustKey(t, lead.Address, "send-1", "POST /v1/messages", "hello")
-	a, err := in.cases.SendMessage(ctx, k, Instance{Persona: lead}, deputy.Address, "", "hello")
+	a, err := in.cases.SendMessage(ctx, k, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "hello"})
 	mustNil(t, err)
-	b, err := in.cases.SendMessage(ctx, k, Instance{Persona: lead}, deputy.Address, "", "hello")
+	b, err := in.cases.SendMessage(ctx, k, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "hello"})
 	mustNil(t, err)
 	if a != b || len(inboxIDs(t, in, deputy)) != 1 {
 		t.Fatalf("repeat answered %+v (first %+v), inbox %v", b, a, inboxIDs(t, in, deputy))
