@@ -6,10 +6,13 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -122,6 +125,11 @@ var errorTable = []struct {
 	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "no_record"},
+	{paging.ErrBadToken, http.StatusBadRequest, "bad_page_token"},
+	{paging.ErrBadLimit, http.StatusBadRequest, "bad_page_size"},
+	{tools.ErrUnknownTool, http.StatusNotFound, "unknown_tool"},
+	{tools.ErrInvalidArguments, http.StatusBadRequest, "invalid_arguments"},
+	{tools.ErrNoRecord, http.StatusNotFound, "unknown_record"},
 	{registry.ErrSeatTaken, http.StatusConflict, "seat_taken"},
 	{registry.ErrNameTaken, http.StatusConflict, "name_taken"},
 	{registry.ErrRetired, http.StatusConflict, "retired"},
@@ -161,6 +169,15 @@ var errorTable = []struct {
 	{confirm.ErrNoOwningLead, http.StatusConflict, "no_owning_lead"},
 	{confirm.ErrOutsideProject, http.StatusBadRequest, "outside_project"},
 	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
+	{coord.ErrFenced, http.StatusConflict, "fenced"},
+	{ErrBadFence, http.StatusBadRequest, "invalid_fence"},
+	{coord.ErrBadPageToken, http.StatusBadRequest, "invalid_page_token"},
+	{coord.ErrNoMessage, http.StatusNotFound, "no_message"},
+	{coord.ErrBadMessageID, http.StatusBadRequest, "invalid_message_id"},
+	{coord.ErrInboxFull, http.StatusTooManyRequests, "inbox_full"},
+	{coord.ErrBadMessage, http.StatusBadRequest, "invalid_message"},
+	{registry.ErrNoActiveHolder, http.StatusConflict, "no_active_holder"},
+	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 }
