@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -17,7 +21,8 @@ import (
 // decidedHistory stores n decided confirmations, as a long-running
 // installation accumulates them: copies of one real approved
 // confirmation under new ids, each with its fingerprint, correlation and
-// audit records, 500 to a transaction.
+// audit records, 5,000 to a transaction (a fixture, not a workload: fewer
+// and larger commits build it in a fraction of the time).
 func decidedHistory(tb testing.TB, home registry.Home, n int) {
 	tb.Helper()
 	ctx := context.Background()
@@ -47,11 +52,41 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 			store.Put("confirm/fp/"+c.Fingerprint, []byte(c.ID)),
 			store.Put("confirm/corr/"+c.Requester.String()+"/"+c.CorrelationID, []byte(c.ID)),
 			store.Put(fmt.Sprintf("%s%020d/%s/approved/h", confirm.PrefixAudit, c.CreatedAt.UnixNano()+int64(i), c.ID), e))
-		if len(ops) >= 2000 || i == n-1 {
+		if len(ops) >= 20_000 || i == n-1 {
 			_, err := s.Txn(ctx, nil, ops)
 			mustNil(tb, err)
 			ops = ops[:0]
 		}
+	}
+}
+
+// issueTokens writes the token files of ps from 64 goroutines, so their
+// syncs share the file system's journal commits; the hub's first start then
+// finds them and only records their hashes (one at a time it spent most of
+// the fixture's minutes issuing them).
+func issueTokens(tb testing.TB, home registry.Home, ps []registry.Persona) {
+	tb.Helper()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	work := make(chan registry.Persona)
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if _, err := hubapi.ReadOrCreateToken(filepath.Join(home.GenerationDir(p.ID), hubapi.TokenFile)); err != nil {
+					failed.Store(err)
+				}
+			}
+		}()
+	}
+	for _, p := range ps {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		tb.Fatal(err)
 	}
 }
 
@@ -66,10 +101,11 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 func BenchmarkHubStartWithHistory(b *testing.B) {
 	for _, decided := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("personas=10k/decided=%dk", decided/1000), func(b *testing.B) {
+			setup := time.Now()
 			home := shortHome(b)
 			st, err := store.OpenBolt(home.DBPath(), store.Options{})
 			mustNil(b, err)
-			registerMany(b, registry.New(st, home), 10_000)
+			issueTokens(b, home, registerMany(b, registry.New(st, home), 10_000))
 			mustNil(b, st.Close())
 			decidedHistory(b, home, decided)
 			enrol(b, home.Dir, "henry")
@@ -83,6 +119,7 @@ func BenchmarkHubStartWithHistory(b *testing.B) {
 				return d
 			}
 			start()
+			b.Logf("fixture and first start: %v", time.Since(setup).Round(time.Second))
 			// What the hub reads at start, apart from the store's own
 			// verification of the file when it opens: hub.New on an open
 			// store (records, presence, token hashes, the undecided index).
