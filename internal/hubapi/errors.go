@@ -171,7 +171,6 @@ var errorTable = []struct {
 	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
 	{coord.ErrFenced, http.StatusConflict, "fenced"},
 	{ErrBadFence, http.StatusBadRequest, "invalid_fence"},
-	{coord.ErrBadPageToken, http.StatusBadRequest, "invalid_page_token"},
 	{coord.ErrNoMessage, http.StatusNotFound, "no_message"},
 	{coord.ErrBadMessageID, http.StatusBadRequest, "invalid_message_id"},
 	{coord.ErrInboxFull, http.StatusTooManyRequests, "inbox_full"},
