@@ -299,6 +299,17 @@ func (u *Cases) HumanSurfaceStatus(ctx context.Context, p registry.Persona) (Sur
 	return SurfaceStatus{Surface: channel.Surface, Human: p.Human, Unread: n}, err
 }
 
+// HumanStatus is the human's unread count and the typing indicators
+// showing in their channel.
+func (u *Cases) HumanStatus(ctx context.Context, human confirm.Principal) (int, []channel.Typing, error) {
+	n, err := u.human.Unread(ctx, human.String())
+	if err != nil {
+		return 0, nil, err
+	}
+	ts, err := u.human.Typing(ctx, human.String())
+	return n, ts, err
+}
+
 // HumanInbox is one page of human's channel, oldest first.
 func (u *Cases) HumanInbox(ctx context.Context, human confirm.Principal, after string, limit int) (channel.Page, error) {
 	return u.human.Inbox(ctx, human.String(), after, limit)
