@@ -32,12 +32,20 @@ const (
 const (
 	UseRegister = "register"
 	UseDecide   = "decide"
+	UseRequest  = "request"
+	UseAssign   = "assign"
+	UseRetire   = "retire"
+	UseReview   = "review-prompt"
 )
 
 // failpointSteps is which steps each use case passes through.
 var failpointSteps = map[string][]string{
 	UseRegister: {StepAfterStamp, StepBeforeCommit, StepAfterCommit},
 	UseDecide:   {StepBeforeCommit, StepAfterCommit},
+	UseRequest:  {StepBeforeCommit, StepAfterCommit},
+	UseAssign:   {StepBeforeCommit, StepAfterCommit},
+	UseRetire:   {StepBeforeCommit, StepAfterCommit},
+	UseReview:   {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.
