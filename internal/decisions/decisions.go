@@ -37,13 +37,13 @@ const (
 	// MaxQuestion bounds a question, in bytes.
 	MaxQuestion = 1024
 	// MaxContext bounds a decision's context, in bytes (multi-line).
-	MaxContext = 8192
+	MaxContext = 16 << 10
 	// MaxOptions bounds the options of a decision.
 	MaxOptions = 16
 	// MaxOption bounds one option, in bytes.
 	MaxOption = 256
 	// MaxNote bounds a resolution's note, in bytes (multi-line).
-	MaxNote = 2048
+	MaxNote = 4 << 10
 	// MaxPage is the most decisions one page of a list returns.
 	MaxPage = 500
 )
@@ -59,7 +59,8 @@ var (
 	ErrSelfOriginated   = errors.New("a relayed resolution needs the deciding authority's confirmation; the resolver does not decide for another")
 	ErrNoDecider        = errors.New("a resolution names who decided")
 	ErrEmptyText        = errors.New("a required text is empty")
-	ErrBadRef           = errors.New("malformed decision reference")
+	ErrBadRef           = errors.New("malformed decision id, scope or project")
+	ErrIDTaken          = errors.New("the decision id names another decision")
 	ErrBadCursor        = errors.New("malformed list cursor")
 	ErrUnknownState     = errors.New("unknown decision state")
 	ErrDuplicateOptions = errors.New("a decision's options are distinct")
@@ -83,67 +84,66 @@ func ParseState(s string) (State, error) {
 	return "", fmt.Errorf("decision state %q: %w (open or resolved)", s, ErrUnknownState)
 }
 
-// Ref names a decision: its scope, project and id ("d-" and a number).
-type Ref struct {
-	Scope   string `json:"scope"`
-	Project string `json:"project"`
-	ID      string `json:"id"`
-}
-
-// String is scope/project/id.
-func (r Ref) String() string { return r.Scope + "/" + r.Project + "/" + r.ID }
-
-// Target is the decision as confirm's operation target, from the record.
-func (r Ref) Target() confirm.Target {
-	return confirm.Target{Kind: confirm.TargetDecision, Scope: r.Scope, Project: r.Project, Value: r.ID}
-}
-
-// ParseRef reads "scope/project/d-N", normalized as confirm does.
-func ParseRef(s string) (Ref, error) {
-	t, err := confirm.ParseTarget("decision:" + s)
-	if err != nil {
-		return Ref{}, fmt.Errorf("decision %q: %w (%w)", s, ErrBadRef, err)
-	}
-	r := Ref{Scope: t.Scope, Project: t.Project, ID: t.Value}
-	if _, err := number(r.ID); err != nil {
-		return Ref{}, err
-	}
-	return r, nil
-}
-
-// Where is the scope and project a decision is raised in.
+// Where is the scope and project a decision is raised in: the raiser's
+// own (a scope-wide or root persona's decisions have no project).
 type Where struct {
 	Scope   string `json:"scope"`
-	Project string `json:"project"`
+	Project string `json:"project,omitempty"`
 }
 
-// ParseWhere reads "scope/project".
-func ParseWhere(s string) (Where, error) {
-	scope, project, ok := strings.Cut(s, "/")
-	if !ok {
-		return Where{}, fmt.Errorf("%q: %w: want scope/project", s, ErrBadRef)
+// segment is the where as two key segments; "_" stands for no project
+// (an id never starts with '_', so it names no project).
+func (w Where) segment() string {
+	if w.Project == "" {
+		return w.Scope + "/_"
 	}
-	r, err := ParseRef(scope + "/" + project + "/d-1")
-	if err != nil {
-		return Where{}, err
-	}
-	return Where{Scope: r.Scope, Project: r.Project}, nil
+	return w.Scope + "/" + w.Project
 }
 
-func id(n int) string { return "d-" + strconv.Itoa(n) }
-
-func number(s string) (int, error) {
-	digits, ok := strings.CutPrefix(s, "d-")
-	n, err := strconv.Atoi(digits)
-	if !ok || err != nil || n < 1 || n > MaxPerProject || id(n) != s {
-		return 0, fmt.Errorf("decision id %q: %w: a decision id is d-1 to d-%d", s, ErrBadRef, MaxPerProject)
+func (w Where) check() error {
+	if _, err := confirm.NormalizeID(w.Scope); err != nil {
+		return fmt.Errorf("decision scope %q: %w (%w)", w.Scope, ErrBadRef, err)
 	}
-	return n, nil
+	if w.Project == "" {
+		return nil
+	}
+	if _, err := confirm.NormalizeID(w.Project); err != nil {
+		return fmt.Errorf("decision project %q: %w (%w)", w.Project, ErrBadRef, err)
+	}
+	return nil
+}
+
+// Span is the part of the installation a list covers: every scope when
+// Scope is "", else one scope, and of it one project when Project is set.
+type Span Where
+
+// prefix is the index prefix of the span's decisions.
+func (s Span) prefix() string {
+	switch {
+	case s.Scope == "":
+		return prefixWhere
+	case s.Project == "":
+		return prefixWhere + s.Scope + "/"
+	}
+	return prefixWhere + Where(s).segment() + "/"
+}
+
+func checkID(id string) error {
+	if _, err := confirm.NormalizeID(id); err != nil {
+		return fmt.Errorf("decision id %q: %w (%w)", id, ErrBadRef, err)
+	}
+	return nil
 }
 
 // Decision is the record of one decision.
 type Decision struct {
-	Ref
+	// ID is the decision's id, unique in the installation (the tool table
+	// derives it from the raising call's correlation id).
+	ID string `json:"id"`
+	Where
+	// Seq numbers the decision among those raised in its scope and
+	// project, from 1.
+	Seq      int               `json:"seq"`
 	Question string            `json:"question"`
 	Options  []string          `json:"options"`
 	Context  string            `json:"context,omitempty"`
@@ -171,21 +171,23 @@ type Resolution struct {
 	Time           time.Time `json:"time"`
 }
 
-// The store layout: a counter per scope and project, and the records, by
-// zero-padded number so that key order is raising order.
+// The store layout: the records by id, a counter per scope and project,
+// and an index by scope, project and zero-padded number, so that key order
+// within a project is raising order.
 const (
 	// Prefix holds every key of this package.
-	Prefix     = "decisions/"
-	prefixSeq  = Prefix + "seq/"
-	prefixItem = Prefix + "item/"
+	Prefix = "decisions/"
+	// PrefixItem holds the records, by id.
+	PrefixItem  = Prefix + "item/"
+	prefixSeq   = Prefix + "seq/"
+	prefixWhere = Prefix + "where/"
 )
 
-func keySeq(w Where) string { return prefixSeq + w.Scope + "/" + w.Project }
+func keyItem(id string) string { return PrefixItem + id }
 
-func keyItem(r Ref) string {
-	n, _ := number(r.ID)
-	return fmt.Sprintf("%s%s/%s/%06d", prefixItem, r.Scope, r.Project, n)
-}
+func keySeq(w Where) string { return prefixSeq + w.segment() }
+
+func keyWhere(w Where, n int) string { return fmt.Sprintf("%s%s/%06d", prefixWhere, w.segment(), n) }
 
 // Book reads decisions from a store and plans their changes.
 type Book struct {
@@ -202,50 +204,80 @@ func NewBook(st store.Store, now func() time.Time) *Book {
 }
 
 // Get returns a decision and the revision it was read at.
-func (b *Book) Get(ctx context.Context, r Ref) (Decision, int64, error) {
-	kv, err := b.st.Get(ctx, keyItem(r))
+func (b *Book) Get(ctx context.Context, id string) (Decision, int64, error) {
+	if err := checkID(id); err != nil {
+		return Decision{}, 0, err
+	}
+	kv, err := b.st.Get(ctx, keyItem(id))
 	if errors.Is(err, store.ErrNotFound) {
-		return Decision{}, 0, fmt.Errorf("decision %s: %w", r, ErrNotFound)
+		return Decision{}, 0, fmt.Errorf("decision %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return Decision{}, 0, fmt.Errorf("read decision %s: %w", r, err)
+		return Decision{}, 0, fmt.Errorf("read decision %s: %w", id, err)
 	}
 	var d Decision
 	if err := json.Unmarshal(kv.Value, &d); err != nil {
-		return Decision{}, 0, fmt.Errorf("decision %s: %w", r, err)
+		return Decision{}, 0, fmt.Errorf("decision %s: %w", id, err)
 	}
 	return d, kv.ModRev, nil
 }
 
-// List returns a page of the decisions of a scope and project in raising
-// order, those in state (every state when ""), at most limit after the id
-// after ("" for the first page), and the id to pass for the next page (""
-// when there is none).
-func (b *Book) List(ctx context.Context, w Where, state State, after string, limit int) ([]Decision, string, error) {
+// Target is the stored decision's operation target (its scope and
+// project as recorded), or ErrNotFound.
+func (b *Book) Target(ctx context.Context, id string) (confirm.Target, error) {
+	d, _, err := b.Get(ctx, id)
+	return d.Target(), err
+}
+
+// Target is the decision as confirm's operation target, from the record.
+func (d Decision) Target() confirm.Target {
+	return confirm.Target{Kind: confirm.TargetDecision, Scope: d.Scope, Project: d.Project, Value: d.ID}
+}
+
+// Filter narrows a list: to one state ("" for both), to one raiser (zero
+// for any).
+type Filter struct {
+	State    State
+	RaisedBy confirm.Principal
+}
+
+func (f Filter) match(d Decision) bool {
+	return (f.State == "" || d.State == f.State) && (f.RaisedBy.IsZero() || d.RaisedBy == f.RaisedBy)
+}
+
+// List returns a page of the span's decisions that pass f, by scope, then
+// project, then raising order: at most limit (1 to MaxPage) after the
+// decision id after ("" for the first page), and the id to pass for the
+// next page ("" when there is none). A cursor outside the span is refused.
+func (b *Book) List(ctx context.Context, span Span, f Filter, after string, limit int) ([]Decision, string, error) {
 	if limit < 1 || limit > MaxPage {
 		return nil, "", fmt.Errorf("%w: a page holds 1 to %d decisions, not %d", ErrBadCursor, MaxPage, limit)
 	}
-	from := ""
+	prefix, from := span.prefix(), ""
 	if after != "" {
-		if _, err := number(after); err != nil {
+		last, _, err := b.Get(ctx, after)
+		if err != nil {
 			return nil, "", fmt.Errorf("%w: %w", ErrBadCursor, err)
 		}
-		from = keyItem(Ref{Scope: w.Scope, Project: w.Project, ID: after})
+		from = keyWhere(last.Where, last.Seq)
+		if !strings.HasPrefix(from, prefix) {
+			return nil, "", fmt.Errorf("%w: decision %s is not in this list", ErrBadCursor, after)
+		}
 	}
-	kvs, err := b.st.List(ctx, prefixItem+w.Scope+"/"+w.Project+"/")
+	kvs, err := b.st.List(ctx, prefix)
 	if err != nil {
-		return nil, "", fmt.Errorf("list decisions of %s/%s: %w", w.Scope, w.Project, err)
+		return nil, "", fmt.Errorf("list decisions: %w", err)
 	}
 	out := make([]Decision, 0, min(limit, len(kvs)))
 	for _, kv := range kvs {
 		if kv.Key <= from {
 			continue
 		}
-		var d Decision
-		if err := json.Unmarshal(kv.Value, &d); err != nil {
-			return nil, "", fmt.Errorf("decision %s: %w", kv.Key, err)
+		d, _, err := b.Get(ctx, string(kv.Value))
+		if err != nil {
+			return nil, "", err
 		}
-		if state != "" && d.State != state {
+		if !f.match(d) {
 			continue
 		}
 		if len(out) == limit {
@@ -294,77 +326,89 @@ func (q Raise) check() error {
 	return nil
 }
 
-// PlanRaise plans a new open decision in w, raised by by. Authorization
-// (may by raise in w?) is the caller's, decided on d.Ref.Target().
-func (b *Book) PlanRaise(ctx context.Context, w Where, by confirm.Principal, q Raise) (Decision, store.Plan, error) {
+// PlanRaise plans decision id, a new open decision in w raised by by.
+// Authorization (may by raise in w?) is the caller's. Raising an id that
+// exists again with the same raiser and place plans nothing and returns
+// it (a retry under the same correlation id); any other reuse is refused.
+func (b *Book) PlanRaise(ctx context.Context, id string, w Where, by confirm.Principal, q Raise) (Decision, store.Plan, error) {
+	if err := checkID(id); err != nil {
+		return Decision{}, store.Plan{}, err
+	}
+	if err := w.check(); err != nil {
+		return Decision{}, store.Plan{}, err
+	}
 	if err := q.check(); err != nil {
 		return Decision{}, store.Plan{}, err
 	}
-	n, seqRev, err := b.next(ctx, w)
+	if have, _, err := b.Get(ctx, id); err == nil {
+		if have.Where != w || have.RaisedBy != by {
+			return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w", id, ErrIDTaken)
+		}
+		return have, store.Plan{}, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return Decision{}, store.Plan{}, err
+	}
+	n, seqRev, err := b.count(ctx, w)
 	if err != nil {
 		return Decision{}, store.Plan{}, err
 	}
-	d := Decision{Ref: Ref{Scope: w.Scope, Project: w.Project, ID: id(n)}, Question: q.Question,
-		Options: slices.Clone(q.Options), Context: q.Context, RaisedBy: by, Raised: b.now().UTC(), State: StateOpen}
+	d := Decision{ID: id, Where: w, Seq: n + 1, Question: q.Question, Options: slices.Clone(q.Options), Context: q.Context,
+		RaisedBy: by, Raised: b.now().UTC(), State: StateOpen}
 	val, err := json.Marshal(d)
 	if err != nil {
 		return Decision{}, store.Plan{}, err
 	}
 	return d, store.Plan{
-		Conds: []store.Cond{{Key: keySeq(w), ModRev: seqRev}, {Key: keyItem(d.Ref)}},
-		Ops:   []store.Op{store.Put(keySeq(w), fmt.Append(nil, n)), store.Put(keyItem(d.Ref), val)},
+		Conds: []store.Cond{{Key: keySeq(w), ModRev: seqRev}, {Key: keyItem(id)}},
+		Ops: []store.Op{store.Put(keySeq(w), strconv.AppendInt(nil, int64(d.Seq), 10)), store.Put(keyItem(id), val),
+			store.Put(keyWhere(w, d.Seq), []byte(id))},
 	}, nil
 }
 
-// Next is the ref the next decision raised in w gets (what PlanRaise
-// would number it now), for deciding authorization before planning.
-func (b *Book) Next(ctx context.Context, w Where) (Ref, error) {
-	n, _, err := b.next(ctx, w)
-	return Ref{Scope: w.Scope, Project: w.Project, ID: id(n)}, err
-}
-
-func (b *Book) next(ctx context.Context, w Where) (int, int64, error) {
+// count is how many decisions were raised in w and the revision of its
+// counter (0 when none was).
+func (b *Book) count(ctx context.Context, w Where) (int, int64, error) {
 	kv, err := b.st.Get(ctx, keySeq(w))
 	if errors.Is(err, store.ErrNotFound) {
-		return 1, 0, nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("read the decision counter of %s/%s: %w", w.Scope, w.Project, err)
+		return 0, 0, fmt.Errorf("read the decision counter of %s: %w", w.segment(), err)
 	}
-	var last int
-	if _, err := fmt.Sscan(string(kv.Value), &last); err != nil {
-		return 0, 0, fmt.Errorf("decision counter of %s/%s: %w", w.Scope, w.Project, err)
+	n, err := strconv.Atoi(string(kv.Value))
+	if err != nil {
+		return 0, 0, fmt.Errorf("decision counter of %s: %w", w.segment(), err)
 	}
-	if last >= MaxPerProject {
-		return 0, 0, fmt.Errorf("%s/%s: %w (%d)", w.Scope, w.Project, ErrTooMany, MaxPerProject)
+	if n >= MaxPerProject {
+		return 0, 0, fmt.Errorf("%s: %w (%d)", w.segment(), ErrTooMany, MaxPerProject)
 	}
-	return last + 1, kv.ModRev, nil
+	return n, kv.ModRev, nil
 }
 
 // PlanResolve plans the decision's one resolution. res.Time is set here.
 // A model resolving on another principal's decision (a secretary's relay,
 // a coordinator's lane approval) must carry the approved confirmation that
 // holds that decision: nobody self-originates a resolution for another.
-func (b *Book) PlanResolve(ctx context.Context, r Ref, res Resolution) (Decision, store.Plan, error) {
+func (b *Book) PlanResolve(ctx context.Context, id string, res Resolution) (Decision, store.Plan, error) {
 	if err := termtext.CheckField("note", res.Note, MaxNote, true); err != nil {
 		return Decision{}, store.Plan{}, err
 	}
 	if res.ResolvedBy.IsZero() || res.DecidedBy.IsZero() {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w", r, ErrNoDecider)
+		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w", id, ErrNoDecider)
 	}
 	if res.DecidedBy != res.ResolvedBy && res.ConfirmationID == "" {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %s for %s: %w", r, res.ResolvedBy, res.DecidedBy, ErrSelfOriginated)
+		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %s for %s: %w", id, res.ResolvedBy, res.DecidedBy, ErrSelfOriginated)
 	}
-	d, rev, err := b.Get(ctx, r)
+	d, rev, err := b.Get(ctx, id)
 	if err != nil {
 		return Decision{}, store.Plan{}, err
 	}
 	if d.Resolution != nil {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w (%q, decided by %s)", r, ErrAlreadyResolved,
+		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w (%q, decided by %s)", id, ErrAlreadyResolved,
 			d.Resolution.Option, d.Resolution.DecidedBy)
 	}
 	if !slices.Contains(d.Options, res.Option) {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %q: %w (%s)", r, res.Option, ErrNotAnOption,
+		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %q: %w (%s)", id, res.Option, ErrNotAnOption,
 			strings.Join(d.Options, " | "))
 	}
 	res.Time = b.now().UTC()
@@ -374,7 +418,7 @@ func (b *Book) PlanResolve(ctx context.Context, r Ref, res Resolution) (Decision
 		return Decision{}, store.Plan{}, err
 	}
 	return d, store.Plan{
-		Conds: []store.Cond{{Key: keyItem(r), ModRev: rev}},
-		Ops:   []store.Op{store.Put(keyItem(r), val)},
+		Conds: []store.Cond{{Key: keyItem(id), ModRev: rev}},
+		Ops:   []store.Op{store.Put(keyItem(id), val)},
 	}, nil
 }

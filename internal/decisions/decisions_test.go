@@ -3,6 +3,7 @@ package decisions
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,9 +43,12 @@ func commit(t *testing.T, st store.Store, p store.Plan, err error) {
 	}
 }
 
+var nextID = 0
+
 func raise(t *testing.T, b *Book, st store.Store) Decision {
 	t.Helper()
-	d, p, err := b.PlanRaise(context.Background(), core, lead, ask)
+	nextID++
+	d, p, err := b.PlanRaise(context.Background(), fmt.Sprintf("d-%04x", nextID), core, lead, ask)
 	commit(t, st, p, err)
 	return d
 }
@@ -53,18 +57,23 @@ func TestRaiseAndResolveRecordWhoDecided(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	d := raise(t, b, st)
-	if d.String() != "work/core/d-1" || d.State != StateOpen || d.RaisedBy != lead {
+	if d.Seq != 1 || d.State != StateOpen || d.RaisedBy != lead || d.Target().String() != "decision:work/core/"+d.ID {
 		t.Fatalf("raised %+v", d)
 	}
-	if next, err := b.Next(ctx, core); err != nil || next.ID != "d-2" {
-		t.Fatalf("Next = %v, %v", next, err)
+	// A retry under the same correlation id (the same id) answers the
+	// decision and writes nothing; the id reused otherwise is refused.
+	if again, p, err := b.PlanRaise(ctx, d.ID, core, lead, ask); err != nil || !p.Empty() || again.ID != d.ID {
+		t.Fatalf("raise again: %+v %v %v", again, p, err)
+	}
+	if _, _, err := b.PlanRaise(ctx, d.ID, core, secretary, ask); !errors.Is(err, ErrIDTaken) {
+		t.Fatalf("the id reused by another raiser: %v", err)
 	}
 	// The secretary relays henry's explicit decision, carried by the
 	// confirmation henry approved.
 	res := Resolution{Option: "generated", Note: "relayed", ResolvedBy: secretary, DecidedBy: henry, ConfirmationID: "c-9"}
-	_, p, err := b.PlanResolve(ctx, d.Ref, res)
+	_, p, err := b.PlanResolve(ctx, d.ID, res)
 	commit(t, st, p, err)
-	got, _, err := b.Get(ctx, d.Ref)
+	got, _, err := b.Get(ctx, d.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +83,7 @@ func TestRaiseAndResolveRecordWhoDecided(t *testing.T) {
 		t.Fatalf("stored %+v %+v", got, r)
 	}
 	again := Resolution{Option: "hand-written", ResolvedBy: lead, DecidedBy: lead}
-	if _, _, err := b.PlanResolve(ctx, d.Ref, again); !errors.Is(err, ErrAlreadyResolved) ||
+	if _, _, err := b.PlanResolve(ctx, d.ID, again); !errors.Is(err, ErrAlreadyResolved) ||
 		!strings.Contains(err.Error(), "human:henry") {
 		t.Fatalf("second resolution: %v", err)
 	}
@@ -93,14 +102,14 @@ func TestARelayWithoutTheAuthoritysConfirmationIsRefused(t *testing.T) {
 		"no decider":                 {Option: "generated", ResolvedBy: secretary},
 		"no resolver":                {Option: "generated", DecidedBy: henry},
 	} {
-		if _, _, err := b.PlanResolve(ctx, d.Ref, res); err == nil {
+		if _, _, err := b.PlanResolve(ctx, d.ID, res); err == nil {
 			t.Errorf("%s: resolved", name)
 		}
 	}
-	if _, _, err := b.PlanResolve(ctx, d.Ref, Resolution{Option: "generated", ResolvedBy: secretary, DecidedBy: henry}); !errors.Is(err, ErrSelfOriginated) {
+	if _, _, err := b.PlanResolve(ctx, d.ID, Resolution{Option: "generated", ResolvedBy: secretary, DecidedBy: henry}); !errors.Is(err, ErrSelfOriginated) {
 		t.Errorf("relay without confirmation: %v", err)
 	}
-	if _, _, err := b.PlanResolve(ctx, d.Ref, Resolution{Option: "neither", ResolvedBy: lead, DecidedBy: lead}); !errors.Is(err, ErrNotAnOption) {
+	if _, _, err := b.PlanResolve(ctx, d.ID, Resolution{Option: "neither", ResolvedBy: lead, DecidedBy: lead}); !errors.Is(err, ErrNotAnOption) {
 		t.Errorf("an option not offered: %v", err)
 	}
 	if now, _ := st.Rev(ctx); now != rev {
@@ -128,61 +137,85 @@ func TestHostileDecisionsAreRefusedByName(t *testing.T) {
 		"too many":        {Raise{Question: "q", Options: many}, ErrTooManyOptions},
 		"bidi in context": {Raise{Question: "q", Options: ask.Options, Context: "\u2067x"}, termtext.ErrUnsafeChar},
 	} {
-		if _, _, err := b.PlanRaise(ctx, core, lead, tc.q); !errors.Is(err, tc.want) {
+		if _, _, err := b.PlanRaise(ctx, "d-x", core, lead, tc.q); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"work/core/d-0", "work/core/x-1", "work/core", "work/../d-1", "work/core/d-01"} {
-		if _, err := ParseRef(bad); !errors.Is(err, ErrBadRef) {
-			t.Errorf("ParseRef(%q) = %v", bad, err)
+	for _, bad := range []string{"", "D-1", "../d-1", "d-1/x"} {
+		if _, _, err := b.Get(ctx, bad); !errors.Is(err, ErrBadRef) {
+			t.Errorf("Get(%q) = %v", bad, err)
 		}
 	}
-	if _, err := ParseWhere("work"); !errors.Is(err, ErrBadRef) {
-		t.Errorf("ParseWhere(work) = %v", err)
+	if _, _, err := b.PlanRaise(ctx, "d-1", Where{Scope: "work", Project: "../x"}, lead, ask); !errors.Is(err, ErrBadRef) {
+		t.Errorf("a climbing project: %v", err)
 	}
 }
 
-func TestListPagesByStateInRaisingOrder(t *testing.T) {
+func TestListPagesBySpanAndFilterInRaisingOrder(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
+	var ids []string
 	for range 11 {
-		raise(t, b, st)
+		ids = append(ids, raise(t, b, st).ID)
 	}
-	for _, id := range []string{"d-2", "d-10"} {
-		_, p, err := b.PlanResolve(ctx, Ref{Scope: "work", Project: "core", ID: id}, Resolution{Option: "generated", ResolvedBy: lead, DecidedBy: lead})
+	for _, i := range []int{1, 9} {
+		_, p, err := b.PlanResolve(ctx, ids[i], Resolution{Option: "generated", ResolvedBy: lead, DecidedBy: lead})
 		commit(t, st, p, err)
 	}
-	walk := func(state State) string {
-		var ids []string
+	// A coordinator's decision has no project; another scope's is apart.
+	coordinator := confirm.PersonaPrincipal("work/coordinator")
+	_, p, err := b.PlanRaise(ctx, "d-lane", Where{Scope: "work"}, coordinator, ask)
+	commit(t, st, p, err)
+	_, p, err = b.PlanRaise(ctx, "d-home", Where{Scope: "home", Project: "garden"}, confirm.PersonaPrincipal("home/garden/lead"), ask)
+	commit(t, st, p, err)
+
+	walk := func(span Span, f Filter) string {
+		var seqs []string
 		after := ""
 		for {
-			page, next, err := b.List(ctx, core, state, after, 3)
+			page, next, err := b.List(ctx, span, f, after, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range page {
-				ids = append(ids, d.ID)
+				seqs = append(seqs, d.ID)
 			}
 			if next == "" {
-				return strings.Join(ids, " ")
+				return strings.Join(seqs, " ")
 			}
 			after = next
 		}
 	}
-	if got := walk(StateOpen); got != "d-1 d-3 d-4 d-5 d-6 d-7 d-8 d-9 d-11" {
+	pick := func(is ...int) string {
+		var out []string
+		for _, i := range is {
+			out = append(out, ids[i])
+		}
+		return strings.Join(out, " ")
+	}
+	project := Span(core)
+	if got := walk(project, Filter{State: StateOpen}); got != pick(0, 2, 3, 4, 5, 6, 7, 8, 10) {
 		t.Errorf("open: %s", got)
 	}
-	if got := walk(StateResolved); got != "d-2 d-10" {
+	if got := walk(project, Filter{State: StateResolved}); got != pick(1, 9) {
 		t.Errorf("resolved: %s", got)
 	}
-	if got := walk(""); !strings.HasPrefix(got, "d-1 d-2 d-3") || strings.Count(got, " ") != 10 {
-		t.Errorf("all: %s", got)
+	if got := walk(project, Filter{RaisedBy: coordinator}); got != "" {
+		t.Errorf("the coordinator's in the project: %s", got)
 	}
-	if _, _, err := b.List(ctx, core, "", "d-1/../../x", 3); !errors.Is(err, ErrBadCursor) {
+	if got := walk(Span{Scope: "work"}, Filter{RaisedBy: coordinator}); got != "d-lane" {
+		t.Errorf("the coordinator's in the scope: %s", got)
+	}
+	if got := walk(Span{}, Filter{}); strings.Count(got, " ") != 12 || !strings.Contains(got, "d-home") {
+		t.Errorf("everything: %s", got)
+	}
+	if _, _, err := b.List(ctx, project, Filter{}, "d-home", 3); !errors.Is(err, ErrBadCursor) {
+		t.Errorf("a cursor from another scope: %v", err)
+	}
+	if _, _, err := b.List(ctx, project, Filter{}, "../x", 3); !errors.Is(err, ErrBadCursor) {
 		t.Errorf("hostile cursor: %v", err)
 	}
-	other := Where{Scope: "work", Project: "cor"}
-	if page, _, err := b.List(ctx, other, "", "", 3); err != nil || len(page) != 0 {
+	if page, _, err := b.List(ctx, Span{Scope: "work", Project: "cor"}, Filter{}, "", 3); err != nil || len(page) != 0 {
 		t.Errorf("project cor sees core's decisions: %v %v", page, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -14,30 +15,31 @@ import (
 )
 
 // The store layout of runs. Numbers in keys are zero-padded so that key
-// order is creation order (r-2 before r-10).
+// order is creation order.
 const (
 	// Prefix holds every key of this package.
 	Prefix = "runs/"
-	// prefixSeq: the next run number of a task (decimal text).
+	// PrefixRun holds the run records, by run id.
+	PrefixRun = Prefix + "run/"
+	// prefixSeq: the number of runs a task has had (decimal text), by
+	// task id.
 	prefixSeq = Prefix + "seq/"
-	// prefixRun: a run record, by task and number.
-	prefixRun = Prefix + "run/"
-	// prefixEvent: a run's events, by run and sequence number.
-	prefixEvent = Prefix + "event/"
-	// prefixArtifact: a run's artifacts, by run and sequence number.
-	prefixArtifact = Prefix + "artifact/"
+	// prefixByTask: a task's runs in creation order, by task id and
+	// number; the value is the run id.
+	prefixByTask = Prefix + "task/"
+	// PrefixEvent holds a run's events, by run id and sequence number.
+	PrefixEvent = Prefix + "event/"
+	// PrefixArtifact holds a run's artifacts, by run id and number.
+	PrefixArtifact = Prefix + "artifact/"
 )
 
-func keySeq(t TaskRef) string { return prefixSeq + t.String() }
-
-func keyRun(r Ref) string {
-	n, _ := runNumber(r.Run)
-	return fmt.Sprintf("%s%s/%05d", prefixRun, r.TaskRef, n)
+func keyRun(id string) string   { return PrefixRun + id }
+func keySeq(task string) string { return prefixSeq + task }
+func keyByTask(task string, n int) string {
+	return fmt.Sprintf("%s%s/%05d", prefixByTask, task, n)
 }
-
-func keyEvent(r Ref, seq int) string { return fmt.Sprintf("%s%s/%05d", prefixEvent, r, seq) }
-
-func keyArtifact(r Ref, seq int) string { return fmt.Sprintf("%s%s/%04d", prefixArtifact, r, seq) }
+func keyEvent(id string, seq int) string    { return fmt.Sprintf("%s%s/%05d", PrefixEvent, id, seq) }
+func keyArtifact(id string, seq int) string { return fmt.Sprintf("%s%s/%04d", PrefixArtifact, id, seq) }
 
 // Book reads runs from a store and plans their changes. It is safe for
 // concurrent use; every plan is guarded by the revisions it read, so two
@@ -56,141 +58,214 @@ func NewBook(st store.Store, now func() time.Time) *Book {
 }
 
 // Get returns a run and the revision it was read at.
-func (b *Book) Get(ctx context.Context, r Ref) (Run, int64, error) {
-	kv, err := b.st.Get(ctx, keyRun(r))
+func (b *Book) Get(ctx context.Context, id string) (Run, int64, error) {
+	if err := checkID("run", id); err != nil {
+		return Run{}, 0, err
+	}
+	kv, err := b.st.Get(ctx, keyRun(id))
 	if errors.Is(err, store.ErrNotFound) {
-		return Run{}, 0, fmt.Errorf("run %s: %w", r, ErrRunNotFound)
+		return Run{}, 0, fmt.Errorf("run %s: %w", id, ErrRunNotFound)
 	}
 	if err != nil {
-		return Run{}, 0, fmt.Errorf("read run %s: %w", r, err)
+		return Run{}, 0, fmt.Errorf("read run %s: %w", id, err)
 	}
 	var run Run
 	if err := json.Unmarshal(kv.Value, &run); err != nil {
-		return Run{}, 0, fmt.Errorf("run %s: %w", r, err)
+		return Run{}, 0, fmt.Errorf("run %s: %w", id, err)
 	}
 	return run, kv.ModRev, nil
 }
 
+// Target is the stored run id's operation target (its scope, project and
+// task as recorded), or ErrRunNotFound.
+func (b *Book) Target(ctx context.Context, id string) (confirm.Target, error) {
+	run, _, err := b.Get(ctx, id)
+	return run.Target(), err
+}
+
 // List returns a page of the task's runs in creation order: at most limit
-// (1 to MaxPage) runs after the run id after ("" for the first page), and
-// the id to pass as after for the next page ("" when there is none).
-func (b *Book) List(ctx context.Context, t TaskRef, after string, limit int) ([]Run, string, error) {
-	from := ""
-	if after != "" {
-		if _, err := runNumber(after); err != nil {
-			return nil, "", fmt.Errorf("%w: %w", ErrBadCursor, err)
-		}
-		from = keyRun(Ref{TaskRef: t, Run: after})
+// (1 to MaxPage) runs after the cursor after ("" for the first page), and
+// the cursor of the next page ("" when there is none). A cursor is the
+// decimal number of the last run returned.
+func (b *Book) List(ctx context.Context, task string, after string, limit int) ([]Run, string, error) {
+	if err := checkID("task", task); err != nil {
+		return nil, "", err
 	}
-	return page[Run](ctx, b.st, prefixRun+t.String()+"/", from, limit, func(r Run) string { return r.Run })
-}
-
-// Events returns a page of the run's events with a sequence number above
-// after, and the cursor of the next page (0 when there is none).
-func (b *Book) Events(ctx context.Context, r Ref, after, limit int) ([]Event, int, error) {
-	if after < 0 {
-		return nil, 0, fmt.Errorf("%w: event cursor %d", ErrBadCursor, after)
-	}
-	evs, next, err := page[Event](ctx, b.st, prefixEvent+r.String()+"/", keyEvent(r, after), limit,
-		func(e Event) string { return fmt.Sprint(e.Seq) })
-	if err != nil || next == "" {
-		return evs, 0, err
-	}
-	return evs, evs[len(evs)-1].Seq, nil
-}
-
-// Artifacts returns every artifact of the run (at most MaxArtifacts).
-func (b *Book) Artifacts(ctx context.Context, r Ref) ([]Artifact, error) {
-	out, _, err := page[Artifact](ctx, b.st, prefixArtifact+r.String()+"/", "", MaxArtifacts, nil)
-	return out, err
-}
-
-// page decodes the records under prefix with a key above from, at most
-// limit of them, and the cursor (cursor of the last) when more follow.
-func page[T any](ctx context.Context, st store.Store, prefix, from string, limit int, cursor func(T) string) ([]T, string, error) {
-	if limit < 1 || limit > MaxPage {
-		return nil, "", fmt.Errorf("%w: a page holds 1 to %d records, not %d", ErrBadCursor, MaxPage, limit)
-	}
-	kvs, err := st.List(ctx, prefix)
+	from, err := cursorKey(after, MaxRunsPerTask, func(n int) string { return keyByTask(task, n) })
 	if err != nil {
-		return nil, "", fmt.Errorf("list %s: %w", prefix, err)
+		return nil, "", err
 	}
-	out := make([]T, 0, min(limit, len(kvs)))
-	for i, kv := range kvs {
-		if kv.Key <= from {
-			continue
+	ids, next, err := page(ctx, b.st, prefixByTask+task+"/", from, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]Run, 0, len(ids))
+	for _, kv := range ids {
+		run, _, err := b.Get(ctx, string(kv.Value))
+		if err != nil {
+			return nil, "", err
 		}
-		if len(out) == limit {
-			return out, cursor(out[len(out)-1]), nil
-		}
-		var v T
-		if err := json.Unmarshal(kv.Value, &v); err != nil {
-			return nil, "", fmt.Errorf("record %s: %w", kvs[i].Key, err)
-		}
-		out = append(out, v)
+		out = append(out, run)
+	}
+	if next {
+		return out, strconv.Itoa(out[len(out)-1].Seq), nil
 	}
 	return out, "", nil
 }
 
-// PlanCreate plans a new pending run of task t, created by by. The caller
-// has checked that the task exists and may hold runs.
-func (b *Book) PlanCreate(ctx context.Context, t TaskRef, by confirm.Principal, title string) (Run, store.Plan, error) {
+// Events returns a page of the run's events with a sequence number above
+// the cursor after ("" for the first page), and the next page's cursor.
+func (b *Book) Events(ctx context.Context, id string, after string, limit int) ([]Event, string, error) {
+	if err := checkID("run", id); err != nil {
+		return nil, "", err
+	}
+	from, err := cursorKey(after, MaxEvents+1, func(n int) string { return keyEvent(id, n) })
+	if err != nil {
+		return nil, "", err
+	}
+	kvs, next, err := page(ctx, b.st, PrefixEvent+id+"/", from, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	out, err := decodeAll[Event](kvs)
+	if err != nil || !next {
+		return out, "", err
+	}
+	return out, strconv.Itoa(out[len(out)-1].Seq), nil
+}
+
+// Artifacts returns every artifact of the run (at most MaxArtifacts).
+func (b *Book) Artifacts(ctx context.Context, id string) ([]Artifact, error) {
+	if err := checkID("run", id); err != nil {
+		return nil, err
+	}
+	kvs, _, err := page(ctx, b.st, PrefixArtifact+id+"/", "", MaxArtifacts)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[Artifact](kvs)
+}
+
+// cursorKey is the store key a decimal cursor stands for ("" for none); a
+// cursor that is not a number in range is refused by name, so that no
+// cursor reaches outside its list.
+func cursorKey(after string, max int, key func(int) string) (string, error) {
+	if after == "" {
+		return "", nil
+	}
+	n, err := strconv.Atoi(after)
+	if err != nil || n < 1 || n > max || strconv.Itoa(n) != after {
+		return "", fmt.Errorf("%w: %q is not a cursor this list gave", ErrBadCursor, termtext.Clean(after))
+	}
+	return key(n), nil
+}
+
+// page is the records under prefix with a key above from, at most limit
+// of them, and whether more follow.
+func page(ctx context.Context, st store.Store, prefix, from string, limit int) ([]store.KV, bool, error) {
+	if limit < 1 || limit > MaxPage {
+		return nil, false, fmt.Errorf("%w: a page holds 1 to %d records, not %d", ErrBadCursor, MaxPage, limit)
+	}
+	kvs, err := st.List(ctx, prefix)
+	if err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	i := 0
+	for i < len(kvs) && kvs[i].Key <= from {
+		i++
+	}
+	kvs = kvs[i:]
+	if len(kvs) > limit {
+		return kvs[:limit], true, nil
+	}
+	return kvs, false, nil
+}
+
+func decodeAll[T any](kvs []store.KV) ([]T, error) {
+	out := make([]T, len(kvs))
+	for i, kv := range kvs {
+		if err := json.Unmarshal(kv.Value, &out[i]); err != nil {
+			return nil, fmt.Errorf("record %s: %w", kv.Key, err)
+		}
+	}
+	return out, nil
+}
+
+// PlanCreate plans run id, a new pending run of task, created by by. The
+// caller has checked that the task exists and may hold runs. Creating a
+// run that exists for the same task again plans nothing and returns it (a
+// retry under the same correlation id names the same run); an id of
+// another task's run is refused.
+func (b *Book) PlanCreate(ctx context.Context, id string, task TaskRef, by confirm.Principal, title string) (Run, store.Plan, error) {
+	if err := checkID("run", id); err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	if err := checkID("task", task.Task); err != nil {
+		return Run{}, store.Plan{}, err
+	}
 	if err := termtext.CheckField("title", title, MaxTitle, false); err != nil {
 		return Run{}, store.Plan{}, err
 	}
-	seq, seqRev, err := b.nextNumber(ctx, t)
+	if have, _, err := b.Get(ctx, id); err == nil {
+		if have.TaskRef != task {
+			return Run{}, store.Plan{}, fmt.Errorf("run %s of task %s: %w", id, have.Task, ErrIDTaken)
+		}
+		return have, store.Plan{}, nil
+	} else if !errors.Is(err, ErrRunNotFound) {
+		return Run{}, store.Plan{}, err
+	}
+	n, seqRev, err := b.count(ctx, task.Task)
 	if err != nil {
 		return Run{}, store.Plan{}, err
 	}
 	now := b.now().UTC()
-	run := Run{Ref: Ref{TaskRef: t, Run: runID(seq)}, Title: title, State: StatePending, CreatedBy: by,
-		Created: now, Updated: now}
+	run := Run{ID: id, TaskRef: task, Seq: n + 1, Title: title, State: StatePending, CreatedBy: by, Created: now, Updated: now}
 	val, err := json.Marshal(run)
 	if err != nil {
 		return Run{}, store.Plan{}, err
 	}
-	p := store.Plan{
-		Conds: []store.Cond{{Key: keySeq(t), ModRev: seqRev}, {Key: keyRun(run.Ref)}},
-		Ops:   []store.Op{store.Put(keySeq(t), fmt.Append(nil, seq)), store.Put(keyRun(run.Ref), val)},
-	}
-	return run, p, nil
+	return run, store.Plan{
+		Conds: []store.Cond{{Key: keySeq(task.Task), ModRev: seqRev}, {Key: keyRun(id)}},
+		Ops: []store.Op{store.Put(keySeq(task.Task), strconv.AppendInt(nil, int64(run.Seq), 10)),
+			store.Put(keyRun(id), val), store.Put(keyByTask(task.Task, run.Seq), []byte(id))},
+	}, nil
 }
 
-// nextNumber is the number of the task's next run and the revision of its
-// counter (0 when the task has none yet).
-func (b *Book) nextNumber(ctx context.Context, t TaskRef) (int, int64, error) {
-	kv, err := b.st.Get(ctx, keySeq(t))
+// count is how many runs the task has had and the revision of its counter
+// (0 when it has had none).
+func (b *Book) count(ctx context.Context, task string) (int, int64, error) {
+	kv, err := b.st.Get(ctx, keySeq(task))
 	if errors.Is(err, store.ErrNotFound) {
-		return 1, 0, nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("read the run counter of %s: %w", t, err)
+		return 0, 0, fmt.Errorf("read the run counter of task %s: %w", task, err)
 	}
-	var last int
-	if _, err := fmt.Sscan(string(kv.Value), &last); err != nil {
-		return 0, 0, fmt.Errorf("run counter of %s: %w", t, err)
+	n, err := strconv.Atoi(string(kv.Value))
+	if err != nil {
+		return 0, 0, fmt.Errorf("run counter of task %s: %w", task, err)
 	}
-	if last >= MaxRunsPerTask {
-		return 0, 0, fmt.Errorf("task %s: %w (%d)", t, ErrTooManyRuns, MaxRunsPerTask)
+	if n >= MaxRunsPerTask {
+		return 0, 0, fmt.Errorf("task %s: %w (%d)", task, ErrTooManyRuns, MaxRunsPerTask)
 	}
-	return last + 1, kv.ModRev, nil
+	return n, kv.ModRev, nil
 }
 
 // PlanAdvance plans the run's move to state to, logged as an event with
 // the mover's note.
-func (b *Book) PlanAdvance(ctx context.Context, r Ref, by confirm.Principal, to State, note string) (Run, store.Plan, error) {
+func (b *Book) PlanAdvance(ctx context.Context, id string, by confirm.Principal, to State, note string) (Run, store.Plan, error) {
 	if err := termtext.CheckField("note", note, MaxText, true); err != nil {
 		return Run{}, store.Plan{}, err
 	}
-	run, rev, err := b.Get(ctx, r)
+	run, rev, err := b.Get(ctx, id)
 	if err != nil {
 		return Run{}, store.Plan{}, err
 	}
 	if err := checkMove(run.State, to); err != nil {
-		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w", r, err)
+		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w", id, err)
 	}
 	if !to.Terminal() && run.Events >= MaxEvents {
-		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", r, ErrEventLogFull, MaxEvents)
+		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, ErrEventLogFull, MaxEvents)
 	}
 	ev := Event{Kind: EventMove, Text: note, From: run.State, To: to}
 	run.State = to
@@ -198,25 +273,35 @@ func (b *Book) PlanAdvance(ctx context.Context, r Ref, by confirm.Principal, to 
 	return run, p, err
 }
 
-// PlanEvent plans a note appended to the run's log.
-func (b *Book) PlanEvent(ctx context.Context, r Ref, by confirm.Principal, text string) (Event, store.Plan, error) {
+// PlanEvent plans a note of kind (an id; "" is EventProgress) appended to
+// the run's log.
+func (b *Book) PlanEvent(ctx context.Context, id string, by confirm.Principal, kind, text string) (Event, store.Plan, error) {
+	switch kind {
+	case "":
+		kind = EventProgress
+	case EventMove:
+		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w", id, ErrReservedKind)
+	}
+	if err := checkID("event kind", kind); err != nil {
+		return Event{}, store.Plan{}, err
+	}
 	if err := termtext.CheckField("text", text, MaxText, true); err != nil {
 		return Event{}, store.Plan{}, err
 	}
 	if text == "" {
 		return Event{}, store.Plan{}, fmt.Errorf("field \"text\": %w: an event says something", ErrEmptyText)
 	}
-	run, rev, err := b.Get(ctx, r)
+	run, rev, err := b.Get(ctx, id)
 	if err != nil {
 		return Event{}, store.Plan{}, err
 	}
 	if run.State.Terminal() {
-		return Event{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", r, run.State, ErrRunFinished)
+		return Event{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, ErrRunFinished)
 	}
 	if run.Events >= MaxEvents {
-		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", r, ErrEventLogFull, MaxEvents)
+		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, ErrEventLogFull, MaxEvents)
 	}
-	_, ev, p, err := b.planAppend(run, rev, by, Event{Kind: EventNote, Text: text})
+	_, ev, p, err := b.planAppend(run, rev, by, Event{Kind: kind, Text: text})
 	return ev, p, err
 }
 
@@ -235,18 +320,17 @@ func (b *Book) planAppend(run Run, rev int64, by confirm.Principal, ev Event) (R
 	if err != nil {
 		return Run{}, Event{}, store.Plan{}, err
 	}
-	p := store.Plan{
-		Conds: []store.Cond{{Key: keyRun(run.Ref), ModRev: rev}},
-		Ops:   []store.Op{store.Put(keyRun(run.Ref), runVal), store.Put(keyEvent(run.Ref, ev.Seq), evVal)},
-	}
-	return run, ev, p, nil
+	return run, ev, store.Plan{
+		Conds: []store.Cond{{Key: keyRun(run.ID), ModRev: rev}},
+		Ops:   []store.Op{store.Put(keyRun(run.ID), runVal), store.Put(keyEvent(run.ID, ev.Seq), evVal)},
+	}, nil
 }
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // PlanArtifact plans an artifact recorded on the run: its name (unique in
 // the run), size, sha256 and workspace path.
-func (b *Book) PlanArtifact(ctx context.Context, r Ref, by confirm.Principal, a Artifact) (Artifact, store.Plan, error) {
+func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal, a Artifact) (Artifact, store.Plan, error) {
 	if err := termtext.CheckField("name", a.Name, MaxArtifactName, false); err != nil {
 		return Artifact{}, store.Plan{}, err
 	}
@@ -263,29 +347,29 @@ func (b *Book) PlanArtifact(ctx context.Context, r Ref, by confirm.Principal, a 
 	if err != nil {
 		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, err)
 	}
-	run, rev, err := b.Get(ctx, r)
+	run, rev, err := b.Get(ctx, id)
 	if err != nil {
 		return Artifact{}, store.Plan{}, err
 	}
 	if run.State.Terminal() {
-		return Artifact{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", r, run.State, ErrRunFinished)
+		return Artifact{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, ErrRunFinished)
 	}
 	if run.Artifacts >= MaxArtifacts {
-		return Artifact{}, store.Plan{}, fmt.Errorf("run %s: %w (%d)", r, ErrTooManyArtifacts, MaxArtifacts)
+		return Artifact{}, store.Plan{}, fmt.Errorf("run %s: %w (%d)", id, ErrTooManyArtifacts, MaxArtifacts)
 	}
-	have, err := b.Artifacts(ctx, r)
+	have, err := b.Artifacts(ctx, id)
 	if err != nil {
 		return Artifact{}, store.Plan{}, err
 	}
 	for _, h := range have {
 		if h.Name == a.Name {
-			return Artifact{}, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", r, a.Name, ErrArtifactExists)
+			return Artifact{}, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", id, a.Name, ErrArtifactExists)
 		}
 	}
 	now := b.now().UTC()
 	run.Artifacts++
 	run.Updated = now
-	a.Seq, a.Path, a.By, a.Time = run.Artifacts, path, by, now
+	a.Run, a.TaskRef, a.Seq, a.Path, a.By, a.Time = run.ID, run.TaskRef, run.Artifacts, path, by, now
 	runVal, err := json.Marshal(run)
 	if err != nil {
 		return Artifact{}, store.Plan{}, err
@@ -294,9 +378,8 @@ func (b *Book) PlanArtifact(ctx context.Context, r Ref, by confirm.Principal, a 
 	if err != nil {
 		return Artifact{}, store.Plan{}, err
 	}
-	p := store.Plan{
-		Conds: []store.Cond{{Key: keyRun(r), ModRev: rev}, {Key: keyArtifact(r, a.Seq)}},
-		Ops:   []store.Op{store.Put(keyRun(r), runVal), store.Put(keyArtifact(r, a.Seq), aVal)},
-	}
-	return a, p, nil
+	return a, store.Plan{
+		Conds: []store.Cond{{Key: keyRun(id), ModRev: rev}, {Key: keyArtifact(id, a.Seq)}},
+		Ops:   []store.Op{store.Put(keyRun(id), runVal), store.Put(keyArtifact(id, a.Seq), aVal)},
+	}, nil
 }

@@ -13,8 +13,6 @@ package runs
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -32,12 +30,13 @@ const (
 	MaxArtifacts = 256
 	// MaxTitle bounds a run's title, in bytes.
 	MaxTitle = 256
-	// MaxText bounds an event's text, in bytes.
-	MaxText = 4096
+	// MaxText bounds an event's text or a move's note, in bytes.
+	MaxText = 4 << 10
 	// MaxArtifactName bounds an artifact's name, in bytes.
 	MaxArtifactName = 256
-	// MaxArtifactSize is the largest size an artifact may declare (1 TiB).
-	MaxArtifactSize = int64(1) << 40
+	// MaxArtifactSize is the largest size an artifact may declare (1 PiB,
+	// the tool schema's bound).
+	MaxArtifactSize = int64(1) << 50
 	// MaxPage is the most records one page of a list returns.
 	MaxPage = 500
 )
@@ -55,74 +54,37 @@ var (
 	ErrBadDigest        = errors.New("an artifact's sha256 is 64 lower-case hexadecimal digits")
 	ErrBadSize          = errors.New("an artifact's size is out of range")
 	ErrEmptyText        = errors.New("a required text is empty")
-	ErrBadRef           = errors.New("malformed run or task reference")
+	ErrBadRef           = errors.New("malformed run or task id")
+	ErrIDTaken          = errors.New("the run id names a run of another task")
+	ErrReservedKind     = errors.New("event kind \"move\" is the state machine's; name the event otherwise")
 	ErrBadCursor        = errors.New("malformed list cursor")
 )
 
-// TaskRef names a task: its scope, project and id.
+// TaskRef names a task: its id, with the scope and project its stored
+// record holds (the caller reads them from the task, never from a
+// persona's arguments).
 type TaskRef struct {
 	Scope   string `json:"scope"`
-	Project string `json:"project"`
+	Project string `json:"project,omitempty"`
 	Task    string `json:"task"`
 }
 
-// String is the task in confirm's target form without its kind:
-// scope/project/task.
-func (t TaskRef) String() string { return t.Scope + "/" + t.Project + "/" + t.Task }
-
-// ParseTaskRef reads "scope/project/task", normalized as confirm does.
-func ParseTaskRef(s string) (TaskRef, error) {
-	t, err := confirm.ParseTarget("task:" + s)
-	if err != nil {
-		return TaskRef{}, fmt.Errorf("task %q: %w (%w)", s, ErrBadRef, err)
+// checkID refuses a record id confirm would not normalize.
+func checkID(what, id string) error {
+	if _, err := confirm.NormalizeID(id); err != nil {
+		return fmt.Errorf("%s id %q: %w (%w)", what, id, ErrBadRef, err)
 	}
-	return TaskRef{Scope: t.Scope, Project: t.Project, Task: t.Value}, nil
-}
-
-// Ref names a run: its task and its id ("r-" and a number).
-type Ref struct {
-	TaskRef
-	Run string `json:"run"`
-}
-
-// String is scope/project/task/run.
-func (r Ref) String() string { return r.TaskRef.String() + "/" + r.Run }
-
-// Target is the run as confirm's operation target, built from the stored
-// record, never from a caller's arguments.
-func (r Ref) Target() confirm.Target {
-	return confirm.Target{Kind: confirm.TargetRun, Scope: r.Scope, Project: r.Project, Task: r.Task, Value: r.Run}
-}
-
-// ParseRef reads "scope/project/task/run".
-func ParseRef(s string) (Ref, error) {
-	t, err := confirm.ParseTarget("run:" + s)
-	if err != nil {
-		return Ref{}, fmt.Errorf("run %q: %w (%w)", s, ErrBadRef, err)
-	}
-	r := Ref{TaskRef: TaskRef{Scope: t.Scope, Project: t.Project, Task: t.Task}, Run: t.Value}
-	if _, err := runNumber(r.Run); err != nil {
-		return Ref{}, err
-	}
-	return r, nil
-}
-
-// runID is the id of a task's n-th run.
-func runID(n int) string { return "r-" + strconv.Itoa(n) }
-
-// runNumber reads a run id back.
-func runNumber(id string) (int, error) {
-	digits, ok := strings.CutPrefix(id, "r-")
-	n, err := strconv.Atoi(digits)
-	if !ok || err != nil || n < 1 || n > MaxRunsPerTask || runID(n) != id {
-		return 0, fmt.Errorf("run id %q: %w: a run id is r-1 to r-%d", id, ErrBadRef, MaxRunsPerTask)
-	}
-	return n, nil
+	return nil
 }
 
 // Run is the record of one run.
 type Run struct {
-	Ref
+	// ID is the run's id, unique in the installation (the tool table
+	// derives it from the creating call's correlation id).
+	ID string `json:"id"`
+	TaskRef
+	// Seq numbers the run among its task's runs, from 1.
+	Seq   int    `json:"seq"`
 	Title string `json:"title"`
 	State State  `json:"state"`
 	// CreatedBy is who created the run: a persona address or human:<name>.
@@ -134,15 +96,14 @@ type Run struct {
 	Artifacts int `json:"artifacts"`
 }
 
-// EventKind says what an event records.
-type EventKind string
-
-// The kinds of event.
+// The kinds of event the package names: a note's kind is the writer's
+// label (an id: progress, output, error ...), "progress" when it gives
+// none; "move" is reserved for the state machine's own entries.
 const (
-	// EventNote is progress the run's worker wrote.
-	EventNote EventKind = "note"
+	// EventProgress is a note's kind when its writer names none.
+	EventProgress = "progress"
 	// EventMove is a state move (From → To), with the mover's note.
-	EventMove EventKind = "move"
+	EventMove = "move"
 )
 
 // Event is one entry of a run's append-only log.
@@ -150,7 +111,7 @@ type Event struct {
 	Seq  int               `json:"seq"`
 	Time time.Time         `json:"time"`
 	By   confirm.Principal `json:"by"`
-	Kind EventKind         `json:"kind"`
+	Kind string            `json:"kind"`
 	Text string            `json:"text,omitempty"`
 	From State             `json:"from,omitempty"`
 	To   State             `json:"to,omitempty"`
@@ -158,6 +119,9 @@ type Event struct {
 
 // Artifact is one thing a run produced, in the worker's workspace.
 type Artifact struct {
+	// Run is the run's id and TaskRef its task, as the run records them.
+	Run string `json:"run"`
+	TaskRef
 	Seq    int    `json:"seq"`
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
@@ -166,4 +130,10 @@ type Artifact struct {
 	Path string            `json:"path"`
 	By   confirm.Principal `json:"by"`
 	Time time.Time         `json:"time"`
+}
+
+// Target is the run as confirm's operation target, built from the stored
+// record, never from a caller's arguments.
+func (r Run) Target() confirm.Target {
+	return confirm.Target{Kind: confirm.TargetRun, Scope: r.Scope, Project: r.Project, Task: r.Task, Value: r.ID}
 }

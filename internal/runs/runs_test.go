@@ -29,6 +29,7 @@ func openBook(t *testing.T) (*Book, store.Store) {
 var (
 	deputy = confirm.PersonaPrincipal("work/core/deputy")
 	task   = TaskRef{Scope: "work", Project: "core", Task: "t-1"}
+	nextID = 0
 )
 
 func commit(t *testing.T, st store.Store, p store.Plan, err error) {
@@ -43,7 +44,8 @@ func commit(t *testing.T, st store.Store, p store.Plan, err error) {
 
 func create(t *testing.T, b *Book, st store.Store, title string) Run {
 	t.Helper()
-	run, p, err := b.PlanCreate(context.Background(), task, deputy, title)
+	nextID++
+	run, p, err := b.PlanCreate(context.Background(), fmt.Sprintf("r-%04x", nextID), task, deputy, title)
 	commit(t, st, p, err)
 	return run
 }
@@ -52,40 +54,55 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "build the parser")
-	if run.Run != "r-1" || run.State != StatePending || run.String() != "work/core/t-1/r-1" {
+	if run.Seq != 1 || run.State != StatePending || run.Target().String() != "run:work/core/t-1/"+run.ID {
 		t.Fatalf("created %+v", run)
 	}
-	_, p, err := b.PlanAdvance(ctx, run.Ref, deputy, StateRunning, "starting")
+	// The same id again (a retry under the same correlation id) plans
+	// nothing and answers the run; the id on another task is refused.
+	again, p, err := b.PlanCreate(ctx, run.ID, task, deputy, "build the parser")
+	if err != nil || !p.Empty() || again.ID != run.ID || again.Seq != 1 {
+		t.Fatalf("create again: %+v %v %v", again, p, err)
+	}
+	if _, _, err := b.PlanCreate(ctx, run.ID, TaskRef{Scope: "work", Project: "core", Task: "t-2"}, deputy, ""); !errors.Is(err, ErrIDTaken) {
+		t.Fatalf("the id on another task: %v", err)
+	}
+	if tg, err := b.Target(ctx, run.ID); err != nil || tg != run.Target() {
+		t.Fatalf("Target = %v, %v", tg, err)
+	}
+	if _, err := b.Target(ctx, "r-missing"); !errors.Is(err, ErrRunNotFound) {
+		t.Fatalf("Target of no run: %v", err)
+	}
+	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateRunning, "starting")
 	commit(t, st, p, err)
-	ev, p, err := b.PlanEvent(ctx, run.Ref, deputy, "parsed 3 of 4 files")
+	ev, p, err := b.PlanEvent(ctx, run.ID, deputy, "", "parsed 3 of 4 files")
 	commit(t, st, p, err)
-	if ev.Seq != 2 || ev.Kind != EventNote || ev.By != deputy {
+	if ev.Seq != 2 || ev.Kind != EventProgress || ev.By != deputy {
 		t.Fatalf("event %+v", ev)
 	}
 	sum := strings.Repeat("ab", 32)
-	a, p, err := b.PlanArtifact(ctx, run.Ref, deputy, Artifact{Name: "parser", Size: 1234, SHA256: sum, Path: "out/parser.bin"})
+	a, p, err := b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "parser", Size: 1234, SHA256: sum, Path: "out/parser.bin"})
 	commit(t, st, p, err)
-	if a.Seq != 1 || a.Path != "out/parser.bin" {
+	if a.Seq != 1 || a.Path != "out/parser.bin" || a.Run != run.ID || a.TaskRef != task {
 		t.Fatalf("artifact %+v", a)
 	}
-	_, p, err = b.PlanAdvance(ctx, run.Ref, deputy, StateSucceeded, "done")
+	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateSucceeded, "done")
 	commit(t, st, p, err)
 
-	got, _, err := b.Get(ctx, run.Ref)
+	got, _, err := b.Get(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.State != StateSucceeded || got.Events != 3 || got.Artifacts != 1 || got.CreatedBy != deputy {
 		t.Fatalf("stored %+v", got)
 	}
-	evs, next, err := b.Events(ctx, run.Ref, 0, 10)
-	if err != nil || next != 0 || len(evs) != 3 {
-		t.Fatalf("events %+v next %d err %v", evs, next, err)
+	evs, next, err := b.Events(ctx, run.ID, "", 10)
+	if err != nil || next != "" || len(evs) != 3 {
+		t.Fatalf("events %+v next %q err %v", evs, next, err)
 	}
 	if evs[0].From != StatePending || evs[0].To != StateRunning || evs[2].To != StateSucceeded || evs[1].Text != "parsed 3 of 4 files" {
 		t.Fatalf("log %+v", evs)
 	}
-	arts, err := b.Artifacts(ctx, run.Ref)
+	arts, err := b.Artifacts(ctx, run.ID)
 	if err != nil || len(arts) != 1 || arts[0].SHA256 != sum || arts[0].Size != 1234 {
 		t.Fatalf("artifacts %+v %v", arts, err)
 	}
@@ -121,7 +138,7 @@ func TestAnIllegalMoveWritesNothing(t *testing.T) {
 	b, st := openBook(t)
 	run := create(t, b, st, "")
 	rev, _ := st.Rev(ctx)
-	if _, _, err := b.PlanAdvance(ctx, run.Ref, deputy, StateSucceeded, ""); !errors.Is(err, ErrIllegalMove) ||
+	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, StateSucceeded, ""); !errors.Is(err, ErrIllegalMove) ||
 		!strings.Contains(err.Error(), "pending → succeeded") {
 		t.Fatalf("pending → succeeded: %v", err)
 	}
@@ -134,16 +151,16 @@ func TestAFinishedRunTakesNothingMore(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "")
-	_, p, err := b.PlanAdvance(ctx, run.Ref, deputy, StateCancelled, "not needed")
+	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, StateCancelled, "not needed")
 	commit(t, st, p, err)
-	if _, _, err := b.PlanEvent(ctx, run.Ref, deputy, "late"); !errors.Is(err, ErrRunFinished) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "late"); !errors.Is(err, ErrRunFinished) {
 		t.Errorf("event on a cancelled run: %v", err)
 	}
 	art := Artifact{Name: "x", SHA256: strings.Repeat("0", 64), Path: "x"}
-	if _, _, err := b.PlanArtifact(ctx, run.Ref, deputy, art); !errors.Is(err, ErrRunFinished) {
+	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, art); !errors.Is(err, ErrRunFinished) {
 		t.Errorf("artifact on a cancelled run: %v", err)
 	}
-	if _, _, err := b.PlanAdvance(ctx, run.Ref, deputy, StateRunning, ""); !errors.Is(err, ErrIllegalMove) {
+	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, StateRunning, ""); !errors.Is(err, ErrIllegalMove) {
 		t.Errorf("cancelled → running: %v", err)
 	}
 }
@@ -152,24 +169,24 @@ func TestTheEventLogIsBoundedButARunCanStillFinish(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "")
-	_, p, err := b.PlanAdvance(ctx, run.Ref, deputy, StateRunning, "")
+	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, StateRunning, "")
 	commit(t, st, p, err)
 	for i := 1; i < MaxEvents; i++ {
-		_, p, err := b.PlanEvent(ctx, run.Ref, deputy, fmt.Sprint("step ", i))
+		_, p, err := b.PlanEvent(ctx, run.ID, deputy, "output", fmt.Sprint("step ", i))
 		commit(t, st, p, err)
 	}
-	if _, _, err := b.PlanEvent(ctx, run.Ref, deputy, "one too many"); !errors.Is(err, ErrEventLogFull) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "one too many"); !errors.Is(err, ErrEventLogFull) {
 		t.Fatalf("event %d: %v", MaxEvents+1, err)
 	}
-	if _, _, err := b.PlanAdvance(ctx, run.Ref, deputy, StateBlocked, ""); !errors.Is(err, ErrEventLogFull) {
+	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, StateBlocked, ""); !errors.Is(err, ErrEventLogFull) {
 		t.Fatalf("a non-final move on a full log: %v", err)
 	}
-	_, p, err = b.PlanAdvance(ctx, run.Ref, deputy, StateFailed, "log full")
+	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateFailed, "log full")
 	commit(t, st, p, err)
 	// Paging walks the whole log, in order, page by page.
-	seen, after := 0, 0
+	seen, after := 0, ""
 	for {
-		evs, next, err := b.Events(ctx, run.Ref, after, MaxPage)
+		evs, next, err := b.Events(ctx, run.ID, after, MaxPage)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +196,7 @@ func TestTheEventLogIsBoundedButARunCanStillFinish(t *testing.T) {
 				t.Fatalf("event %d has seq %d", seen, e.Seq)
 			}
 		}
-		if next == 0 {
+		if next == "" {
 			break
 		}
 		after = next
@@ -192,20 +209,26 @@ func TestTheEventLogIsBoundedButARunCanStillFinish(t *testing.T) {
 func TestHostileTextAndArtifactsAreRefusedByName(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
-	if _, _, err := b.PlanCreate(ctx, task, deputy, "title\x1b[2J"); !errors.Is(err, termtext.ErrUnsafeChar) {
+	if _, _, err := b.PlanCreate(ctx, "r-x", task, deputy, "title\x1b[2J"); !errors.Is(err, termtext.ErrUnsafeChar) {
 		t.Errorf("escape in a title: %v", err)
 	}
-	if _, _, err := b.PlanCreate(ctx, task, deputy, strings.Repeat("x", MaxTitle+1)); !errors.Is(err, termtext.ErrTooLong) {
+	if _, _, err := b.PlanCreate(ctx, "r-x", task, deputy, strings.Repeat("x", MaxTitle+1)); !errors.Is(err, termtext.ErrTooLong) {
 		t.Errorf("long title: %v", err)
 	}
 	run := create(t, b, st, "")
-	_, p, err := b.PlanAdvance(ctx, run.Ref, deputy, StateRunning, "")
+	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, StateRunning, "")
 	commit(t, st, p, err)
-	if _, _, err := b.PlanEvent(ctx, run.Ref, deputy, "\u202egnirts"); !errors.Is(err, termtext.ErrUnsafeChar) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "\u202egnirts"); !errors.Is(err, termtext.ErrUnsafeChar) {
 		t.Errorf("bidi override in an event: %v", err)
 	}
-	if _, _, err := b.PlanEvent(ctx, run.Ref, deputy, ""); !errors.Is(err, ErrEmptyText) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", ""); !errors.Is(err, ErrEmptyText) {
 		t.Errorf("empty event: %v", err)
+	}
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, EventMove, "forged move"); !errors.Is(err, ErrReservedKind) {
+		t.Errorf("a note of kind move: %v", err)
+	}
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "Bad Kind", "x"); !errors.Is(err, ErrBadRef) {
+		t.Errorf("a kind that is not an id: %v", err)
 	}
 	sum := strings.Repeat("c", 64)
 	for name, tc := range map[string]struct {
@@ -220,30 +243,28 @@ func TestHostileTextAndArtifactsAreRefusedByName(t *testing.T) {
 		"absolute path":     {Artifact{Name: "a", SHA256: sum, Path: "/etc/passwd"}, nil},
 		"no name":           {Artifact{SHA256: sum, Path: "a"}, ErrEmptyText},
 	} {
-		_, _, err := b.PlanArtifact(ctx, run.Ref, deputy, tc.a)
+		_, _, err := b.PlanArtifact(ctx, run.ID, deputy, tc.a)
 		if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	_, p, err = b.PlanArtifact(ctx, run.Ref, deputy, Artifact{Name: "a", SHA256: sum, Path: "a"})
+	_, p, err = b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "a", SHA256: sum, Path: "a"})
 	commit(t, st, p, err)
-	if _, _, err := b.PlanArtifact(ctx, run.Ref, deputy, Artifact{Name: "a", SHA256: sum, Path: "b"}); !errors.Is(err, ErrArtifactExists) {
+	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "a", SHA256: sum, Path: "b"}); !errors.Is(err, ErrArtifactExists) {
 		t.Errorf("second artifact named a: %v", err)
 	}
 }
 
-func TestRefsAreNormalizedStrictly(t *testing.T) {
-	if r, err := ParseRef("work/core/t-1/r-12"); err != nil || r.Task != "t-1" || r.Run != "r-12" {
-		t.Fatalf("ParseRef = %+v, %v", r, err)
-	}
-	for _, bad := range []string{"work/core/t-1", "work/core/t-1/r-0", "work/core/t-1/r-01", "work/../t-1/r-1",
-		"Work/core/t-1/r-1", "work/core/t-1/run", "work/core/t-1/r-99999"} {
-		if _, err := ParseRef(bad); !errors.Is(err, ErrBadRef) {
-			t.Errorf("ParseRef(%q) = %v", bad, err)
+func TestIDsAreNormalizedStrictly(t *testing.T) {
+	ctx := context.Background()
+	b, _ := openBook(t)
+	for _, bad := range []string{"", "R-1", "../r-1", "r-1/x", "-r", strings.Repeat("r", 200)} {
+		if _, _, err := b.Get(ctx, bad); !errors.Is(err, ErrBadRef) {
+			t.Errorf("Get(%q) = %v", bad, err)
 		}
-	}
-	if _, err := ParseTaskRef("work/core"); !errors.Is(err, ErrBadRef) {
-		t.Errorf("ParseTaskRef(work/core) = %v", err)
+		if _, _, err := b.List(ctx, bad, "", 5); !errors.Is(err, ErrBadRef) {
+			t.Errorf("List(%q) = %v", bad, err)
+		}
 	}
 }
 
@@ -252,17 +273,17 @@ func TestRefsAreNormalizedStrictly(t *testing.T) {
 func TestConcurrentCreatesGetDistinctNumbers(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
-	r1, p1, err1 := b.PlanCreate(ctx, task, deputy, "one")
-	r2, p2, err2 := b.PlanCreate(ctx, task, deputy, "two")
-	if err1 != nil || err2 != nil || r1.Run != r2.Run {
-		t.Fatalf("planned %s and %s (%v, %v)", r1.Run, r2.Run, err1, err2)
+	r1, p1, err1 := b.PlanCreate(ctx, "r-one", task, deputy, "one")
+	r2, p2, err2 := b.PlanCreate(ctx, "r-two", task, deputy, "two")
+	if err1 != nil || err2 != nil || r1.Seq != r2.Seq {
+		t.Fatalf("planned %d and %d (%v, %v)", r1.Seq, r2.Seq, err1, err2)
 	}
 	commit(t, st, p1, nil)
 	if _, err := p2.Commit(ctx, st); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("second commit from a stale read: %v", err)
 	}
-	if again := create(t, b, st, "two"); again.Run != "r-2" {
-		t.Fatalf("replanned as %s", again.Run)
+	if again := create(t, b, st, "two"); again.Seq != 2 {
+		t.Fatalf("replanned as number %d", again.Seq)
 	}
 }
 
@@ -273,7 +294,7 @@ func TestListPagesInCreationOrder(t *testing.T) {
 		create(t, b, st, "")
 	}
 	other := TaskRef{Scope: "work", Project: "core", Task: "t-10"}
-	if _, p, err := b.PlanCreate(ctx, other, deputy, "another task's"); err == nil {
+	if _, p, err := b.PlanCreate(ctx, "r-other", other, deputy, "another task's"); err == nil {
 		commit(t, st, p, nil)
 	} else {
 		t.Fatal(err)
@@ -281,29 +302,29 @@ func TestListPagesInCreationOrder(t *testing.T) {
 	var ids []string
 	after := ""
 	for {
-		page, next, err := b.List(ctx, task, after, 5)
+		page, next, err := b.List(ctx, task.Task, after, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range page {
-			ids = append(ids, r.Run)
+			ids = append(ids, fmt.Sprint(r.Seq))
 		}
 		if next == "" {
 			break
 		}
 		after = next
 	}
-	want := "r-1 r-2 r-3 r-4 r-5 r-6 r-7 r-8 r-9 r-10 r-11 r-12"
+	want := "1 2 3 4 5 6 7 8 9 10 11 12"
 	if strings.Join(ids, " ") != want {
 		t.Fatalf("paged %v", ids)
 	}
-	if _, _, err := b.List(ctx, task, "../../x", 5); !errors.Is(err, ErrBadCursor) {
+	if _, _, err := b.List(ctx, task.Task, "../../x", 5); !errors.Is(err, ErrBadCursor) {
 		t.Errorf("hostile cursor: %v", err)
 	}
-	if _, _, err := b.List(ctx, task, "", MaxPage+1); !errors.Is(err, ErrBadCursor) {
+	if _, _, err := b.List(ctx, task.Task, "", MaxPage+1); !errors.Is(err, ErrBadCursor) {
 		t.Errorf("oversized page: %v", err)
 	}
-	if page, _, err := b.List(ctx, other, "", 5); err != nil || len(page) != 1 || page[0].Title != "another task's" {
+	if page, _, err := b.List(ctx, other.Task, "", 5); err != nil || len(page) != 1 || page[0].Title != "another task's" {
 		t.Errorf("t-10's runs: %v %v", page, err)
 	}
 }
