@@ -36,6 +36,10 @@ const (
 	UseAssign   = "assign"
 	UseRetire   = "retire"
 	UseReview   = "review-prompt"
+	// UseSendMessage, UseAckMessage and UseClaimFence are coordination's.
+	UseSendMessage = "send-message"
+	UseAckMessage  = "ack-message"
+	UseClaimFence  = "claim-fence"
 )
 
 // failpointSteps is which steps each use case passes through.
@@ -46,6 +50,10 @@ var failpointSteps = map[string][]string{
 	UseAssign:   {StepBeforeCommit, StepAfterCommit},
 	UseRetire:   {StepBeforeCommit, StepAfterCommit},
 	UseReview:   {StepBeforeCommit, StepAfterCommit},
+
+	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
+	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
+	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.
