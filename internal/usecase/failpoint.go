@@ -32,20 +32,41 @@ const (
 const (
 	UseRegister = "register"
 	UseDecide   = "decide"
+	UseRequest  = "request"
+	UseAssign   = "assign"
+	UseRetire   = "retire"
+	UseReview   = "review-prompt"
 	// UseSendMessage, UseAckMessage and UseClaimFence are coordination's.
 	UseSendMessage = "send-message"
 	UseAckMessage  = "ack-message"
 	UseClaimFence  = "claim-fence"
+	// The human channel's use cases.
+	UseSendToHuman = "send-to-human"
+	UseAckHuman    = "ack-human"
+	UseTickTodo    = "tick-todo"
+	UseReplyHuman  = "reply-human"
+	UseReact       = "react"
+	UseTyping      = "typing"
 )
 
 // failpointSteps is which steps each use case passes through.
 var failpointSteps = map[string][]string{
 	UseRegister: {StepAfterStamp, StepBeforeCommit, StepAfterCommit},
 	UseDecide:   {StepBeforeCommit, StepAfterCommit},
+	UseRequest:  {StepBeforeCommit, StepAfterCommit},
+	UseAssign:   {StepBeforeCommit, StepAfterCommit},
+	UseRetire:   {StepBeforeCommit, StepAfterCommit},
+	UseReview:   {StepBeforeCommit, StepAfterCommit},
 
 	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
 	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
 	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
+	UseSendToHuman: {StepBeforeCommit, StepAfterCommit},
+	UseAckHuman:    {StepBeforeCommit, StepAfterCommit},
+	UseTickTodo:    {StepBeforeCommit, StepAfterCommit},
+	UseReplyHuman:  {StepBeforeCommit, StepAfterCommit},
+	UseReact:       {StepBeforeCommit, StepAfterCommit},
+	UseTyping:      {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.
