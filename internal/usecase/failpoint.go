@@ -40,6 +40,8 @@ const (
 	UseSendMessage = "send-message"
 	UseAckMessage  = "ack-message"
 	UseClaimFence  = "claim-fence"
+	// UseCallTool is a persona's tool call (CallTool).
+	UseCallTool = "call-tool"
 )
 
 // failpointSteps is which steps each use case passes through.
@@ -54,6 +56,7 @@ var failpointSteps = map[string][]string{
 	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
 	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
 	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
+	UseCallTool:    {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.
