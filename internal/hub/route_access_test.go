@@ -98,6 +98,7 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		"GET /v1/messages":                    {path: "/v1/messages?seat=work/core/deputy"},
 		"GET /v1/messages/stream":             {path: "/v1/messages/stream"},
 		"POST /v1/messages/{id}/ack":          {path: "/v1/messages/m-1/ack"},
+		"POST /v1/tools/{tool}":               {path: "/v1/tools/list_tasks", body: `{"persona":"work/core/deputy"}`},
 
 		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",
 			other: "/v1/personas/work/core/lead", otherCode: "forbidden"},
