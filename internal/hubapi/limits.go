@@ -44,7 +44,6 @@ var Limits = []Limit{
 	{"message_subject", coord.MaxSubject, "bytes", "a coordination message's subject (one line)"},
 	{"message_body", coord.MaxBody, "bytes", "a coordination message's body"},
 	{"inbox", coord.MaxInbox, "messages", "messages waiting, not acked, in one seat's inbox"},
-	{"page", coord.MaxPage, "items", "one page of a listing"},
 	{"page_size", paging.MaxLimit, "items", "one page of a list answered in the page form (the limit argument)"},
 	{"page_token", paging.MaxToken, "bytes", "a page's continuation token (after)"},
 	{"tool_arguments", tools.MaxArgs, "bytes", "a tool call's arguments"},

@@ -42,6 +42,13 @@ const (
 	UseClaimFence  = "claim-fence"
 	// UseCallTool is a persona's tool call (CallTool).
 	UseCallTool = "call-tool"
+	// The human channel's use cases.
+	UseSendToHuman = "send-to-human"
+	UseAckHuman    = "ack-human"
+	UseTickTodo    = "tick-todo"
+	UseReplyHuman  = "reply-human"
+	UseReact       = "react"
+	UseTyping      = "typing"
 )
 
 // failpointSteps is which steps each use case passes through.
@@ -57,6 +64,12 @@ var failpointSteps = map[string][]string{
 	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
 	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
 	UseCallTool:    {StepBeforeCommit, StepAfterCommit},
+	UseSendToHuman: {StepBeforeCommit, StepAfterCommit},
+	UseAckHuman:    {StepBeforeCommit, StepAfterCommit},
+	UseTickTodo:    {StepBeforeCommit, StepAfterCommit},
+	UseReplyHuman:  {StepBeforeCommit, StepAfterCommit},
+	UseReact:       {StepBeforeCommit, StepAfterCommit},
+	UseTyping:      {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.
