@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 var (
@@ -48,6 +51,15 @@ func installation(t *testing.T) store.Store {
 		_, p, err = rb.PlanArtifact(ctx, id, by, runs.Artifact{Name: title + " report", SHA256: strings.Repeat("a", 64), Path: "out/" + id})
 		commit(p, err)
 	}
+	for _, tk := range []tasks.Task{
+		{ID: "t-assigned", Scope: "work", Project: "core", Title: "parser for the deputy",
+			Assignee: tasks.Party{ID: "g-deputy", Address: "work/core/deputy"}, By: tasks.Party{ID: "g-lead", Address: "work/core/lead"}},
+		{ID: "t-lead", Scope: "work", Project: "core", Title: "release", Assignee: tasks.Party{ID: "g-lead2", Address: "work/core/lead"},
+			By: tasks.Party{ID: "human:henry"}},
+	} {
+		_, p, err := tasks.PlanAssign(ctx, st, tk, time.Now())
+		commit(p, err)
+	}
 	run("r-assigned", runs.TaskRef{Scope: "work", Project: "core", Task: "t-assigned"}, deputy, "parser build")
 	run("r-lead", runs.TaskRef{Scope: "work", Project: "core", Task: "t-lead"}, lead, "release parser")
 	run("r-web", runs.TaskRef{Scope: "work", Project: "web", Task: "t-web"}, other, "web parser")
@@ -59,6 +71,13 @@ func installation(t *testing.T) store.Store {
 	commit(p, err)
 	_, p, err = db.PlanRaise(ctx, "d-lane", decisions.Where{Scope: "work"}, confirm.PersonaPrincipal("work/coordinator"), ask)
 	commit(p, err)
+	cb := coord.New(st, nil)
+	send := func(to, from, subject string) {
+		_, p, err := cb.PlanSend(ctx, coord.Message{To: to, From: coord.Sender{Address: from}, Subject: subject, Body: "secret body"})
+		commit(p, err)
+	}
+	send("work/core/lead", "work/core/deputy", "parser status")
+	send("work/core/deputy", "work/web/lead", "web parser question")
 	return st
 }
 
@@ -72,6 +91,9 @@ func all(t *testing.T, st store.Store, ns Namespace, q Query) []string {
 			t.Fatal(err)
 		}
 		for _, n := range page.Nodes {
+			if n.To != "" {
+				n.ID += ">" + n.To // a message's id is its recipient's inbox's
+			}
 			out = append(out, n.Kind+":"+n.ID)
 		}
 		if page.Next == "" {
@@ -92,12 +114,12 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 		want string
 	}{
 		{"a project's lead", Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
-			"run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead"},
+			"task:t-assigned task:t-lead run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1>work/core/lead"},
 		{"a deputy: its assigned task and its own decisions", Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
 			Assigned: map[string]bool{"t-assigned": true}, Persona: deputy},
-			"run:r-assigned artifact:r-assigned/1 decision:d-deputy"},
+			"task:t-assigned run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1>work/core/deputy message:m-1>work/core/lead"},
 		{"a scope-wide coordinator", Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
-			"run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
+			"task:t-assigned task:t-lead run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
 	} {
 		got := all(t, st, tc.ns, Query{Limit: 2})
 		if strings.Join(got, " ") != tc.want {
@@ -105,8 +127,8 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 		}
 	}
 	root := all(t, st, Namespace{Name: "virgo/root/secretary", Persona: confirm.PersonaPrincipal("root/secretary")}, Query{Limit: 500})
-	if len(root) != 11 {
-		t.Errorf("root sees %d records, want all 11: %v", len(root), root)
+	if len(root) != 13 {
+		t.Errorf("root sees %d records, want all 13 but the messages it is no party of: %v", len(root), root)
 	}
 }
 
@@ -133,8 +155,8 @@ func TestWordsAndKindsNarrowTheWalk(t *testing.T) {
 func TestForgedTokensAreRefused(t *testing.T) {
 	st := installation(t)
 	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
-	for _, forged := range []string{"x", "9-AAAA", "-1-AAAA", "01-" + "cnVucy9ydW4v", "0-!!", "1-" + "cnVucy9ydW4vcg",
-		"0-" + "Y29uZmlybS9hdWRpdC8"} {
+	for _, forged := range []string{"x", "9-AAAA", "-1-AAAA", "01-" + "cnVucy9ydW4v", "0-!!", "2-" + "cnVucy9ydW4vcg", // runs/run/r under the artifact row
+		"0-" + "Y29uZmlybS9hdWRpdC8"} { // confirm/audit/ under the task row
 		if _, err := Ask(context.Background(), st, ns, Query{After: forged, Limit: 5}); !errors.Is(err, ErrBadToken) {
 			t.Errorf("token %q: %v", forged, err)
 		}
