@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // listOperators is GET /v1/operators: the enrolled humans.
@@ -24,7 +25,9 @@ func listOperators(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 
 // enrolOperator is POST /v1/operators: an enrolled operator enrols another
 // human. Persona tokens are refused by the route (operators only), so a
-// runtime cannot make itself a human through the API.
+// runtime cannot make itself a human through the API. The token file is
+// not in the store, so its Idempotency-Key is kept around it
+// (usecase.Once): a repeat answers the first enrolment.
 func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.EnrolRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
@@ -37,15 +40,32 @@ func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 		}
 		uid = *req.UID
 	}
-	if _, err := hubapi.EnrolOperator(h.cfg.Home.Dir, req.Name, uid); err != nil {
+	key, err := idempotencyKey(r, id, req)
+	if err != nil {
 		return err
 	}
-	o, err := hubapi.ReadOperator(hubapi.OperatorTokenPath(h.cfg.Home.Dir, strings.TrimPrefix(req.Name, "human:")))
+	name := strings.TrimPrefix(req.Name, "human:")
+	path := hubapi.OperatorTokenPath(h.cfg.Home.Dir, name)
+	enrolled, err := usecase.Once(r.Context(), h.cases, key, func(again bool) (hubapi.Enrolled, error) {
+		if again && hubapi.ValidOperatorName(name) { // the first attempt may have written the token file
+			if o, err := hubapi.ReadOperator(path); err == nil {
+				return o.Enrolled(h.cfg.Home.Dir), nil
+			}
+		}
+		if _, err := hubapi.EnrolOperator(h.cfg.Home.Dir, req.Name, uid); err != nil {
+			return hubapi.Enrolled{}, err
+		}
+		o, err := hubapi.ReadOperator(path)
+		if err != nil {
+			return hubapi.Enrolled{}, fmt.Errorf("read the new enrolment back: %w", err)
+		}
+		h.log.Info("operator enrolled", "operator", "human:"+o.Name, "by", id.Principal, "uid", o.UID)
+		return o.Enrolled(h.cfg.Home.Dir), nil
+	})
 	if err != nil {
-		return fmt.Errorf("read the new enrolment back: %w", err)
+		return err
 	}
-	h.log.Info("operator enrolled", "operator", "human:"+o.Name, "by", id.Principal, "uid", o.UID)
-	writeJSON(w, http.StatusCreated, o.Enrolled(h.cfg.Home.Dir))
+	writeJSON(w, http.StatusCreated, enrolled)
 	return nil
 }
 
