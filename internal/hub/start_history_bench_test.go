@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,8 +22,9 @@ import (
 // decidedHistory stores n decided confirmations, as a long-running
 // installation accumulates them: copies of one real approved
 // confirmation under new ids, each with its fingerprint, correlation and
-// audit records, 5,000 to a transaction (a fixture, not a workload: fewer
-// and larger commits build it in a fraction of the time).
+// audit records, written by 64 writers at once (a fixture, not a workload:
+// their transactions share commits, which builds it in a fraction of the
+// time one writer takes).
 func decidedHistory(tb testing.TB, home registry.Home, n int) {
 	tb.Helper()
 	ctx := context.Background()
@@ -52,11 +54,26 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 			store.Put("confirm/fp/"+c.Fingerprint, []byte(c.ID)),
 			store.Put("confirm/corr/"+c.Requester.String()+"/"+c.CorrelationID, []byte(c.ID)),
 			store.Put(fmt.Sprintf("%s%020d/%s/approved/h", confirm.PrefixAudit, c.CreatedAt.UnixNano()+int64(i), c.ID), e))
-		if len(ops) >= 20_000 || i == n-1 {
-			_, err := s.Txn(ctx, nil, ops)
-			mustNil(tb, err)
-			ops = ops[:0]
-		}
+	}
+	// Independent writes within the store's transaction limits, from 64
+	// writers so that group commit shares each sync among many of them.
+	const writers = 64
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	per := (len(ops) + writers - 1) / writers
+	for part := range slices.Chunk(ops, per) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := store.WriteAll(ctx, s, part); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		tb.Fatal(err)
 	}
 }
 

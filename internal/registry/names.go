@@ -68,57 +68,51 @@ func nameSkeleton(name string) string {
 // IndexNameSkeletons gives every name of a store written before names were
 // compared by look its skeleton, once (later registrations write theirs
 // with the name). Two old names of one look keep both their records; the
-// first holds the skeleton, and no third can join them. A skeleton already
-// stored (a name registered before the store was first indexed) is kept as
-// it is. A registration committing meanwhile conflicts the index, which is
-// then read and planned again.
+// first holds the skeleton, and no third can join them. The skeletons go
+// in transactions within the store's limits, then the mark that they are
+// done: an indexing cut short leaves skeletons that hold (each is written
+// only where none is), and the next start writes the rest.
 func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
-	for {
-		done, err := r.indexNameSkeletons(ctx)
-		if err != nil {
-			return fmt.Errorf("index name skeletons: %w", err)
-		}
-		if done {
-			return nil
-		}
-	}
-}
-
-// indexNameSkeletons is one attempt of IndexNameSkeletons; done is false
-// when a concurrent write conflicted it.
-func (r *Registry) indexNameSkeletons(ctx context.Context) (done bool, err error) {
 	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
-		return true, nil
+		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return false, err
+		return fmt.Errorf("index name skeletons: %w", err)
 	}
 	names, err := r.s.List(ctx, namePrefix)
 	if err != nil {
-		return false, err
+		return fmt.Errorf("index name skeletons: %w", err)
 	}
-	stored, err := r.s.List(ctx, skeletonPrefix)
+	held, err := r.s.List(ctx, skeletonPrefix)
 	if err != nil {
-		return false, err
+		return fmt.Errorf("index name skeletons: %w", err)
 	}
-	seen := make(map[string]bool, len(stored))
-	for _, kv := range stored {
+	seen := map[string]bool{}
+	for _, kv := range held {
 		seen[kv.Key] = true
 	}
-	conds := []store.Cond{{Key: skeletonsIndexed}}
-	ops := []store.Op{store.Put(skeletonsIndexed, []byte("1"))}
+	var ops []store.Op
 	for _, kv := range names {
 		sk := skeletonPrefix + nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))
 		if !seen[sk] {
 			seen[sk] = true
-			conds = append(conds, store.Cond{Key: sk})
 			ops = append(ops, store.Put(sk, kv.Value))
 		}
 	}
-	_, err = r.s.Txn(ctx, conds, ops)
-	if errors.Is(err, store.ErrConflict) {
-		return false, nil
+	ops = append(ops, store.Put(skeletonsIndexed, []byte("1")))
+	for len(ops) > 0 {
+		n := min(len(ops), store.MaxTxnOps)
+		conds := make([]store.Cond, n)
+		for i, op := range ops[:n] {
+			conds[i] = store.Cond{Key: op.Key}
+		}
+		if _, err := r.s.Txn(ctx, conds, ops[:n]); errors.Is(err, store.ErrConflict) {
+			return r.IndexNameSkeletons(ctx) // a registration or another indexer came first
+		} else if err != nil {
+			return fmt.Errorf("index name skeletons: %w", err)
+		}
+		ops = ops[n:]
 	}
-	return err == nil, err
+	return nil
 }
 
 // suggestion is the i-th name of the endless suggestion sequence: the list

@@ -3,11 +3,10 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // The issue's list, in its order: "Spica, Porrima, Vindemiatrix, Zavijava,
@@ -178,38 +177,37 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 	in2.step(check)
 }
 
-// TestIndexNameSkeletonsOverNamesWithSkeletons: a store whose names were
-// registered (each with its skeleton) before any hub indexed it — as a
-// benchmark fixture or a registration without a hub leaves it — is indexed
-// at once: the skeletons already there are kept, not demanded absent (which
-// conflicted, and the retry conflicted again, without end).
-func TestIndexNameSkeletonsOverNamesWithSkeletons(t *testing.T) {
+// A store from before skeletons with more names than one transaction may
+// hold (store.MaxTxnOps), one of them already indexed by a start cut
+// short: indexing writes every missing skeleton, keeps the one held, and
+// marks the store indexed.
+func TestIndexManyNameSkeletons(t *testing.T) {
+	ctx := context.Background()
 	in := newInstallation(t)
+	const n = 3*store.MaxTxnOps + 7
 	in.step(func(r *Registry) {
-		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"})
-		mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Zaniah"})
-		// One old name without its skeleton beside them.
-		if _, err := r.s.Txn(context.Background(), nil, []store.Op{{Key: skeletonPrefix + nameSkeleton("Zaniah"), Delete: true}}); err != nil {
+		ops := []store.Op{store.Put(skeletonPrefix+nameSkeleton("Old 0"), []byte("first-holder"))}
+		for i := range n {
+			ops = append(ops, store.Put(fmt.Sprintf("%sold %d", namePrefix, i), fmt.Appendf(nil, "p-%d", i)))
+		}
+		if _, err := store.WriteAll(ctx, r.s, ops); err != nil {
 			t.Fatal(err)
 		}
-	})
-	in.step(func(r *Registry) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
 		if err := r.IndexNameSkeletons(ctx); err != nil {
-			t.Fatalf("IndexNameSkeletons: %v", err)
+			t.Fatal(err)
 		}
-		for _, name := range []string{"Spica", "Zaniah"} {
-			kv, err := r.s.Get(ctx, skeletonPrefix+nameSkeleton(name))
-			if err != nil {
-				t.Fatalf("skeleton of %s: %v", name, err)
-			}
-			if p, _, err := r.getPersona(ctx, string(kv.Value)); err != nil || p.Name != name {
-				t.Errorf("skeleton of %s names %q (%v)", name, p.Name, err)
-			}
+		sks, err := r.s.List(ctx, skeletonPrefix)
+		if err != nil || len(sks) != n {
+			t.Fatalf("%d skeletons, %v; want %d", len(sks), err, n)
+		}
+		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeleton("Old 0")); string(kv.Value) != "first-holder" {
+			t.Fatalf("the skeleton held before indexing now names %q", kv.Value)
+		}
+		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeleton(fmt.Sprintf("Old %d", n-1))); string(kv.Value) != fmt.Sprintf("p-%d", n-1) {
+			t.Fatalf("the last name's skeleton names %q", kv.Value)
 		}
 		if _, err := r.s.Get(ctx, skeletonsIndexed); err != nil {
-			t.Errorf("the store is not marked indexed: %v", err)
+			t.Fatalf("the store is not marked indexed: %v", err)
 		}
 	})
 }
