@@ -77,10 +77,12 @@ var specTools = map[string]specTool{
 	// "read-only bounded graph context queries"
 	"query_graph_context": {"bounded graph context query", vRead, []string{"address"}},
 	// "decision list/raise and task list/get/report for work it owns"
-	"list_decisions":   {"decisions: list / raise", vRead, []string{"decision"}},
+	// A list is of the persona's own records: it addresses the persona
+	// (tools table, internal/tools), as the inbox list does.
+	"list_decisions":   {"decisions: list / raise", vRead, []string{"address", "decision"}},
 	"raise_decision":   {"decisions: list / raise", vRecord, []string{"decision"}},
 	"resolve_decision": {"decisions: resolve", vRecord, []string{"decision"}},
-	"list_tasks":       {"tasks: list / get / report", vRead, []string{"task"}},
+	"list_tasks":       {"tasks: list / get / report", vRead, []string{"address", "task"}},
 	"get_task":         {"tasks: list / get / report", vRead, []string{"task"}},
 	"report_task":      {"tasks: list / get / report", vRecord, []string{"task"}},
 	"assign_task":      {"tasks: assign", vRecord, []string{"task"}},

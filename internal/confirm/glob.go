@@ -250,3 +250,18 @@ func (s globSet) each(p string, hit func(i int) bool) {
 		}
 	}
 }
+
+// PathSet is a compiled set of workspace path patterns, such as a stamp's
+// mutable paths, matched exactly as Authorize matches them. A persona
+// runtime's write executor checks it again at the file (internal/workspace).
+type PathSet struct{ set globSet }
+
+// CompilePaths compiles workspace path patterns ("QUEUE.md", "memory/**");
+// a bad pattern is refused with path.ErrBadPattern, naming it.
+func CompilePaths(patterns []string) (PathSet, error) {
+	s, err := compileGlobs(patterns)
+	return PathSet{s}, err
+}
+
+// Match reports whether the normalized workspace path p matches a pattern.
+func (s PathSet) Match(p string) bool { return s.set.match(p) }

@@ -22,7 +22,22 @@ func beat(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) er
 	if err := decodeBody(w, r, &rep, true); err != nil {
 		return err
 	}
+	if err := h.beatFence(r, id); err != nil {
+		return err
+	}
 	return h.report(w, id, rep)
+}
+
+// beatFence refuses a beat of an instance fenced out by a newer one.
+func (h *Hub) beatFence(r *http.Request, id hubapi.Identity) error {
+	f, err := hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader))
+	if err != nil {
+		return err
+	}
+	if err := h.cases.CheckFence(r.Context(), id.PersonaID, f); err != nil {
+		return fmt.Errorf("%s: %w", id.Principal, err)
+	}
+	return nil
 }
 
 // setPresence is POST /v1/presence/set: like a beat, but at least one of
@@ -34,6 +49,9 @@ func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 	}
 	if rep.Activity == nil && rep.Summary == nil {
 		return hubapi.Errorf(hubapi.ErrNothingToSet, "set needs \"activity\" or \"summary\"; to only beat, POST /v1/presence/beat")
+	}
+	if err := h.beatFence(r, id); err != nil {
+		return err
 	}
 	return h.report(w, id, rep)
 }
@@ -76,6 +94,10 @@ const beatStreamDrain = 200 * time.Millisecond
 // number of heartbeats, so a busy runtime pays for HTTP once, not per beat.
 // The connection may stay silent up to the offline interval between lines.
 func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	fence, err := hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader))
+	if err != nil {
+		return err
+	}
 	valid, release, err := h.holdStream(r)
 	if err != nil {
 		return err
@@ -111,6 +133,13 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 				return fmt.Errorf("%s: %w", id.Principal, serr)
 			}
 			stampChecked = now
+		}
+		if len(line) > 0 {
+			// A newer instance may claim the fence while this stream runs:
+			// from then on its beats are refused.
+			if ferr := h.cases.CheckFence(r.Context(), id.PersonaID, fence); ferr != nil {
+				return fmt.Errorf("%s: beat stream line %d: %w", id.Principal, n+1, ferr)
+			}
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rep hubapi.PresenceReport

@@ -70,6 +70,8 @@ type Hub struct {
 	tokens   *Tokens
 	stamps   stampWatch
 	log      *slog.Logger
+	// mail hands committed coordination messages to their seat's streams.
+	mail *mailboxes
 
 	startRev int64
 	// started are the records loaded at start, for Run's stamp checks
@@ -139,6 +141,7 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		authCount:   make(map[string]int),
 		waitCount:   make(map[string]int),
 		stamps:      stampWatch{seen: make(map[string]stampSeen)},
+		mail:        newMailboxes(),
 	}
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: seatHolders{h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,

@@ -93,6 +93,11 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		"GET /v1/operators":                   {path: "/v1/operators"},
 		"POST /v1/operators":                  {path: "/v1/operators", body: `{"name":"zed"}`},
 		"DELETE /v1/operators/{name}":         {path: "/v1/operators/nobody"},
+		"POST /v1/fence":                      {path: "/v1/fence"},
+		"POST /v1/messages":                   {path: "/v1/messages", body: `{"to":"work/core/lead","body":"hello"}`},
+		"GET /v1/messages":                    {path: "/v1/messages?seat=work/core/deputy"},
+		"GET /v1/messages/stream":             {path: "/v1/messages/stream"},
+		"POST /v1/messages/{id}/ack":          {path: "/v1/messages/m-1/ack"},
 
 		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",
 			other: "/v1/personas/work/core/lead", otherCode: "forbidden"},

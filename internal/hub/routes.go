@@ -37,6 +37,12 @@ func routes() []route {
 		{"POST", "/v1/assignments", either, assignTask},
 		{"GET", "/v1/audit", operator, listAudit},
 
+		{"POST", "/v1/fence", persona, claimFence},
+		{"POST", "/v1/messages", persona, sendMessage},
+		{"GET", "/v1/messages", either, listMessages},
+		{"GET", "/v1/messages/stream", persona, messageStream},
+		{"POST", "/v1/messages/{id}/ack", persona, ackMessage},
+
 		{"GET", "/v1/store/check", operator, storeCheck},
 		{"GET", "/v1/store/backup", operator, storeBackup},
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -62,6 +63,11 @@ var streamKinds = []struct{ prefix, kind string }{
 	{"prompts/", hubapi.KindPrompt},
 	{confirm.PrefixAudit, hubapi.KindAudit},
 	{confirm.PrefixReactions, hubapi.KindReaction},
+	{coord.PrefixInbox, hubapi.KindMessage},
+	// Fences are their generation's own (never exported nor shown); the
+	// seat books are an internal count.
+	{coord.PrefixFence, ""},
+	{coord.PrefixSeat, ""},
 }
 
 func streamKind(key string) string {
@@ -93,6 +99,10 @@ func (h *Hub) apply(ev store.Event) {
 			if err := h.trackPersona(p, true); err != nil {
 				h.log.Error("persona token", "persona", p.Address, "err", err)
 			}
+		}
+	case kind == hubapi.KindMessage:
+		if m, ok := coord.DecodeInboxEvent(ev); ok {
+			h.mail.deliver(m)
 		}
 	case kind == hubapi.KindConfirmation:
 		var cf confirm.Confirmation

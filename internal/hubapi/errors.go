@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -166,6 +167,15 @@ var errorTable = []struct {
 	{confirm.ErrNoOwningLead, http.StatusConflict, "no_owning_lead"},
 	{confirm.ErrOutsideProject, http.StatusBadRequest, "outside_project"},
 	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
+	{coord.ErrFenced, http.StatusConflict, "fenced"},
+	{ErrBadFence, http.StatusBadRequest, "invalid_fence"},
+	{coord.ErrBadPageToken, http.StatusBadRequest, "invalid_page_token"},
+	{coord.ErrNoMessage, http.StatusNotFound, "no_message"},
+	{coord.ErrBadMessageID, http.StatusBadRequest, "invalid_message_id"},
+	{coord.ErrInboxFull, http.StatusTooManyRequests, "inbox_full"},
+	{coord.ErrBadMessage, http.StatusBadRequest, "invalid_message"},
+	{registry.ErrNoActiveHolder, http.StatusConflict, "no_active_holder"},
+	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -38,6 +39,10 @@ var Limits = []Limit{
 	{"pending_per_persona", 64, "confirmations", "pending confirmations one persona generation has asked for"},
 	{"pending_per_authority", 1024, "confirmations", "pending confirmations routed to one authority"},
 	{"streams_per_token", 8, "streams", "open change or beat streams of one token"},
+	{"message_subject", coord.MaxSubject, "bytes", "a coordination message's subject (one line)"},
+	{"message_body", coord.MaxBody, "bytes", "a coordination message's body"},
+	{"inbox", coord.MaxInbox, "messages", "messages waiting, not acked, in one seat's inbox"},
+	{"page", coord.MaxPage, "items", "one page of a listing"},
 }
 
 // LimitOf returns the limit called name; it panics on a name the table

@@ -50,4 +50,7 @@ const (
 	KindAudit        = "audit"
 	KindReaction     = "reaction"
 	KindAssignment   = "assignment"
+	// KindMessage: a coordination message admitted to (or, a delete, acked
+	// out of) a seat's inbox; Data is a coord.Message.
+	KindMessage = "message"
 )

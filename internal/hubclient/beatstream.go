@@ -33,6 +33,7 @@ func (c *Client) OpenBeatStream(ctx context.Context) (*BeatStream, error) {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	c.setFenceHeader(req)
 	req.Header.Set("Content-Type", "application/x-ndjson")
 	s := &BeatStream{pw: pw, done: make(chan struct{})}
 	go func() {

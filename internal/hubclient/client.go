@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -49,6 +50,9 @@ type Client struct {
 
 	mu    sync.Mutex
 	epoch string // of the last Snapshot or stream answer
+	// fence is the instance fence this client presents (0: none); see
+	// ClaimFence.
+	fence atomic.Uint64
 
 	starter Starter
 	startMu sync.Mutex
@@ -253,6 +257,7 @@ func (c *Client) exchange(ctx context.Context, method, path string, payload []by
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	c.setFenceHeader(req)
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

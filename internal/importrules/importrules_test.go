@@ -52,6 +52,8 @@ var rules = []rule{
 	{"internal/stamp", "internal/hubclient", dependsOn, "the stamp factory knows no transport"},
 	{"internal/stamp", "internal/hubapi", dependsOn, "the stamp factory knows no transport"},
 	{"internal/stamp", "net/http", dependsOn, "the stamp factory knows no transport"},
+	{"internal/tools", "internal/hub", dependsOn, "the tool table knows no transport"},
+	{"internal/tools", "net/http", dependsOn, "the tool table knows no transport"},
 	{"internal/registry", "internal/hub", dependsOn, "the registry knows no transport"},
 	{"internal/registry", "internal/hubclient", dependsOn, "the registry knows no transport"},
 	{"internal/registry", "internal/hubapi", dependsOn, "the registry knows no transport"},

@@ -128,7 +128,7 @@ var bundles = []Bundle{
 		}},
 	{Name: "decisions: list / raise", Boundary: "decision raising", Standard: true,
 		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
-			tool("decisions", "list_decisions", "decision.list", KindRead, ScopeOwn, ReachDecision),
+			tool("decisions", "list_decisions", "decision.list", KindRead, ScopeOwn, ReachAddress, ReachDecision),
 			tool("decisions", "raise_decision", "decision.raise", KindRecord, ScopeOwn, ReachDecision),
 		}},
 	{Name: "decisions: resolve", Boundary: "decision resolution",
@@ -139,7 +139,7 @@ var bundles = []Bundle{
 		}},
 	{Name: "tasks: list / get / report", Boundary: "task reporting", Standard: true,
 		Cells: row(cellRW, cellRW, cellRW, cellRW), Tools: []InventoryTool{
-			tool("tasks", "list_tasks", "task.list", KindRead, ScopeOwn, ReachTask),
+			tool("tasks", "list_tasks", "task.list", KindRead, ScopeOwn, ReachAddress, ReachTask),
 			tool("tasks", "get_task", "task.get", KindRead, ScopeOwn, ReachTask),
 			tool("tasks", "report_task", "task.report", KindRecord, ScopeOwn, ReachTask),
 		}},

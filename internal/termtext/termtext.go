@@ -85,6 +85,22 @@ func Check(s string, multiline bool) error {
 	return nil
 }
 
+// ErrTooLong is refused text over its field's limit.
+var ErrTooLong = errors.New("text is over its limit")
+
+// CheckField is Check for a bounded record field: it refuses text over max
+// bytes too, and every refusal names the field. Record packages (runs,
+// decisions) check what a persona writes with it before storing it.
+func CheckField(field, s string, max int, multiline bool) error {
+	if len(s) > max {
+		return fmt.Errorf("field %q: %w: %d bytes, over the %d-byte limit", field, ErrTooLong, len(s), max)
+	}
+	if err := Check(s, multiline); err != nil {
+		return fmt.Errorf("field %q: %w", field, err)
+	}
+	return nil
+}
+
 // Clean returns s with every unsafe character and every byte of invalid UTF-8
 // replaced by U+FFFD, so it draws as one line of plain text. Clean text is
 // returned as is, without allocating.

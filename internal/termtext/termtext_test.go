@@ -172,3 +172,18 @@ func TestCleanKeepsPlainTextAndReplacesControls(t *testing.T) {
 		t.Errorf("clean allocates %.0f times on clean text, want 0", n)
 	}
 }
+
+func TestCheckFieldBoundsAndNamesTheField(t *testing.T) {
+	if err := CheckField("title", "plain", 5, false); err != nil {
+		t.Fatalf("5 bytes under a 5-byte limit: %v", err)
+	}
+	if err := CheckField("title", "plain!", 5, false); !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), `"title"`) {
+		t.Errorf("6 bytes: %v", err)
+	}
+	if err := CheckField("note", "a\nb", 8, false); !errors.Is(err, ErrUnsafeChar) || !strings.Contains(err.Error(), `"note"`) {
+		t.Errorf("line break in a one-line field: %v", err)
+	}
+	if err := CheckField("note", "a\nb", 8, true); err != nil {
+		t.Errorf("line break in a multi-line field: %v", err)
+	}
+}

@@ -32,12 +32,20 @@ const (
 const (
 	UseRegister = "register"
 	UseDecide   = "decide"
+	// UseSendMessage, UseAckMessage and UseClaimFence are coordination's.
+	UseSendMessage = "send-message"
+	UseAckMessage  = "ack-message"
+	UseClaimFence  = "claim-fence"
 )
 
 // failpointSteps is which steps each use case passes through.
 var failpointSteps = map[string][]string{
 	UseRegister: {StepAfterStamp, StepBeforeCommit, StepAfterCommit},
 	UseDecide:   {StepBeforeCommit, StepAfterCommit},
+
+	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
+	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
+	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.

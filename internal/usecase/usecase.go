@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -54,6 +55,8 @@ type Cases struct {
 	// idemLimit bounds the idempotency records kept.
 	idemLimit int
 	stamps    stampCache
+	// coord is the coordination records: messages and instance fences.
+	coord *coord.Book
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -68,7 +71,7 @@ func New(cfg Config) *Cases {
 		cfg.IdempotencyLimit = MaxIdempotencyRecords
 	}
 	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
-		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit}
+		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now)}
 }
 
 // commit runs plan-and-commit until the plan's conditions hold: plan reads

@@ -1,0 +1,67 @@
+package coord
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// Fence is an instance fence: the number a runtime instance of a
+// generation claimed when it connected. Each claim is one more than the
+// last, so the newest instance holds the highest number and every older
+// one is fenced out. A fence is not a secret against the generation itself
+// (every instance holds the same token); it keeps a stale duplicate from
+// acting. It is shown to the claiming instance only: never in a stamp, an
+// answer for another persona, an export, the change stream or a log.
+type Fence uint64
+
+// NoFence is what a request that presents no fence carries.
+const NoFence Fence = 0
+
+// fenceRecord is a generation's latest claimed fence.
+type fenceRecord struct {
+	Fence Fence `json:"fence"`
+}
+
+func keyFence(personaID string) string { return PrefixFence + personaID }
+
+// PlanClaim plans a new instance fence for generation personaID: one more
+// than any claimed before. Committed, it fences out every older instance.
+// The caller joins the condition that the generation still holds its seat.
+func (b *Book) PlanClaim(ctx context.Context, personaID string) (Fence, store.Plan, error) {
+	var rec fenceRecord
+	rev, err := b.getJSON(ctx, keyFence(personaID), &rec)
+	if err != nil {
+		return NoFence, store.Plan{}, err
+	}
+	rec.Fence++
+	op, err := putJSON(keyFence(personaID), rec)
+	if err != nil {
+		return NoFence, store.Plan{}, err
+	}
+	return rec.Fence, store.Plan{Conds: []store.Cond{{Key: op.Key, ModRev: rev}}, Ops: []store.Op{op}}, nil
+}
+
+// Check decides whether a request of generation personaID presenting
+// fence may act: yes when it presents the generation's latest fence, or
+// presents none while no instance ever claimed one. It returns the
+// condition that keeps the answer true until commit: a write that joins it
+// conflicts if a newer instance claims a fence first, and is then decided
+// again — and refused. Any other fence is ErrFenced.
+func (b *Book) Check(ctx context.Context, personaID string, fence Fence) (store.Cond, error) {
+	var rec fenceRecord
+	rev, err := b.getJSON(ctx, keyFence(personaID), &rec)
+	if err != nil {
+		return store.Cond{}, err
+	}
+	switch {
+	case fence == rec.Fence:
+		return store.Cond{Key: keyFence(personaID), ModRev: rev}, nil
+	case fence == NoFence:
+		return store.Cond{}, fmt.Errorf("%w: a runtime instance holds this generation's fence; present it (header Virgo-Fence), or claim a new one to take over", ErrFenced)
+	case fence > rec.Fence:
+		return store.Cond{}, fmt.Errorf("%w: that fence was never claimed; claim one with POST /v1/fence", ErrFenced)
+	}
+	return store.Cond{}, fmt.Errorf("%w: a newer instance holds the generation's fence; this instance must stop", ErrFenced)
+}

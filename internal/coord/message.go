@@ -1,0 +1,266 @@
+package coord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+)
+
+// Limits of a message and an inbox: a persona cannot grow another's inbox,
+// the database or an operator's screen without end.
+const (
+	// MaxSubject bounds a subject, in bytes (one line).
+	MaxSubject = 256
+	// MaxBody bounds a body, in bytes (lines allowed).
+	MaxBody = 16 << 10
+	// MaxInbox bounds the messages one seat has not acked; a send to a
+	// full inbox is refused with ErrInboxFull until the holder acks.
+	MaxInbox = 100_000
+	// MaxPage bounds one page of an inbox listing.
+	MaxPage = 500
+	// DefaultPage is a page's size when the caller names none.
+	DefaultPage = 100
+)
+
+// Sender is who sent a message, as the registry records it (the delivery
+// envelope: attribution, not authority). It never carries a fence.
+type Sender struct {
+	// Address is the sender's seat.
+	Address string `json:"address"`
+	// Name is the sender generation's for-life name.
+	Name string `json:"name"`
+	// ID is the sender generation's id (the peer id).
+	ID string `json:"id"`
+	// Generation is the sender's generation of its seat.
+	Generation int `json:"generation"`
+}
+
+// Message is one coordination message in a seat's inbox.
+type Message struct {
+	// ID is "m-" and the message's sequence in its seat's inbox.
+	ID string `json:"id"`
+	// To is the recipient seat's address.
+	To   string `json:"to"`
+	From Sender `json:"from"`
+	// Subject is one line; Body may hold several. Both are checked clean
+	// when sent and are shown through termtext all the same.
+	Subject string `json:"subject,omitempty"`
+	Body    string `json:"body"`
+	// ReplyTo is the id of the message this one answers (in the
+	// sender's inbox), if any.
+	ReplyTo string    `json:"reply_to,omitempty"`
+	SentAt  time.Time `json:"sent_at"`
+}
+
+// Draft is what a sender writes: the message before admission gives it an
+// id, a sender and a time.
+type Draft struct {
+	To      string `json:"to"`
+	Subject string `json:"subject,omitempty"`
+	Body    string `json:"body"`
+	ReplyTo string `json:"reply_to,omitempty"`
+}
+
+// Ack is the answer of an acknowledgement.
+type Ack struct {
+	ID string `json:"id"`
+	// Repeat is true when the message had already been acked: acks are
+	// idempotent, and a repeated one changes nothing.
+	Repeat bool `json:"repeat"`
+}
+
+// Page is one page of a seat's inbox, oldest first. Next is the
+// continuation token of the following page, empty on the last.
+type Page struct {
+	Items []Message `json:"items"`
+	Next  string    `json:"next,omitempty"`
+}
+
+// seatBook is a seat's inbox bookkeeping.
+type seatBook struct {
+	// Last is the sequence of the last message admitted (the first is 1).
+	Last uint64 `json:"last"`
+	// Pending counts the messages not acked.
+	Pending int `json:"pending"`
+}
+
+func keySeat(seat string) string { return PrefixSeat + seat }
+
+// inboxPrefix is the key prefix of one seat's inbox; "#" appears in no
+// address, so no seat's inbox prefix is a prefix of another's.
+func inboxPrefix(seat string) string { return PrefixInbox + seat + "/#" }
+
+func keyInbox(seat string, seq uint64) string {
+	return fmt.Sprintf("%s%020d", inboxPrefix(seat), seq)
+}
+
+func messageID(seq uint64) string { return "m-" + strconv.FormatUint(seq, 10) }
+
+// ParseID reads a message id back to its sequence in its seat's inbox:
+// of two messages of one seat, the later admitted has the higher.
+func ParseID(id string) (uint64, error) { return parseID(id) }
+
+// parseID reads a message id back to its sequence.
+func parseID(id string) (uint64, error) {
+	digits, ok := strings.CutPrefix(id, "m-")
+	seq, err := strconv.ParseUint(digits, 10, 64)
+	if !ok || err != nil || seq == 0 || messageID(seq) != id {
+		return 0, fmt.Errorf("%w %s: ids are m-<number>, as list shows them", ErrBadMessageID, clip(id))
+	}
+	return seq, nil
+}
+
+// checkMessage refuses what no inbox should hold.
+func checkMessage(subject, body string) error {
+	switch {
+	case strings.TrimSpace(body) == "":
+		return fmt.Errorf("%w: the body is empty", ErrBadMessage)
+	case len(subject) > MaxSubject:
+		return fmt.Errorf("%w: the subject is %d bytes, over the %d-byte limit", ErrBadMessage, len(subject), MaxSubject)
+	case len(body) > MaxBody:
+		return fmt.Errorf("%w: the body is %d bytes, over the %d-byte limit", ErrBadMessage, len(body), MaxBody)
+	}
+	if err := termtext.Check(subject, false); err != nil {
+		return fmt.Errorf("%w: subject: %w", ErrBadMessage, err)
+	}
+	if err := termtext.Check(body, true); err != nil {
+		return fmt.Errorf("%w: body: %w", ErrBadMessage, err)
+	}
+	return nil
+}
+
+// PlanSend plans admitting m to the inbox of the seat m.To: it is given the
+// seat's next sequence and id and the time it is sent. The caller joins
+// the admission conditions of both ends (the sender's and the recipient's
+// seat) and commits; a conflict means another message or ack went first:
+// plan again.
+func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, error) {
+	if err := checkMessage(m.Subject, m.Body); err != nil {
+		return Message{}, store.Plan{}, err
+	}
+	if m.ReplyTo != "" {
+		if _, err := parseID(m.ReplyTo); err != nil {
+			return Message{}, store.Plan{}, fmt.Errorf("%w: reply_to: %w", ErrBadMessage, err)
+		}
+	}
+	var book seatBook
+	rev, err := b.getJSON(ctx, keySeat(m.To), &book)
+	if err != nil {
+		return Message{}, store.Plan{}, err
+	}
+	if book.Pending >= MaxInbox {
+		return Message{}, store.Plan{}, fmt.Errorf("%w: %s has %d messages it has not acked (the limit)", ErrInboxFull, m.To, book.Pending)
+	}
+	book.Last++
+	book.Pending++
+	m.ID, m.SentAt = messageID(book.Last), b.now().UTC()
+	seatOp, err := putJSON(keySeat(m.To), book)
+	if err != nil {
+		return Message{}, store.Plan{}, err
+	}
+	msgOp, err := putJSON(keyInbox(m.To, book.Last), m)
+	if err != nil {
+		return Message{}, store.Plan{}, err
+	}
+	return m, store.Plan{
+		Conds: []store.Cond{{Key: keySeat(m.To), ModRev: rev}, {Key: msgOp.Key}},
+		Ops:   []store.Op{seatOp, msgOp},
+	}, nil
+}
+
+// PlanAck plans acknowledging message id of seat's inbox: the message
+// leaves the inbox. A message acked before (by this generation or an
+// earlier one of the seat) is answered Repeat with an empty plan; an id
+// the seat never had is ErrNoMessage.
+func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, error) {
+	seq, err := parseID(id)
+	if err != nil {
+		return Ack{}, store.Plan{}, err
+	}
+	var book seatBook
+	bookRev, err := b.getJSON(ctx, keySeat(seat), &book)
+	if err != nil {
+		return Ack{}, store.Plan{}, err
+	}
+	if seq > book.Last {
+		return Ack{}, store.Plan{}, fmt.Errorf("%w: %s's inbox never held %s", ErrNoMessage, seat, id)
+	}
+	var m Message
+	msgRev, err := b.getJSON(ctx, keyInbox(seat, seq), &m)
+	if err != nil {
+		return Ack{}, store.Plan{}, err
+	}
+	if msgRev == 0 {
+		return Ack{ID: id, Repeat: true}, store.Plan{}, nil
+	}
+	book.Pending--
+	seatOp, err := putJSON(keySeat(seat), book)
+	if err != nil {
+		return Ack{}, store.Plan{}, err
+	}
+	return Ack{ID: id}, store.Plan{
+		Conds: []store.Cond{{Key: keySeat(seat), ModRev: bookRev}, {Key: keyInbox(seat, seq), ModRev: msgRev}},
+		Ops:   []store.Op{seatOp, {Key: keyInbox(seat, seq), Delete: true}},
+	}, nil
+}
+
+// Pending is how many messages wait in seat's inbox.
+func (b *Book) Pending(ctx context.Context, seat string) (int, error) {
+	var book seatBook
+	_, err := b.getJSON(ctx, keySeat(seat), &book)
+	return book.Pending, err
+}
+
+// Inbox returns one page of seat's inbox, oldest first: at most limit
+// messages (DefaultPage for 0, at most MaxPage) after the continuation
+// token after ("" for the first page). The token is a message id: it can
+// only name a position inside this seat's inbox.
+func (b *Book) Inbox(ctx context.Context, seat, after string, limit int) (Page, error) {
+	if limit <= 0 {
+		limit = DefaultPage
+	}
+	limit = min(limit, MaxPage)
+	from := inboxPrefix(seat)
+	if after != "" {
+		seq, err := parseID(after)
+		if err != nil {
+			return Page{}, fmt.Errorf("%w: %w", ErrBadPageToken, err)
+		}
+		from = keyInbox(seat, seq)
+	}
+	kvs, more, err := rangeAfter(ctx, b.st, inboxPrefix(seat), from, limit)
+	if err != nil {
+		return Page{}, fmt.Errorf("list %s's inbox: %w", seat, err)
+	}
+	page := Page{Items: make([]Message, 0, len(kvs))}
+	for _, kv := range kvs {
+		var m Message
+		if err := json.Unmarshal(kv.Value, &m); err != nil {
+			return Page{}, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
+		}
+		page.Items = append(page.Items, m)
+	}
+	if more && len(page.Items) > 0 {
+		page.Next = page.Items[len(page.Items)-1].ID
+	}
+	return page, nil
+}
+
+// DecodeInboxEvent reads a message from a store event under PrefixInbox:
+// the hub's watch delivers a put there to the seat's open streams.
+func DecodeInboxEvent(ev store.Event) (Message, bool) {
+	if ev.Delete || !strings.HasPrefix(ev.Key, PrefixInbox) {
+		return Message{}, false
+	}
+	var m Message
+	if err := json.Unmarshal(ev.Value, &m); err != nil {
+		return Message{}, false
+	}
+	return m, true
+}

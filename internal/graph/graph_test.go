@@ -1,0 +1,177 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+var (
+	deputy = confirm.PersonaPrincipal("work/core/deputy")
+	lead   = confirm.PersonaPrincipal("work/core/lead")
+	other  = confirm.PersonaPrincipal("work/web/lead")
+)
+
+// installation is a real bbolt file with records in two projects of one
+// scope and in another scope.
+func installation(t *testing.T) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rb, db := runs.NewBook(st, nil), decisions.NewBook(st, nil)
+	commit := func(p store.Plan, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Commit(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(id string, task runs.TaskRef, by confirm.Principal, title string) {
+		_, p, err := rb.PlanCreate(ctx, id, task, by, title)
+		commit(p, err)
+		_, p, err = rb.PlanAdvance(ctx, id, by, runs.StateRunning, "")
+		commit(p, err)
+		_, p, err = rb.PlanArtifact(ctx, id, by, runs.Artifact{Name: title + " report", SHA256: strings.Repeat("a", 64), Path: "out/" + id})
+		commit(p, err)
+	}
+	run("r-assigned", runs.TaskRef{Scope: "work", Project: "core", Task: "t-assigned"}, deputy, "parser build")
+	run("r-lead", runs.TaskRef{Scope: "work", Project: "core", Task: "t-lead"}, lead, "release parser")
+	run("r-web", runs.TaskRef{Scope: "work", Project: "web", Task: "t-web"}, other, "web parser")
+	run("r-home", runs.TaskRef{Scope: "home", Project: "garden", Task: "t-home"}, confirm.PersonaPrincipal("home/garden/lead"), "garden parser")
+	ask := decisions.Raise{Question: "Which parser?", Options: []string{"a", "b"}}
+	_, p, err := db.PlanRaise(ctx, "d-deputy", decisions.Where{Scope: "work", Project: "core"}, deputy, ask)
+	commit(p, err)
+	_, p, err = db.PlanRaise(ctx, "d-lead", decisions.Where{Scope: "work", Project: "core"}, lead, ask)
+	commit(p, err)
+	_, p, err = db.PlanRaise(ctx, "d-lane", decisions.Where{Scope: "work"}, confirm.PersonaPrincipal("work/coordinator"), ask)
+	commit(p, err)
+	return st
+}
+
+// all walks every page of q and returns the nodes as kind:id.
+func all(t *testing.T, st store.Store, ns Namespace, q Query) []string {
+	t.Helper()
+	var out []string
+	for pages := 0; ; pages++ {
+		page, err := Ask(context.Background(), st, ns, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range page.Nodes {
+			out = append(out, n.Kind+":"+n.ID)
+		}
+		if page.Next == "" {
+			return out
+		}
+		if pages > 100 {
+			t.Fatal("no end of pages")
+		}
+		q.After = page.Next
+	}
+}
+
+func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
+	st := installation(t)
+	for _, tc := range []struct {
+		name string
+		ns   Namespace
+		want string
+	}{
+		{"a project's lead", Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
+			"run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead"},
+		{"a deputy: its assigned task and its own decisions", Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
+			Assigned: map[string]bool{"t-assigned": true}, Persona: deputy},
+			"run:r-assigned artifact:r-assigned/1 decision:d-deputy"},
+		{"a scope-wide coordinator", Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
+			"run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
+	} {
+		got := all(t, st, tc.ns, Query{Limit: 2})
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, strings.Join(got, " "), tc.want)
+		}
+	}
+	root := all(t, st, Namespace{Name: "virgo/root/secretary", Persona: confirm.PersonaPrincipal("root/secretary")}, Query{Limit: 500})
+	if len(root) != 11 {
+		t.Errorf("root sees %d records, want all 11: %v", len(root), root)
+	}
+}
+
+func TestWordsAndKindsNarrowTheWalk(t *testing.T) {
+	st := installation(t)
+	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
+	if got := strings.Join(all(t, st, ns, Query{Words: "Parser RELEASE", Limit: 10}), " "); got != "run:r-lead artifact:r-lead/1" {
+		t.Errorf("words: %s", got)
+	}
+	if got := strings.Join(all(t, st, ns, Query{Words: "report", Kinds: []string{"artifact"}, Limit: 10}), " "); got != "artifact:r-assigned/1 artifact:r-lead/1" {
+		t.Errorf("kinds: %s", got)
+	}
+	if _, err := Ask(context.Background(), st, ns, Query{Kinds: []string{"secret"}, Limit: 1}); !errors.Is(err, ErrUnknownKind) {
+		t.Errorf("unknown kind: %v", err)
+	}
+	if _, err := Ask(context.Background(), st, ns, Query{Limit: MaxPage + 1}); !errors.Is(err, ErrBadLimit) {
+		t.Errorf("oversized page: %v", err)
+	}
+	if _, err := Ask(context.Background(), st, ns, Query{Words: strings.Repeat("w ", MaxWords+1), Limit: 1}); !errors.Is(err, ErrTooManyWord) {
+		t.Errorf("too many words: %v", err)
+	}
+}
+
+func TestForgedTokensAreRefused(t *testing.T) {
+	st := installation(t)
+	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
+	for _, forged := range []string{"x", "9-AAAA", "-1-AAAA", "01-" + "cnVucy9ydW4v", "0-!!", "1-" + "cnVucy9ydW4vcg",
+		"0-" + "Y29uZmlybS9hdWRpdC8"} {
+		if _, err := Ask(context.Background(), st, ns, Query{After: forged, Limit: 5}); !errors.Is(err, ErrBadToken) {
+			t.Errorf("token %q: %v", forged, err)
+		}
+	}
+}
+
+// A page stops at its scan budget with what it has and a token: the cost
+// of a query that matches little is bounded too.
+func TestAPageStopsAtItsScanBudget(t *testing.T) {
+	ctx := context.Background()
+	st := installation(t)
+	rb := runs.NewBook(st, nil)
+	// Runs of distinct tasks, so that their plans join into a few
+	// transactions (a commit each would be slow).
+	var batch store.Plan
+	for i := range MaxScan + 10 {
+		_, p, err := rb.PlanCreate(ctx, fmt.Sprintf("r-bulk-%05d", i), runs.TaskRef{Scope: "home", Project: "garden", Task: fmt.Sprint("t-", i)}, lead, "bulk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch.Join(p)
+		if len(batch.Ops) >= 1500 || i == MaxScan+9 {
+			if _, err := batch.Commit(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+			batch = store.Plan{}
+		}
+	}
+	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
+	page, err := Ask(ctx, st, ns, Query{Kinds: []string{"run"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Next == "" || len(page.Nodes) > 10 {
+		t.Fatalf("first page: %d nodes, next %q", len(page.Nodes), page.Next)
+	}
+	if got := all(t, st, ns, Query{Kinds: []string{"run"}, Limit: 10}); strings.Join(got, " ") != "run:r-assigned run:r-lead" {
+		t.Fatalf("walk: %v", got)
+	}
+}

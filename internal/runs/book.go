@@ -1,0 +1,385 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+)
+
+// The store layout of runs. Numbers in keys are zero-padded so that key
+// order is creation order.
+const (
+	// Prefix holds every key of this package.
+	Prefix = "runs/"
+	// PrefixRun holds the run records, by run id.
+	PrefixRun = Prefix + "run/"
+	// prefixSeq: the number of runs a task has had (decimal text), by
+	// task id.
+	prefixSeq = Prefix + "seq/"
+	// prefixByTask: a task's runs in creation order, by task id and
+	// number; the value is the run id.
+	prefixByTask = Prefix + "task/"
+	// PrefixEvent holds a run's events, by run id and sequence number.
+	PrefixEvent = Prefix + "event/"
+	// PrefixArtifact holds a run's artifacts, by run id and number.
+	PrefixArtifact = Prefix + "artifact/"
+)
+
+func keyRun(id string) string   { return PrefixRun + id }
+func keySeq(task string) string { return prefixSeq + task }
+func keyByTask(task string, n int) string {
+	return fmt.Sprintf("%s%s/%05d", prefixByTask, task, n)
+}
+func keyEvent(id string, seq int) string    { return fmt.Sprintf("%s%s/%05d", PrefixEvent, id, seq) }
+func keyArtifact(id string, seq int) string { return fmt.Sprintf("%s%s/%04d", PrefixArtifact, id, seq) }
+
+// Book reads runs from a store and plans their changes. It is safe for
+// concurrent use; every plan is guarded by the revisions it read, so two
+// writers never both succeed on the same view.
+type Book struct {
+	st  store.Store
+	now func() time.Time
+}
+
+// NewBook returns a Book over st; now is its clock (time.Now when nil).
+func NewBook(st store.Store, now func() time.Time) *Book {
+	if now == nil {
+		now = time.Now
+	}
+	return &Book{st: st, now: now}
+}
+
+// Get returns a run and the revision it was read at.
+func (b *Book) Get(ctx context.Context, id string) (Run, int64, error) {
+	if err := checkID("run", id); err != nil {
+		return Run{}, 0, err
+	}
+	kv, err := b.st.Get(ctx, keyRun(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return Run{}, 0, fmt.Errorf("run %s: %w", id, ErrRunNotFound)
+	}
+	if err != nil {
+		return Run{}, 0, fmt.Errorf("read run %s: %w", id, err)
+	}
+	var run Run
+	if err := json.Unmarshal(kv.Value, &run); err != nil {
+		return Run{}, 0, fmt.Errorf("run %s: %w", id, err)
+	}
+	return run, kv.ModRev, nil
+}
+
+// Target is the stored run id's operation target (its scope, project and
+// task as recorded), or ErrRunNotFound.
+func (b *Book) Target(ctx context.Context, id string) (confirm.Target, error) {
+	run, _, err := b.Get(ctx, id)
+	return run.Target(), err
+}
+
+// List returns a page of the task's runs in creation order: at most limit
+// (1 to MaxPage) runs after the cursor after ("" for the first page), and
+// the cursor of the next page ("" when there is none). A cursor is the
+// decimal number of the last run returned.
+func (b *Book) List(ctx context.Context, task string, after string, limit int) ([]Run, string, error) {
+	if err := checkID("task", task); err != nil {
+		return nil, "", err
+	}
+	from, err := cursorKey(after, MaxRunsPerTask, func(n int) string { return keyByTask(task, n) })
+	if err != nil {
+		return nil, "", err
+	}
+	ids, next, err := page(ctx, b.st, prefixByTask+task+"/", from, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]Run, 0, len(ids))
+	for _, kv := range ids {
+		run, _, err := b.Get(ctx, string(kv.Value))
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, run)
+	}
+	if next {
+		return out, strconv.Itoa(out[len(out)-1].Seq), nil
+	}
+	return out, "", nil
+}
+
+// Events returns a page of the run's events with a sequence number above
+// the cursor after ("" for the first page), and the next page's cursor.
+func (b *Book) Events(ctx context.Context, id string, after string, limit int) ([]Event, string, error) {
+	if err := checkID("run", id); err != nil {
+		return nil, "", err
+	}
+	from, err := cursorKey(after, MaxEvents+1, func(n int) string { return keyEvent(id, n) })
+	if err != nil {
+		return nil, "", err
+	}
+	kvs, next, err := page(ctx, b.st, PrefixEvent+id+"/", from, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	out, err := decodeAll[Event](kvs)
+	if err != nil || !next {
+		return out, "", err
+	}
+	return out, strconv.Itoa(out[len(out)-1].Seq), nil
+}
+
+// Artifacts returns every artifact of the run (at most MaxArtifacts).
+func (b *Book) Artifacts(ctx context.Context, id string) ([]Artifact, error) {
+	if err := checkID("run", id); err != nil {
+		return nil, err
+	}
+	kvs, _, err := page(ctx, b.st, PrefixArtifact+id+"/", "", MaxArtifacts)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[Artifact](kvs)
+}
+
+// cursorKey is the store key a decimal cursor stands for ("" for none); a
+// cursor that is not a number in range is refused by name, so that no
+// cursor reaches outside its list.
+func cursorKey(after string, max int, key func(int) string) (string, error) {
+	if after == "" {
+		return "", nil
+	}
+	n, err := strconv.Atoi(after)
+	if err != nil || n < 1 || n > max || strconv.Itoa(n) != after {
+		return "", fmt.Errorf("%w: %q is not a cursor this list gave", ErrBadCursor, termtext.Clean(after))
+	}
+	return key(n), nil
+}
+
+// page is the records under prefix with a key above from, at most limit
+// of them, and whether more follow.
+func page(ctx context.Context, st store.Store, prefix, from string, limit int) ([]store.KV, bool, error) {
+	if limit < 1 || limit > MaxPage {
+		return nil, false, fmt.Errorf("%w: a page holds 1 to %d records, not %d", ErrBadCursor, MaxPage, limit)
+	}
+	kvs, err := st.List(ctx, prefix)
+	if err != nil {
+		return nil, false, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	i := 0
+	for i < len(kvs) && kvs[i].Key <= from {
+		i++
+	}
+	kvs = kvs[i:]
+	if len(kvs) > limit {
+		return kvs[:limit], true, nil
+	}
+	return kvs, false, nil
+}
+
+func decodeAll[T any](kvs []store.KV) ([]T, error) {
+	out := make([]T, len(kvs))
+	for i, kv := range kvs {
+		if err := json.Unmarshal(kv.Value, &out[i]); err != nil {
+			return nil, fmt.Errorf("record %s: %w", kv.Key, err)
+		}
+	}
+	return out, nil
+}
+
+// PlanCreate plans run id, a new pending run of task, created by by. The
+// caller has checked that the task exists and may hold runs. Creating a
+// run that exists for the same task again plans nothing and returns it (a
+// retry under the same correlation id names the same run); an id of
+// another task's run is refused.
+func (b *Book) PlanCreate(ctx context.Context, id string, task TaskRef, by confirm.Principal, title string) (Run, store.Plan, error) {
+	if err := checkID("run", id); err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	if err := checkID("task", task.Task); err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	if err := termtext.CheckField("title", title, MaxTitle, false); err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	if have, _, err := b.Get(ctx, id); err == nil {
+		if have.TaskRef != task {
+			return Run{}, store.Plan{}, fmt.Errorf("run %s of task %s: %w", id, have.Task, ErrIDTaken)
+		}
+		return have, store.Plan{}, nil
+	} else if !errors.Is(err, ErrRunNotFound) {
+		return Run{}, store.Plan{}, err
+	}
+	n, seqRev, err := b.count(ctx, task.Task)
+	if err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	now := b.now().UTC()
+	run := Run{ID: id, TaskRef: task, Seq: n + 1, Title: title, State: StatePending, CreatedBy: by, Created: now, Updated: now}
+	val, err := json.Marshal(run)
+	if err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	return run, store.Plan{
+		Conds: []store.Cond{{Key: keySeq(task.Task), ModRev: seqRev}, {Key: keyRun(id)}},
+		Ops: []store.Op{store.Put(keySeq(task.Task), strconv.AppendInt(nil, int64(run.Seq), 10)),
+			store.Put(keyRun(id), val), store.Put(keyByTask(task.Task, run.Seq), []byte(id))},
+	}, nil
+}
+
+// count is how many runs the task has had and the revision of its counter
+// (0 when it has had none).
+func (b *Book) count(ctx context.Context, task string) (int, int64, error) {
+	kv, err := b.st.Get(ctx, keySeq(task))
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("read the run counter of task %s: %w", task, err)
+	}
+	n, err := strconv.Atoi(string(kv.Value))
+	if err != nil {
+		return 0, 0, fmt.Errorf("run counter of task %s: %w", task, err)
+	}
+	if n >= MaxRunsPerTask {
+		return 0, 0, fmt.Errorf("task %s: %w (%d)", task, ErrTooManyRuns, MaxRunsPerTask)
+	}
+	return n, kv.ModRev, nil
+}
+
+// PlanAdvance plans the run's move to state to, logged as an event with
+// the mover's note.
+func (b *Book) PlanAdvance(ctx context.Context, id string, by confirm.Principal, to State, note string) (Run, store.Plan, error) {
+	if err := termtext.CheckField("note", note, MaxText, true); err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	run, rev, err := b.Get(ctx, id)
+	if err != nil {
+		return Run{}, store.Plan{}, err
+	}
+	if err := checkMove(run.State, to); err != nil {
+		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w", id, err)
+	}
+	if !to.Terminal() && run.Events >= MaxEvents {
+		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, ErrEventLogFull, MaxEvents)
+	}
+	ev := Event{Kind: EventMove, Text: note, From: run.State, To: to}
+	run.State = to
+	run, _, p, err := b.planAppend(run, rev, by, ev)
+	return run, p, err
+}
+
+// PlanEvent plans a note of kind (an id; "" is EventProgress) appended to
+// the run's log.
+func (b *Book) PlanEvent(ctx context.Context, id string, by confirm.Principal, kind, text string) (Event, store.Plan, error) {
+	switch kind {
+	case "":
+		kind = EventProgress
+	case EventMove:
+		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w", id, ErrReservedKind)
+	}
+	if err := checkID("event kind", kind); err != nil {
+		return Event{}, store.Plan{}, err
+	}
+	if err := termtext.CheckField("text", text, MaxText, true); err != nil {
+		return Event{}, store.Plan{}, err
+	}
+	if text == "" {
+		return Event{}, store.Plan{}, fmt.Errorf("field \"text\": %w: an event says something", ErrEmptyText)
+	}
+	run, rev, err := b.Get(ctx, id)
+	if err != nil {
+		return Event{}, store.Plan{}, err
+	}
+	if run.State.Terminal() {
+		return Event{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, ErrRunFinished)
+	}
+	if run.Events >= MaxEvents {
+		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, ErrEventLogFull, MaxEvents)
+	}
+	_, ev, p, err := b.planAppend(run, rev, by, Event{Kind: kind, Text: text})
+	return ev, p, err
+}
+
+// planAppend plans run (changed by the caller) rewritten with one more
+// event, guarded by the revision the run was read at.
+func (b *Book) planAppend(run Run, rev int64, by confirm.Principal, ev Event) (Run, Event, store.Plan, error) {
+	now := b.now().UTC()
+	run.Events++
+	run.Updated = now
+	ev.Seq, ev.Time, ev.By = run.Events, now, by
+	runVal, err := json.Marshal(run)
+	if err != nil {
+		return Run{}, Event{}, store.Plan{}, err
+	}
+	evVal, err := json.Marshal(ev)
+	if err != nil {
+		return Run{}, Event{}, store.Plan{}, err
+	}
+	return run, ev, store.Plan{
+		Conds: []store.Cond{{Key: keyRun(run.ID), ModRev: rev}},
+		Ops:   []store.Op{store.Put(keyRun(run.ID), runVal), store.Put(keyEvent(run.ID, ev.Seq), evVal)},
+	}, nil
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// PlanArtifact plans an artifact recorded on the run: its name (unique in
+// the run), size, sha256 and workspace path.
+func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal, a Artifact) (Artifact, store.Plan, error) {
+	if err := termtext.CheckField("name", a.Name, MaxArtifactName, false); err != nil {
+		return Artifact{}, store.Plan{}, err
+	}
+	if a.Name == "" {
+		return Artifact{}, store.Plan{}, fmt.Errorf("field \"name\": %w: an artifact has a name", ErrEmptyText)
+	}
+	if !sha256Hex.MatchString(a.SHA256) {
+		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, ErrBadDigest)
+	}
+	if a.Size < 0 || a.Size > MaxArtifactSize {
+		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w: %d bytes (0 to %d)", a.Name, ErrBadSize, a.Size, MaxArtifactSize)
+	}
+	path, err := confirm.NormalizePath(a.Path)
+	if err != nil {
+		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, err)
+	}
+	run, rev, err := b.Get(ctx, id)
+	if err != nil {
+		return Artifact{}, store.Plan{}, err
+	}
+	if run.State.Terminal() {
+		return Artifact{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, ErrRunFinished)
+	}
+	if run.Artifacts >= MaxArtifacts {
+		return Artifact{}, store.Plan{}, fmt.Errorf("run %s: %w (%d)", id, ErrTooManyArtifacts, MaxArtifacts)
+	}
+	have, err := b.Artifacts(ctx, id)
+	if err != nil {
+		return Artifact{}, store.Plan{}, err
+	}
+	for _, h := range have {
+		if h.Name == a.Name {
+			return Artifact{}, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", id, a.Name, ErrArtifactExists)
+		}
+	}
+	now := b.now().UTC()
+	run.Artifacts++
+	run.Updated = now
+	a.Run, a.TaskRef, a.Seq, a.Path, a.By, a.Time = run.ID, run.TaskRef, run.Artifacts, path, by, now
+	runVal, err := json.Marshal(run)
+	if err != nil {
+		return Artifact{}, store.Plan{}, err
+	}
+	aVal, err := json.Marshal(a)
+	if err != nil {
+		return Artifact{}, store.Plan{}, err
+	}
+	return a, store.Plan{
+		Conds: []store.Cond{{Key: keyRun(id), ModRev: rev}, {Key: keyArtifact(id, a.Seq)}},
+		Ops:   []store.Op{store.Put(keyRun(id), runVal), store.Put(keyArtifact(id, a.Seq), aVal)},
+	}, nil
+}

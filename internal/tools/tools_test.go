@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// TestEveryInventoryToolHasOneRow: the table and the inventory name the
+// same tools in the same order.
+func TestEveryInventoryToolHasOneRow(t *testing.T) {
+	var inv, rows []string
+	for _, tool := range stamp.Inventory() {
+		inv = append(inv, tool.Name)
+	}
+	for _, row := range All() {
+		rows = append(rows, row.Name)
+	}
+	if !slices.Equal(inv, rows) {
+		t.Fatalf("table rows %v\nwant the inventory %v", rows, inv)
+	}
+}
+
+// TestEverySchemaCompilesAndIsStrict: each schema compiles, is an object
+// refusing unknown properties, and bounds every string, integer and list.
+func TestEverySchemaCompilesAndIsStrict(t *testing.T) {
+	if _, err := schemas(); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range All() {
+		var s struct {
+			Type  string                    `json:"type"`
+			Extra *bool                     `json:"additionalProperties"`
+			Props map[string]map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(row.Schema(), &s); err != nil {
+			t.Fatalf("%s: %v", row.Name, err)
+		}
+		if s.Type != "object" || s.Extra == nil || *s.Extra {
+			t.Errorf("%s: schema is not a strict object: %s", row.Name, row.Schema())
+		}
+		if _, ok := s.Props["correlation_id"]; !ok {
+			t.Errorf("%s: no correlation_id", row.Name)
+		}
+		for name, p := range s.Props {
+			bounded := p["maxLength"] != nil || p["maximum"] != nil && p["minimum"] != nil ||
+				p["maxItems"] != nil && p["items"].(map[string]any)["maxLength"] != nil
+			if !bounded {
+				t.Errorf("%s.%s is unbounded: %v", row.Name, name, p)
+			}
+			if p["description"] == nil {
+				t.Errorf("%s.%s has no description", row.Name, name)
+			}
+		}
+		if row.Description == "" {
+			t.Errorf("%s has no description", row.Name)
+		}
+	}
+}
+
+// TestMappingAgreesWithTheInventory: each row's target kind is one its
+// inventory row reaches, each shape one its kind carries, and only the
+// workspace and publication tools are the runtime's.
+func TestMappingAgreesWithTheInventory(t *testing.T) {
+	for _, row := range All() {
+		inv, _ := stamp.LookupTool(row.Name)
+		if !slices.Contains(inv.Reaches, stamp.Reach(row.Target.Kind.String())) {
+			t.Errorf("%s: target %s, the inventory says it reaches %v", row.Name, row.Target.Kind, inv.Reaches)
+		}
+		shapes := []stamp.Shape{row.Shape}
+		if row.ShapeArg != "" {
+			shapes = nil
+			for _, c := range row.ShapeOf {
+				shapes = append(shapes, c.Shape)
+			}
+		}
+		for _, s := range shapes {
+			if !slices.Contains(inv.Shapes, s) {
+				t.Errorf("%s: shape %s is not one a %s tool carries (%v)", row.Name, s, inv.Kind, inv.Shapes)
+			}
+		}
+		if want := inv.Group == "workspace" || inv.Kind == stamp.KindPublish; row.Runtime != want {
+			t.Errorf("%s: Runtime %v, want %v", row.Name, row.Runtime, want)
+		}
+	}
+}
+
+// records is a fixed set of stored records for mapping tests.
+type records map[string]confirm.Target
+
+func (r records) Record(_ context.Context, kind confirm.TargetKind, id string) (confirm.Target, error) {
+	t, ok := r[kind.String()+":"+id]
+	if !ok {
+		return confirm.Target{}, fmt.Errorf("%s %s: %w", kind, id, ErrNoRecord)
+	}
+	return t, nil
+}
+
+func (r records) Seat(_ context.Context, address string) (registry.Address, error) {
+	return registry.ParseAddress(address)
+}
+
+var lead = Caller{PersonaID: "p-lead", Address: registry.Address{Scope: "work", Project: "core", Role: "lead"}, Human: "human:henry"}
+
+var stored = records{
+	"task:t-1": {Kind: confirm.TargetTask, Scope: "work", Project: "web", Value: "t-1"},
+	"run:r-1":  {Kind: confirm.TargetRun, Scope: "work", Project: "web", Task: "t-1", Value: "r-1"},
+}
+
+func call(t *testing.T, tool, args string) (confirm.Target, stamp.Shape, error) {
+	t.Helper()
+	row, err := Lookup(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := row.Validate(json.RawMessage(args))
+	if err != nil {
+		return confirm.Target{}, "", err
+	}
+	return row.Operation(context.Background(), lead, a, "c1", stored)
+}
+
+// TestArgumentsMapToTheOperation: targets come from the arguments only
+// where they name a path, address, surface or URL; a record's scope and
+// project are the stored record's, whatever the caller is.
+func TestArgumentsMapToTheOperation(t *testing.T) {
+	cases := []struct {
+		tool, args, target string
+		shape              stamp.Shape
+	}{
+		{"workspace_read", `{"path":"memory/./notes.md","offset":4}`, "path:memory/notes.md", stamp.ShapeReadRange},
+		{"workspace_list", `{}`, "path:.", stamp.ShapeReadMeta},
+		{"workspace_write", `{"path":"QUEUE.md","workspace":"repository","action":"delete"}`, "path@repository:QUEUE.md", stamp.ShapeDelete},
+		{"workspace_write", `{"path":"QUEUE.md","content":"x\u0000y"}`, "path:QUEUE.md", stamp.ShapeWriteCreate},
+		{"send_broker_message", `{"to":"work/core/deputy","body":"hello\nthere"}`, "address:work/core/deputy", stamp.ShapeMessageSend},
+		{"list_tasks", `{"limit":10}`, "address:work/core/lead", stamp.ShapeReadMeta},
+		{"get_task", `{"task":"t-1"}`, "task:work/web/t-1", stamp.ShapeReadMeta},
+		{"get_run", `{"run":"r-1"}`, "run:work/web/t-1/r-1", stamp.ShapeReadMeta},
+		{"create_run", `{"task":"t-1"}`, "run:work/web/t-1/" + NewRecordID(confirm.TargetRun, "p-lead", "c1"), stamp.ShapeRecordWrite},
+		{"assign_task", `{"assignee":"work/web/deputy","title":"t","brief":"b"}`, "task:work/web/" + NewRecordID(confirm.TargetTask, "p-lead", "c1"), stamp.ShapeRecordWrite},
+		{"raise_decision", `{"question":"q","options":["a","b"]}`, "decision:work/core/" + NewRecordID(confirm.TargetDecision, "p-lead", "c1"), stamp.ShapeRecordWrite},
+		{"send_human_message", `{"text":"hi"}`, "surface:virgo-channel/human:henry", stamp.ShapeMessageSend},
+		{"send_human_card", `{"to":"human:ada","title":"t"}`, "surface:virgo-channel/human:ada", stamp.ShapeMessageSend},
+		{stamp.PublishTool, `{"destination":"https://Example.org/x","action":"deploy"}`, "external:https://example.org/x", stamp.ShapeDeploy},
+	}
+	for _, c := range cases {
+		got, shape, err := call(t, c.tool, c.args)
+		if err != nil {
+			t.Errorf("%s %s: %v", c.tool, c.args, err)
+			continue
+		}
+		if got.String() != c.target || shape != c.shape {
+			t.Errorf("%s %s: %s %s, want %s %s", c.tool, c.args, got, shape, c.target, c.shape)
+		}
+	}
+}
+
+// TestHostileArgumentsGetNamedErrors: every malformed, oversized, unclean
+// or escaping argument is refused with a named error, never a panic.
+func TestHostileArgumentsGetNamedErrors(t *testing.T) {
+	long := strings.Repeat("a", MaxLine+1)
+	cases := []struct {
+		tool, args string
+		want       error
+	}{
+		{"get_task", `{"task":"t-1","scope":"work","project":"core"}`, ErrInvalidArguments}, // no scope from arguments
+		{"get_task", `{}`, ErrInvalidArguments},
+		{"get_task", `[]`, ErrInvalidArguments},
+		{"get_task", `{"task":1}`, ErrInvalidArguments},
+		{"get_task", `{"task":"T-1"}`, ErrInvalidArguments},
+		{"get_task", `{"task":"../t-1"}`, ErrInvalidArguments},
+		{"get_task", `{"task":"t-1"`, ErrInvalidArguments},
+		{"get_task", "{\"task\":\"t-1\xff\"}", ErrInvalidArguments},
+		{"get_task", `{"task":"t-404"}`, ErrNoRecord},
+		{"assign_task", `{"assignee":"work/core/deputy","title":"` + long + `","brief":"b"}`, ErrInvalidArguments},
+		{"assign_task", `{"assignee":"work/core/deputy","title":"a\u001b[2Jb","brief":"b"}`, ErrInvalidArguments},
+		{"assign_task", `{"assignee":"work/core/deputy","title":"a\u202eb","brief":"b"}`, ErrInvalidArguments},
+		{"assign_task", `{"assignee":"work/core/deputy","title":"one\ntwo","brief":"b"}`, ErrInvalidArguments},
+		{"assign_task", `{"assignee":"work/lead","title":"t","brief":"b"}`, confirm.ErrTargetSyntax},
+		{"raise_decision", `{"question":"q","options":["only one"]}`, ErrInvalidArguments},
+		{"raise_decision", `{"question":"q","options":[` + strings.Repeat(`"o",`, MaxListItems) + `"o"]}`, ErrInvalidArguments},
+		{"workspace_read", `{"path":"../../etc/passwd"}`, confirm.ErrDotDot},
+		{"workspace_read", `{"path":"/etc/passwd"}`, confirm.ErrAbsolutePath},
+		{"workspace_read", `{"path":"a","length":-1}`, ErrInvalidArguments},
+		{"workspace_read", `{"path":"a","offset":1.5}`, ErrInvalidArguments},
+		{"workspace_write", `{"path":"a","action":"chmod"}`, ErrInvalidArguments},
+		{"send_broker_message", `{"to":"Work/Core/Lead","body":"x"}`, ErrInvalidArguments},
+		{"send_human_message", `{"to":"human:henry/../x","text":"x"}`, ErrInvalidArguments},
+		{stamp.PublishTool, `{"destination":"http://example.org"}`, ErrInvalidArguments},
+		{stamp.PublishTool, `{"destination":"https://user:pw@example.org"}`, confirm.ErrTargetSyntax},
+	}
+	for _, c := range cases {
+		_, _, err := call(t, c.tool, c.args)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s %s: %v, want %v", c.tool, c.args, err, c.want)
+		}
+	}
+	if _, err := Lookup("rm_rf"); !errors.Is(err, ErrUnknownTool) {
+		t.Errorf("unknown tool: %v", err)
+	}
+	row, _ := Lookup("workspace_write")
+	if _, err := row.Validate(json.RawMessage(`{"path":"a","content":"` + strings.Repeat("x", MaxArgs) + `"}`)); !errors.Is(err, ErrInvalidArguments) {
+		t.Errorf("oversized arguments: %v", err)
+	}
+}
+
+// TestNewRecordIDsAreStablePerCall: a retry under the same correlation id
+// names the same record; another id or generation names another.
+func TestNewRecordIDsAreStablePerCall(t *testing.T) {
+	a := NewRecordID(confirm.TargetTask, "p1", "c1")
+	if a != NewRecordID(confirm.TargetTask, "p1", "c1") {
+		t.Fatal("not stable")
+	}
+	for _, other := range []string{NewRecordID(confirm.TargetTask, "p1", "c2"), NewRecordID(confirm.TargetTask, "p2", "c1")} {
+		if other == a {
+			t.Fatalf("collision: %s", a)
+		}
+	}
+	if _, err := confirm.NormalizeID(a); err != nil || !strings.HasPrefix(a, "t-") {
+		t.Fatalf("id %q: %v", a, err)
+	}
+}
