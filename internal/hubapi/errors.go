@@ -8,10 +8,12 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -128,6 +130,11 @@ var errorTable = []struct {
 	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "no_record"},
+	{paging.ErrBadToken, http.StatusBadRequest, "bad_page_token"},
+	{paging.ErrBadLimit, http.StatusBadRequest, "bad_page_size"},
+	{tools.ErrUnknownTool, http.StatusNotFound, "unknown_tool"},
+	{tools.ErrInvalidArguments, http.StatusBadRequest, "invalid_arguments"},
+	{tools.ErrNoRecord, http.StatusNotFound, "unknown_record"},
 	{registry.ErrSeatTaken, http.StatusConflict, "seat_taken"},
 	{registry.ErrNameTaken, http.StatusConflict, "name_taken"},
 	{registry.ErrRetired, http.StatusConflict, "retired"},

@@ -90,6 +90,46 @@ func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {
 	return out, nil
 }
 
+// Range returns one page of the keys with the prefix after the key after,
+// from one snapshot (see Store.Range).
+func (b *Bolt) Range(ctx context.Context, prefix, after string, limit int) ([]KV, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	if limit <= 0 {
+		return nil, false, fmt.Errorf("range %q: limit %d: %w: a page holds at least one key", prefix, limit, ErrInvalidOp)
+	}
+	var out []KV
+	more := false
+	p := []byte(prefix)
+	err := b.view("range "+prefix, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketKV).Cursor()
+		k, v := c.Seek(p)
+		if after > prefix {
+			k, v = c.Seek([]byte(after))
+			if k != nil && string(k) == after {
+				k, v = c.Next()
+			}
+		}
+		for ; k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+			if len(out) == limit {
+				more = true
+				return nil
+			}
+			kv, err := decodeKV(k, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, kv)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("range %q: %w", prefix, err)
+	}
+	return out, more, nil
+}
+
 // Rev is the revision of the last committed transaction.
 func (b *Bolt) Rev(ctx context.Context) (int64, error) {
 	if b.closed.Load() {

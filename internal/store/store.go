@@ -90,6 +90,17 @@ type Store interface {
 	Get(ctx context.Context, key string) (KV, error)
 	// List returns every key with the prefix, in key order.
 	List(ctx context.Context, prefix string) ([]KV, error)
+	// Range returns one page of the keys with the prefix, in key order,
+	// read at one revision: at most limit keys (limit > 0, else
+	// ErrInvalidOp) greater than after (after "" starts at the prefix's
+	// first key), and more is true when keys with the prefix follow the
+	// page's last. Only keys with the prefix are returned, whatever after
+	// is: an after outside the prefix starts at its first key when it
+	// sorts before them and yields an empty page when it sorts after.
+	// Pages read at different revisions may see writes made between them;
+	// a key is never returned twice, since the next page starts after the
+	// last key returned.
+	Range(ctx context.Context, prefix, after string, limit int) (kvs []KV, more bool, err error)
 	// Txn commits ops atomically and durably (synced to stable storage
 	// before it returns) if every cond holds, and returns the new revision.
 	// If a cond fails nothing is written and the error is ErrConflict.

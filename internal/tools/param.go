@@ -1,6 +1,10 @@
 package tools
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/virgo-hub/virgo-tui/internal/paging"
+)
 
 // ParamType is the JSON type of one argument.
 type ParamType uint8
@@ -56,10 +60,6 @@ const (
 	MaxContent = 512 << 10
 	// MaxListItems bounds a list argument (options, evidence, todo items).
 	MaxListItems = 32
-	// MaxPage bounds a page of a list (the limit argument).
-	MaxPage = 500
-	// MaxToken bounds a continuation token.
-	MaxToken = 512
 	// MaxIDLen bounds a record id, a correlation id or a reaction id.
 	MaxIDLen = 128
 	// MaxPathLen bounds a workspace path, an address or a URL.
@@ -115,8 +115,8 @@ func sha256Hex(name, doc string, required bool) Param {
 func page() []Param {
 	return []Param{
 		{Name: "after", Type: TypeString, Doc: "the continuation token of the previous page's \"next\"; absent for the first page",
-			MaxLength: MaxToken, Pattern: `^[A-Za-z0-9_-]*$`},
-		integer("limit", fmt.Sprintf("items per page, 1 to %d (default 50)", MaxPage), 1, MaxPage),
+			MaxLength: paging.MaxToken, Pattern: `^[A-Za-z0-9_-]*$`},
+		integer("limit", fmt.Sprintf("items per page, 1 to %d (default %d)", paging.MaxLimit, paging.DefaultLimit), 1, paging.MaxLimit),
 	}
 }
 
