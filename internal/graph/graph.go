@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -55,6 +56,8 @@ type Node struct {
 	ID      string `json:"id"`
 	Scope   string `json:"scope"`
 	Project string `json:"project,omitempty"`
+	// To is a message's recipient seat: a message is its parties' only.
+	To string `json:"to,omitempty"`
 	// Task and Run link a run to its task and an artifact to its run.
 	Task  string `json:"task,omitempty"`
 	Run   string `json:"run,omitempty"`
@@ -82,6 +85,11 @@ type Namespace struct {
 
 // holds reports whether n lies in the namespace.
 func (ns Namespace) holds(n Node) bool {
+	if n.To != "" {
+		// A message is metadata of its sender's and its recipient's
+		// conversation, nobody else's, whatever their span.
+		return n.To == ns.Persona.Name || n.By == ns.Persona
+	}
 	if ns.Scope != "" && n.Scope != ns.Scope || ns.Project != "" && n.Project != ns.Project {
 		return false
 	}
@@ -115,6 +123,10 @@ var sources = []source{
 	{"decision", decisions.PrefixItem, decode(func(d decisions.Decision) Node {
 		return Node{Kind: "decision", ID: d.ID, Scope: d.Scope, Project: d.Project, Title: d.Question,
 			State: string(d.State), By: d.RaisedBy, Time: d.Raised}
+	})},
+	// A message's metadata: its subject, never its body.
+	{"message", coord.PrefixInbox, decode(func(m coord.Message) Node {
+		return Node{Kind: "message", ID: m.ID, To: m.To, Title: m.Subject, By: confirm.PersonaPrincipal(m.From.Address), Time: m.SentAt}
 	})},
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -59,6 +60,13 @@ func installation(t *testing.T) store.Store {
 	commit(p, err)
 	_, p, err = db.PlanRaise(ctx, "d-lane", decisions.Where{Scope: "work"}, confirm.PersonaPrincipal("work/coordinator"), ask)
 	commit(p, err)
+	cb := coord.New(st, nil)
+	send := func(to, from, subject string) {
+		_, p, err := cb.PlanSend(ctx, coord.Message{To: to, From: coord.Sender{Address: from}, Subject: subject, Body: "secret body"})
+		commit(p, err)
+	}
+	send("work/core/lead", "work/core/deputy", "parser status")
+	send("work/core/deputy", "work/web/lead", "web parser question")
 	return st
 }
 
@@ -72,6 +80,9 @@ func all(t *testing.T, st store.Store, ns Namespace, q Query) []string {
 			t.Fatal(err)
 		}
 		for _, n := range page.Nodes {
+			if n.To != "" {
+				n.ID += ">" + n.To // a message's id is its recipient's inbox's
+			}
 			out = append(out, n.Kind+":"+n.ID)
 		}
 		if page.Next == "" {
@@ -92,10 +103,10 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 		want string
 	}{
 		{"a project's lead", Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
-			"run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead"},
+			"run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1>work/core/lead"},
 		{"a deputy: its assigned task and its own decisions", Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
 			Assigned: map[string]bool{"t-assigned": true}, Persona: deputy},
-			"run:r-assigned artifact:r-assigned/1 decision:d-deputy"},
+			"run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1>work/core/deputy message:m-1>work/core/lead"},
 		{"a scope-wide coordinator", Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
 			"run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
 	} {
@@ -106,7 +117,7 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 	}
 	root := all(t, st, Namespace{Name: "virgo/root/secretary", Persona: confirm.PersonaPrincipal("root/secretary")}, Query{Limit: 500})
 	if len(root) != 11 {
-		t.Errorf("root sees %d records, want all 11: %v", len(root), root)
+		t.Errorf("root sees %d records, want all 11 but the messages it is no party of: %v", len(root), root)
 	}
 }
 

@@ -1,0 +1,262 @@
+// Package tasks owns task records: a bounded piece of work a lead (or a
+// secretary or coordinator within its subtree, or the bound human) assigns
+// to a persona generation, with the assignee's progress reports and their
+// evidence. A deputy's scope is the set of tasks assigned to its
+// generation (Assigned, fed to confirm.Options.Assignments): a regrant of
+// the seat starts with none.
+//
+// The package reads the store and plans writes (store.Plan); the use case
+// that calls it commits the one transaction. Who may assign or report is
+// decided before, by confirm.Authorize under the caller's stamp (the task's
+// scope and project are the stored record's); this package keeps the
+// record's own rules: the assignee is the one who reports, the states move
+// only forward, and nothing grows without bound.
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// The store layout of tasks.
+const (
+	// PrefixRecord holds tasks by id.
+	PrefixRecord = "tasks/rec/"
+	// prefixAssigned indexes tasks by assignee generation, in assignment
+	// order: tasks/assigned/<persona id>/<time>-<task id>.
+	prefixAssigned = "tasks/assigned/"
+	// prefixGiven indexes tasks by who assigned them (a generation id, or
+	// a human principal), in assignment order.
+	prefixGiven = "tasks/given/"
+)
+
+// Bounds: nothing a persona writes grows without limit.
+const (
+	// MaxReports bounds a task's progress reports; the last report (one
+	// that finishes the task) is always taken.
+	MaxReports = 200
+	// MaxTasksPerAssignee bounds the tasks one generation holds open.
+	MaxTasksPerAssignee = 1000
+)
+
+// The states of a task: assigned → in-progress ⇄ blocked → done, and
+// cancelled from any open state. Done and cancelled are final.
+const (
+	StateAssigned   = "assigned"
+	StateInProgress = "in-progress"
+	StateBlocked    = "blocked"
+	StateDone       = "done"
+	StateCancelled  = "cancelled"
+)
+
+// Named errors of tasks; each says what to do.
+var (
+	// ErrNoTask: the id names no task.
+	ErrNoTask = errors.New("no such task")
+	// ErrNotAssignee: only the task's assignee reports on it.
+	ErrNotAssignee = errors.New("only the task's assignee reports on it")
+	// ErrTaskFinished: a done or cancelled task takes no more reports.
+	ErrTaskFinished = errors.New("the task is finished (done or cancelled): it takes no more reports; ask for a new task")
+	// ErrReportsFull: the task has the most reports it may have.
+	ErrReportsFull = errors.New("the task holds the most progress reports it may; report it done or ask for a new task")
+	// ErrTooManyTasks: the assignee holds the most open tasks it may.
+	ErrTooManyTasks = errors.New("the assignee holds the most open tasks it may; finish some first")
+	// ErrIllegalState: a report that moves a task to a state it cannot take.
+	ErrIllegalState = errors.New("illegal task state")
+	// ErrSelfAssignment: a persona never assigns itself a task.
+	ErrSelfAssignment = errors.New("a persona cannot assign itself a task")
+)
+
+// Party is one end of a task: a persona generation (ID and address), or a
+// human (ID is the principal, "human:henry", Address empty).
+type Party struct {
+	ID         string `json:"id"`
+	Address    string `json:"address,omitempty"`
+	Generation int    `json:"generation,omitempty"`
+	Name       string `json:"name,omitempty"`
+}
+
+// Report is one progress report of the assignee.
+type Report struct {
+	At       time.Time `json:"at"`
+	Progress string    `json:"progress"`
+	Evidence []string  `json:"evidence,omitempty"`
+	// State is the state the report moved the task to ("" when unchanged).
+	State string `json:"state,omitempty"`
+}
+
+// Task is one task record.
+type Task struct {
+	ID       string   `json:"id"`
+	Scope    string   `json:"scope"`
+	Project  string   `json:"project,omitempty"`
+	Assignee Party    `json:"assignee"`
+	By       Party    `json:"assigned_by"`
+	Title    string   `json:"title"`
+	Brief    string   `json:"brief"`
+	Bounds   []string `json:"bounds,omitempty"`
+	State    string   `json:"state"`
+	Reports  []Report `json:"reports,omitempty"`
+	// CorrelationID is the call that created it (the id derives from it).
+	CorrelationID string    `json:"correlation_id,omitempty"`
+	Created       time.Time `json:"created"`
+	Updated       time.Time `json:"updated"`
+	// Migrated marks a task made from a confirm-assign record of an older
+	// installation.
+	Migrated bool `json:"migrated,omitempty"`
+}
+
+// Target is the task as an operation target: scope and project from the
+// record.
+func (t Task) Target() confirm.Target {
+	return confirm.Target{Kind: confirm.TargetTask, Scope: t.Scope, Project: t.Project, Value: t.ID}
+}
+
+// Final reports whether the task takes no more reports.
+func (t Task) Final() bool { return t.State == StateDone || t.State == StateCancelled }
+
+// moves is the state machine: the states a report may move a task to.
+var moves = map[string][]string{
+	StateAssigned:   {StateInProgress, StateBlocked, StateDone},
+	StateInProgress: {StateInProgress, StateBlocked, StateDone},
+	StateBlocked:    {StateInProgress, StateBlocked, StateDone},
+}
+
+func keyRecord(id string) string { return PrefixRecord + id }
+
+func indexKey(prefix, party string, at time.Time, id string) string {
+	return fmt.Sprintf("%s%s/%020d-%s", prefix, party, at.UnixNano(), id)
+}
+
+// Get reads one task.
+func Get(ctx context.Context, st store.Store, id string) (Task, store.KV, error) {
+	kv, err := st.Get(ctx, keyRecord(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return Task{}, kv, fmt.Errorf("task %s: %w", id, ErrNoTask)
+	}
+	if err != nil {
+		return Task{}, kv, fmt.Errorf("task %s: %w", id, err)
+	}
+	var t Task
+	if err := json.Unmarshal(kv.Value, &t); err != nil {
+		return Task{}, kv, fmt.Errorf("task %s: %w: %v", id, store.ErrCorrupt, err)
+	}
+	return t, kv, nil
+}
+
+// PlanAssign plans recording t (its ID, scope, project, parties, title,
+// brief and bounds filled in by the caller) as a new task assigned at now,
+// with its two index entries, guarded on the id being new. A task with
+// the same id already stored is answered as it is and nothing is planned:
+// the id derives from the call, so this is a retry of the same call.
+func PlanAssign(ctx context.Context, st store.Store, t Task, now time.Time) (Task, store.Plan, error) {
+	if t.Assignee.ID == t.By.ID {
+		return Task{}, store.Plan{}, fmt.Errorf("%s: %w", t.Assignee.Address, ErrSelfAssignment)
+	}
+	if old, _, err := Get(ctx, st, t.ID); err == nil {
+		return old, store.Plan{}, nil
+	} else if !errors.Is(err, ErrNoTask) {
+		return Task{}, store.Plan{}, err
+	}
+	kvs, more, err := st.Range(ctx, prefixAssigned+t.Assignee.ID+"/", "", MaxTasksPerAssignee)
+	if err != nil {
+		return Task{}, store.Plan{}, err
+	}
+	if more || len(kvs) >= MaxTasksPerAssignee {
+		return Task{}, store.Plan{}, fmt.Errorf("%s: %w (%d)", t.Assignee.Address, ErrTooManyTasks, MaxTasksPerAssignee)
+	}
+	t.State, t.Created, t.Updated = StateAssigned, now, now
+	val, err := json.Marshal(t)
+	if err != nil {
+		return Task{}, store.Plan{}, err
+	}
+	rec := keyRecord(t.ID)
+	return t, store.Plan{Conds: []store.Cond{{Key: rec}}, Ops: []store.Op{
+		store.Put(rec, val),
+		store.Put(indexKey(prefixAssigned, t.Assignee.ID, now, t.ID), []byte(t.ID)),
+		store.Put(indexKey(prefixGiven, t.By.ID, now, t.ID), []byte(t.ID)),
+	}}, nil
+}
+
+// PlanReport plans the assignee's report r on task id, guarded on the
+// task as read: only the assignee (by generation id) reports, a finished
+// task takes none, a state moves only as the state machine allows, and
+// the reports are bounded (a report finishing the task is always taken).
+func PlanReport(ctx context.Context, st store.Store, id, reporterID string, r Report) (Task, store.Plan, error) {
+	t, kv, err := Get(ctx, st, id)
+	if err != nil {
+		return Task{}, store.Plan{}, err
+	}
+	switch {
+	case t.Assignee.ID != reporterID:
+		return Task{}, store.Plan{}, fmt.Errorf("task %s is %s's: %w", id, t.Assignee.Address, ErrNotAssignee)
+	case t.Final():
+		return Task{}, store.Plan{}, fmt.Errorf("task %s is %s: %w", id, t.State, ErrTaskFinished)
+	case r.State != "" && !slices.Contains(moves[t.State], r.State):
+		return Task{}, store.Plan{}, fmt.Errorf("task %s from %s to %q: %w (it may move to %v)", id, t.State, r.State, ErrIllegalState, moves[t.State])
+	case len(t.Reports) >= MaxReports && r.State != StateDone:
+		return Task{}, store.Plan{}, fmt.Errorf("task %s: %w (%d)", id, ErrReportsFull, MaxReports)
+	}
+	if r.State != "" {
+		t.State = r.State
+	} else if t.State == StateAssigned {
+		t.State = StateInProgress
+	}
+	t.Reports = append(t.Reports, r)
+	t.Updated = r.At
+	val, err := json.Marshal(t)
+	if err != nil {
+		return Task{}, store.Plan{}, err
+	}
+	return t, store.Plan{Conds: []store.Cond{{Key: kv.Key, ModRev: kv.ModRev}}, Ops: []store.Op{store.Put(kv.Key, val)}}, nil
+}
+
+// Side says which of a party's tasks a list reads.
+type Side string
+
+// The two sides of a party's tasks.
+const (
+	// AssignedTo: the tasks assigned to the party.
+	AssignedTo Side = "assigned-to-me"
+	// AssignedBy: the tasks the party assigned.
+	AssignedBy Side = "assigned-by-me"
+)
+
+// List reads one page of a party's tasks on side, in assignment order,
+// continuing after token (paging's form); state, when set, keeps only
+// tasks in that state.
+func List(ctx context.Context, st store.Store, party string, side Side, state, token string, limit int) (paging.Page[Task], error) {
+	prefix := prefixAssigned + party + "/"
+	if side == AssignedBy {
+		prefix = prefixGiven + party + "/"
+	}
+	return paging.Read(ctx, st, prefix, token, limit, func(kv store.KV) (Task, bool, error) {
+		t, _, err := Get(ctx, st, string(kv.Value))
+		if err != nil {
+			return Task{}, false, err
+		}
+		return t, state == "" || t.State == state, nil
+	})
+}
+
+// Assigned is the set of task ids assigned to a persona generation: its
+// deputy scope (confirm.Options.Assignments).
+func Assigned(ctx context.Context, st store.Store, personaID string) (confirm.TaskSet, error) {
+	kvs, err := st.List(ctx, prefixAssigned+personaID+"/")
+	if err != nil {
+		return nil, fmt.Errorf("tasks assigned to %s: %w", personaID, err)
+	}
+	set := make(confirm.TaskSet, len(kvs))
+	for _, kv := range kvs {
+		set[string(kv.Value)] = true
+	}
+	return set, nil
+}

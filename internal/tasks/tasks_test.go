@@ -1,0 +1,188 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+func open(t *testing.T) (*store.Bolt, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "virgo.db")
+	st, err := store.OpenBolt(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, path
+}
+
+func commit(t *testing.T, st store.Store, p store.Plan) {
+	t.Helper()
+	if _, err := p.Commit(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	lead   = Party{ID: "p-lead", Address: "work/core/lead", Generation: 1}
+	deputy = Party{ID: "p-dep1", Address: "work/core/deputy", Generation: 1}
+	t0     = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+)
+
+func assign(t *testing.T, st store.Store, id string, at time.Time) Task {
+	t.Helper()
+	task, plan, err := PlanAssign(context.Background(), st, Task{ID: id, Scope: "work", Project: "core", Assignee: deputy, By: lead,
+		Title: "title " + id, Brief: "brief"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, st, plan)
+	return task
+}
+
+// TestAssignReportAndList: a task is assigned once (a retry answers it),
+// only its assignee reports, states move by the state machine, a finished
+// task takes nothing more, and the deputy's scope is its tasks.
+func TestAssignReportAndList(t *testing.T) {
+	ctx := context.Background()
+	st, _ := open(t)
+	task := assign(t, st, "t-1", t0)
+	if task.State != StateAssigned {
+		t.Fatalf("state %s", task.State)
+	}
+	again, plan, err := PlanAssign(ctx, st, Task{ID: "t-1", Assignee: deputy, By: lead, Title: "other"}, t0.Add(time.Hour))
+	if err != nil || !plan.Empty() || again.Title != "title t-1" {
+		t.Fatalf("retry: %+v %v %v", again, plan, err)
+	}
+	if _, _, err := PlanAssign(ctx, st, Task{ID: "t-x", Assignee: lead, By: lead}, t0); !errors.Is(err, ErrSelfAssignment) {
+		t.Fatalf("self: %v", err)
+	}
+	if _, _, err := PlanReport(ctx, st, "t-1", lead.ID, Report{At: t0, Progress: "mine?"}); !errors.Is(err, ErrNotAssignee) {
+		t.Fatalf("lead reports: %v", err)
+	}
+	if _, _, err := PlanReport(ctx, st, "t-404", deputy.ID, Report{At: t0, Progress: "x"}); !errors.Is(err, ErrNoTask) {
+		t.Fatalf("no task: %v", err)
+	}
+	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "x", State: StateCancelled}); !errors.Is(err, ErrIllegalState) {
+		t.Fatalf("deputy cancels: %v", err)
+	}
+	got, plan, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0.Add(time.Minute), Progress: "half", Evidence: []string{"run r-1"}})
+	if err != nil || got.State != StateInProgress || len(got.Reports) != 1 {
+		t.Fatalf("report: %+v %v", got, err)
+	}
+	commit(t, st, plan)
+	_, plan, _ = PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0.Add(2 * time.Minute), Progress: "all", State: StateDone})
+	commit(t, st, plan)
+	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "more"}); !errors.Is(err, ErrTaskFinished) {
+		t.Fatalf("report on done: %v", err)
+	}
+
+	for i := range 7 {
+		assign(t, st, fmt.Sprintf("t-%d", 10+i), t0.Add(time.Duration(i+1)*time.Second))
+	}
+	var ids []string
+	token := ""
+	for {
+		page, err := List(ctx, st, deputy.ID, AssignedTo, "", token, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range page.Items {
+			ids = append(ids, task.ID)
+		}
+		if token = page.Next; token == "" {
+			break
+		}
+	}
+	if len(ids) != 8 || ids[0] != "t-1" || ids[7] != "t-16" {
+		t.Fatalf("assigned-to pages: %v", ids)
+	}
+	given, err := List(ctx, st, lead.ID, AssignedBy, StateDone, "", 50)
+	if err != nil || len(given.Items) != 1 || given.Items[0].ID != "t-1" {
+		t.Fatalf("assigned-by, done: %+v %v", given, err)
+	}
+	none, err := List(ctx, st, lead.ID, AssignedTo, "", "", 50)
+	if err != nil || len(none.Items) != 0 {
+		t.Fatalf("the lead has no tasks assigned to it: %+v %v", none, err)
+	}
+	set, err := Assigned(ctx, st, deputy.ID)
+	if err != nil || len(set) != 8 || !set.IsAssigned("", "t-1") || set.IsAssigned("", "t-404") {
+		t.Fatalf("deputy scope %v %v", set, err)
+	}
+	if set, _ := Assigned(ctx, st, "p-dep2"); len(set) != 0 {
+		t.Fatalf("a regrant inherits %v", set)
+	}
+}
+
+// TestReportsAreBounded: a task takes MaxReports reports; then only one
+// that finishes it.
+func TestReportsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	st, _ := open(t)
+	assign(t, st, "t-1", t0)
+	task, kv, _ := Get(ctx, st, "t-1")
+	task.Reports = make([]Report, MaxReports)
+	val, _ := json.Marshal(task)
+	commit(t, st, store.Plan{Ops: []store.Op{store.Put(kv.Key, val)}})
+	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "one more"}); !errors.Is(err, ErrReportsFull) {
+		t.Fatalf("over the bound: %v", err)
+	}
+	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "done", State: StateDone}); err != nil {
+		t.Fatalf("finishing report refused: %v", err)
+	}
+}
+
+// TestMigrateAssignments: assignment records of an older installation, on
+// a real file reopened, become tasks of the same generations (the same
+// deputy scope), the old records go, and a second run changes nothing.
+func TestMigrateAssignments(t *testing.T) {
+	ctx := context.Background()
+	st, path := open(t)
+	old := []confirm.Assignment{
+		{PersonaID: "p-dep1", Persona: "work/core/deputy", Generation: 1, Task: "work/core/t-1", AssignedBy: confirm.PersonaPrincipal("work/core/lead"), Time: t0},
+		{PersonaID: "p-dep1", Persona: "work/core/deputy", Generation: 1, Task: "work/core/t-2", AssignedBy: confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}, Time: t0},
+		// the same task id in another project: it keeps its task, under another id
+		{PersonaID: "p-web01234", Persona: "work/web/deputy", Generation: 1, Task: "work/web/t-1", AssignedBy: confirm.PersonaPrincipal("work/web/lead"), Time: t0},
+	}
+	var ops []store.Op
+	for _, a := range old {
+		val, _ := json.Marshal(a)
+		ops = append(ops, store.Put(confirm.PrefixAssignments+a.PersonaID+"/"+a.Task[len("work/core/"):], val))
+	}
+	commit(t, st, store.Plan{Ops: ops})
+	st.Close()
+	st2, err := store.OpenBolt(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+
+	n, plan, err := PlanMigrate(ctx, st2, t0.Add(time.Hour))
+	if err != nil || n != 3 {
+		t.Fatalf("migrate: %d %v", n, err)
+	}
+	commit(t, st2, plan)
+	if kvs, _ := st2.List(ctx, confirm.PrefixAssignments); len(kvs) != 0 {
+		t.Fatalf("old records left: %v", kvs)
+	}
+	core, _ := Assigned(ctx, st2, "p-dep1")
+	web, _ := Assigned(ctx, st2, "p-web01234")
+	if len(core) != 2 || !core["t-1"] || !core["t-2"] || len(web) != 1 || !web["t-1.p-web012"] {
+		t.Fatalf("scopes after migration: core %v web %v", core, web)
+	}
+	task, _, err := Get(ctx, st2, "t-1")
+	if err != nil || task.Scope != "work" || task.Project != "core" || !task.Migrated || task.By.Address != "work/core/lead" {
+		t.Fatalf("migrated task %+v %v", task, err)
+	}
+	if n, plan, err := PlanMigrate(ctx, st2, t0); err != nil || n != 0 || !plan.Empty() {
+		t.Fatalf("second run: %d %v %v", n, plan, err)
+	}
+}
