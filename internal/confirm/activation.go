@@ -45,15 +45,24 @@ func (q *Queue) PlanActivation(ctx context.Context, st *stamp.Stamp, stampHash, 
 // that request, not to every later one); once one is approved, asking
 // again answers with it.
 func (q *Queue) RequestRetirement(ctx context.Context, askedBy Principal, st *stamp.Stamp, stampHash, reason string) (Result, error) {
+	return q.commitPlanned(ctx, "queue the retirement of "+st.Path.Address, func() (Result, store.Plan, error) {
+		return q.PlanRetirement(ctx, askedBy, st, stampHash, reason)
+	})
+}
+
+// PlanRetirement plans what RequestRetirement commits: queueing (or
+// joining) the retirement of st's generation. The caller commits the plan
+// and plans again on store.ErrConflict.
+func (q *Queue) PlanRetirement(ctx context.Context, askedBy Principal, st *stamp.Stamp, stampHash, reason string) (Result, store.Plan, error) {
 	requester := askedBy
 	if !askedBy.IsModel() {
 		requester = SystemPrincipal("persona-retire")
 	}
 	in, err := q.lifecycle(ctx, requester, st, stampHash, KindRetirement, "asked by "+askedBy.String()+": "+reason, reason)
 	if err != nil {
-		return Result{}, err
+		return Result{}, store.Plan{}, err
 	}
-	return q.enqueue(ctx, requester, in)
+	return q.planEnqueue(ctx, requester, in)
 }
 
 // lifecycle is what queueing a generation's activation or retirement asks

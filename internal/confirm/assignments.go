@@ -93,60 +93,82 @@ func assignmentTarget(by Principal, st *stamp.Stamp, task string) (Target, error
 
 // Assign records task ("scope/project/task", in the deputy's project) as
 // assigned to the deputy generation of st, on the word of by: its owning
-// lead or its bound human. The record and its audit entry are one
-// transaction; assigning an assigned task again changes nothing.
+// lead or its bound human, committing what PlanAssign plans.
 func (q *Queue) Assign(ctx context.Context, by Principal, st *stamp.Stamp, task string) (Assignment, error) {
+	a, plan, err := q.PlanAssign(ctx, by, st, task)
+	if err != nil || plan.Empty() {
+		return a, err
+	}
+	if _, err := plan.Commit(ctx, q.st); err != nil {
+		return Assignment{}, fmt.Errorf("assign %s to %s: %w", a.Task, a.Persona, err)
+	}
+	return a, nil
+}
+
+// PlanAssign plans recording task as assigned to st's deputy generation:
+// the record and its audit entry, guarded on the task not being assigned
+// yet. Assigning an assigned task plans nothing and answers the assignment
+// recorded.
+func (q *Queue) PlanAssign(ctx context.Context, by Principal, st *stamp.Stamp, task string) (Assignment, store.Plan, error) {
 	t, err := assignmentTarget(by, st, task)
 	if err != nil {
-		return Assignment{}, err
+		return Assignment{}, store.Plan{}, err
 	}
 	key := keyAssignment(st.Persona.ID, t.Value)
 	if kv, err := q.st.Get(ctx, key); err == nil {
 		var a Assignment
-		return a, json.Unmarshal(kv.Value, &a)
+		return a, store.Plan{}, json.Unmarshal(kv.Value, &a)
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return Assignment{}, err
+		return Assignment{}, store.Plan{}, err
 	}
 	now := q.now().UTC()
 	a := Assignment{PersonaID: st.Persona.ID, Persona: st.Path.Address, Generation: st.Persona.Generation,
 		Task: strings.TrimPrefix(t.String(), "task:"), AssignedBy: by, Time: now}
 	val, err := json.Marshal(a)
 	if err != nil {
-		return Assignment{}, err
+		return Assignment{}, store.Plan{}, err
 	}
 	audit, err := auditOp(AuditEntry{Time: now, Event: "task-assigned", Actor: by, Persona: a.Persona, Operation: t.String()})
 	if err != nil {
-		return Assignment{}, err
+		return Assignment{}, store.Plan{}, err
 	}
-	if _, err := q.st.Txn(ctx, []store.Cond{{Key: key}}, []store.Op{store.Put(key, val), audit}); err != nil {
-		return Assignment{}, fmt.Errorf("assign %s to %s: %w", t, a.Persona, err)
-	}
-	return a, nil
+	return a, store.Plan{Conds: []store.Cond{{Key: key}}, Ops: []store.Op{store.Put(key, val), audit}}, nil
 }
 
-// Unassign removes an assigned task, with the same rules as Assign.
+// Unassign removes an assigned task, with the same rules as Assign,
+// committing what PlanUnassign plans.
 func (q *Queue) Unassign(ctx context.Context, by Principal, st *stamp.Stamp, task string) error {
-	t, err := assignmentTarget(by, st, task)
+	plan, err := q.PlanUnassign(ctx, by, st, task)
 	if err != nil {
 		return err
+	}
+	if _, err := plan.Commit(ctx, q.st); err != nil {
+		return fmt.Errorf("unassign %s from %s: %w", task, st.Path.Address, err)
+	}
+	return nil
+}
+
+// PlanUnassign plans removing an assigned task and its audit entry, guarded
+// on the assignment unchanged; a task not assigned is ErrNotAssigned.
+func (q *Queue) PlanUnassign(ctx context.Context, by Principal, st *stamp.Stamp, task string) (store.Plan, error) {
+	t, err := assignmentTarget(by, st, task)
+	if err != nil {
+		return store.Plan{}, err
 	}
 	key := keyAssignment(st.Persona.ID, t.Value)
 	kv, err := q.st.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("unassign %s from %s: %w", t, st.Path.Address, ErrNotAssigned)
+		return store.Plan{}, fmt.Errorf("unassign %s from %s: %w", t, st.Path.Address, ErrNotAssigned)
 	}
 	if err != nil {
-		return err
+		return store.Plan{}, err
 	}
 	now := q.now().UTC()
 	audit, err := auditOp(AuditEntry{Time: now, Event: "task-unassigned", Actor: by, Persona: st.Path.Address, Operation: t.String()})
 	if err != nil {
-		return err
+		return store.Plan{}, err
 	}
-	if _, err := q.st.Txn(ctx, []store.Cond{{Key: key, ModRev: kv.ModRev}}, []store.Op{{Key: key, Delete: true}, audit}); err != nil {
-		return fmt.Errorf("unassign %s from %s: %w", t, st.Path.Address, err)
-	}
-	return nil
+	return store.Plan{Conds: []store.Cond{{Key: key, ModRev: kv.ModRev}}, Ops: []store.Op{{Key: key, Delete: true}, audit}}, nil
 }
 
 // Assignments lists the tasks assigned to a persona generation.

@@ -238,8 +238,17 @@ func (r *Prompts) Lookup(ctx context.Context, persona, profile string, current K
 // still under the old key ask again), on a human's word; the stale one is
 // removed in the same transaction, with an audit entry.
 func (r *Prompts) CarryForward(ctx context.Context, decider Principal, c Choice, current Keys) (Choice, error) {
+	next, plan, err := r.PlanCarryForward(ctx, decider, c, current)
+	if err != nil {
+		return Choice{}, err
+	}
+	return next, r.commit(ctx, "prompt-carried-forward", c, plan)
+}
+
+// PlanCarryForward plans what CarryForward commits.
+func (r *Prompts) PlanCarryForward(ctx context.Context, decider Principal, c Choice, current Keys) (Choice, store.Plan, error) {
 	if notRemembered(KindOperation, c.Boundary) != "" {
-		return Choice{}, fmt.Errorf("carry forward learned choice for %s at %s: %s: %w", c.Persona, c.Boundary,
+		return Choice{}, store.Plan{}, fmt.Errorf("carry forward learned choice for %s at %s: %s: %w", c.Persona, c.Boundary,
 			c.Boundary.Info().NotRemembered, ErrNotRememberable)
 	}
 	next := c.rekeyed(current)
@@ -247,41 +256,55 @@ func (r *Prompts) CarryForward(ctx context.Context, decider Principal, c Choice,
 	next.CreatedAt = r.now().UTC()
 	val, err := json.Marshal(next)
 	if err != nil {
-		return Choice{}, err
+		return Choice{}, store.Plan{}, err
 	}
-	return next, r.resolve(ctx, decider, c, current, "prompt-carried-forward", store.Put(next.storeKey(), val))
+	plan, err := r.planResolve(ctx, decider, c, current, "prompt-carried-forward", store.Put(next.storeKey(), val))
+	return next, plan, err
 }
 
 // Drop removes a stale choice on a human's word, with an audit entry.
 func (r *Prompts) Drop(ctx context.Context, decider Principal, c Choice, current Keys) error {
-	return r.resolve(ctx, decider, c, current, "prompt-dropped")
+	plan, err := r.PlanDrop(ctx, decider, c, current)
+	if err != nil {
+		return err
+	}
+	return r.commit(ctx, "prompt-dropped", c, plan)
 }
 
-func (r *Prompts) resolve(ctx context.Context, decider Principal, c Choice, current Keys, event string, extra ...store.Op) error {
+// PlanDrop plans what Drop commits.
+func (r *Prompts) PlanDrop(ctx context.Context, decider Principal, c Choice, current Keys) (store.Plan, error) {
+	return r.planResolve(ctx, decider, c, current, "prompt-dropped")
+}
+
+func (r *Prompts) commit(ctx context.Context, event string, c Choice, plan store.Plan) error {
+	if _, err := plan.Commit(ctx, r.st); err != nil {
+		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, err)
+	}
+	return nil
+}
+
+func (r *Prompts) planResolve(ctx context.Context, decider Principal, c Choice, current Keys, event string, extra ...store.Op) (store.Plan, error) {
 	if decider.Kind != PrincipalHuman {
-		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrModelDecision)
+		return store.Plan{}, fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrModelDecision)
 	}
 	if c.current(current) {
-		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNotStale)
+		return store.Plan{}, fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNotStale)
 	}
 	kv, err := r.st.Get(ctx, c.storeKey())
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNoChoice)
+		return store.Plan{}, fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, ErrNoChoice)
 	}
 	if err != nil {
-		return err
+		return store.Plan{}, err
 	}
 	now := r.now().UTC()
 	entry, err := json.Marshal(AuditEntry{Time: now, Event: event, ConfirmationID: c.ConfirmationID, Actor: decider,
 		Persona: c.Persona, Operation: c.Key.HandlerAction + " " + string(c.Key.Shape) + " on " + c.Key.Target.String(),
 		Boundary: c.Boundary, StampHash: current.StampHash, Via: ViaOf(ctx)})
 	if err != nil {
-		return err
+		return store.Plan{}, err
 	}
 	ops := append([]store.Op{{Key: c.storeKey(), Delete: true}}, extra...)
 	ops = append(ops, store.Put(auditKey(now, c.ConfirmationID, event), entry))
-	if _, err := r.st.Txn(ctx, []store.Cond{{Key: c.storeKey(), ModRev: kv.ModRev}}, ops); err != nil {
-		return fmt.Errorf("%s learned choice for %s: %w", event, c.Persona, err)
-	}
-	return nil
+	return store.Plan{Conds: []store.Cond{{Key: c.storeKey(), ModRev: kv.ModRev}}, Ops: ops}, nil
 }

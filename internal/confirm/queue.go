@@ -76,27 +76,38 @@ func fingerprint(requester Principal, hash string, op Operation) string {
 
 // Request authorizes op under p for caller (the identity the transport
 // established, never a field of the request) and answers what the caller
-// may do. Allow and deny answer at once; a confirm verdict first consults
-// the prompt registry, then joins a pending confirmation with the same
-// fingerprint or queues a new one routed to its authority. Retrying under
-// the same correlation id returns the same result: the terminal one once it
-// is known, StatusUnknown until then.
+// may do, committing what PlanRequest plans in a transaction of its own.
 func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Operation, correlationID string) (Result, error) {
+	return q.commitPlanned(ctx, "queue confirmation for "+op.Persona, func() (Result, store.Plan, error) {
+		return q.PlanRequest(ctx, caller, p, op, correlationID)
+	})
+}
+
+// PlanRequest plans answering caller's request to do op under p. Allow and
+// deny answer at once and plan nothing; a confirm verdict first consults
+// the prompt registry, then plans joining a pending confirmation with the
+// same fingerprint or queueing a new one routed to its authority. Retrying
+// under the same correlation id answers the same result, planning nothing:
+// the terminal one once it is known, StatusUnknown until then. The caller
+// commits the plan (with any conditions of its own: the persona's record
+// unchanged) and plans again on store.ErrConflict.
+func (q *Queue) PlanRequest(ctx context.Context, caller Principal, p *Policy, op Operation, correlationID string) (Result, store.Plan, error) {
 	if err := checkCaller(caller, op.Persona); err != nil {
-		return Result{}, err
+		return Result{}, store.Plan{}, err
 	}
 	if _, err := NormalizeID(correlationID); err != nil {
-		return Result{}, fmt.Errorf("correlation id: %w (%w)", ErrNoCorrelation, err)
+		return Result{}, store.Plan{}, fmt.Errorf("correlation id: %w (%w)", ErrNoCorrelation, err)
 	}
 	fp := fingerprint(caller, p.Hash(), op)
 	if c, ok, err := q.byCorrelation(ctx, caller, correlationID); err != nil || ok {
-		return q.retried(c, ok, fp, err)
+		res, err := q.retried(c, ok, fp, err)
+		return res, store.Plan{}, err
 	}
 	d := p.Authorize(op)
 	if d.Verdict == Confirm {
 		c, ok, err := q.prompts.Lookup(ctx, p.Address(), p.Profile(), p.Keys(), op)
 		if err != nil {
-			return Result{}, err
+			return Result{}, store.Plan{}, err
 		}
 		if ok {
 			d = c.apply(d)
@@ -104,12 +115,12 @@ func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Ope
 	}
 	switch d.Verdict {
 	case Allow:
-		return Result{Status: StatusAllowed, Decision: d}, nil
+		return Result{Status: StatusAllowed, Decision: d}, store.Plan{}, nil
 	case Deny:
-		return Result{Status: StatusDenied, Decision: d}, nil
+		return Result{Status: StatusDenied, Decision: d}, store.Plan{}, nil
 	}
 	st := p.Stamp()
-	return q.enqueue(ctx, caller, pendingInput{kind: KindOperation, op: op, stamp: st, hash: p.Hash(),
+	return q.planEnqueue(ctx, caller, pendingInput{kind: KindOperation, op: op, stamp: st, hash: p.Hash(),
 		classKey: p.Keys().ClassKey, decision: d, corr: correlationID, fp: fp})
 }
 
@@ -147,24 +158,23 @@ type pendingInput struct {
 	fp       string
 }
 
-// enqueue joins the pending confirmation with the same fingerprint or
-// creates one, in one transaction; it plans again after a conflicting
-// concurrent writer.
-func (q *Queue) enqueue(ctx context.Context, caller Principal, in pendingInput) (Result, error) {
+// commitPlanned commits what plan plans, in one transaction, planning again
+// after a conflicting concurrent writer; what names the change in errors.
+func (q *Queue) commitPlanned(ctx context.Context, what string, plan func() (Result, store.Plan, error)) (Result, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		res, plan, err := q.planEnqueue(ctx, caller, in)
-		if err != nil || plan.Empty() {
+		res, p, err := plan()
+		if err != nil || p.Empty() {
 			return res, err
 		}
-		_, err = plan.Commit(ctx, q.st)
+		_, err = p.Commit(ctx, q.st)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
 		if err != nil {
-			return Result{}, fmt.Errorf("queue confirmation for %s: %w", in.op.Persona, err)
+			return Result{}, fmt.Errorf("%s: %w", what, err)
 		}
 		return res, nil
 	}

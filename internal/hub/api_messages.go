@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -32,18 +31,15 @@ func (h *Hub) instance(ctx context.Context, r *http.Request, id hubapi.Identity)
 // other is refused naming its boundary (a confirm verdict is asked for
 // with POST /v1/confirmations).
 func (h *Hub) allowTool(ctx context.Context, id hubapi.Identity, tool, target string, shape stamp.Shape) error {
-	pol, op, err := h.operation(ctx, id, hubapi.OperationRequest{Tool: tool, Target: target, Shape: string(shape)})
-	var d confirm.Decision
-	var escape *targetEscape
-	switch {
-	case errors.As(err, &escape):
-		d = confirm.TargetRefusal(escape.err)
-	case err != nil:
+	caller, err := id.Caller()
+	if err != nil {
 		return err
-	default:
-		d = pol.Authorize(op)
 	}
-	if d.Verdict != confirm.Allow {
+	a, err := h.cases.Authorize(ctx, caller, usecase.OperationRequest{Tool: tool, Target: target, Shape: string(shape)})
+	if err != nil {
+		return err
+	}
+	if d := a.Decision; d.Verdict != confirm.Allow {
 		return hubapi.Errorf(hubapi.ErrForbidden, "%s on %s: %s", tool, target, d)
 	}
 	return nil

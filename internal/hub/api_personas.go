@@ -20,14 +20,6 @@ func (h *Hub) view(p registry.Persona) hubapi.PersonaView {
 	return v
 }
 
-// resolve finds a persona by generation id, address or name.
-func (h *Hub) resolve(ctx context.Context, ref string) (registry.Persona, error) {
-	if p, err := h.reg.Get(ctx, ref); err == nil {
-		return p, nil
-	}
-	return h.reg.Resolve(ctx, ref)
-}
-
 // listPersonas is GET /v1/personas[?all=true].
 func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	ps, err := h.reg.List(r.Context(), registry.ListOptions{All: r.URL.Query().Get("all") == "true"})
@@ -52,7 +44,7 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 // operators). To a persona token an unknown ref and another persona's
 // answer alike, 403, so that a persona cannot probe who else exists.
 func (h *Hub) resolveReadable(ctx context.Context, id hubapi.Identity, ref, what string) (registry.Persona, error) {
-	p, err := h.resolve(ctx, ref)
+	p, err := h.cases.Resolve(ctx, ref)
 	if id.IsHuman() {
 		return p, err
 	}
@@ -100,49 +92,38 @@ func seatHistory(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identi
 // for a stamped generation it is queued as a confirmation for the bound
 // human (who may be the caller: then approve it with decide); the token
 // stops working the moment it is approved. A generation without a stamp
-// holds no capability, and is retired at once.
+// holds no capability, and is retired at once (usecase.Cases.Retire).
 func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.RetireRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
+	caller, err := id.Caller()
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r, id, req)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
-	p, err := h.resolve(ctx, req.Persona)
+	res, err := h.cases.Retire(ctx, key, caller, req.Persona, req.Reason)
 	if err != nil {
 		return err
 	}
-	if p.StampHash == "" {
-		if p, err = h.reg.Retire(ctx, p.Name, req.Reason); err != nil {
+	if res.Confirmation == nil { // retired at once
+		if err := h.trackPersona(res.Persona, true); err != nil {
 			return err
 		}
-		if err := h.trackPersona(p, true); err != nil {
-			return err
-		}
-		if err := h.Settle(ctx); err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, hubapi.Retirement{Persona: h.view(p)})
-		return nil
-	}
-	if req.Reason == "" {
-		return fmt.Errorf("retire %s: %w", p.Address, registry.ErrReasonRequired)
-	}
-	st, err := h.cases.LoadStamp(p)
-	if err != nil {
-		return err
-	}
-	askedBy, err := id.ConfirmPrincipal()
-	if err != nil {
-		return err
-	}
-	res, err := h.queue.RequestRetirement(ctx, askedBy, &st, p.StampHash, req.Reason)
-	if err != nil {
-		return err
 	}
 	if err := h.Settle(ctx); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, hubapi.Retirement{Persona: h.view(p), Confirmation: res.Confirmation})
+	status := http.StatusAccepted
+	if res.Confirmation == nil {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, hubapi.Retirement{Persona: h.view(res.Persona), Confirmation: res.Confirmation})
 	return nil
 }
 

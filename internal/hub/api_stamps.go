@@ -51,7 +51,7 @@ func (h *Hub) diffSide(ctx context.Context, ref string) (string, []stamp.Tool, e
 			return ref, stamp.ToolsFor(p), nil
 		}
 	}
-	p, err := h.resolve(ctx, ref)
+	p, err := h.cases.Resolve(ctx, ref)
 	if err != nil {
 		return "", nil, err
 	}

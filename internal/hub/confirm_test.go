@@ -113,7 +113,7 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	// verdict, boundary, route and stamp hash".
 	res, err := op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:./memory//QUEUE.md", Shape: "write:overwrite"})
 	mustNil(t, err)
-	lead, err := th.hub.resolve(ctx, "work/core/lead")
+	lead, err := th.hub.cases.Resolve(ctx, "work/core/lead")
 	mustNil(t, err)
 	if d := res.Decision; d.Verdict != confirm.Allow || res.Route != confirm.RouteNone || res.StampHash != lead.StampHash ||
 		res.Operation.Target.String() != "path:memory/QUEUE.md" || res.Operation.HandlerAction == "" || res.BoundaryText == "" {

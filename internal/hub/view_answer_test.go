@@ -93,7 +93,7 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	}
 
 	one := getRaw(t, th, "/v1/personas/work/web/lead")
-	heze, err := th.hub.resolve(ctx, "work/web/lead")
+	heze, err := th.hub.cases.Resolve(ctx, "work/web/lead")
 	mustNil(t, err)
 	if old := oldEncoding(t, viewFields(th.hub.view(heze))); !bytes.Equal(one, old) {
 		t.Fatalf("GET /v1/personas/{ref} changed its bytes:\n got %s\nwant %s", one, old)

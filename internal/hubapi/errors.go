@@ -65,15 +65,15 @@ var (
 	// ErrBadQuery: a query parameter out of its form or range.
 	ErrBadQuery = errors.New("bad query parameter")
 	// ErrPersonaRequired: an operator's request that does not name its persona.
-	ErrPersonaRequired = errors.New("the request must name a persona")
+	ErrPersonaRequired = usecase.ErrPersonaRequired // the service layer decides it
 	// ErrInvalidOperation: an operation (tool, target, shape) the handler cannot read.
-	ErrInvalidOperation = errors.New("invalid operation")
+	ErrInvalidOperation = usecase.ErrInvalidOperation // the service layer decides it
 	// ErrNothingToSet: a presence set with neither activity nor summary.
 	ErrNothingToSet = errors.New("nothing to set")
 	// ErrStreamBroken: a beat stream whose body broke off.
 	ErrStreamBroken = errors.New("beat stream broken")
 	// ErrNotActive: the persona generation is not active (pending or refused).
-	ErrNotActive = errors.New("persona generation is not active")
+	ErrNotActive = usecase.ErrNotActive // the service layer decides it
 	// ErrInternal: anything the API does not name; the message says what.
 	ErrInternal = errors.New("internal error")
 	// ErrStoreUnsupported: the hub's store cannot be checked or copied
@@ -194,7 +194,7 @@ var (
 	// ErrRevoked: the token belonged to a generation that is retired.
 	ErrRevoked = errors.New("token revoked: its persona generation is retired")
 	// ErrForbidden: the caller's identity may not do this.
-	ErrForbidden = errors.New("forbidden")
+	ErrForbidden = usecase.ErrForbidden // the service layer decides it
 	// ErrBadOperatorName: an operator name that cannot name a file.
 	ErrBadOperatorName = errors.New("invalid operator name")
 	// ErrWrongUser: an operator token bound to a Unix user, presented on a

@@ -15,6 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // ConfirmPrincipal is the confirmation queue's principal of a token's identity.
@@ -23,6 +24,15 @@ func (id Identity) ConfirmPrincipal() (confirm.Principal, error) {
 		return confirm.ParsePrincipal(id.Principal)
 	}
 	return confirm.PersonaPrincipal(id.Principal), nil
+}
+
+// Caller is the use cases' caller of a token's identity.
+func (id Identity) Caller() (usecase.Caller, error) {
+	p, err := id.ConfirmPrincipal()
+	if err != nil || id.IsHuman() {
+		return usecase.Caller{Principal: p}, err
+	}
+	return usecase.Caller{Principal: p, PersonaID: id.PersonaID}, nil
 }
 
 // TokenFile is the name of a persona generation's token in its private directory.

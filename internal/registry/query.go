@@ -61,6 +61,15 @@ func (r *Registry) Get(ctx context.Context, id string) (Persona, error) {
 	return p, err
 }
 
+// GetGuarded returns the persona with the given id and the condition that
+// holds while its record is unchanged: a use case that joins it to its
+// transaction commits only if no change to the generation (its retirement,
+// say) committed since it was read.
+func (r *Registry) GetGuarded(ctx context.Context, id string) (Persona, store.Cond, error) {
+	p, rev, err := r.getPersona(ctx, id)
+	return p, store.Cond{Key: personaPrefix + id, ModRev: rev}, err
+}
+
 // ListOptions selects what List returns.
 type ListOptions struct {
 	// All includes retired and refused personas.

@@ -32,6 +32,10 @@ const (
 const (
 	UseRegister = "register"
 	UseDecide   = "decide"
+	UseRequest  = "request"
+	UseAssign   = "assign"
+	UseRetire   = "retire"
+	UseReview   = "review-prompt"
 	// UseSendMessage, UseAckMessage and UseClaimFence are coordination's.
 	UseSendMessage = "send-message"
 	UseAckMessage  = "ack-message"
@@ -42,6 +46,10 @@ const (
 var failpointSteps = map[string][]string{
 	UseRegister: {StepAfterStamp, StepBeforeCommit, StepAfterCommit},
 	UseDecide:   {StepBeforeCommit, StepAfterCommit},
+	UseRequest:  {StepBeforeCommit, StepAfterCommit},
+	UseAssign:   {StepBeforeCommit, StepAfterCommit},
+	UseRetire:   {StepBeforeCommit, StepAfterCommit},
+	UseReview:   {StepBeforeCommit, StepAfterCommit},
 
 	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
 	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},

@@ -1,4 +1,4 @@
-package hub
+package usecase
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// seatHolders adapts the registry to confirm.SeatHolders.
-type seatHolders struct{ reg *registry.Registry }
+// Seats adapts the registry to confirm.SeatHolders: who holds a seat
+// actively, for routing a deputy-scope confirmation to its owning lead.
+type Seats struct{ Registry *registry.Registry }
 
 // ActiveHolder is the name of the seat's active holder.
-func (s seatHolders) ActiveHolder(ctx context.Context, address string) (string, bool, error) {
-	p, err := s.reg.Resolve(ctx, address)
+func (s Seats) ActiveHolder(ctx context.Context, address string) (string, bool, error) {
+	p, err := s.Registry.Resolve(ctx, address)
 	if errors.Is(err, registry.ErrNotFound) {
 		return "", false, nil
 	}
@@ -30,7 +31,7 @@ func (s seatHolders) ActiveHolder(ctx context.Context, address string) (string, 
 // lookup admits nothing (the operation is denied, not let through).
 type activeSeats struct {
 	ctx   context.Context
-	seats seatHolders
+	seats Seats
 }
 
 // HasActiveHolder reports whether the seat at address is actively held.

@@ -1,0 +1,103 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// interleaved is a real store that runs a concurrent writer's change just
+// before the next transaction commits: the moment between a use case's
+// read and its commit, made to happen every time.
+type interleaved struct {
+	store.Store
+	mu     sync.Mutex
+	before func()
+}
+
+func (s *interleaved) Txn(ctx context.Context, conds []store.Cond, ops []store.Op) (int64, error) {
+	s.mu.Lock()
+	f := s.before
+	s.before = nil
+	s.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return s.Store.Txn(ctx, conds, ops)
+}
+
+// activeLead registers and activates a stamped lead at work/core/lead.
+func activeLead(t *testing.T, in *installation) registry.Persona {
+	t.Helper()
+	ctx := context.Background()
+	res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})
+	mustNil(t, err)
+	_, err = in.cases.Decide(ctx, Key{}, henry, res.Confirmation.ID, true, confirm.RememberNone, "")
+	mustNil(t, err)
+	p, err := in.reg.Get(ctx, res.Persona.ID)
+	mustNil(t, err)
+	return p
+}
+
+// deploy is an operation a lead must have confirmed by its bound human.
+func deploy(corr string) OperationRequest {
+	return OperationRequest{Tool: "publish_deployment_v1", Target: "external:https://example.org/release", Shape: "deploy", CorrelationID: corr}
+}
+
+// Issue 10 item 9: a confirmation request in flight while its persona is
+// retired is not admitted after the retirement commits. The retirement
+// commits between the request's read of the persona (active) and its
+// commit; the request plans again, finds the generation retired and is
+// refused, and nothing of it is queued.
+func TestRequestInFlightDuringRetirementIsNotAdmitted(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	lead := activeLead(t, in)
+	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
+	retirement, err := in.cases.Retire(ctx, Key{}, Caller{Principal: henry}, lead.Address, "project closed")
+	mustNil(t, err)
+	if retirement.Confirmation == nil {
+		t.Fatal("a stamped generation's retirement was not queued for its bound human")
+	}
+
+	racing := &interleaved{Store: in.st}
+	requests := New(Config{Store: racing, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
+	racing.before = func() {
+		if _, err := in.cases.Decide(ctx, Key{}, henry, retirement.Confirmation.ID, true, confirm.RememberNone, ""); err != nil {
+			t.Errorf("approve the retirement: %v", err)
+		}
+	}
+	res, err := requests.RequestConfirmation(ctx, Key{}, caller, deploy("in-flight-1"))
+	if !errors.Is(err, ErrForbidden) {
+		t.Fatalf("a request of a generation retired while it was in flight: %+v, %v; want ErrForbidden", res, err)
+	}
+	if racing.before != nil {
+		t.Fatal("the retirement did not run between the request's read and its commit")
+	}
+	pending, err := in.queue.Undecided(ctx)
+	mustNil(t, err)
+	for _, c := range pending {
+		if c.PersonaID == lead.ID {
+			t.Fatalf("confirmation %s (%s) of the retired generation was admitted after its retirement", c.ID, c.State)
+		}
+	}
+}
+
+// Without the race, the same request is queued for the bound human: the
+// test above fails for the retirement, not for the request.
+func TestRequestOfAnActiveLeadIsQueued(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	lead := activeLead(t, in)
+	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
+	res, err := in.cases.RequestConfirmation(ctx, Key{}, caller, deploy("calm-1"))
+	mustNil(t, err)
+	if res.Confirmation == nil || res.Confirmation.State != confirm.StatePending || res.Confirmation.Authority != henry {
+		t.Fatalf("the lead's deploy: %+v; want pending for %s", res, henry)
+	}
+}

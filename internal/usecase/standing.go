@@ -1,0 +1,35 @@
+package usecase
+
+import (
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// CheckStanding checks an active generation's capability stamp — the file
+// against its recorded hash, the JSON Schema and the semantic validator (so
+// a stamp missing a required tool names it), then the boot check — before
+// a front end advertises the generation as standing (spec: boot validation
+// "refuses to advertise the persona as standing"). It returns why the
+// generation is not standing, or nil; the front end then leaves it offline
+// and accepts no token of it. A generation registered without a stamp has
+// nothing to check.
+func (u *Cases) CheckStanding(p registry.Persona) error {
+	if p.StampHash == "" {
+		return nil
+	}
+	st, err := u.LoadStamp(p)
+	if err != nil {
+		return err
+	}
+	return bootCheck(st)
+}
+
+// bootCheck proves the three consumer projections carry the same tools and
+// every handler_action and runtime binding exists (spec: "prove at boot
+// that every handler and transitive runtime binding exists").
+func bootCheck(st stamp.Stamp) error {
+	if err := stamp.CheckProjections(stamp.ProjectTools(st.Tools)); err != nil {
+		return err
+	}
+	return stamp.BootCheck(st, stamp.Handlers())
+}
