@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -44,8 +45,6 @@ const (
 	MaxOption = 256
 	// MaxNote bounds a resolution's note, in bytes (multi-line).
 	MaxNote = 4 << 10
-	// MaxPage is the most decisions one page of a list returns.
-	MaxPage = 500
 )
 
 // Named errors of decisions; each message says what to do.
@@ -61,7 +60,6 @@ var (
 	ErrEmptyText        = errors.New("a required text is empty")
 	ErrBadRef           = errors.New("malformed decision id, scope or project")
 	ErrIDTaken          = errors.New("the decision id names another decision")
-	ErrBadCursor        = errors.New("malformed list cursor")
 	ErrUnknownState     = errors.New("unknown decision state")
 	ErrDuplicateOptions = errors.New("a decision's options are distinct")
 )
@@ -245,47 +243,15 @@ func (f Filter) match(d Decision) bool {
 	return (f.State == "" || d.State == f.State) && (f.RaisedBy.IsZero() || d.RaisedBy == f.RaisedBy)
 }
 
-// List returns a page of the span's decisions that pass f, by scope, then
-// project, then raising order: at most limit (1 to MaxPage) after the
-// decision id after ("" for the first page), and the id to pass for the
-// next page ("" when there is none). A cursor outside the span is refused.
-func (b *Book) List(ctx context.Context, span Span, f Filter, after string, limit int) ([]Decision, string, error) {
-	if limit < 1 || limit > MaxPage {
-		return nil, "", fmt.Errorf("%w: a page holds 1 to %d decisions, not %d", ErrBadCursor, MaxPage, limit)
-	}
-	prefix, from := span.prefix(), ""
-	if after != "" {
-		last, _, err := b.Get(ctx, after)
-		if err != nil {
-			return nil, "", fmt.Errorf("%w: %w", ErrBadCursor, err)
-		}
-		from = keyWhere(last.Where, last.Seq)
-		if !strings.HasPrefix(from, prefix) {
-			return nil, "", fmt.Errorf("%w: decision %s is not in this list", ErrBadCursor, after)
-		}
-	}
-	kvs, err := b.st.List(ctx, prefix)
-	if err != nil {
-		return nil, "", fmt.Errorf("list decisions: %w", err)
-	}
-	out := make([]Decision, 0, min(limit, len(kvs)))
-	for _, kv := range kvs {
-		if kv.Key <= from {
-			continue
-		}
+// List reads one page of the span's decisions by scope, then project,
+// then raising order, continuing after token (paging's form: "" for the
+// first page, then the previous page's Next), keeping those that pass f:
+// a page may hold fewer than limit and still have a Next.
+func (b *Book) List(ctx context.Context, span Span, f Filter, token string, limit int) (paging.Page[Decision], error) {
+	return paging.Read(ctx, b.st, span.prefix(), token, limit, func(kv store.KV) (Decision, bool, error) {
 		d, _, err := b.Get(ctx, string(kv.Value))
-		if err != nil {
-			return nil, "", err
-		}
-		if !f.match(d) {
-			continue
-		}
-		if len(out) == limit {
-			return out, out[len(out)-1].ID, nil
-		}
-		out = append(out, d)
-	}
-	return out, "", nil
+		return d, err == nil && f.match(d), err
+	})
 }
 
 // Raise is what a raiser asks.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -173,11 +174,12 @@ func TestListPagesBySpanAndFilterInRaisingOrder(t *testing.T) {
 		var seqs []string
 		after := ""
 		for {
-			page, next, err := b.List(ctx, span, f, after, 3)
+			pg, err := b.List(ctx, span, f, after, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range page {
+			next := pg.Next
+			for _, d := range pg.Items {
 				seqs = append(seqs, d.ID)
 			}
 			if next == "" {
@@ -209,13 +211,22 @@ func TestListPagesBySpanAndFilterInRaisingOrder(t *testing.T) {
 	if got := walk(Span{}, Filter{}); strings.Count(got, " ") != 12 || !strings.Contains(got, "d-home") {
 		t.Errorf("everything: %s", got)
 	}
-	if _, _, err := b.List(ctx, project, Filter{}, "d-home", 3); !errors.Is(err, ErrBadCursor) {
-		t.Errorf("a cursor from another scope: %v", err)
+	// A token of the whole installation's list, read under the project's,
+	// never leaves the project.
+	everything, _ := b.List(ctx, Span{}, Filter{}, "", 1)
+	pg, err := b.List(ctx, project, Filter{}, everything.Next, 50)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := b.List(ctx, project, Filter{}, "../x", 3); !errors.Is(err, ErrBadCursor) {
-		t.Errorf("hostile cursor: %v", err)
+	for _, d := range pg.Items {
+		if d.Where != core {
+			t.Errorf("a token of another list reached %s in %+v", d.ID, d.Where)
+		}
 	}
-	if page, _, err := b.List(ctx, Span{Scope: "work", Project: "cor"}, Filter{}, "", 3); err != nil || len(page) != 0 {
-		t.Errorf("project cor sees core's decisions: %v %v", page, err)
+	if _, err := b.List(ctx, project, Filter{}, "../x", 3); !errors.Is(err, paging.ErrBadToken) {
+		t.Errorf("hostile token: %v", err)
+	}
+	if pg, err := b.List(ctx, Span{Scope: "work", Project: "cor"}, Filter{}, "", 3); err != nil || len(pg.Items) != 0 {
+		t.Errorf("project cor sees core's decisions: %v %v", pg, err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // The bounds of one query.
@@ -39,6 +40,9 @@ const (
 	MaxScan = 5000
 	// MaxWords bounds the words of a query.
 	MaxWords = 16
+	// readAhead is how many records past what a page still needs one
+	// store read asks for: most records are filtered out.
+	readAhead = 64
 )
 
 // Named errors of a query.
@@ -112,6 +116,10 @@ type source struct {
 
 // sources is the graph's table, in the order a query walks it.
 var sources = []source{
+	{"task", tasks.PrefixRecord, decode(func(t tasks.Task) Node {
+		return Node{Kind: "task", ID: t.ID, Scope: t.Scope, Project: t.Project, Task: t.ID, Title: t.Title,
+			State: t.State, By: partyPrincipal(t.By), Time: t.Updated}
+	})},
 	{"run", runs.PrefixRun, decode(func(r runs.Run) Node {
 		return Node{Kind: "run", ID: r.ID, Scope: r.Scope, Project: r.Project, Task: r.Task, Title: r.Title,
 			State: string(r.State), By: r.CreatedBy, Time: r.Updated}
@@ -137,6 +145,16 @@ func Kinds() []string {
 		out[i] = s.kind
 	}
 	return out
+}
+
+// partyPrincipal is who a task's party is: a persona by its address, or
+// a human by its principal.
+func partyPrincipal(p tasks.Party) confirm.Principal {
+	if p.Address != "" {
+		return confirm.PersonaPrincipal(p.Address)
+	}
+	who, _ := confirm.ParsePrincipal(p.ID)
+	return who
 }
 
 func decode[T any](node func(T) Node) func(store.KV) (Node, error) {
@@ -196,26 +214,32 @@ func Ask(ctx context.Context, st store.Store, ns Namespace, q Query) (Page, erro
 		if from == "" {
 			from = src.prefix // every key of the row is above it
 		}
-		kvs, err := st.List(ctx, src.prefix)
-		if err != nil {
-			return Page{}, fmt.Errorf("graph %s: read %ss: %w", ns.Name, src.kind, err)
-		}
-		for _, kv := range kvs {
-			if kv.Key <= from {
-				continue
-			}
+		for {
 			if len(out.Nodes) == q.Limit || scanned == MaxScan {
 				out.Next = token(row, from)
 				return out, nil
 			}
-			scanned++
-			from = kv.Key
-			n, err := src.node(kv)
+			kvs, more, err := st.Range(ctx, src.prefix, from, min(MaxScan-scanned, q.Limit-len(out.Nodes)+readAhead))
 			if err != nil {
-				return Page{}, err
+				return Page{}, fmt.Errorf("graph %s: read %ss: %w", ns.Name, src.kind, err)
 			}
-			if ns.holds(n) && matches(n, words) {
-				out.Nodes = append(out.Nodes, n)
+			for _, kv := range kvs {
+				if len(out.Nodes) == q.Limit {
+					out.Next = token(row, from)
+					return out, nil
+				}
+				scanned++
+				from = kv.Key
+				n, err := src.node(kv)
+				if err != nil {
+					return Page{}, err
+				}
+				if ns.holds(n) && matches(n, words) {
+					out.Nodes = append(out.Nodes, n)
+				}
+			}
+			if !more {
+				break
 			}
 		}
 	}

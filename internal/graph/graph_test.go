@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 var (
@@ -47,6 +49,15 @@ func installation(t *testing.T) store.Store {
 		_, p, err = rb.PlanAdvance(ctx, id, by, runs.StateRunning, "")
 		commit(p, err)
 		_, p, err = rb.PlanArtifact(ctx, id, by, runs.Artifact{Name: title + " report", SHA256: strings.Repeat("a", 64), Path: "out/" + id})
+		commit(p, err)
+	}
+	for _, tk := range []tasks.Task{
+		{ID: "t-assigned", Scope: "work", Project: "core", Title: "parser for the deputy",
+			Assignee: tasks.Party{ID: "g-deputy", Address: "work/core/deputy"}, By: tasks.Party{ID: "g-lead", Address: "work/core/lead"}},
+		{ID: "t-lead", Scope: "work", Project: "core", Title: "release", Assignee: tasks.Party{ID: "g-lead2", Address: "work/core/lead"},
+			By: tasks.Party{ID: "human:henry"}},
+	} {
+		_, p, err := tasks.PlanAssign(ctx, st, tk, time.Now())
 		commit(p, err)
 	}
 	run("r-assigned", runs.TaskRef{Scope: "work", Project: "core", Task: "t-assigned"}, deputy, "parser build")
@@ -103,12 +114,12 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 		want string
 	}{
 		{"a project's lead", Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
-			"run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1>work/core/lead"},
+			"task:t-assigned task:t-lead run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1>work/core/lead"},
 		{"a deputy: its assigned task and its own decisions", Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
 			Assigned: map[string]bool{"t-assigned": true}, Persona: deputy},
-			"run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1>work/core/deputy message:m-1>work/core/lead"},
+			"task:t-assigned run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1>work/core/deputy message:m-1>work/core/lead"},
 		{"a scope-wide coordinator", Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
-			"run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
+			"task:t-assigned task:t-lead run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
 	} {
 		got := all(t, st, tc.ns, Query{Limit: 2})
 		if strings.Join(got, " ") != tc.want {
@@ -116,8 +127,8 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 		}
 	}
 	root := all(t, st, Namespace{Name: "virgo/root/secretary", Persona: confirm.PersonaPrincipal("root/secretary")}, Query{Limit: 500})
-	if len(root) != 11 {
-		t.Errorf("root sees %d records, want all 11 but the messages it is no party of: %v", len(root), root)
+	if len(root) != 13 {
+		t.Errorf("root sees %d records, want all 13 but the messages it is no party of: %v", len(root), root)
 	}
 }
 
@@ -144,8 +155,8 @@ func TestWordsAndKindsNarrowTheWalk(t *testing.T) {
 func TestForgedTokensAreRefused(t *testing.T) {
 	st := installation(t)
 	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
-	for _, forged := range []string{"x", "9-AAAA", "-1-AAAA", "01-" + "cnVucy9ydW4v", "0-!!", "1-" + "cnVucy9ydW4vcg",
-		"0-" + "Y29uZmlybS9hdWRpdC8"} {
+	for _, forged := range []string{"x", "9-AAAA", "-1-AAAA", "01-" + "cnVucy9ydW4v", "0-!!", "2-" + "cnVucy9ydW4vcg", // runs/run/r under the artifact row
+		"0-" + "Y29uZmlybS9hdWRpdC8"} { // confirm/audit/ under the task row
 		if _, err := Ask(context.Background(), st, ns, Query{After: forged, Limit: 5}); !errors.Is(err, ErrBadToken) {
 			t.Errorf("token %q: %v", forged, err)
 		}

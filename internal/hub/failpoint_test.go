@@ -27,11 +27,17 @@ func keyedPost(t *testing.T, home, path, key string, body any) (int, []byte, err
 	t.Helper()
 	tok, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
+	return keyedPostAs(t, home, tok, path, key, body)
+}
+
+// keyedPostAs is keyedPost with the token given.
+func keyedPostAs(t *testing.T, home, token, path, key string, body any) (int, []byte, error) {
+	t.Helper()
 	b, err := json.Marshal(body)
 	mustNil(t, err)
 	req, err := http.NewRequest(http.MethodPost, "http://hub"+path, bytes.NewReader(b))
 	mustNil(t, err)
-	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
 	resp, err := socketHTTP(home).Do(req)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -83,55 +84,26 @@ func (b *Book) Target(ctx context.Context, id string) (confirm.Target, error) {
 	return run.Target(), err
 }
 
-// List returns a page of the task's runs in creation order: at most limit
-// (1 to MaxPage) runs after the cursor after ("" for the first page), and
-// the cursor of the next page ("" when there is none). A cursor is the
-// decimal number of the last run returned.
-func (b *Book) List(ctx context.Context, task string, after string, limit int) ([]Run, string, error) {
+// List reads one page of the task's runs in creation order, continuing
+// after token (paging's form: "" for the first page, then the previous
+// page's Next), at most limit (paging.Limit's rules) runs.
+func (b *Book) List(ctx context.Context, task, token string, limit int) (paging.Page[Run], error) {
 	if err := checkID("task", task); err != nil {
-		return nil, "", err
+		return paging.Page[Run]{}, err
 	}
-	from, err := cursorKey(after, MaxRunsPerTask, func(n int) string { return keyByTask(task, n) })
-	if err != nil {
-		return nil, "", err
-	}
-	ids, next, err := page(ctx, b.st, prefixByTask+task+"/", from, limit)
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]Run, 0, len(ids))
-	for _, kv := range ids {
+	return paging.Read(ctx, b.st, prefixByTask+task+"/", token, limit, func(kv store.KV) (Run, bool, error) {
 		run, _, err := b.Get(ctx, string(kv.Value))
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, run)
-	}
-	if next {
-		return out, strconv.Itoa(out[len(out)-1].Seq), nil
-	}
-	return out, "", nil
+		return run, err == nil, err
+	})
 }
 
-// Events returns a page of the run's events with a sequence number above
-// the cursor after ("" for the first page), and the next page's cursor.
-func (b *Book) Events(ctx context.Context, id string, after string, limit int) ([]Event, string, error) {
+// Events reads one page of the run's events in order, continuing after
+// token (paging's form).
+func (b *Book) Events(ctx context.Context, id, token string, limit int) (paging.Page[Event], error) {
 	if err := checkID("run", id); err != nil {
-		return nil, "", err
+		return paging.Page[Event]{}, err
 	}
-	from, err := cursorKey(after, MaxEvents+1, func(n int) string { return keyEvent(id, n) })
-	if err != nil {
-		return nil, "", err
-	}
-	kvs, next, err := page(ctx, b.st, PrefixEvent+id+"/", from, limit)
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := decodeAll[Event](kvs)
-	if err != nil || !next {
-		return out, "", err
-	}
-	return out, strconv.Itoa(out[len(out)-1].Seq), nil
+	return paging.Read(ctx, b.st, PrefixEvent+id+"/", token, limit, decodeKV[Event])
 }
 
 // Artifacts returns every artifact of the run (at most MaxArtifacts).
@@ -139,56 +111,25 @@ func (b *Book) Artifacts(ctx context.Context, id string) ([]Artifact, error) {
 	if err := checkID("run", id); err != nil {
 		return nil, err
 	}
-	kvs, _, err := page(ctx, b.st, PrefixArtifact+id+"/", "", MaxArtifacts)
+	kvs, _, err := b.st.Range(ctx, PrefixArtifact+id+"/", "", MaxArtifacts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("artifacts of run %s: %w", id, err)
 	}
-	return decodeAll[Artifact](kvs)
-}
-
-// cursorKey is the store key a decimal cursor stands for ("" for none); a
-// cursor that is not a number in range is refused by name, so that no
-// cursor reaches outside its list.
-func cursorKey(after string, max int, key func(int) string) (string, error) {
-	if after == "" {
-		return "", nil
-	}
-	n, err := strconv.Atoi(after)
-	if err != nil || n < 1 || n > max || strconv.Itoa(n) != after {
-		return "", fmt.Errorf("%w: %q is not a cursor this list gave", ErrBadCursor, termtext.Clean(after))
-	}
-	return key(n), nil
-}
-
-// page is the records under prefix with a key above from, at most limit
-// of them, and whether more follow.
-func page(ctx context.Context, st store.Store, prefix, from string, limit int) ([]store.KV, bool, error) {
-	if limit < 1 || limit > MaxPage {
-		return nil, false, fmt.Errorf("%w: a page holds 1 to %d records, not %d", ErrBadCursor, MaxPage, limit)
-	}
-	kvs, err := st.List(ctx, prefix)
-	if err != nil {
-		return nil, false, fmt.Errorf("list %s: %w", prefix, err)
-	}
-	i := 0
-	for i < len(kvs) && kvs[i].Key <= from {
-		i++
-	}
-	kvs = kvs[i:]
-	if len(kvs) > limit {
-		return kvs[:limit], true, nil
-	}
-	return kvs, false, nil
-}
-
-func decodeAll[T any](kvs []store.KV) ([]T, error) {
-	out := make([]T, len(kvs))
+	out := make([]Artifact, len(kvs))
 	for i, kv := range kvs {
-		if err := json.Unmarshal(kv.Value, &out[i]); err != nil {
-			return nil, fmt.Errorf("record %s: %w", kv.Key, err)
+		if out[i], _, err = decodeKV[Artifact](kv); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+func decodeKV[T any](kv store.KV) (T, bool, error) {
+	var v T
+	if err := json.Unmarshal(kv.Value, &v); err != nil {
+		return v, false, fmt.Errorf("record %s: %w", kv.Key, err)
+	}
+	return v, true, nil
 }
 
 // PlanCreate plans run id, a new pending run of task, created by by. The

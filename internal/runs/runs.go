@@ -37,8 +37,6 @@ const (
 	// MaxArtifactSize is the largest size an artifact may declare (1 PiB,
 	// the tool schema's bound).
 	MaxArtifactSize = int64(1) << 50
-	// MaxPage is the most records one page of a list returns.
-	MaxPage = 500
 )
 
 // Named errors of runs; each message says what to do.
@@ -57,7 +55,6 @@ var (
 	ErrBadRef           = errors.New("malformed run or task id")
 	ErrIDTaken          = errors.New("the run id names a run of another task")
 	ErrReservedKind     = errors.New("event kind \"move\" is the state machine's; name the event otherwise")
-	ErrBadCursor        = errors.New("malformed list cursor")
 )
 
 // TaskRef names a task: its id, with the scope and project its stored

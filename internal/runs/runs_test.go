@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -95,9 +96,10 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	if got.State != StateSucceeded || got.Events != 3 || got.Artifacts != 1 || got.CreatedBy != deputy {
 		t.Fatalf("stored %+v", got)
 	}
-	evs, next, err := b.Events(ctx, run.ID, "", 10)
-	if err != nil || next != "" || len(evs) != 3 {
-		t.Fatalf("events %+v next %q err %v", evs, next, err)
+	pg, err := b.Events(ctx, run.ID, "", 10)
+	evs := pg.Items
+	if err != nil || pg.Next != "" || len(evs) != 3 {
+		t.Fatalf("events %+v err %v", pg, err)
 	}
 	if evs[0].From != StatePending || evs[0].To != StateRunning || evs[2].To != StateSucceeded || evs[1].Text != "parsed 3 of 4 files" {
 		t.Fatalf("log %+v", evs)
@@ -186,11 +188,12 @@ func TestTheEventLogIsBoundedButARunCanStillFinish(t *testing.T) {
 	// Paging walks the whole log, in order, page by page.
 	seen, after := 0, ""
 	for {
-		evs, next, err := b.Events(ctx, run.ID, after, MaxPage)
+		pg, err := b.Events(ctx, run.ID, after, paging.MaxLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range evs {
+		next := pg.Next
+		for _, e := range pg.Items {
 			seen++
 			if e.Seq != seen {
 				t.Fatalf("event %d has seq %d", seen, e.Seq)
@@ -262,7 +265,7 @@ func TestIDsAreNormalizedStrictly(t *testing.T) {
 		if _, _, err := b.Get(ctx, bad); !errors.Is(err, ErrBadRef) {
 			t.Errorf("Get(%q) = %v", bad, err)
 		}
-		if _, _, err := b.List(ctx, bad, "", 5); !errors.Is(err, ErrBadRef) {
+		if _, err := b.List(ctx, bad, "", 5); !errors.Is(err, ErrBadRef) {
 			t.Errorf("List(%q) = %v", bad, err)
 		}
 	}
@@ -302,11 +305,12 @@ func TestListPagesInCreationOrder(t *testing.T) {
 	var ids []string
 	after := ""
 	for {
-		page, next, err := b.List(ctx, task.Task, after, 5)
+		pg, err := b.List(ctx, task.Task, after, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range page {
+		next := pg.Next
+		for _, r := range pg.Items {
 			ids = append(ids, fmt.Sprint(r.Seq))
 		}
 		if next == "" {
@@ -318,13 +322,18 @@ func TestListPagesInCreationOrder(t *testing.T) {
 	if strings.Join(ids, " ") != want {
 		t.Fatalf("paged %v", ids)
 	}
-	if _, _, err := b.List(ctx, task.Task, "../../x", 5); !errors.Is(err, ErrBadCursor) {
-		t.Errorf("hostile cursor: %v", err)
+	if _, err := b.List(ctx, task.Task, "../../x", 5); !errors.Is(err, paging.ErrBadToken) {
+		t.Errorf("hostile token: %v", err)
 	}
-	if _, _, err := b.List(ctx, task.Task, "", MaxPage+1); !errors.Is(err, ErrBadCursor) {
+	// A token of t-1's list read under t-10's never reaches t-1's runs.
+	first, _ := b.List(ctx, task.Task, "", 1)
+	if pg, err := b.List(ctx, other.Task, first.Next, 5); err != nil || len(pg.Items) != 0 {
+		t.Errorf("t-1's token on t-10's list: %+v %v", pg, err)
+	}
+	if _, err := b.List(ctx, task.Task, "", paging.MaxLimit+1); !errors.Is(err, paging.ErrBadLimit) {
 		t.Errorf("oversized page: %v", err)
 	}
-	if page, _, err := b.List(ctx, other.Task, "", 5); err != nil || len(page) != 1 || page[0].Title != "another task's" {
-		t.Errorf("t-10's runs: %v %v", page, err)
+	if pg, err := b.List(ctx, other.Task, "", 5); err != nil || len(pg.Items) != 1 || pg.Items[0].Title != "another task's" {
+		t.Errorf("t-10's runs: %v %v", pg, err)
 	}
 }
