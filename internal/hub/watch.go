@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -68,6 +69,11 @@ var streamKinds = []struct{ prefix, kind string }{
 	// seat books are an internal count.
 	{coord.PrefixFence, ""},
 	{coord.PrefixSeat, ""},
+	{channel.PrefixItem, hubapi.KindChannelItem},
+	{channel.PrefixTyping, hubapi.KindTyping},
+	// A file's bytes are fetched on demand; the book is a count.
+	{channel.PrefixFile, ""},
+	{channel.PrefixBook, ""},
 }
 
 func streamKind(key string) string {

@@ -53,4 +53,10 @@ const (
 	// KindMessage: a coordination message admitted to (or, a delete, acked
 	// out of) a seat's inbox; Data is a coord.Message.
 	KindMessage = "message"
+	// KindChannelItem: an item of a human's channel written or changed
+	// (sent, acked, reacted to, ticked, a reply); Data is a channel.Item.
+	KindChannelItem = "channel_item"
+	// KindTyping: a persona's typing indicator shown (Data is a
+	// channel.Typing) or cleared (delete: true).
+	KindTyping = "typing"
 )
