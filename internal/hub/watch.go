@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // watchStore publishes every committed store write (but presence, which the
@@ -57,7 +58,8 @@ var streamKinds = []struct{ prefix, kind string }{
 	{"seat/", hubapi.KindSeat},
 	{"name/", ""},
 	{confirm.PrefixConfirmation, hubapi.KindConfirmation},
-	{confirm.PrefixAssignments, hubapi.KindAssignment},
+	{tasks.PrefixRecord, hubapi.KindAssignment},
+	{"tasks/", ""}, // the tasks' indexes
 	{"confirm/", ""},
 	{"prompts/", hubapi.KindPrompt},
 	{confirm.PrefixAudit, hubapi.KindAudit},
