@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -54,6 +55,7 @@ func (h *Hub) watchStore(ctx context.Context) {
 var streamKinds = []struct{ prefix, kind string }{
 	{presencePrefix, ""},
 	{TokenHashPrefix, ""},
+	{operatorkeys.Prefix, ""},
 	{"persona/", hubapi.KindPersona},
 	{"seat/", hubapi.KindSeat},
 	{"name/", ""},
