@@ -55,7 +55,7 @@ func newTaskAssignCmd(a *app) *cobra.Command {
 		if len(bounds) > 0 {
 			args["bounds"] = bounds
 		}
-		return f.callTool(cmd, a, "assign_task", args, printTask)
+		return a.callTool(cmd, f, "assign_task", args, printTask)
 	}
 	return cmd
 }
@@ -89,7 +89,7 @@ func newTaskListCmd(a *app) *cobra.Command {
 		if limit != 0 {
 			args["limit"] = limit
 		}
-		return f.callTool(cmd, a, "list_tasks", args, printTaskPage)
+		return a.callTool(cmd, f, "list_tasks", args, printTaskPage)
 	}
 	return cmd
 }
@@ -103,7 +103,7 @@ func newTaskShowCmd(a *app) *cobra.Command {
 	}
 	f := addToolFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return f.callTool(cmd, a, "get_task", map[string]any{"task": args[0]}, printTask)
+		return a.callTool(cmd, f, "get_task", map[string]any{"task": args[0]}, printTask)
 	}
 	return cmd
 }
@@ -130,7 +130,7 @@ func newTaskReportCmd(a *app) *cobra.Command {
 		if state != "" {
 			in["state"] = state
 		}
-		return f.callTool(cmd, a, "report_task", in, printTask)
+		return a.callTool(cmd, f, "report_task", in, printTask)
 	}
 	return cmd
 }
