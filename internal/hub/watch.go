@@ -11,8 +11,10 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // watchStore publishes every committed store write (but presence, which the
@@ -53,11 +55,13 @@ func (h *Hub) watchStore(ctx context.Context) {
 var streamKinds = []struct{ prefix, kind string }{
 	{presencePrefix, ""},
 	{TokenHashPrefix, ""},
+	{operatorkeys.Prefix, ""},
 	{"persona/", hubapi.KindPersona},
 	{"seat/", hubapi.KindSeat},
 	{"name/", ""},
 	{confirm.PrefixConfirmation, hubapi.KindConfirmation},
-	{confirm.PrefixAssignments, hubapi.KindAssignment},
+	{tasks.PrefixRecord, hubapi.KindAssignment},
+	{"tasks/", ""}, // the tasks' indexes
 	{"confirm/", ""},
 	{"prompts/", hubapi.KindPrompt},
 	{confirm.PrefixAudit, hubapi.KindAudit},

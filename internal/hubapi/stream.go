@@ -49,7 +49,9 @@ const (
 	KindPrompt       = "prompt"
 	KindAudit        = "audit"
 	KindReaction     = "reaction"
-	KindAssignment   = "assignment"
+	// KindAssignment: a task record (internal/tasks) assigned, reported on
+	// or removed; Data is a tasks.Task.
+	KindAssignment = "assignment"
 	// KindMessage: a coordination message admitted to (or, a delete, acked
 	// out of) a seat's inbox; Data is a coord.Message.
 	KindMessage = "message"
