@@ -354,9 +354,11 @@ func (q *Queue) Undecided(ctx context.Context) ([]*Confirmation, error) {
 }
 
 // IndexUndecided builds the undecided index of a store written before it
-// existed, once: every confirmation is read this one time, and the index
-// and its completion mark commit together. On an indexed store it only
-// reads the mark.
+// existed, once: every confirmation is read this one time. The index goes
+// in transactions within the store's limits, each entry guarded by its
+// record, then the completion mark; an indexing cut short leaves entries
+// that hold, and the next start writes them all again. On an indexed
+// store it only reads the mark.
 func (q *Queue) IndexUndecided(ctx context.Context) error {
 	if _, err := q.st.Get(ctx, keyUndecidedIndexed); err == nil {
 		return nil
@@ -367,8 +369,8 @@ func (q *Queue) IndexUndecided(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("index undecided confirmations: %w", err)
 	}
-	conds := []store.Cond{{Key: keyUndecidedIndexed}}
-	ops := []store.Op{store.Put(keyUndecidedIndexed, []byte("1"))}
+	var conds []store.Cond
+	var ops []store.Op
 	for _, kv := range kvs {
 		var c Confirmation
 		if err := json.Unmarshal(kv.Value, &c); err != nil {
@@ -381,10 +383,16 @@ func (q *Queue) IndexUndecided(ctx context.Context) error {
 			ops = append(ops, store.Put(keyUndecided(c.ID), []byte(c.ID)))
 		}
 	}
-	if _, err := q.st.Txn(ctx, conds, ops); err != nil && !errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("index undecided confirmations: %w", err)
-	} else if err != nil {
-		return q.IndexUndecided(ctx)
+	conds = append(conds, store.Cond{Key: keyUndecidedIndexed})
+	ops = append(ops, store.Put(keyUndecidedIndexed, []byte("1")))
+	for len(ops) > 0 {
+		n := min(len(ops), store.MaxTxnOps)
+		if _, err := q.st.Txn(ctx, conds[:n], ops[:n]); errors.Is(err, store.ErrConflict) {
+			return q.IndexUndecided(ctx)
+		} else if err != nil {
+			return fmt.Errorf("index undecided confirmations: %w", err)
+		}
+		conds, ops = conds[n:], ops[n:]
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -336,5 +337,39 @@ func TestUndecidedIndexIsBuiltOnceForAnOlderStore(t *testing.T) {
 		if err != nil || len(u) != 1 || u[0].ID != pending.Confirmation.ID {
 			t.Fatalf("undecided after indexing: %v, %v; want only %s", u, err, pending.Confirmation.ID)
 		}
+	}
+}
+
+// An older store with more pending confirmations than one transaction may
+// hold (store.MaxTxnOps) is indexed in several, all of them.
+func TestUndecidedIndexOfManyPending(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	one := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1").Confirmation
+	const n = 2*store.MaxTxnOps + 3
+	var ops []store.Op
+	for i := range n - 1 {
+		c := *one
+		c.ID = fmt.Sprintf("c-old%04d", i)
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, store.Put(keyConfirmation(c.ID), b))
+	}
+	// As an older virgo-tui left it: no index, no mark.
+	ops = append(ops, store.Op{Key: keyUndecided(one.ID), Delete: true}, store.Op{Key: keyUndecidedIndexed, Delete: true})
+	if _, err := store.WriteAll(ctx, q.st, ops); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.IndexUndecided(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if idx, err := q.st.List(ctx, prefixUndecided); err != nil || len(idx) != n {
+		t.Fatalf("%d index entries, %v; want %d", len(idx), err, n)
+	}
+	if _, err := q.st.Get(ctx, keyUndecidedIndexed); err != nil {
+		t.Fatalf("not marked indexed: %v", err)
 	}
 }

@@ -14,25 +14,31 @@ import (
 // the new holder, its expiry restarts from now, and a "rerouted" audit
 // entry records the old and new binding. Each write is conditioned on the
 // confirmation being unchanged, so the plan joins the activation's own
-// transaction. A confirmation already past its expiry stays expired.
-func (q *Queue) PlanReroute(ctx context.Context, addr, holder string) (store.Plan, error) {
-	var plan store.Plan
+// transaction. A confirmation already past its expiry stays expired. At
+// most max confirmations are planned (a transaction has its limits,
+// store.MaxTxnOps); left is how many more wait, for the next plan.
+func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (plan store.Plan, left int, err error) {
 	seat, err := principalOfAddress(addr)
 	if err != nil {
-		return plan, err
+		return plan, 0, err
 	}
 	undecided, err := q.Undecided(ctx)
 	if err != nil {
-		return plan, err
+		return plan, 0, err
 	}
 	now := q.now().UTC()
 	for _, u := range undecided {
 		if !u.Unroutable || u.Authority != seat || u.effective(now) != StatePending {
 			continue
 		}
+		if max == 0 {
+			left++
+			continue
+		}
+		max--
 		c, kv, err := q.load(ctx, u.ID)
 		if err != nil {
-			return store.Plan{}, err
+			return store.Plan{}, 0, err
 		}
 		was := c.AuthorityBinding
 		c.Unroutable = false
@@ -40,16 +46,20 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string) (store.Pla
 		c.ExpiresAt = now.Add(q.ttl)
 		val, err := json.Marshal(c)
 		if err != nil {
-			return store.Plan{}, err
+			return store.Plan{}, 0, err
 		}
 		a, err := auditOp(AuditEntry{Time: now, Event: "rerouted", ConfirmationID: c.ID, CorrelationID: c.CorrelationID,
 			Actor: SystemPrincipal("reroute"), Persona: c.Operation.Persona, Operation: c.Operation.String(),
 			Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Reason: "was " + was + "; now " + c.AuthorityBinding})
 		if err != nil {
-			return store.Plan{}, err
+			return store.Plan{}, 0, err
 		}
 		plan.Join(store.Plan{Conds: []store.Cond{{Key: keyConfirmation(c.ID), ModRev: kv.ModRev}},
 			Ops: []store.Op{store.Put(keyConfirmation(c.ID), val), a}})
 	}
-	return plan, nil
+	return plan, left, nil
 }
+
+// RerouteOps is how many writes PlanReroute plans per confirmation (its
+// record and its audit entry), for a caller's budget.
+const RerouteOps = 2

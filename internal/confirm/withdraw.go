@@ -15,33 +15,43 @@ import (
 // terminal: a retry under the same correlation id answers denied, and a
 // decision on it is refused with ErrWithdrawn. Each write is conditioned
 // on the confirmation being unchanged, so the plan joins the retirement's
-// own transaction: all of it commits, or none.
-func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by Principal, reason string) (store.Plan, error) {
-	var plan store.Plan
+// own transaction. At most max confirmations are planned (a transaction
+// has its limits, store.MaxTxnOps); left is how many more wait, for the
+// next plan.
+func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by Principal, reason string, max int) (plan store.Plan, left int, err error) {
 	if personaID == "" {
-		return plan, nil
+		return plan, 0, nil
 	}
 	undecided, err := q.Undecided(ctx)
 	if err != nil {
-		return plan, err
+		return plan, 0, err
 	}
 	now := q.now().UTC()
 	for _, u := range undecided {
 		if u.PersonaID != personaID || u.ID == except {
 			continue
 		}
+		if max == 0 {
+			left++
+			continue
+		}
 		c, kv, err := q.load(ctx, u.ID)
 		if err != nil {
-			return store.Plan{}, err
+			return store.Plan{}, 0, err
 		}
 		if c.State.Terminal() {
 			continue
 		}
 		p, err := q.planDecision(c, kv, DecisionRecord{Decision: StateWithdrawn, Decider: by, Time: now, Reason: reason}, RememberNone)
 		if err != nil {
-			return store.Plan{}, err
+			return store.Plan{}, 0, err
 		}
 		plan.Join(p)
+		max--
 	}
-	return plan, nil
+	return plan, left, nil
 }
+
+// WithdrawOps is how many writes PlanWithdraw plans per confirmation (its
+// record, its undecided entry, its audit entry), for a caller's budget.
+const WithdrawOps = 3

@@ -17,12 +17,12 @@ func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
 	me := PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, deployOp(t, p), "corr-w")
 	c := r.Confirmation
-	plan, err := q.PlanWithdraw(ctx, c.PersonaID, "", henry, "withdrawn: retired")
+	plan, left, err := q.PlanWithdraw(ctx, c.PersonaID, "", henry, "withdrawn: retired", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Ops) == 0 {
-		t.Fatal("nothing planned for a pending request of the generation")
+	if len(plan.Ops) == 0 || left != 0 {
+		t.Fatalf("planned %d writes, %d left, for one pending request of the generation", len(plan.Ops), left)
 	}
 	if _, err := plan.Commit(ctx, q.st); err != nil {
 		t.Fatal(err)
@@ -39,8 +39,8 @@ func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
 		t.Fatalf("refusal %q does not name the state", err)
 	}
 	// Withdrawing again finds nothing open.
-	plan, err = q.PlanWithdraw(ctx, c.PersonaID, "", henry, "again")
-	if err != nil || !plan.Empty() {
+	plan, left, err = q.PlanWithdraw(ctx, c.PersonaID, "", henry, "again", 10)
+	if err != nil || !plan.Empty() || left != 0 {
 		t.Fatalf("second withdrawal planned %d writes (%v)", len(plan.Ops), err)
 	}
 }

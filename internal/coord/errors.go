@@ -18,6 +18,4 @@ var (
 	// ErrBadMessage: an empty body, or a subject or body over its limit
 	// or holding a control, bidi or invisible character.
 	ErrBadMessage = errors.New("invalid message")
-	// ErrBadPageToken: a continuation token this list did not hand out.
-	ErrBadPageToken = errors.New("invalid continuation token")
 )

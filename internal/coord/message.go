@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -22,10 +23,6 @@ const (
 	// MaxInbox bounds the messages one seat has not acked; a send to a
 	// full inbox is refused with ErrInboxFull until the holder acks.
 	MaxInbox = 100_000
-	// MaxPage bounds one page of an inbox listing.
-	MaxPage = 500
-	// DefaultPage is a page's size when the caller names none.
-	DefaultPage = 100
 )
 
 // Sender is who sent a message, as the registry records it (the delivery
@@ -54,8 +51,13 @@ type Message struct {
 	Body    string `json:"body"`
 	// ReplyTo is the id of the message this one answers (in the
 	// sender's inbox), if any.
-	ReplyTo string    `json:"reply_to,omitempty"`
-	SentAt  time.Time `json:"sent_at"`
+	ReplyTo string `json:"reply_to,omitempty"`
+	// Item is set on a message that carries the bound human's reply in
+	// the human channel: the channel item's id, which the persona acks,
+	// answers or reacts to with the human-surface tools. Its From is then
+	// the human ("human:<name>" as the address).
+	Item   string    `json:"item,omitempty"`
+	SentAt time.Time `json:"sent_at"`
 }
 
 // Draft is what a sender writes: the message before admission gives it an
@@ -75,12 +77,8 @@ type Ack struct {
 	Repeat bool `json:"repeat"`
 }
 
-// Page is one page of a seat's inbox, oldest first. Next is the
-// continuation token of the following page, empty on the last.
-type Page struct {
-	Items []Message `json:"items"`
-	Next  string    `json:"next,omitempty"`
-}
+// Page is one page of a seat's inbox, oldest first (paging's one form).
+type Page = paging.Page[Message]
 
 // seatBook is a seat's inbox bookkeeping.
 type seatBook struct {
@@ -217,39 +215,32 @@ func (b *Book) Pending(ctx context.Context, seat string) (int, error) {
 	return book.Pending, err
 }
 
-// Inbox returns one page of seat's inbox, oldest first: at most limit
-// messages (DefaultPage for 0, at most MaxPage) after the continuation
-// token after ("" for the first page). The token is a message id: it can
-// only name a position inside this seat's inbox.
-func (b *Book) Inbox(ctx context.Context, seat, after string, limit int) (Page, error) {
-	if limit <= 0 {
-		limit = DefaultPage
-	}
-	limit = min(limit, MaxPage)
-	from := inboxPrefix(seat)
-	if after != "" {
-		seq, err := parseID(after)
-		if err != nil {
-			return Page{}, fmt.Errorf("%w: %w", ErrBadPageToken, err)
+// Inbox returns one page of seat's inbox, oldest first, continuing the
+// paging token ("" for the first page; paging's limits and token rules: a
+// token only continues this seat's inbox).
+func (b *Book) Inbox(ctx context.Context, seat, token string, limit int) (Page, error) {
+	page, err := paging.Read(ctx, b.st, inboxPrefix(seat), token, limit, func(kv store.KV) (Message, bool, error) {
+		var m Message
+		if err := json.Unmarshal(kv.Value, &m); err != nil {
+			return Message{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
-		from = keyInbox(seat, seq)
-	}
-	kvs, more, err := rangeAfter(ctx, b.st, inboxPrefix(seat), from, limit)
+		return m, true, nil
+	})
 	if err != nil {
 		return Page{}, fmt.Errorf("list %s's inbox: %w", seat, err)
 	}
-	page := Page{Items: make([]Message, 0, len(kvs))}
-	for _, kv := range kvs {
-		var m Message
-		if err := json.Unmarshal(kv.Value, &m); err != nil {
-			return Page{}, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
-		}
-		page.Items = append(page.Items, m)
-	}
-	if more && len(page.Items) > 0 {
-		page.Next = page.Items[len(page.Items)-1].ID
-	}
 	return page, nil
+}
+
+// TokenAfter is the paging token of seat's inbox that continues after
+// message id, so that a stream resumed after the last id it delivered
+// reads on from there.
+func TokenAfter(seat, id string) (string, error) {
+	seq, err := parseID(id)
+	if err != nil {
+		return "", err
+	}
+	return paging.Token(inboxPrefix(seat), keyInbox(seat, seq)), nil
 }
 
 // DecodeInboxEvent reads a message from a store event under PrefixInbox:

@@ -170,15 +170,22 @@ func TestAPageStopsAtItsScanBudget(t *testing.T) {
 	st := installation(t)
 	rb := runs.NewBook(st, nil)
 	// Runs of distinct tasks, so that their plans join into a few
-	// transactions (a commit each would be slow).
+	// transactions (a commit each would be slow), each within the
+	// store's limits.
 	var batch store.Plan
 	for i := range MaxScan + 10 {
 		_, p, err := rb.PlanCreate(ctx, fmt.Sprintf("r-bulk-%05d", i), runs.TaskRef{Scope: "home", Project: "garden", Task: fmt.Sprint("t-", i)}, lead, "bulk")
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(batch.Ops)+len(p.Ops) > store.MaxTxnOps || len(batch.Conds)+len(p.Conds) > store.MaxTxnOps {
+			if _, err := batch.Commit(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+			batch = store.Plan{}
+		}
 		batch.Join(p)
-		if len(batch.Ops) >= 1500 || i == MaxScan+9 {
+		if i == MaxScan+9 {
 			if _, err := batch.Commit(ctx, st); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -87,14 +88,14 @@ func sendMessage(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 	return nil
 }
 
-// pageQuery reads ?after=TOKEN&limit=N.
+// pageQuery reads ?after=TOKEN&limit=N (paging checks both).
 func pageQuery(r *http.Request) (string, int, error) {
 	q := r.URL.Query()
 	limit := 0
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > coord.MaxPage {
-			return "", 0, hubapi.Errorf(hubapi.ErrBadQuery, "limit=%q: want 1 to %d", s, coord.MaxPage)
+		if err != nil {
+			return "", 0, hubapi.Errorf(hubapi.ErrBadQuery, "limit=%q: want a number of items", s)
 		}
 		limit = n
 	}
@@ -160,16 +161,19 @@ func ackMessage(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 // stream that falls far behind is ended; the runtime resumes with after=.
 func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	after := r.URL.Query().Get("after")
-	var last uint64
-	if after != "" {
-		var err error
-		if last, err = coord.ParseID(after); err != nil {
-			return hubapi.Errorf(hubapi.ErrBadQuery, "after: %v", err)
-		}
-	}
 	p, err := h.reg.Get(r.Context(), id.PersonaID)
 	if err != nil {
 		return err
+	}
+	var last uint64
+	token := ""
+	if after != "" {
+		if last, err = coord.ParseID(after); err != nil {
+			return hubapi.Errorf(hubapi.ErrBadQuery, "after: %v", err)
+		}
+		if token, err = coord.TokenAfter(p.Address, after); err != nil {
+			return err
+		}
 	}
 	if err := h.allowTool(r.Context(), id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadMeta); err != nil {
 		return err
@@ -183,7 +187,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	// comes from one or the other, and the sequence drops a duplicate.
 	live, cancel := h.mail.subscribe(p.Address)
 	defer cancel()
-	first, err := h.cases.Inbox(ctx, p, after, coord.MaxPage)
+	first, err := h.cases.Inbox(ctx, p, token, paging.MaxLimit)
 	if err != nil {
 		return err
 	}
@@ -220,7 +224,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 		if page.Next == "" {
 			break
 		}
-		if page, err = h.cases.Inbox(ctx, p, page.Next, coord.MaxPage); err != nil {
+		if page, err = h.cases.Inbox(ctx, p, page.Next, paging.MaxLimit); err != nil {
 			return nil // the answer has begun: the runtime reconnects
 		}
 	}

@@ -314,8 +314,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 }
 
-// Flush writes every presence entry changed since the last flush in one
-// store transaction.
+// Flush writes every presence entry changed since the last flush, in as
+// few store transactions as the store's limits allow (each record stands
+// alone, so a flush need not be atomic).
 func (h *Hub) Flush(ctx context.Context) error {
 	dirty := h.presence.TakeDirty()
 	if len(dirty) == 0 {
@@ -329,7 +330,7 @@ func (h *Hub) Flush(ctx context.Context) error {
 		}
 		ops = append(ops, store.Put(presencePrefix+p.ID, b))
 	}
-	if _, err := h.st.Txn(ctx, nil, ops); err != nil {
+	if _, err := store.WriteAll(ctx, h.st, ops); err != nil {
 		h.presence.Redirty(dirty)
 		return fmt.Errorf("flush presence of %d personas: %w", len(dirty), err)
 	}

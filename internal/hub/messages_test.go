@@ -97,9 +97,9 @@ func TestMessageStreamDeliversLive(t *testing.T) {
 	mustNil(t, s.Close())
 	page, err := th.operator(t, "henry").Messages(ctx, deputy.Address, "", 2)
 	mustNil(t, err)
-	if len(page.Items) != 2 || page.Next != "m-2" {
+	if len(page.Items) != 2 || page.Next == "" {
 		t.Fatalf("the operator's first page: %+v", page)
 	}
 	_, err = rt.Messages(ctx, "", "nonsense", 0)
-	wantCode(t, err, "invalid_page_token")
+	wantCode(t, err, "bad_page_token")
 }

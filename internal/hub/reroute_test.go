@@ -3,11 +3,13 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // TestUnroutableConfirmationsAreReroutedWhenTheSeatFills is issue 10 item
@@ -83,5 +85,42 @@ func TestUnroutableConfirmationsAreReroutedWhenTheSeatFills(t *testing.T) {
 	mustNil(t, err)
 	if decided.State != confirm.StateApproved {
 		t.Fatalf("the lead's decision: %s", decided.State)
+	}
+}
+
+// More unroutable confirmations wait on a seat than one transaction can
+// re-route (store.MaxTxnOps): the activation's transaction re-routes what
+// fits and follow-up transactions the rest, all of them before the
+// activation is answered.
+func TestReroutingMoreThanOneTransactionHolds(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx := context.Background()
+	deputy := th.addPersona(t, "work/core/deputy", "Zaniah")
+	rt := th.runtime(t, deputy)
+	n := store.MaxTxnOps/confirm.RerouteOps + 10
+	if limit := hubapi.LimitOf("pending_per_persona").Max; n > limit {
+		n = limit
+	}
+	if n*confirm.RerouteOps < store.MaxTxnOps {
+		t.Fatalf("%d confirmations fit one transaction beside the activation's writes; the test needs more", n)
+	}
+	ids := make([]string, n)
+	for i := range n {
+		asked, err := rt.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: "get_run",
+			Target: fmt.Sprintf("run:work/core/t-9/r-%d", i), Shape: "read:meta", CorrelationID: fmt.Sprintf("many-%d", i)})
+		mustNil(t, err)
+		if !asked.Confirmation.Unroutable {
+			t.Fatalf("request %d is routed with no lead", i)
+		}
+		ids[i] = asked.Confirmation.ID
+	}
+	th.addPersona(t, "work/core/lead", "Spica")
+	henry := th.operator(t, "henry")
+	for _, id := range ids {
+		c, err := henry.Confirmation(ctx, id)
+		mustNil(t, err)
+		if c.Unroutable || c.Authority.String() != "work/core/lead" {
+			t.Fatalf("confirmation %s after the lead's activation: unroutable=%v, authority %s", id, c.Unroutable, c.Authority)
+		}
 	}
 }

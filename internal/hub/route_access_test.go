@@ -98,6 +98,13 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		"GET /v1/messages":                    {path: "/v1/messages?seat=work/core/deputy"},
 		"GET /v1/messages/stream":             {path: "/v1/messages/stream"},
 		"POST /v1/messages/{id}/ack":          {path: "/v1/messages/m-1/ack"},
+		"GET /v1/inbox":                       {path: "/v1/inbox"},
+		"GET /v1/inbox/status":                {path: "/v1/inbox/status"},
+		"POST /v1/inbox/{id}/reply":           {path: "/v1/inbox/h-1/reply", body: `{"text":"hi"}`},
+		"POST /v1/inbox/{id}/react":           {path: "/v1/inbox/h-1/react", body: `{"reaction":"ack","correlation_id":"r-1"}`},
+		"POST /v1/inbox/{id}/ack":             {path: "/v1/inbox/h-1/ack"},
+		"POST /v1/inbox/{id}/tick":            {path: "/v1/inbox/h-1/tick", body: `{"index":0,"done":true}`},
+		"GET /v1/inbox/{id}/file":             {path: "/v1/inbox/h-1/file"},
 
 		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",
 			other: "/v1/personas/work/core/lead", otherCode: "forbidden"},

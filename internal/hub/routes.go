@@ -43,6 +43,14 @@ func routes() []route {
 		{"GET", "/v1/messages/stream", persona, messageStream},
 		{"POST", "/v1/messages/{id}/ack", persona, ackMessage},
 
+		{"GET", "/v1/inbox", operator, listInbox},
+		{"GET", "/v1/inbox/status", operator, inboxStatus},
+		{"POST", "/v1/inbox/{id}/reply", operator, replyInbox},
+		{"POST", "/v1/inbox/{id}/react", operator, reactInbox},
+		{"POST", "/v1/inbox/{id}/ack", operator, ackInbox},
+		{"POST", "/v1/inbox/{id}/tick", operator, tickInbox},
+		{"GET", "/v1/inbox/{id}/file", operator, inboxFile},
+
 		{"GET", "/v1/store/check", operator, storeCheck},
 		{"GET", "/v1/store/backup", operator, storeBackup},
 

@@ -47,12 +47,9 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 			store.Put("confirm/fp/"+c.Fingerprint, []byte(c.ID)),
 			store.Put("confirm/corr/"+c.Requester.String()+"/"+c.CorrelationID, []byte(c.ID)),
 			store.Put(fmt.Sprintf("%s%020d/%s/approved/h", confirm.PrefixAudit, c.CreatedAt.UnixNano()+int64(i), c.ID), e))
-		if len(ops) >= 2000 || i == n-1 {
-			_, err := s.Txn(ctx, nil, ops)
-			mustNil(tb, err)
-			ops = ops[:0]
-		}
 	}
+	_, err = store.WriteAll(ctx, s, ops)
+	mustNil(tb, err)
 }
 
 // BenchmarkHubStartWithHistory: a hub start, from opening the store to

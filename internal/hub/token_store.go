@@ -94,7 +94,7 @@ func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[
 		h.tokens.accept(p.ID, p.Address, th)
 	}
 	if len(record) > 0 {
-		if _, err := h.st.Txn(ctx, nil, record); err != nil {
+		if _, err := store.WriteAll(ctx, h.st, record); err != nil {
 			return fmt.Errorf("hub: record %d token hashes: %w", len(record), err)
 		}
 		h.log.Info("recorded persona token hashes", "count", len(record))

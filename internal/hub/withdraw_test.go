@@ -2,12 +2,14 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // TestRetirementClosesWhatTheGenerationLeftOpen is issue 10 item 9:
@@ -91,5 +93,41 @@ func TestRetirementClosesWhatTheGenerationLeftOpen(t *testing.T) {
 	mustNil(t, err)
 	if p.State != registry.StateRetired {
 		t.Fatalf("the never-active generation is %s after its retirement, want retired", p.State)
+	}
+}
+
+// A generation with as many pending requests as it may have (the
+// pending_per_persona limit) is retired: more than one transaction can
+// hold (store.MaxTxnOps), so the retirement's transaction withdraws what
+// fits and follow-up transactions the rest — all of them withdrawn when
+// the decision is answered.
+func TestRetirementWithdrawsMoreThanOneTransactionHolds(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx := context.Background()
+	henry := th.operator(t, "henry")
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	rt := th.runtime(t, lead)
+	n := hubapi.LimitOf("pending_per_persona").Max - 1 // and the retirement
+	if n*confirm.WithdrawOps <= store.MaxTxnOps {
+		t.Fatalf("%d pending requests fit one transaction; the test needs more", n)
+	}
+	ids := make([]string, n)
+	for i := range n {
+		op := deployOp(fmt.Sprintf("many-%d", i))
+		op.Target = fmt.Sprintf("external:https://example.org/release/%d", i)
+		asked, err := rt.RequestConfirmation(ctx, op)
+		mustNil(t, err)
+		ids[i] = asked.Confirmation.ID
+	}
+	retirement, err := henry.RequestRetirement(ctx, lead.Address, "project closed")
+	mustNil(t, err)
+	_, err = henry.Decide(ctx, retirement.Confirmation.ID, hubapi.DecideRequest{Approve: true})
+	mustNil(t, err)
+	for _, id := range ids {
+		c, err := henry.Confirmation(ctx, id)
+		mustNil(t, err)
+		if c.State != confirm.StateWithdrawn {
+			t.Fatalf("request %s of the retired lead is %s after its retirement", id, c.State)
+		}
 	}
 }

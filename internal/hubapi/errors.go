@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -171,12 +172,18 @@ var errorTable = []struct {
 	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
 	{coord.ErrFenced, http.StatusConflict, "fenced"},
 	{ErrBadFence, http.StatusBadRequest, "invalid_fence"},
-	{coord.ErrBadPageToken, http.StatusBadRequest, "invalid_page_token"},
 	{coord.ErrNoMessage, http.StatusNotFound, "no_message"},
 	{coord.ErrBadMessageID, http.StatusBadRequest, "invalid_message_id"},
 	{coord.ErrInboxFull, http.StatusTooManyRequests, "inbox_full"},
 	{coord.ErrBadMessage, http.StatusBadRequest, "invalid_message"},
 	{registry.ErrNoActiveHolder, http.StatusConflict, "no_active_holder"},
+	{channel.ErrNoItem, http.StatusNotFound, "no_item"},
+	{channel.ErrBadItemID, http.StatusBadRequest, "invalid_item_id"},
+	{channel.ErrBadItem, http.StatusBadRequest, "invalid_item"},
+	{channel.ErrWrongSide, http.StatusConflict, "wrong_side"},
+	{channel.ErrUnknownReaction, http.StatusBadRequest, "unknown_reaction"},
+	{channel.ErrHumanBusy, http.StatusTooManyRequests, "human_busy"},
+	{channel.ErrFileTooLarge, http.StatusBadRequest, "file_too_large"},
 	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},

@@ -42,7 +42,6 @@ var Limits = []Limit{
 	{"message_subject", coord.MaxSubject, "bytes", "a coordination message's subject (one line)"},
 	{"message_body", coord.MaxBody, "bytes", "a coordination message's body"},
 	{"inbox", coord.MaxInbox, "messages", "messages waiting, not acked, in one seat's inbox"},
-	{"page", coord.MaxPage, "items", "one page of a listing"},
 }
 
 // LimitOf returns the limit called name; it panics on a name the table

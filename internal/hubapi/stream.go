@@ -24,6 +24,8 @@ const (
 	KindAudit        = usecase.EventAudit
 	KindReaction     = usecase.EventReaction
 	KindMessage      = usecase.EventMessage
+	KindChannelItem  = usecase.EventChannelItem
+	KindTyping       = usecase.EventTyping
 	// KindResync: not a change, a notice that changes were lost (the hub
 	// restarted, its store history was compacted, or the reader fell
 	// behind the ring): fetch a snapshot, then carry on from the notice's

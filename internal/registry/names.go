@@ -68,32 +68,49 @@ func nameSkeleton(name string) string {
 // IndexNameSkeletons gives every name of a store written before names were
 // compared by look its skeleton, once (later registrations write theirs
 // with the name). Two old names of one look keep both their records; the
-// first holds the skeleton, and no third can join them.
+// first holds the skeleton, and no third can join them. The skeletons go
+// in transactions within the store's limits, then the mark that they are
+// done: an indexing cut short leaves skeletons that hold (each is written
+// only where none is), and the next start writes the rest.
 func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
 	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
 		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("index name skeletons: %w", err)
 	}
-	kvs, err := r.s.List(ctx, namePrefix)
+	names, err := r.s.List(ctx, namePrefix)
 	if err != nil {
 		return fmt.Errorf("index name skeletons: %w", err)
 	}
-	conds := []store.Cond{{Key: skeletonsIndexed}}
-	ops := []store.Op{store.Put(skeletonsIndexed, []byte("1"))}
+	held, err := r.s.List(ctx, skeletonPrefix)
+	if err != nil {
+		return fmt.Errorf("index name skeletons: %w", err)
+	}
 	seen := map[string]bool{}
-	for _, kv := range kvs {
+	for _, kv := range held {
+		seen[kv.Key] = true
+	}
+	var ops []store.Op
+	for _, kv := range names {
 		sk := skeletonPrefix + nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))
 		if !seen[sk] {
 			seen[sk] = true
-			conds = append(conds, store.Cond{Key: sk})
 			ops = append(ops, store.Put(sk, kv.Value))
 		}
 	}
-	if _, err := r.s.Txn(ctx, conds, ops); errors.Is(err, store.ErrConflict) {
-		return r.IndexNameSkeletons(ctx) // a registration or another indexer came first
-	} else if err != nil {
-		return fmt.Errorf("index name skeletons: %w", err)
+	ops = append(ops, store.Put(skeletonsIndexed, []byte("1")))
+	for len(ops) > 0 {
+		n := min(len(ops), store.MaxTxnOps)
+		conds := make([]store.Cond, n)
+		for i, op := range ops[:n] {
+			conds[i] = store.Cond{Key: op.Key}
+		}
+		if _, err := r.s.Txn(ctx, conds, ops[:n]); errors.Is(err, store.ErrConflict) {
+			return r.IndexNameSkeletons(ctx) // a registration or another indexer came first
+		} else if err != nil {
+			return fmt.Errorf("index name skeletons: %w", err)
+		}
+		ops = ops[n:]
 	}
 	return nil
 }

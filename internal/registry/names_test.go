@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"strings"
 	"testing"
@@ -174,4 +175,39 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 		}
 	})
 	in2.step(check)
+}
+
+// A store from before skeletons with more names than one transaction may
+// hold (store.MaxTxnOps), one of them already indexed by a start cut
+// short: indexing writes every missing skeleton, keeps the one held, and
+// marks the store indexed.
+func TestIndexManyNameSkeletons(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	const n = 3*store.MaxTxnOps + 7
+	in.step(func(r *Registry) {
+		ops := []store.Op{store.Put(skeletonPrefix+nameSkeleton("Old 0"), []byte("first-holder"))}
+		for i := range n {
+			ops = append(ops, store.Put(fmt.Sprintf("%sold %d", namePrefix, i), fmt.Appendf(nil, "p-%d", i)))
+		}
+		if _, err := store.WriteAll(ctx, r.s, ops); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.IndexNameSkeletons(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sks, err := r.s.List(ctx, skeletonPrefix)
+		if err != nil || len(sks) != n {
+			t.Fatalf("%d skeletons, %v; want %d", len(sks), err, n)
+		}
+		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeleton("Old 0")); string(kv.Value) != "first-holder" {
+			t.Fatalf("the skeleton held before indexing now names %q", kv.Value)
+		}
+		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeleton(fmt.Sprintf("Old %d", n-1))); string(kv.Value) != fmt.Sprintf("p-%d", n-1) {
+			t.Fatalf("the last name's skeleton names %q", kv.Value)
+		}
+		if _, err := r.s.Get(ctx, skeletonsIndexed); err != nil {
+			t.Fatalf("the store is not marked indexed: %v", err)
+		}
+	})
 }

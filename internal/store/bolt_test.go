@@ -28,47 +28,6 @@ func mustTxn(t testing.TB, s Store, conds []Cond, ops ...Op) int64 {
 	return rev
 }
 
-func TestCRUDAndRevisions(t *testing.T) {
-	ctx := context.Background()
-	b, _ := openT(t, Options{})
-	if rev, _ := b.Rev(ctx); rev != 0 {
-		t.Fatalf("fresh store at revision %d, want 0", rev)
-	}
-	if _, err := b.Get(ctx, "a"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("get of absent key: %v, want ErrNotFound", err)
-	}
-	if rev := mustTxn(t, b, nil, Put("a", []byte("1")), Put("b", []byte("2"))); rev != 1 {
-		t.Fatalf("first txn revision %d, want 1", rev)
-	}
-	if rev := mustTxn(t, b, nil, Put("a", []byte("3"))); rev != 2 {
-		t.Fatalf("second txn revision %d, want 2", rev)
-	}
-	kv, err := b.Get(ctx, "a")
-	if err != nil || string(kv.Value) != "3" || kv.CreateRev != 1 || kv.ModRev != 2 {
-		t.Fatalf("get a = %+v, %v; want value 3 created at 1, modified at 2", kv, err)
-	}
-	mustTxn(t, b, nil, Put("c/x", nil), Put("c/y", []byte("y")), Put("d", []byte("d")))
-	list, err := b.List(ctx, "c/")
-	if err != nil || len(list) != 2 || list[0].Key != "c/x" || list[1].Key != "c/y" {
-		t.Fatalf("list c/ = %+v, %v", list, err)
-	}
-	all, _ := b.List(ctx, "")
-	if len(all) != 5 {
-		t.Fatalf("list of everything has %d keys, want 5", len(all))
-	}
-	if rev := mustTxn(t, b, nil, Op{Key: "a", Delete: true}); rev != 4 {
-		t.Fatalf("delete revision %d, want 4", rev)
-	}
-	if _, err := b.Get(ctx, "a"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("deleted key still there: %v", err)
-	}
-	// Recreating a deleted key starts a new life: CreateRev is the new one.
-	mustTxn(t, b, nil, Put("a", []byte("again")))
-	if kv, _ := b.Get(ctx, "a"); kv.CreateRev != 5 || kv.ModRev != 5 {
-		t.Fatalf("recreated key %+v, want created and modified at 5", kv)
-	}
-}
-
 func TestNoOpTxnWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	b, _ := openT(t, Options{})
@@ -88,40 +47,6 @@ func TestNoOpTxnWritesNothing(t *testing.T) {
 	}
 	if _, err := b.Txn(ctx, []Cond{{Key: "a", ModRev: 7}}, nil); !errors.Is(err, ErrConflict) {
 		t.Fatalf("no-op txn with a failing cond: %v, want ErrConflict", err)
-	}
-}
-
-func TestCASConflict(t *testing.T) {
-	ctx := context.Background()
-	b, _ := openT(t, Options{})
-	// "ModRev 0 means the key must not exist."
-	mustTxn(t, b, []Cond{{Key: "seat", ModRev: 0}}, Put("seat", []byte("spica")))
-	_, err := b.Txn(ctx, []Cond{{Key: "seat", ModRev: 0}}, []Op{Put("seat", []byte("heze"))})
-	if !errors.Is(err, ErrConflict) {
-		t.Fatalf("second create: %v, want ErrConflict", err)
-	}
-	_, err = b.Txn(ctx, []Cond{{Key: "seat", ModRev: 1}, {Key: "other", ModRev: 3}}, []Op{Put("seat", []byte("heze"))})
-	if !errors.Is(err, ErrConflict) {
-		t.Fatalf("txn with one failing cond of two: %v, want ErrConflict", err)
-	}
-	if kv, _ := b.Get(ctx, "seat"); string(kv.Value) != "spica" {
-		t.Fatalf("a conflicting txn wrote: %q", kv.Value)
-	}
-	if rev, _ := b.Rev(ctx); rev != 1 {
-		t.Fatalf("conflicts moved the revision to %d", rev)
-	}
-	if rev := mustTxn(t, b, []Cond{{Key: "seat", ModRev: 1}}, Put("seat", []byte("heze"))); rev != 2 {
-		t.Fatalf("CAS with the right revision: %d, want 2", rev)
-	}
-}
-
-func TestInvalidOpsRefused(t *testing.T) {
-	ctx := context.Background()
-	b, _ := openT(t, Options{})
-	for _, ops := range [][]Op{{Put("", []byte("x"))}, {Put(string(make([]byte, 40000)), nil)}} {
-		if _, err := b.Txn(ctx, nil, ops); !errors.Is(err, ErrInvalidOp) {
-			t.Errorf("txn %d-byte key: %v, want ErrInvalidOp", len(ops[0].Key), err)
-		}
 	}
 }
 
@@ -171,29 +96,5 @@ func TestLargeValuesReopen(t *testing.T) {
 	defer b2.Close()
 	if kv, err := b2.Get(ctx, keyN(4)); err != nil || len(kv.Value) != len(big)-4 || kv.Value[0] != 4 {
 		t.Fatalf("large value after reopen: %d bytes, %v", len(kv.Value), err)
-	}
-}
-
-func TestClosedStore(t *testing.T) {
-	ctx := context.Background()
-	b, _ := openT(t, Options{})
-	b.Close()
-	if _, err := b.Get(ctx, "a"); !errors.Is(err, ErrClosed) {
-		t.Errorf("get after close: %v", err)
-	}
-	if _, err := b.List(ctx, ""); !errors.Is(err, ErrClosed) {
-		t.Errorf("list after close: %v", err)
-	}
-	if _, err := b.Txn(ctx, nil, []Op{Put("a", nil)}); !errors.Is(err, ErrClosed) {
-		t.Errorf("txn after close: %v", err)
-	}
-	if _, err := b.Rev(ctx); !errors.Is(err, ErrClosed) {
-		t.Errorf("rev after close: %v", err)
-	}
-	if _, err := b.Watch(ctx, "", 0); !errors.Is(err, ErrClosed) {
-		t.Errorf("watch after close: %v", err)
-	}
-	if err := b.Close(); !errors.Is(err, ErrClosed) {
-		t.Errorf("second close: %v", err)
 	}
 }

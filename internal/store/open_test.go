@@ -118,13 +118,12 @@ func populated(t testing.TB, n int) string {
 	t.Helper()
 	b, path := openT(t, Options{})
 	value := bytes.Repeat([]byte("v"), 500)
-	ops := make([]Op, 0, 1000)
+	ops := make([]Op, 0, n)
 	for i := 0; i < n; i++ {
 		ops = append(ops, Put(keyN(i), value))
-		if len(ops) == cap(ops) || i == n-1 {
-			mustTxn(t, b, nil, ops...)
-			ops = ops[:0]
-		}
+	}
+	if _, err := WriteAll(context.Background(), b, ops); err != nil {
+		t.Fatal(err)
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package store is the persistence of a Virgo installation behind one
-// interface: a bbolt file now, etcd later.
+// interface: a bbolt file (this package), or an etcd cluster (etcdstore).
 //
 // The interface is deliberately etcd-shaped: a flat ordered key space of
 // byte values, each key carrying the revision of its creation and of its last
@@ -40,6 +40,13 @@ var (
 	// ErrInvalidOp: a transaction names an empty or oversized key or value;
 	// it is refused before anything is written.
 	ErrInvalidOp = errors.New("invalid transaction")
+	// ErrTxnTooLarge: a transaction has more conditions, writes or bytes
+	// than MaxTxnOps and MaxTxnBytes allow; it is refused before anything
+	// is written.
+	ErrTxnTooLarge = errors.New("transaction exceeds the store's limits")
+	// ErrUnavailable: the store cannot be reached, or cannot commit (an
+	// etcd cluster without quorum), within the time a call is given.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
 // KV is one stored key with its value and revisions.
@@ -104,6 +111,10 @@ type Store interface {
 	// Txn commits ops atomically and durably (synced to stable storage
 	// before it returns) if every cond holds, and returns the new revision.
 	// If a cond fails nothing is written and the error is ErrConflict.
+	// Revisions only grow; they need not be consecutive (an etcd cluster
+	// shares them among installations). A Txn that changes nothing returns
+	// the current revision. Beyond the limits (CheckTxn) it fails with
+	// ErrInvalidOp or ErrTxnTooLarge before anything is written.
 	Txn(ctx context.Context, conds []Cond, ops []Op) (rev int64, err error)
 	// Rev is the revision of the last committed transaction.
 	Rev(ctx context.Context) (int64, error)

@@ -42,7 +42,7 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := checkOps(ops); err != nil {
+	if err := CheckTxn(conds, ops); err != nil {
 		return 0, err
 	}
 	r := &request{ctx: ctx, conds: conds, ops: ops, wake: make(chan bool, 1)}
@@ -80,22 +80,6 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 		}
 	}
 	return r.rev, r.err
-}
-
-// checkOps refuses what bbolt would refuse mid-commit, so that one caller's
-// bad key cannot fail the group it shares a commit with.
-func checkOps(ops []Op) error {
-	for i, op := range ops {
-		switch {
-		case op.Key == "":
-			return fmt.Errorf("%w: op %d has an empty key", ErrInvalidOp, i)
-		case len(op.Key) > bolt.MaxKeySize:
-			return fmt.Errorf("%w: op %d key is %d bytes, the limit is %d", ErrInvalidOp, i, len(op.Key), bolt.MaxKeySize)
-		case int64(len(op.Key))+int64(len(op.Value))+32 > bolt.MaxValueSize:
-			return fmt.Errorf("%w: op %d value of %d bytes is too large", ErrInvalidOp, i, len(op.Value))
-		}
-	}
-	return nil
 }
 
 // commit applies a group in one bbolt transaction and sets every request's

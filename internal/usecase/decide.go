@@ -26,6 +26,7 @@ import (
 func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id string, approve bool, remember confirm.Remember, reason string) (*confirm.Confirmation, error) {
 	var d confirm.Decided
 	var replayed *confirm.Confirmation
+	var rest overflow
 	err := u.commit(ctx, UseDecide, "decide "+id, func() (store.Plan, error) {
 		if ok, err := u.replayed(ctx, k, &replayed); ok || err != nil {
 			return store.Plan{}, err
@@ -34,7 +35,8 @@ func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id
 		if d, err = u.queue.PlanDecide(ctx, decider, id, approve, remember, reason); err != nil {
 			return store.Plan{}, err
 		}
-		plan, err := u.withEffect(ctx, d)
+		var plan store.Plan
+		plan, rest, err = u.withEffect(ctx, d)
 		if err != nil || d.Expired {
 			return plan, err // an expiry is not the decision asked for: nothing to replay
 		}
@@ -48,27 +50,31 @@ func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id
 	case err != nil:
 		return d.Confirmation, err
 	}
+	u.finish(ctx, rest)
 	return d.Confirmation, d.Err()
 }
 
-// withEffect joins a planned decision with the plan of its lifecycle effect.
-func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (store.Plan, error) {
-	plan := d.Plan
+// withEffect joins a planned decision with the plan of its lifecycle
+// effect. What the effect reaches beyond the persona — the confirmations
+// re-routed to a new holder, or withdrawn with a retired one — joins the
+// same transaction as far as the store's limits leave room; rest is what
+// did not fit, for finish.
+func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (plan store.Plan, rest overflow, err error) {
+	plan = d.Plan
 	c := d.Confirmation
 	var effect store.Plan
-	var err error
 	switch e, reason := confirm.LifecycleEffect(c); e {
 	case confirm.EffectNone:
-		return plan, nil
+		return plan, rest, nil
 	case confirm.EffectActivate:
 		var p registry.Persona
 		p, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
 		if err == nil && !effect.Empty() {
 			// The seat is filled: what waited on it is routed to the new
 			// holder in the same transaction (issue 10 item 8).
-			var rerouted store.Plan
-			rerouted, err = u.queue.PlanReroute(ctx, p.Address, p.Name)
-			effect.Join(rerouted)
+			rest = overflow{what: "re-route the confirmations waiting on " + p.Address, plan: func(ctx context.Context, max int) (store.Plan, int, error) {
+				return u.queue.PlanReroute(ctx, p.Address, p.Name, max)
+			}, per: confirm.RerouteOps}
 		}
 	case confirm.EffectRefuse:
 		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)
@@ -77,28 +83,32 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (store.Plan, 
 		if err == nil {
 			// Retirement closes what the generation left open, in the
 			// same transaction (issue 10 item 9).
-			var withdrawn store.Plan
-			withdrawn, err = u.queue.PlanWithdraw(ctx, c.PersonaID, c.ID, c.Decision.Decider,
-				"withdrawn: "+c.Operation.Persona+" was retired (confirmation "+c.ID+")")
-			effect.Join(withdrawn)
+			rest = withdrawal(u.queue, c.PersonaID, c.ID, c.Decision.Decider, "withdrawn: "+c.Operation.Persona+" was retired (confirmation "+c.ID+")")
 		}
 	}
 	// A generation that already left its seat by another way (retired
 	// without a stamp, say) keeps its state: the decision is still recorded.
 	if errors.Is(err, registry.ErrRetired) || errors.Is(err, registry.ErrRefused) {
-		return plan, nil
+		return plan, overflow{}, nil
+	}
+	if err == nil && rest.plan != nil {
+		plan.Join(effect)
+		var more store.Plan
+		more, rest.left, err = rest.plan(ctx, rest.room(plan))
+		effect = more
 	}
 	if err != nil {
-		return store.Plan{}, fmt.Errorf("confirmation %s (%s of %s): %w", c.ID, c.Kind, c.Operation.Persona, err)
+		return store.Plan{}, overflow{}, fmt.Errorf("confirmation %s (%s of %s): %w", c.ID, c.Kind, c.Operation.Persona, err)
 	}
 	plan.Join(effect)
-	return plan, nil
+	return plan, rest, nil
 }
 
 // Sweep records every pending confirmation past its expiry as expired, each
 // with its audit entry and its lifecycle effect (an expired activation
 // refuses its generation) in one transaction, and returns how many it
-// expired.
+// expired. It then withdraws what a retired generation still has open
+// (a retirement whose follow-up transactions a crash cut short).
 func (u *Cases) Sweep(ctx context.Context) (int, error) {
 	pending, err := u.queue.Undecided(ctx)
 	if err != nil {
@@ -118,5 +128,6 @@ func (u *Cases) Sweep(ctx context.Context) (int, error) {
 			return n, err
 		}
 	}
+	u.closeRetired(ctx, pending)
 	return n, nil
 }

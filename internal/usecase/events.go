@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -42,6 +43,13 @@ const (
 	// EventMessage: a coordination message admitted to a seat's inbox
 	// (removed: acked out of it); the payload is a coord.Message.
 	EventMessage EventKind = "message"
+	// EventChannelItem: an item of a human's channel written or changed
+	// (sent, replied, acked, reacted to, ticked); the payload is a
+	// channel.Item.
+	EventChannelItem EventKind = "channel_item"
+	// EventTyping: a persona's typing indicator in its human's channel
+	// (removed: cleared); the payload is a channel.Typing.
+	EventTyping EventKind = "typing"
 	// EventResync: not a change but a notice that changes were lost (the
 	// hub restarted, its store history was compacted, or a reader fell
 	// behind): fetch a snapshot, then carry on. No payload.
@@ -104,6 +112,8 @@ var eventKinds = []eventKind{
 	{EventAudit, confirm.PrefixAudit, payloadOf[confirm.AuditEntry]},
 	{EventReaction, confirm.PrefixReactions, payloadOf[confirm.Outcome]},
 	{EventMessage, coord.PrefixInbox, payloadOf[coord.Message]},
+	{EventChannelItem, channel.PrefixItem, payloadOf[channel.Item]},
+	{EventTyping, channel.PrefixTyping, payloadOf[channel.Typing]},
 	{EventResync, "", nil},
 }
 

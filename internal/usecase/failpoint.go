@@ -40,6 +40,13 @@ const (
 	UseSendMessage = "send-message"
 	UseAckMessage  = "ack-message"
 	UseClaimFence  = "claim-fence"
+	// The human channel's use cases.
+	UseSendToHuman = "send-to-human"
+	UseAckHuman    = "ack-human"
+	UseTickTodo    = "tick-todo"
+	UseReplyHuman  = "reply-human"
+	UseReact       = "react"
+	UseTyping      = "typing"
 )
 
 // failpointSteps is which steps each use case passes through.
@@ -54,6 +61,12 @@ var failpointSteps = map[string][]string{
 	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
 	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
 	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
+	UseSendToHuman: {StepBeforeCommit, StepAfterCommit},
+	UseAckHuman:    {StepBeforeCommit, StepAfterCommit},
+	UseTickTodo:    {StepBeforeCommit, StepAfterCommit},
+	UseReplyHuman:  {StepBeforeCommit, StepAfterCommit},
+	UseReact:       {StepBeforeCommit, StepAfterCommit},
+	UseTyping:      {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.

@@ -133,8 +133,9 @@ func (u *Cases) record(k Key, result any) (store.Plan, error) {
 }
 
 // SweepIdempotency drops the results older than IdempotencyWindow and,
-// past the bound (Config.IdempotencyLimit), the oldest, in one
-// transaction, and returns how many it dropped.
+// past the bound (Config.IdempotencyLimit), the oldest, in as few
+// transactions as the store's limits allow (each deletion stands alone),
+// and returns how many it dropped.
 func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 	kvs, err := u.st.List(ctx, idempotencyPrefix)
 	if err != nil {
@@ -163,7 +164,7 @@ func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 	if len(ops) == 0 {
 		return 0, nil
 	}
-	if _, err := u.st.Txn(ctx, nil, ops); err != nil {
+	if _, err := store.WriteAll(ctx, u.st, ops); err != nil {
 		return 0, fmt.Errorf("sweep %d idempotency records: %w", len(ops), err)
 	}
 	return len(ops), nil

@@ -2,12 +2,15 @@ package usecase
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -27,7 +30,7 @@ func activePersona(t testing.TB, in *installation, addr, name string) registry.P
 
 func inboxIDs(t testing.TB, in *installation, p registry.Persona) []string {
 	t.Helper()
-	page, err := in.cases.Inbox(context.Background(), p, "", coord.MaxPage)
+	page, err := in.cases.Inbox(context.Background(), p, "", paging.MaxLimit)
 	mustNil(t, err)
 	ids := make([]string, 0, len(page.Items))
 	for _, m := range page.Items {
@@ -259,9 +262,19 @@ func TestInboxPagesWithContinuation(t *testing.T) {
 	if fmt.Sprint(sizes) != "[100 100 50]" {
 		t.Fatalf("page sizes %v", sizes)
 	}
-	for _, tok := range []string{"x", "m-", "../", "m-1\x00"} {
-		if _, err := in.cases.Inbox(ctx, deputy, tok, 10); !errors.Is(err, coord.ErrBadPageToken) {
-			t.Fatalf("token %q: %v, want ErrBadPageToken", tok, err)
+	for _, tok := range []string{"x!", "../", strings.Repeat("A", 600)} {
+		if _, err := in.cases.Inbox(ctx, deputy, tok, 10); !errors.Is(err, paging.ErrBadToken) {
+			t.Fatalf("token %q: %v, want ErrBadToken", tok, err)
+		}
+	}
+	// A well-formed token naming a key of another list reads only this
+	// inbox: the store range never leaves its prefix.
+	escape := base64.RawURLEncoding.EncodeToString([]byte("/../../seat/work/core/lead"))
+	if page, err := in.cases.Inbox(ctx, deputy, escape, 10); err == nil {
+		for _, m := range page.Items {
+			if m.To != deputy.Address {
+				t.Fatalf("a forged token read %+v", m)
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -57,6 +58,9 @@ type Cases struct {
 	stamps    stampCache
 	// coord is the coordination records: messages and instance fences.
 	coord *coord.Book
+	// human is the human channel; reactions its reaction outcomes.
+	human     *channel.Book
+	reactions *confirm.Reactions
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -71,7 +75,8 @@ func New(cfg Config) *Cases {
 		cfg.IdempotencyLimit = MaxIdempotencyRecords
 	}
 	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
-		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now)}
+		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now),
+		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now)}
 }
 
 // commit runs plan-and-commit until the plan's conditions hold: plan reads

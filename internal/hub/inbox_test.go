@@ -1,0 +1,122 @@
+package hub
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
+)
+
+// The human's side of the channel over the socket: henry lists what his
+// secretary sent, reads the unread count and who types, replies, reacts
+// (a retry returns the one outcome), acks, ticks a todo and saves a file
+// checked against its sha256; another operator sees none of it; the
+// change stream carries each change as a typed event.
+func TestHumanWorksTheInboxThroughTheHub(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx := context.Background()
+	sec := th.addPersona(t, "root/secretary", "Porrima")
+	me := usecase.Instance{Persona: sec}
+	msg, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "review done"})
+	mustNil(t, err)
+	todo, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindTodo, Title: "Release", Todo: []string{"sign", "tag"}})
+	mustNil(t, err)
+	dir := workspace.HomeDir(th.home.Dir, sec.Address)
+	mustNil(t, os.MkdirAll(dir, 0o700))
+	mustNil(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# notes\n"), 0o600))
+	file, err := th.hub.cases.SendFileToHuman(ctx, usecase.Key{}, me, "notes.md", "my notes")
+	mustNil(t, err)
+	_, err = th.hub.cases.SetTyping(ctx, me, msg.Thread, true)
+	mustNil(t, err)
+
+	henry := th.operator(t, "henry")
+	page, err := henry.Inbox(ctx, "", 2)
+	mustNil(t, err)
+	if len(page.Items) != 2 || page.Items[0].ID != msg.ID || page.Next == "" {
+		t.Fatalf("first page %+v", page)
+	}
+	page, err = henry.Inbox(ctx, page.Next, 2)
+	mustNil(t, err)
+	if len(page.Items) != 1 || page.Items[0].ID != file.ID || page.Next != "" {
+		t.Fatalf("second page %+v", page)
+	}
+	st, err := henry.InboxStatus(ctx)
+	mustNil(t, err)
+	if st.Unread != 3 || len(st.Typing) != 1 || st.Typing[0].Persona.Address != sec.Address || len(st.Reactions) == 0 {
+		t.Fatalf("status %+v", st)
+	}
+	reply, err := henry.ReplyInbox(ctx, msg.ID, "thanks")
+	mustNil(t, err)
+	if !reply.FromHuman || reply.Thread != msg.Thread {
+		t.Fatalf("reply %+v", reply)
+	}
+	o, err := henry.ReactInbox(ctx, msg.ID, "approve", "r-1")
+	mustNil(t, err)
+	again, err := henry.ReactInbox(ctx, msg.ID, "approve", "r-1")
+	mustNil(t, err)
+	if !o.Known || !o.Applied || again != o {
+		t.Fatalf("reaction %+v, retry %+v", o, again)
+	}
+	no, err := henry.ReactInbox(ctx, "h-404", "approve", "r-2")
+	mustNil(t, err)
+	if !no.Known || no.Applied || no.Reason == "" {
+		t.Fatalf("a reaction to nothing: %+v", no)
+	}
+	_, err = henry.AckInbox(ctx, msg.ID)
+	mustNil(t, err)
+	ticked, err := henry.TickInbox(ctx, todo.ID, 0, true)
+	mustNil(t, err)
+	if !ticked.Todo[0].Done {
+		t.Fatalf("ticked %+v", ticked.Todo)
+	}
+	data, err := henry.InboxFile(ctx, file)
+	mustNil(t, err)
+	if string(data) != "# notes\n" {
+		t.Fatalf("file bytes %q", data)
+	}
+	forged := file
+	forged.File = &channel.File{Name: "x", SHA256: "sha256:00"}
+	_, err = henry.InboxFile(ctx, forged)
+	if err == nil {
+		t.Fatal("a file that does not match its digest was accepted")
+	}
+	_, err = henry.TickInbox(ctx, msg.ID, 0, true)
+	wantCode(t, err, "wrong_side")
+	_, err = henry.AckInbox(ctx, "h-x")
+	wantCode(t, err, "invalid_item_id")
+
+	// Another operator's channel is their own: empty.
+	alice := th.operator(t, "alice")
+	if page, err := alice.Inbox(ctx, "", 0); err != nil || len(page.Items) != 0 {
+		t.Fatalf("alice's inbox: %+v, %v", page, err)
+	}
+	_, err = alice.AckInbox(ctx, msg.ID)
+	wantCode(t, err, "no_item")
+
+	// The secretary's seat received henry's reply as a message naming it.
+	inbox, err := th.runtime(t, sec).Messages(ctx, "", "", 0)
+	mustNil(t, err)
+	if len(inbox.Items) != 1 || inbox.Items[0].Item != reply.ID {
+		t.Fatalf("the secretary's inbox %+v", inbox.Items)
+	}
+	mustNil(t, th.hub.Settle(ctx))
+	changes, _, err := th.hub.Stream().Read(0, 1<<16, nil)
+	mustNil(t, err)
+	seen := map[usecase.EventKind]int{}
+	for _, c := range changes {
+		seen[c.Kind]++
+		if strings.Contains(string(c.Data), "# notes") || strings.Contains(string(c.Data), base64.StdEncoding.EncodeToString([]byte("# notes\n"))) {
+			t.Fatalf("a file's bytes on the stream: %s %s", c.Kind, c.Data)
+		}
+	}
+	if seen[hubapi.KindChannelItem] < 6 || seen[hubapi.KindTyping] != 1 {
+		t.Fatalf("stream kinds %v", seen)
+	}
+}

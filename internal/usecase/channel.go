@@ -1,0 +1,329 @@
+package usecase
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
+)
+
+// sender is the registry's envelope of p.
+func sender(p registry.Persona) coord.Sender {
+	return coord.Sender{Address: p.Address, Name: p.Name, ID: p.ID, Generation: p.Generation}
+}
+
+// conversation checks that the human's item id belongs to p's conversation
+// (p's seat, any generation) and returns it.
+func (u *Cases) conversation(ctx context.Context, p registry.Persona, id string) (channel.Item, error) {
+	it, _, err := u.human.Get(ctx, p.Human, id)
+	if err != nil {
+		return channel.Item{}, err
+	}
+	if it.Persona.Address != p.Address {
+		return channel.Item{}, fmt.Errorf("%w: %s is not in %s's conversation", channel.ErrNoItem, id, p.Address)
+	}
+	return it, nil
+}
+
+// SendToHuman writes d from the instance's persona to its bound human
+// (send_human_message, reply_human_message, send_human_card,
+// send_human_todo): one transaction with the persona's admission and
+// fence. A reply names one of the human's items to the persona's seat and
+// joins its thread; a message naming a thread joins that one. With a Key,
+// a repeat is answered with the first item.
+func (u *Cases) SendToHuman(ctx context.Context, k Key, in Instance, d channel.Draft) (channel.Item, error) {
+	p := in.Persona
+	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: d.Kind, Thread: d.Thread, ReplyTo: d.ReplyTo,
+		Text: d.Text, Title: d.Title, Actions: d.Actions}
+	for _, t := range d.Todo {
+		it.Todo = append(it.Todo, channel.TodoItem{Text: t})
+	}
+	return u.post(ctx, k, in, it, nil)
+}
+
+// post commits one persona's item (and a file's bytes) with its admission.
+func (u *Cases) post(ctx context.Context, k Key, in Instance, it channel.Item, data []byte) (channel.Item, error) {
+	var out channel.Item
+	err := u.commit(ctx, UseSendToHuman, "send to "+it.Human, func() (store.Plan, error) {
+		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
+			return store.Plan{}, err
+		}
+		plan, err := u.admitted(ctx, in)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		draft := it
+		if draft.ReplyTo != "" {
+			to, err := u.conversation(ctx, in.Persona, draft.ReplyTo)
+			if err != nil {
+				return store.Plan{}, err
+			}
+			if !to.FromHuman {
+				return store.Plan{}, fmt.Errorf("%w: %s is the persona's own item; reply to the human's", channel.ErrWrongSide, draft.ReplyTo)
+			}
+			draft.Thread = to.Thread
+		} else if draft.Thread != "" {
+			if _, err := u.conversation(ctx, in.Persona, draft.Thread); err != nil {
+				return store.Plan{}, err
+			}
+		}
+		var post store.Plan
+		if out, post, err = u.human.PlanPost(ctx, draft, data); err != nil {
+			return store.Plan{}, err
+		}
+		plan.Join(post)
+		rec, err := u.record(k, out)
+		plan.Join(rec)
+		return plan, err
+	})
+	if err != nil {
+		return channel.Item{}, err
+	}
+	return out, nil
+}
+
+// SendFileToHuman sends the bound human the file at rel in the persona's
+// own workspace (send_human_file): its name, size and sha256 are taken
+// from the bytes read, which are kept with the item for the human to save.
+// A file over channel.MaxFile, a path leaving the workspace or one that is
+// not a regular file is refused by name.
+func (u *Cases) SendFileToHuman(ctx context.Context, k Key, in Instance, rel, caption string) (channel.Item, error) {
+	root, err := workspace.Open(workspace.HomeDir(u.home.Dir, in.Persona.Address), nil)
+	if err != nil {
+		return channel.Item{}, err
+	}
+	defer root.Close()
+	st, err := root.Stat(rel)
+	if err != nil {
+		return channel.Item{}, err
+	}
+	if st.Size > channel.MaxFile {
+		return channel.Item{}, fmt.Errorf("%w: %s is %d bytes, over %d", channel.ErrFileTooLarge, st.Path, st.Size, channel.MaxFile)
+	}
+	page, err := root.Read(rel, 0, channel.MaxFile)
+	if err != nil {
+		return channel.Item{}, err
+	}
+	if !page.EOF {
+		return channel.Item{}, fmt.Errorf("%w: %s grew over %d bytes while it was read", channel.ErrFileTooLarge, page.Path, channel.MaxFile)
+	}
+	sum := sha256.Sum256(page.Data)
+	p := in.Persona
+	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: channel.KindFile, Text: caption,
+		File: &channel.File{Name: path.Base(page.Path), Size: int64(len(page.Data)), SHA256: "sha256:" + hex.EncodeToString(sum[:]), Path: page.Path}}
+	return u.post(ctx, k, in, it, page.Data)
+}
+
+// AckFromPersona acks one of the human's items to the instance's seat
+// (ack_human_message); acking again changes nothing.
+func (u *Cases) AckFromPersona(ctx context.Context, in Instance, id string) (channel.Item, error) {
+	var out channel.Item
+	err := u.commit(ctx, UseAckHuman, "ack "+id, func() (store.Plan, error) {
+		plan, err := u.admitted(ctx, in)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		it, ack, err := u.human.PlanAck(ctx, in.Persona.Human, id, false, in.Persona.Address)
+		out = it
+		if err != nil || ack.Empty() {
+			return store.Plan{}, err
+		}
+		plan.Join(ack)
+		return plan, nil
+	})
+	return out, err
+}
+
+// AckFromHuman is the human's ack of a persona's item: one fewer unread.
+func (u *Cases) AckFromHuman(ctx context.Context, human confirm.Principal, id string) (channel.Item, error) {
+	var out channel.Item
+	err := u.commit(ctx, UseAckHuman, "ack "+id, func() (store.Plan, error) {
+		var plan store.Plan
+		var err error
+		out, plan, err = u.human.PlanAck(ctx, human.String(), id, true, "")
+		return plan, err
+	})
+	return out, err
+}
+
+// TickTodo is the human ticking (or unticking) line index of a todo card.
+func (u *Cases) TickTodo(ctx context.Context, human confirm.Principal, id string, index int, done bool) (channel.Item, error) {
+	var out channel.Item
+	err := u.commit(ctx, UseTickTodo, "tick "+id, func() (store.Plan, error) {
+		var plan store.Plan
+		var err error
+		out, plan, err = u.human.PlanTick(ctx, human.String(), id, index, done)
+		return plan, err
+	})
+	return out, err
+}
+
+// ReplyAsHuman is the human's reply to item id of its channel: an item
+// from the human in the item's thread and, in the same transaction, a
+// coordination message carrying it to the persona's seat (delivered until
+// acked, like any message; its Item names the reply). The persona's seat
+// must have an active holder.
+func (u *Cases) ReplyAsHuman(ctx context.Context, k Key, human confirm.Principal, id, text string) (channel.Item, error) {
+	var out channel.Item
+	err := u.commit(ctx, UseReplyHuman, "reply to "+id, func() (store.Plan, error) {
+		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
+			return store.Plan{}, err
+		}
+		to, _, err := u.human.Get(ctx, human.String(), id)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		if to.FromHuman {
+			return store.Plan{}, fmt.Errorf("%w: %s is your own; reply to a persona's item", channel.ErrWrongSide, id)
+		}
+		holder, seat, err := u.reg.ActiveHolder(ctx, to.Persona.Address)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		reply, plan, err := u.human.PlanPost(ctx, channel.Item{Human: human.String(), Persona: sender(holder), FromHuman: true,
+			Kind: channel.KindMessage, Thread: to.Thread, ReplyTo: to.ID, Text: text}, nil)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan.Conds = append(plan.Conds, seat)
+		_, carry, err := u.coord.PlanSend(ctx, coord.Message{To: holder.Address, Subject: "reply to " + to.ID,
+			Body: text, Item: reply.ID, From: coord.Sender{Address: human.String(), Name: human.Name}})
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan.Join(carry)
+		out = reply
+		rec, err := u.record(k, out)
+		plan.Join(rec)
+		return plan, err
+	})
+	if err != nil {
+		return channel.Item{}, err
+	}
+	return out, nil
+}
+
+// reactionOutcome turns a reaction's refusal by a rule into its terminal
+// outcome, and anything else (a store fault, a conflict that outlasted
+// its retries) into unknown: retryable under the same correlation id.
+func reactionOutcome(err error) confirm.Outcome {
+	for _, rule := range []error{channel.ErrNoItem, channel.ErrUnknownReaction, channel.ErrBadItem, channel.ErrBadItemID, channel.ErrWrongSide} {
+		if errors.Is(err, rule) {
+			return confirm.NotApplied(err.Error())
+		}
+	}
+	if err != nil {
+		return confirm.Unknown
+	}
+	return confirm.Applied()
+}
+
+// ReactAsPersona applies the instance's persona's reaction to an item of
+// its conversation (apply_human_reaction) under correlation id corr: the
+// answer is applied, or not applied with the reason; unknown only when the
+// outcome could not be established, and a retry under corr then applies it
+// at most once. A recorded terminal outcome is returned as it is.
+func (u *Cases) ReactAsPersona(ctx context.Context, in Instance, id, reaction, corr string) (confirm.Outcome, error) {
+	if _, err := u.admitted(ctx, in); err != nil {
+		return confirm.Unknown, err
+	}
+	p := in.Persona
+	return u.reactions.Do(ctx, confirm.PersonaPrincipal(p.Address), corr, func(ctx context.Context) confirm.Outcome {
+		return reactionOutcome(u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
+			plan, err := u.admitted(ctx, in)
+			if err != nil {
+				return store.Plan{}, err
+			}
+			if _, err := u.conversation(ctx, p, id); err != nil {
+				return store.Plan{}, err
+			}
+			_, react, err := u.human.PlanReact(ctx, p.Human, id, reaction, p.Address)
+			if err != nil || react.Empty() {
+				return store.Plan{}, err
+			}
+			plan.Join(react)
+			return plan, nil
+		}))
+	})
+}
+
+// ReactAsHuman applies the human's reaction to an item of their channel,
+// with the same definitive outcome as ReactAsPersona.
+func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, reaction, corr string) (confirm.Outcome, error) {
+	return u.reactions.Do(ctx, human, corr, func(ctx context.Context) confirm.Outcome {
+		return reactionOutcome(u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
+			_, plan, err := u.human.PlanReact(ctx, human.String(), id, reaction, human.String())
+			return plan, err
+		}))
+	})
+}
+
+// SetTyping shows (on) or clears the persona's typing indicator in its
+// human's channel (start_typing, stop_typing); it shows for
+// channel.TypingFor unless renewed.
+func (u *Cases) SetTyping(ctx context.Context, in Instance, thread string, on bool) (channel.Typing, error) {
+	var out channel.Typing
+	err := u.commit(ctx, UseTyping, "typing", func() (store.Plan, error) {
+		plan, err := u.admitted(ctx, in)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		var typing store.Plan
+		out, typing, err = u.human.PlanTyping(in.Persona.Human, sender(in.Persona), thread, on)
+		plan.Join(typing)
+		return plan, err
+	})
+	return out, err
+}
+
+// SurfaceStatus is get_human_surface_status: the surface, the bound human
+// and how many of the personas' items wait unread — no content.
+type SurfaceStatus struct {
+	Surface string `json:"surface"`
+	Human   string `json:"human"`
+	Unread  int    `json:"unread"`
+}
+
+// HumanSurfaceStatus answers get_human_surface_status for p.
+func (u *Cases) HumanSurfaceStatus(ctx context.Context, p registry.Persona) (SurfaceStatus, error) {
+	n, err := u.human.Unread(ctx, p.Human)
+	return SurfaceStatus{Surface: channel.Surface, Human: p.Human, Unread: n}, err
+}
+
+// HumanStatus is the human's unread count and the typing indicators
+// showing in their channel.
+func (u *Cases) HumanStatus(ctx context.Context, human confirm.Principal) (int, []channel.Typing, error) {
+	n, err := u.human.Unread(ctx, human.String())
+	if err != nil {
+		return 0, nil, err
+	}
+	ts, err := u.human.Typing(ctx, human.String())
+	return n, ts, err
+}
+
+// HumanInbox is one page of human's channel, oldest first.
+func (u *Cases) HumanInbox(ctx context.Context, human confirm.Principal, after string, limit int) (channel.Page, error) {
+	return u.human.Inbox(ctx, human.String(), after, limit)
+}
+
+// HumanFile returns the bytes of file item id of human's channel.
+func (u *Cases) HumanFile(ctx context.Context, human confirm.Principal, id string) (channel.Item, []byte, error) {
+	it, _, err := u.human.Get(ctx, human.String(), id)
+	if err != nil {
+		return channel.Item{}, nil, err
+	}
+	if it.Kind != channel.KindFile {
+		return channel.Item{}, nil, fmt.Errorf("%w: %s is a %s, not a file", channel.ErrNoItem, id, it.Kind)
+	}
+	data, err := u.human.FileData(ctx, human.String(), id)
+	return it, data, err
+}
