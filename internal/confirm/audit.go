@@ -17,7 +17,8 @@ import (
 type AuditEntry struct {
 	Time time.Time `json:"time"`
 	// Event: requested, joined, rerouted, approved, denied, expired, withdrawn,
-	// prompt-carried-forward, prompt-dropped.
+	// prompt-carried-forward, prompt-dropped, tool-call (a persona's tool
+	// call the hub carried out, usecase.CallTool).
 	Event          string     `json:"event"`
 	ConfirmationID string     `json:"confirmation_id,omitempty"`
 	CorrelationID  string     `json:"correlation_id,omitempty"`
@@ -30,6 +31,10 @@ type AuditEntry struct {
 	Remember       Remember   `json:"remember,omitempty"`
 	Reason         string     `json:"reason,omitempty"`
 }
+
+// AuditOp is the store write of one entry, for a use case that joins it
+// to the transaction of the change it records.
+func AuditOp(e AuditEntry) (store.Op, error) { return auditOp(e) }
 
 // auditOp is the store write of one entry.
 func auditOp(e AuditEntry) (store.Op, error) {

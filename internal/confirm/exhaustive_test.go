@@ -352,7 +352,7 @@ func TestAuthorizeExhaustiveAgainstSpec(t *testing.T) {
 		st, hash := buildStamp(t, seat.address, 1)
 		// Every tool of the inventory, whether the class's stamp carries it
 		// or not: a tool it does not carry is presented anyway.
-		p, err := NewPolicy(st, hash, Options{Assignments: Tasks([]Assignment{{Task: "work/core/t-1"}})})
+		p, err := NewPolicy(st, hash, Options{Assignments: TaskSet{"t-1": true}})
 		if err != nil {
 			t.Fatal(err)
 		}

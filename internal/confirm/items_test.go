@@ -47,7 +47,7 @@ func TestToolKindDecidesTheShapesItMayCarry(t *testing.T) {
 		}
 	}
 	// "R/W (assigned task)" mutates only within assigned tasks.
-	deputy := policyFor(t, "work/core/deputy", Options{Assignments: Tasks([]Assignment{{Task: "work/core/t-1"}})})
+	deputy := policyFor(t, "work/core/deputy", Options{Assignments: TaskSet{"t-1": true}})
 	if d := deputy.Authorize(op(t, deputy, "append_run_event", "run:work/core/t-1/r-1", stamp.ShapeRecordWrite)); d.Verdict != Allow {
 		t.Errorf("deputy in its assigned task: %s", d)
 	}

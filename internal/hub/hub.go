@@ -151,6 +151,10 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := h.queue.IndexUndecided(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
+	// Assignments of an older installation become tasks, once.
+	if _, err := h.cases.MigrateAssignments(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
 	if err := h.reg.IndexNameSkeletons(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}

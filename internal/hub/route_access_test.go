@@ -98,6 +98,7 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		"GET /v1/messages":                    {path: "/v1/messages?seat=work/core/deputy"},
 		"GET /v1/messages/stream":             {path: "/v1/messages/stream"},
 		"POST /v1/messages/{id}/ack":          {path: "/v1/messages/m-1/ack"},
+		"POST /v1/tools/{tool}":               {path: "/v1/tools/list_tasks", body: `{"persona":"work/core/deputy"}`},
 		"GET /v1/inbox":                       {path: "/v1/inbox"},
 		"GET /v1/inbox/status":                {path: "/v1/inbox/status"},
 		"POST /v1/inbox/{id}/reply":           {path: "/v1/inbox/h-1/reply", body: `{"text":"hi"}`},

@@ -36,6 +36,7 @@ func routes() []route {
 		{"GET", "/v1/assignments", either, listAssignments},
 		{"POST", "/v1/assignments", either, assignTask},
 		{"GET", "/v1/audit", operator, listAudit},
+		{"POST", "/v1/tools/{tool}", either, callTool},
 
 		{"POST", "/v1/fence", persona, claimFence},
 		{"POST", "/v1/messages", persona, sendMessage},

@@ -6,6 +6,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // APIVersion is the version prefix this hub serves.
@@ -228,3 +229,25 @@ func (v *PersonaView) UnmarshalJSON(data []byte) error {
 	}
 	return json.Unmarshal(data, (*viewFields)(v))
 }
+
+// ToolCallRequest is the body of POST /v1/tools/{tool}: one persona tool
+// call. A persona's token calls as itself; an operator acts for the
+// persona it names, under that persona's stamp.
+type ToolCallRequest struct {
+	IdentityClaims
+	// Persona is whose stamp applies: ignored for a persona's token (its
+	// own), required of an operator's.
+	Persona string `json:"persona,omitempty" limit:"ref"`
+	// Arguments are the tool's arguments, a JSON object checked against
+	// the tool's schema (internal/tools; docs/tools.md).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// CorrelationID names the call for its retries (or correlation_id in
+	// the arguments); the hub makes one when neither is sent.
+	CorrelationID string `json:"correlation_id,omitempty" limit:"correlation_id"`
+}
+
+// ToolCall is the answer of POST /v1/tools/{tool}: status done (result),
+// allowed (a runtime tool's normalized operation), confirm (the
+// confirmation to wait on; retry with the correlation id) or denied (the
+// boundary and reason). See usecase.ToolCall.
+type ToolCall = usecase.ToolCall

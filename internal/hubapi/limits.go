@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
 // Limit is one bound of the API, enforced at its edge with a named error,
@@ -42,6 +44,14 @@ var Limits = []Limit{
 	{"message_subject", coord.MaxSubject, "bytes", "a coordination message's subject (one line)"},
 	{"message_body", coord.MaxBody, "bytes", "a coordination message's body"},
 	{"inbox", coord.MaxInbox, "messages", "messages waiting, not acked, in one seat's inbox"},
+	{"page_size", paging.MaxLimit, "items", "one page of a list answered in the page form (the limit argument)"},
+	{"page_token", paging.MaxToken, "bytes", "a page's continuation token (after)"},
+	{"tool_arguments", tools.MaxArgs, "bytes", "a tool call's arguments"},
+	{"tool_line", tools.MaxLine, "bytes", "a tool argument of one line: a title, a subject, a question, an option, an item"},
+	{"tool_text", tools.MaxBodyText, "bytes", "a tool argument of several lines: a message, a brief, a decision's context"},
+	{"tool_note", tools.MaxNote, "bytes", "a progress report, a run event, a note or a resolution's reason"},
+	{"tool_content", tools.MaxContent, "bytes", "a workspace write's content"},
+	{"tool_list", tools.MaxListItems, "items", "a tool argument that is a list: options, evidence, bounds, todo items"},
 }
 
 // LimitOf returns the limit called name; it panics on a name the table

@@ -18,7 +18,6 @@ const (
 	KindPersona      = usecase.EventPersona
 	KindPresence     = usecase.EventPresence
 	KindConfirmation = usecase.EventConfirmation
-	KindAssignment   = usecase.EventAssignment
 	KindTask         = usecase.EventTask
 	KindPrompt       = usecase.EventPrompt
 	KindAudit        = usecase.EventAudit

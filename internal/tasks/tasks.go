@@ -47,14 +47,13 @@ const (
 	MaxTasksPerAssignee = 1000
 )
 
-// The states of a task: assigned → in-progress ⇄ blocked → done, and
-// cancelled from any open state. Done and cancelled are final.
+// The states of a task: assigned → in-progress ⇄ blocked → done. Done is
+// final.
 const (
 	StateAssigned   = "assigned"
 	StateInProgress = "in-progress"
 	StateBlocked    = "blocked"
 	StateDone       = "done"
-	StateCancelled  = "cancelled"
 )
 
 // Named errors of tasks; each says what to do.
@@ -63,8 +62,8 @@ var (
 	ErrNoTask = errors.New("no such task")
 	// ErrNotAssignee: only the task's assignee reports on it.
 	ErrNotAssignee = errors.New("only the task's assignee reports on it")
-	// ErrTaskFinished: a done or cancelled task takes no more reports.
-	ErrTaskFinished = errors.New("the task is finished (done or cancelled): it takes no more reports; ask for a new task")
+	// ErrTaskFinished: a done task takes no more reports.
+	ErrTaskFinished = errors.New("the task is done: it takes no more reports; ask for a new task")
 	// ErrReportsFull: the task has the most reports it may have.
 	ErrReportsFull = errors.New("the task holds the most progress reports it may; report it done or ask for a new task")
 	// ErrTooManyTasks: the assignee holds the most open tasks it may.
@@ -73,6 +72,8 @@ var (
 	ErrIllegalState = errors.New("illegal task state")
 	// ErrSelfAssignment: a persona never assigns itself a task.
 	ErrSelfAssignment = errors.New("a persona cannot assign itself a task")
+	// ErrTaskExists: the task id is taken by a task of another assignee.
+	ErrTaskExists = errors.New("a task with that id is assigned to another persona; choose another id")
 )
 
 // Party is one end of a task: a persona generation (ID and address), or a
@@ -121,7 +122,14 @@ func (t Task) Target() confirm.Target {
 }
 
 // Final reports whether the task takes no more reports.
-func (t Task) Final() bool { return t.State == StateDone || t.State == StateCancelled }
+func (t Task) Final() bool { return t.State == StateDone }
+
+// States are a task's states, for a list's filter; ReportStates are those
+// a report may move a task to.
+var (
+	States       = []string{StateAssigned, StateInProgress, StateBlocked, StateDone}
+	ReportStates = []string{StateInProgress, StateBlocked, StateDone}
+)
 
 // moves is the state machine: the states a report may move a task to.
 var moves = map[string][]string{
@@ -155,13 +163,17 @@ func Get(ctx context.Context, st store.Store, id string) (Task, store.KV, error)
 // PlanAssign plans recording t (its ID, scope, project, parties, title,
 // brief and bounds filled in by the caller) as a new task assigned at now,
 // with its two index entries, guarded on the id being new. A task with
-// the same id already stored is answered as it is and nothing is planned:
-// the id derives from the call, so this is a retry of the same call.
+// the same id and assignee already stored is answered as it is and
+// nothing is planned (a tool call's id derives from the call, so this is
+// its retry); one of another assignee is ErrTaskExists.
 func PlanAssign(ctx context.Context, st store.Store, t Task, now time.Time) (Task, store.Plan, error) {
 	if t.Assignee.ID == t.By.ID {
 		return Task{}, store.Plan{}, fmt.Errorf("%s: %w", t.Assignee.Address, ErrSelfAssignment)
 	}
 	if old, _, err := Get(ctx, st, t.ID); err == nil {
+		if old.Assignee.ID != t.Assignee.ID {
+			return Task{}, store.Plan{}, fmt.Errorf("task %s (%s's): %w", t.ID, old.Assignee.Address, ErrTaskExists)
+		}
 		return old, store.Plan{}, nil
 	} else if !errors.Is(err, ErrNoTask) {
 		return Task{}, store.Plan{}, err
@@ -217,6 +229,20 @@ func PlanReport(ctx context.Context, st store.Store, id, reporterID string, r Re
 		return Task{}, store.Plan{}, err
 	}
 	return t, store.Plan{Conds: []store.Cond{{Key: kv.Key, ModRev: kv.ModRev}}, Ops: []store.Op{store.Put(kv.Key, val)}}, nil
+}
+
+// PlanRemove plans deleting task id and its index entries, guarded on the
+// task as read (the assignment endpoint's removal).
+func PlanRemove(ctx context.Context, st store.Store, id string) (Task, store.Plan, error) {
+	t, kv, err := Get(ctx, st, id)
+	if err != nil {
+		return Task{}, store.Plan{}, err
+	}
+	return t, store.Plan{Conds: []store.Cond{{Key: kv.Key, ModRev: kv.ModRev}}, Ops: []store.Op{
+		{Key: kv.Key, Delete: true},
+		{Key: indexKey(prefixAssigned, t.Assignee.ID, t.Created, t.ID), Delete: true},
+		{Key: indexKey(prefixGiven, t.By.ID, t.Created, t.ID), Delete: true},
+	}}, nil
 }
 
 // Side says which of a party's tasks a list reads.

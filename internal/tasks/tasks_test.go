@@ -71,8 +71,8 @@ func TestAssignReportAndList(t *testing.T) {
 	if _, _, err := PlanReport(ctx, st, "t-404", deputy.ID, Report{At: t0, Progress: "x"}); !errors.Is(err, ErrNoTask) {
 		t.Fatalf("no task: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "x", State: StateCancelled}); !errors.Is(err, ErrIllegalState) {
-		t.Fatalf("deputy cancels: %v", err)
+	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "x", State: StateAssigned}); !errors.Is(err, ErrIllegalState) {
+		t.Fatalf("back to assigned: %v", err)
 	}
 	got, plan, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0.Add(time.Minute), Progress: "half", Evidence: []string{"run r-1"}})
 	if err != nil || got.State != StateInProgress || len(got.Reports) != 1 {

@@ -3,6 +3,7 @@ package tools
 import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // This file is the one table of what a caller sends to each tool of the
@@ -183,14 +184,15 @@ var table = []Tool{
 
 	// tasks
 	{Name: "list_tasks", Description: "List the tasks assigned to this persona or by it, a page at a time.",
-		Params: append([]Param{enum("state", "only tasks in this state", false, TaskStates...)}, paged...),
+		Params: append([]Param{enum("which", "assigned-to-me (the default) or assigned-by-me", false, "assigned-to-me", "assigned-by-me"),
+			enum("state", "only tasks in this state", false, tasks.States...)}, paged...),
 		Target: self, Shape: stamp.ShapeReadMeta},
 	{Name: "get_task", Description: "Read a task with its progress reports.",
 		Params: []Param{id("task", "the task's id", true)}, Target: taskRecord, Shape: stamp.ShapeReadMeta},
 	{Name: "report_task", Description: "Report progress on a task, with evidence; a report may move its state.",
 		Params: []Param{id("task", "the task's id", true), text("progress", "what was done", MaxNote, true),
 			lines("evidence", "references: paths, run or artifact ids, links", 0, false),
-			enum("state", "the task's new state", false, ReportStates...)},
+			enum("state", "the task's new state", false, tasks.ReportStates...)},
 		Target: taskRecord, Shape: stamp.ShapeRecordWrite},
 	{Name: "assign_task", Description: "Assign a bounded task to a persona under this one (a lead's deputy).",
 		Params: []Param{address("assignee", "the assignee's address (work/core/deputy)", true), line("title", "one line", true),
@@ -261,11 +263,3 @@ var table = []Tool{
 // path target normalization does not produce (it refuses a path naming the
 // root, as a write there is never meant).
 const WorkspaceRoot = "."
-
-// TaskStates are the states of a task (the tasks use case's state
-// machine), for the list filter; ReportStates are those a report may
-// move a task to.
-var (
-	TaskStates   = []string{"assigned", "in-progress", "blocked", "done", "cancelled"}
-	ReportStates = []string{"in-progress", "blocked", "done"}
-)

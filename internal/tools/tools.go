@@ -223,6 +223,13 @@ func (a Args) Decode(v any) error {
 // Raw is the validated arguments as sent.
 func (a Args) Raw() json.RawMessage { return a.raw }
 
+// Canonical is the arguments re-encoded with sorted keys and no spacing:
+// two sendings of the same arguments have the same canonical form.
+func (a Args) Canonical() []byte {
+	b, _ := json.Marshal(a.m) // decoded JSON always encodes
+	return b
+}
+
 // Caller is the persona a call is made as.
 type Caller struct {
 	// PersonaID is the generation's registry id.

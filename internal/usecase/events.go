@@ -27,10 +27,9 @@ const (
 	// EventConfirmation: a confirmation queued, joined or decided; the
 	// payload is a confirm.Confirmation.
 	EventConfirmation EventKind = "confirmation"
-	// EventAssignment: a task assigned to a deputy (removed: unassigned);
-	// the payload is a confirm.Assignment.
-	EventAssignment EventKind = "assignment"
-	// EventTask: a task record; the payload is a tasks.Task.
+	// EventTask: a task record assigned to a persona generation (a
+	// deputy's scope is its tasks), reported on or removed; the payload is
+	// a tasks.Task.
 	EventTask EventKind = "task"
 	// EventPrompt: a learned choice (removed: dropped or carried
 	// forward); the payload is a confirm.Choice.
@@ -65,7 +64,7 @@ const (
 type Event struct {
 	Kind EventKind
 	// ID names what changed within its kind: a generation id, a
-	// confirmation id, a deputy's "<generation id>/<task>", ...
+	// confirmation id, a task id, ...
 	ID string
 	// Rev is the store revision that made a change from the store; 0 for
 	// presence and resync.
@@ -105,7 +104,6 @@ var eventKinds = []eventKind{
 	{EventPersona, registry.PrefixPersona, payloadOf[registry.Persona]},
 	{EventPresence, "", payloadOf[Presence]},
 	{EventConfirmation, confirm.PrefixConfirmation, payloadOf[confirm.Confirmation]},
-	{EventAssignment, confirm.PrefixAssignments, payloadOf[confirm.Assignment]},
 	{EventTask, tasks.PrefixRecord, payloadOf[tasks.Task]},
 	{EventPrompt, confirm.PrefixPromptsPersona, payloadOf[confirm.Choice]},
 	{EventPrompt, confirm.PrefixPromptsClass, payloadOf[confirm.Choice]},

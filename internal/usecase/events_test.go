@@ -10,6 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // storeEvents reads every write committed to in's store so far, as the
@@ -35,10 +36,10 @@ func storeEvents(t *testing.T, in *installation) []store.Event {
 
 // Issue 11 item 6: the writes of real use cases become typed events — a
 // persona event carries a registry.Persona, a confirmation event a
-// confirm.Confirmation, an audit event a confirm.AuditEntry, an assignment
-// event a confirm.Assignment, each named by its own id, never by a store
-// key — and the records that are no event (seats, names, indexes,
-// idempotency records) make none.
+// confirm.Confirmation, an audit event a confirm.AuditEntry, a task event
+// the tasks.Task assigned, each named by its own id, never by a store key —
+// and the records that are no event (seats, names, indexes, idempotency
+// records) make none.
 func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
@@ -55,14 +56,14 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 		ev, ok, err := EventOf(sev)
 		mustNil(t, err)
 		if !ok {
-			for _, kept := range []string{registry.PrefixPersona, confirm.PrefixConfirmation, confirm.PrefixAudit, confirm.PrefixAssignments} {
+			for _, kept := range []string{registry.PrefixPersona, confirm.PrefixConfirmation, confirm.PrefixAudit, tasks.PrefixRecord} {
 				if strings.HasPrefix(sev.Key, kept) {
 					t.Errorf("%s made no event", sev.Key)
 				}
 			}
 			continue
 		}
-		if strings.Contains(ev.ID, "/") && ev.Kind != EventAssignment && ev.Kind != EventAudit {
+		if strings.Contains(ev.ID, "/") && ev.Kind != EventTask && ev.Kind != EventAudit {
 			t.Errorf("%s event named %q: an id within its kind, not a store key", ev.Kind, ev.ID)
 		}
 		p, err := ev.Payload()
@@ -81,15 +82,15 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 			if ev.Kind != EventAudit || v.Event == "" {
 				t.Errorf("%s event %s carries audit entry %+v", ev.Kind, ev.ID, v)
 			}
-		case confirm.Assignment:
-			if ev.Kind != EventAssignment || v.Task != "work/core/t-1" || ev.ID != v.PersonaID+"/t-1" {
-				t.Errorf("%s event %s carries assignment %+v", ev.Kind, ev.ID, v)
+		case tasks.Task:
+			if ev.Kind != EventTask || v.ID != ev.ID || v.Assignee.ID != deputy.Persona.ID {
+				t.Errorf("%s event %s carries task %+v", ev.Kind, ev.ID, v)
 			}
 		default:
 			t.Errorf("%s event %s carries a %T", ev.Kind, ev.ID, p)
 		}
 	}
-	for _, k := range []EventKind{EventPersona, EventConfirmation, EventAudit, EventAssignment} {
+	for _, k := range []EventKind{EventPersona, EventConfirmation, EventAudit, EventTask} {
 		if seen[k] == 0 {
 			t.Errorf("no %s event from the use cases' writes (saw %v)", k, seen)
 		}
@@ -100,9 +101,9 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 // name; a kind the table does not have (a newer hub's) is a named error a
 // reader can skip.
 func TestEventEdges(t *testing.T) {
-	ev, ok, err := EventOf(store.Event{Key: confirm.PrefixAssignments + "p-1/t-1", Delete: true, Rev: 9})
-	if !ok || err != nil || !ev.Removed || ev.Data != nil || ev.ID != "p-1/t-1" {
-		t.Fatalf("an unassignment: %+v %v %v", ev, ok, err)
+	ev, ok, err := EventOf(store.Event{Key: tasks.PrefixRecord + "t-1", Delete: true, Rev: 9})
+	if !ok || err != nil || !ev.Removed || ev.Data != nil || ev.ID != "t-1" || ev.Kind != EventTask {
+		t.Fatalf("a removed task: %+v %v %v", ev, ok, err)
 	}
 	if p, err := ev.Payload(); p != nil || err != nil {
 		t.Fatalf("a removal's payload: %v %v", p, err)

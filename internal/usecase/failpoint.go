@@ -40,6 +40,8 @@ const (
 	UseSendMessage = "send-message"
 	UseAckMessage  = "ack-message"
 	UseClaimFence  = "claim-fence"
+	// UseCallTool is a persona's tool call (CallTool).
+	UseCallTool = "call-tool"
 	// The human channel's use cases.
 	UseSendToHuman = "send-to-human"
 	UseAckHuman    = "ack-human"
@@ -61,6 +63,7 @@ var failpointSteps = map[string][]string{
 	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
 	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
 	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
+	UseCallTool:    {StepBeforeCommit, StepAfterCommit},
 	UseSendToHuman: {StepBeforeCommit, StepAfterCommit},
 	UseAckHuman:    {StepBeforeCommit, StepAfterCommit},
 	UseTickTodo:    {StepBeforeCommit, StepAfterCommit},

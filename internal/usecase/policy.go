@@ -7,6 +7,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // Caller is who asks, as the transport authenticated them (from a token,
@@ -84,11 +85,11 @@ func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy
 	if err != nil {
 		return nil, err
 	}
-	assigned, err := u.queue.Assignments(ctx, p.ID)
+	assigned, err := tasks.Assigned(ctx, u.st, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	return confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned, Assignments: confirm.Tasks(assigned),
+	return confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned, Assignments: assigned,
 		Holders: activeSeats{ctx, Seats{u.reg}}})
 }
 

@@ -1,0 +1,320 @@
+package usecase
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+)
+
+// ToolStatus is how a tool call ended.
+type ToolStatus string
+
+// The statuses of a tool call.
+const (
+	// ToolDone: the hub carried the call out; Result is its answer.
+	ToolDone ToolStatus = "done"
+	// ToolAllowed: a runtime tool (tools.Tool.Runtime: the workspace and
+	// publication tools) is allowed; the persona's runtime carries out
+	// Operation, the normalized operation, on its own files.
+	ToolAllowed ToolStatus = "allowed"
+	// ToolConfirm: waiting for a confirmation (ConfirmationID). Not
+	// terminal: call again with the same correlation id; once approved the
+	// call is carried out, exactly once.
+	ToolConfirm ToolStatus = "confirm"
+	// ToolDenied: terminal; Decision names the boundary and the reason.
+	ToolDenied ToolStatus = "denied"
+)
+
+// ToolRequest is one tool call as a transport decoded it.
+type ToolRequest struct {
+	// Persona is whose stamp applies: ignored for a persona caller (its
+	// own), required of an operator acting for a persona.
+	Persona string
+	Tool    string
+	// Args are the tool's arguments, a JSON object (tools.Tool.Validate).
+	Args json.RawMessage
+	// CorrelationID names the call for its retries; when empty, the
+	// arguments' correlation_id, else one is made and answered.
+	CorrelationID string
+}
+
+// ToolCall is the answer to a tool call.
+type ToolCall struct {
+	Status        ToolStatus        `json:"status"`
+	Tool          string            `json:"tool"`
+	CorrelationID string            `json:"correlation_id"`
+	Operation     confirm.Operation `json:"operation"`
+	Decision      confirm.Decision  `json:"decision"`
+	// ConfirmationID is the confirmation the call waits on or waited on.
+	ConfirmationID string `json:"confirmation_id,omitempty"`
+	// Result is the executor's answer (status done).
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// Call is what an executor is given: the call, decided and allowed.
+type Call struct {
+	// Persona is the generation the call is made as, under Stamp.
+	Persona registry.Persona
+	Stamp   *stamp.Stamp
+	// Actor is who made the call: the persona itself, or an operator
+	// acting for it.
+	Actor         confirm.Principal
+	Args          tools.Args
+	Operation     confirm.Operation
+	CorrelationID string
+	Now           time.Time
+}
+
+// Executor carries out an allowed call of one tool: it reads what it
+// needs and returns its answer and the plan of its writes (empty for a
+// read). CallTool joins the plan with the call's audit entry and its
+// exactly-once record and commits the one transaction; a conflict runs
+// the executor again.
+type Executor func(ctx context.Context, u *Cases, c Call) (result any, plan store.Plan, err error)
+
+// ErrNoExecutor: a hub tool no executor is registered for (a tool whose
+// records are not built yet); the call is decided but not carried out.
+var ErrNoExecutor = errors.New("the hub has no executor for this tool yet")
+
+// executors is the executor table: tool name → executor, one row per
+// hub tool (the runtime's tools have none). Each record package adds its
+// rows here.
+var executors = map[string]Executor{
+	"assign_task": assignTask,
+	"list_tasks":  listTasks,
+	"get_task":    getTask,
+	"report_task": reportTask,
+}
+
+// HasExecutor reports whether the hub carries out tool: for the MCP
+// server's boot proof (a runtime tool is carried out by the runtime).
+func HasExecutor(tool string) bool {
+	_, ok := executors[tool]
+	return ok
+}
+
+// correlationPrefix keeps a call's exactly-once record apart from a
+// client's Idempotency-Key of the same caller.
+const correlationPrefix = "tool-call:"
+
+// CallTool is one persona tool call: the arguments validated against the
+// tool's schema (tools table), mapped to the normalized operation (a
+// record's scope and project read from the stored record), decided under
+// the persona's stamp, and then
+//
+//   - allow: a hub tool's executor runs, and its writes, the call's audit
+//     entry and its result commit as one transaction, guarded on the
+//     persona's record as read; a runtime tool is answered "allowed" with
+//     the normalized operation, for the runtime to carry out;
+//   - confirm: a confirmation is queued (or joined) and the answer is
+//     "confirm" with its id; the caller retries with the same correlation
+//     id, and once it is approved the call is carried out exactly once
+//     (its result is recorded under the correlation id in the same
+//     transaction, and a later retry is answered from that record);
+//   - deny: "denied" with the boundary and the reason.
+//
+// A malformed argument is tools.ErrInvalidArguments; a target
+// normalization refuses as an escape is decided (a deny on the
+// cross-scope boundary). With a Key, a call that wrote something is
+// answered again from its record.
+func (u *Cases) CallTool(ctx context.Context, k Key, caller Caller, req ToolRequest) (ToolCall, error) {
+	row, err := tools.Lookup(req.Tool)
+	if err != nil {
+		return ToolCall{}, err
+	}
+	args, err := row.Validate(req.Args)
+	if err != nil {
+		return ToolCall{}, err
+	}
+	corr, err := correlationOf(req, args)
+	if err != nil {
+		return ToolCall{}, err
+	}
+	once, err := NewKey(correlationPrefix+caller.Principal.String(), corr, []byte(row.Name), args.Canonical())
+	if err != nil {
+		return ToolCall{}, fmt.Errorf("correlation id: %w", err)
+	}
+	var out ToolCall
+	err = u.commit(ctx, UseCallTool, "call "+row.Name, func() (store.Plan, error) {
+		for _, key := range []Key{k, once} {
+			if ok, err := u.replayed(ctx, key, &out); ok || err != nil {
+				if errors.Is(err, ErrIdempotencyKeyReused) && key == once {
+					err = fmt.Errorf("correlation id %s: %w", corr, confirm.ErrCorrelationReuse)
+				}
+				return store.Plan{}, err
+			}
+		}
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planCall(ctx, caller, req, row, args, corr)
+		if err != nil || plan.Empty() {
+			return store.Plan{}, err
+		}
+		if out.Status == ToolDone {
+			rec, err := u.record(once, out)
+			if err != nil {
+				return store.Plan{}, err
+			}
+			plan.Join(rec)
+		}
+		rec, err := u.record(k, out)
+		plan.Join(rec)
+		return plan, err
+	})
+	return out, err
+}
+
+// correlationOf is the call's correlation id: the request's, the
+// arguments', or a new one; two that differ are refused.
+func correlationOf(req ToolRequest, args tools.Args) (string, error) {
+	corr, inArgs := req.CorrelationID, args.Str("correlation_id")
+	switch {
+	case corr != "" && inArgs != "" && corr != inArgs:
+		return "", fmt.Errorf("%w: correlation_id %q in the arguments, %q in the request", tools.ErrInvalidArguments, inArgs, corr)
+	case corr == "":
+		corr = inArgs
+	}
+	if corr == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+		return "call-" + hex.EncodeToString(b), nil
+	}
+	if _, err := confirm.NormalizeID(corr); err != nil {
+		return "", fmt.Errorf("%w: correlation id: %v", tools.ErrInvalidArguments, err)
+	}
+	return corr, nil
+}
+
+// planCall resolves, maps, decides and (when allowed) plans one call.
+func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, row tools.Tool, args tools.Args, corr string) (ToolCall, store.Plan, error) {
+	out := ToolCall{Tool: row.Name, CorrelationID: corr}
+	p, guard, err := u.acting(ctx, caller, req.Persona)
+	if err != nil {
+		return out, store.Plan{}, err
+	}
+	pol, err := u.Policy(ctx, p)
+	if err != nil {
+		return out, store.Plan{}, err
+	}
+	addr, err := registry.ParseAddress(p.Address)
+	if err != nil {
+		return out, store.Plan{}, err
+	}
+	st := pol.Stamp()
+	action, _ := pol.Tool(row.Name) // a tool not on the stamp is denied "not exposed"
+	out.Operation = confirm.Operation{Persona: p.Address, Generation: p.Generation, Tool: row.Name, HandlerAction: action}
+	var target confirm.Target
+	target, out.Operation.Shape, err = row.Operation(ctx, tools.Caller{PersonaID: p.ID, Address: addr, Human: st.Authority.Human},
+		args, corr, records{u})
+	switch {
+	case err != nil && confirm.MalformedTarget(err):
+		return out, store.Plan{}, fmt.Errorf("%s: %w: %v", row.Name, tools.ErrInvalidArguments, err)
+	case err != nil && isTargetRefusal(err):
+		out.Status, out.Decision = ToolDenied, confirm.TargetRefusal(err)
+		return out, store.Plan{}, nil
+	case err != nil:
+		return out, store.Plan{}, err
+	}
+	out.Operation.Target = target
+	res, plan, err := u.queue.PlanRequest(ctx, caller.Principal, pol, out.Operation, corr)
+	if err != nil {
+		return out, store.Plan{}, err
+	}
+	out.Decision = res.Decision
+	if res.Confirmation != nil {
+		out.ConfirmationID = res.Confirmation.ID
+	}
+	switch res.Status {
+	case confirm.StatusDenied:
+		out.Status = ToolDenied
+		return out, store.Plan{}, nil
+	case confirm.StatusUnknown:
+		out.Status = ToolConfirm
+		if !plan.Empty() {
+			plan.Conds = append(plan.Conds, guard)
+		}
+		return out, plan, nil
+	}
+	if row.Runtime {
+		out.Status = ToolAllowed
+		return out, store.Plan{}, nil
+	}
+	return u.execute(ctx, out, Call{Persona: p, Stamp: st, Actor: caller.Principal, Args: args, Operation: out.Operation,
+		CorrelationID: corr, Now: u.now().UTC()}, guard)
+}
+
+// isTargetRefusal reports whether a mapping error is a target's escape
+// (a well-formed target normalization refused), which is decided, not
+// answered as an error.
+func isTargetRefusal(err error) bool {
+	for _, e := range []error{confirm.ErrDotDot, confirm.ErrAbsolutePath, confirm.ErrBackslash, confirm.ErrPercentEncoded,
+		confirm.ErrNonASCII, confirm.ErrUpperCase, confirm.ErrSymlinkEscape} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// execute runs an allowed call's executor and joins its writes with the
+// call's audit entry and the guard on the persona's record.
+func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guard store.Cond) (ToolCall, store.Plan, error) {
+	run, ok := executors[out.Tool]
+	if !ok {
+		return out, store.Plan{}, fmt.Errorf("%s: %w", out.Tool, ErrNoExecutor)
+	}
+	result, plan, err := run(ctx, u, c)
+	if err != nil {
+		return out, store.Plan{}, err
+	}
+	if out.Result, err = json.Marshal(result); err != nil {
+		return out, store.Plan{}, fmt.Errorf("%s: encode its answer: %w", out.Tool, err)
+	}
+	out.Status = ToolDone
+	if plan.Empty() {
+		return out, plan, nil
+	}
+	audit, err := confirm.AuditOp(confirm.AuditEntry{Time: c.Now, Event: "tool-call", ConfirmationID: out.ConfirmationID,
+		CorrelationID: out.CorrelationID, Actor: c.Actor, Persona: c.Persona.Address, Operation: c.Operation.String(),
+		Boundary: out.Decision.Boundary, StampHash: c.Persona.StampHash})
+	if err != nil {
+		return out, store.Plan{}, err
+	}
+	plan.Ops = append(plan.Ops, audit)
+	plan.Conds = append(plan.Conds, guard)
+	return out, plan, nil
+}
+
+// acting resolves the active generation a call is made as: a persona
+// caller's own, or the one an operator names; and the condition that
+// holds while its record is as read.
+func (u *Cases) acting(ctx context.Context, caller Caller, ref string) (registry.Persona, store.Cond, error) {
+	var p registry.Persona
+	var guard store.Cond
+	var err error
+	switch {
+	case caller.IsPersona():
+		p, guard, err = u.reg.GetGuarded(ctx, caller.PersonaID)
+	case ref == "":
+		return p, guard, fmt.Errorf("an operator acts for a persona: send \"persona\" (an address, name or id): %w", ErrPersonaRequired)
+	default:
+		p, guard, err = u.guarded(ctx, ref)
+	}
+	if err != nil {
+		return p, guard, err
+	}
+	if p.State != registry.StateActive {
+		return p, guard, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, ErrForbidden)
+	}
+	return p, guard, nil
+}
