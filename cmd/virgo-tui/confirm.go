@@ -451,8 +451,12 @@ entry was written in the same transaction as the change it records.`,
 			tw := newTable(cmd.OutOrStdout())
 			fmt.Fprintln(tw, "TIME\tEVENT\tCONFIRMATION\tACTOR\tBOUNDARY\tOPERATION\tREASON")
 			for _, e := range entries {
+				actor := e.Actor.String()
+				if e.Via != nil {
+					actor += " " + e.Via.String() // the SSH console, and the key
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Event,
-					e.ConfirmationID, e.Actor, e.Boundary, e.Operation, e.Reason)
+					e.ConfirmationID, actor, e.Boundary, e.Operation, e.Reason)
 			}
 			return tw.Flush()
 		})

@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 func init() { subcommands = append(subcommands, newOperatorCmd) }
@@ -59,16 +64,30 @@ func (f *uidFlag) Type() string { return "UID|self" }
 func newOperatorAddCmd(a *app) *cobra.Command {
 	uid := uidFlag{uid: hubapi.NoUID}
 	out := outputTable
+	var sshKeys []string
 	cmd := &cobra.Command{
-		Use:   "add NAME [--uid UID|self]",
-		Short: "Enrol a human as an operator (by an enrolled operator, or at first install)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "add NAME [--uid UID|self] [--ssh-key FILE|KEY]...",
+		Short: "Enrol a human as an operator (by an enrolled operator, or at first install), or list SSH keys for one",
+		Long: `Enrol a human as an operator: their token is written 0600 to
+<home>/operators/NAME.token. With --ssh-key (a public key file such as
+~/.ssh/id_ed25519.pub, or the key's text; repeatable) the keys are listed for
+the human in the store, in one transaction, and identify them on the SSH
+console (virgo-tui serve --ssh): the key alone says who is there. A key
+already listed for another human is refused. Run again with --ssh-key for a
+human already enrolled to list more keys for them.`,
+		Example: `  virgo-tui operator add ada --ssh-key ~/ada_id_ed25519.pub
+  virgo-tui operator add ada --ssh-key "ssh-ed25519 AAAAC3Nza… ada@laptop"`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := registry.ResolveHome(a.homeFlag)
 			if err != nil {
 				return err
 			}
 			name, err := registry.NormalizeHuman(args[0])
+			if err != nil {
+				return err
+			}
+			keys, err := readSSHKeys(sshKeys)
 			if err != nil {
 				return err
 			}
@@ -87,8 +106,15 @@ func newOperatorAddCmd(a *app) *cobra.Command {
 					return err
 				}
 				e = o.Enrolled(home.Dir)
+				if keys != "" {
+					// The keys go to the store through the hub, as the
+					// human just enrolled: the only one who may.
+					if e, err = enrolKeysAs(cmd.Context(), home, name, uid.uid, keys); err != nil {
+						return err
+					}
+				}
 			} else if err := a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-				e, err = c.EnrolOperator(ctx, name, uid.uid)
+				e, err = c.EnrolOperatorKeys(ctx, name, uid.uid, keys)
 				return err
 			}); err != nil {
 				return err
@@ -100,14 +126,68 @@ func newOperatorAddCmd(a *app) *cobra.Command {
 			if e.UID != nil {
 				bound = fmt.Sprintf(", bound to uid %d", *e.UID)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "enrolled %s%s; token in %s (0600): hand it to them, or they act with --as %s\n",
-				e.Principal, bound, e.TokenFile, e.Principal)
-			return err
+			w := cmd.OutOrStdout()
+			if _, err = fmt.Fprintf(w, "enrolled %s%s; token in %s (0600): hand it to them, or they act with --as %s\n",
+				e.Principal, bound, e.TokenFile, e.Principal); err != nil {
+				return err
+			}
+			for _, k := range e.SSHKeys {
+				if _, err := fmt.Fprintf(w, "ssh key %s %s: %s connects with ssh -p PORT virgo@HOST\n",
+					k.Fingerprint, termtext.Clean(k.Comment), e.Principal); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().Var(&uid, "uid", "bind the operator to a Unix user: only connections from that user may use the token")
+	cmd.Flags().StringArrayVar(&sshKeys, "ssh-key", nil, "a public key file (~/.ssh/id_ed25519.pub) or the key's text, identifying the human on the SSH console; repeatable")
 	cmd.Flags().VarP(&out, "output", "o", "output format: table or json")
 	return cmd
+}
+
+// maxKeyFile bounds an --ssh-key file: a public key file is a few hundred bytes.
+const maxKeyFile = 64 << 10
+
+// readSSHKeys reads each --ssh-key value — a file when one exists at that
+// path, else the key's text — checks the keys, and returns them as
+// authorized_keys lines ("" for none).
+func readSSHKeys(values []string) (string, error) {
+	var lines []string
+	for _, v := range values {
+		text := v
+		if fi, err := os.Stat(v); err == nil && fi.Mode().IsRegular() {
+			f, err := os.Open(v)
+			if err != nil {
+				return "", fmt.Errorf("--ssh-key %s: %w", termtext.Clean(v), err)
+			}
+			b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+			f.Close()
+			if err != nil {
+				return "", fmt.Errorf("--ssh-key %s: %w", termtext.Clean(v), err)
+			}
+			if len(b) > maxKeyFile {
+				return "", fmt.Errorf("--ssh-key %s: over %d bytes; give the public key (.pub) file", termtext.Clean(v), maxKeyFile)
+			}
+			text = string(b)
+		}
+		if _, err := operatorkeys.Parse(text); err != nil {
+			return "", fmt.Errorf("--ssh-key %s: %w", termtext.Clean(v), err)
+		}
+		lines = append(lines, strings.TrimSpace(text))
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// enrolKeysAs lists keys for human name, acting as that human (at first
+// install, the one just enrolled).
+func enrolKeysAs(ctx context.Context, home registry.Home, name string, uid int, keys string) (hubapi.Enrolled, error) {
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(name), hubclient.WithStarter(hub.InProcess(home)))
+	if err != nil {
+		return hubapi.Enrolled{}, err
+	}
+	e, err := c.EnrolOperatorKeys(ctx, name, uid, keys)
+	return e, errors.Join(err, c.Close())
 }
 
 func newOperatorListCmd(a *app) *cobra.Command {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -176,4 +180,45 @@ func TestAnOverlongHomeNamesTheSocketLimit(t *testing.T) {
 	c := newCLI(t)
 	c.home = filepath.Join(c.home, strings.Repeat("h", 120))
 	wantContains(t, "over-long home", c.fails("confirm", "list"), "108-byte sun_path", "use a shorter --home")
+}
+
+// Issue 16: "virgo-tui operator add NAME --ssh-key FILE|KEY records the
+// public keys of a human; a key listed for two humans is refused."
+func TestOperatorSSHKeys(t *testing.T) {
+	c := newCLI(t)
+	c.asEnrolled = true
+	dir := t.TempDir()
+	adaFile := filepath.Join(dir, "ada.pub")
+	adaKey := testAuthorizedKey(t, "ada@laptop")
+	if err := os.WriteFile(adaFile, []byte(adaKey+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// At first install, from a file; the answer names the fingerprint.
+	wantContains(t, "first install with a key", c.ok("operator", "add", "owner", "--ssh-key", adaFile),
+		"enrolled human:owner", "ssh key SHA256:", "ada@laptop")
+	// Another human, the key's text; the same key for a third is refused.
+	bobKey := testAuthorizedKey(t, "bob@phone")
+	wantContains(t, "bob", c.ok("operator", "add", "bob", "--ssh-key", bobKey, "--as", "human:owner"), "enrolled human:bob", "bob@phone")
+	wantContains(t, "taken", c.fails("operator", "add", "carol", "--ssh-key", adaFile, "--as", "human:owner"),
+		"already listed for another human (human:owner)")
+	if _, err := os.Stat(hubapi.OperatorTokenPath(c.home, "carol")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused key enrolment left carol a token: %v", err)
+	}
+	wantContains(t, "not a key", c.fails("operator", "add", "carol", "--ssh-key", "ssh-ed25519 nonsense", "--as", "human:owner"),
+		"not an SSH public key")
+	// More keys for a human already enrolled.
+	wantContains(t, "second key", c.ok("operator", "add", "bob", "--ssh-key", testAuthorizedKey(t, "bob@desk"), "--as", "human:owner"), "bob@desk", "bob@phone")
+}
+
+func testAuthorizedKey(t *testing.T, comment string) string {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := gossh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk))) + " " + comment
 }

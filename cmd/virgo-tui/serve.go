@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/sshconsole"
 )
 
 func init() { subcommands = append(subcommands, newServeCmd) }
@@ -22,6 +24,8 @@ func newServeCmd(a *app) *cobra.Command {
 	iv := hub.DefaultIntervals
 	var ttl time.Duration
 	var verbose bool
+	var sshAddr string
+	sshLimits := sshconsole.DefaultLimits
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hub in the foreground: the one owner of the database",
@@ -37,11 +41,20 @@ a beat, offline after --offline, idle after --idle without a new activity.
 
 A new confirmation expires (and counts as denied) after --confirm-ttl, else
 $VIRGO_CONFIRM_TTL, else 1h; a console's or command's in-process hub reads the
-same variable. A value that is not a positive duration (30m, 2h) is refused.`,
+same variable. A value that is not a positive duration (30m, 2h) is refused.
+
+With --ssh the hub also serves the console over SSH (docs/ssh.md): humans
+connect with "ssh -p PORT virgo@HOST" and are identified by the public key
+they authenticate with (virgo-tui operator add NAME --ssh-key FILE). It is
+off by default; an address without a host (--ssh :2222) listens on
+loopback: name the host (--ssh 0.0.0.0:2222) to reach the network. The host key is generated once in <home>/ssh and its
+fingerprint printed at start, for the humans to pin.`,
 		Example: `  virgo-tui serve
   virgo-tui serve --home ~/virgo --stale 45s --offline 5m
   VIRGO_HOME=/srv/virgo virgo-tui serve -v
-  VIRGO_CONFIRM_TTL=15m virgo-tui serve`,
+  VIRGO_CONFIRM_TTL=15m virgo-tui serve
+  virgo-tui serve --ssh :2222            # SSH console on 127.0.0.1:2222
+  virgo-tui serve --ssh 0.0.0.0:2222     # reachable from the network`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := registry.ResolveHome(a.homeFlag)
@@ -62,15 +75,28 @@ same variable. A value that is not a positive duration (30m, 2h) is refused.`,
 			}
 			ctx, stop := serveContext(cmd.Context())
 			defer stop()
-			return hub.Serve(ctx, hub.ServeOptions{
+			var console *sshListener
+			if cmd.Flags().Changed("ssh") {
+				if console, err = listenSSH(home, sshAddr, sshLimits, log); err != nil {
+					return err
+				}
+			}
+			err = hub.Serve(ctx, hub.ServeOptions{
 				Home: home,
 				Hub:  hub.Config{Intervals: iv, ConfirmTTL: ttl},
 				Log:  log,
-				Ready: func(*hub.Hub) {
+				Ready: func(h *hub.Hub) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "hub serving %s on %s (pid %d); stop with Ctrl-C\n",
 						home.Dir, hubapi.SocketPath(home.Dir), os.Getpid())
+					if console != nil {
+						console.start(ctx, h, cmd.ErrOrStderr())
+					}
 				},
 			})
+			if console != nil {
+				err = errors.Join(err, console.wait())
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -80,6 +106,10 @@ same variable. A value that is not a positive duration (30m, 2h) is refused.`,
 	f.DurationVar(&iv.Idle, "idle", iv.Idle, "a beating runtime without a new activity for this long is idle")
 	f.DurationVar(&ttl, "confirm-ttl", 0, "expiry of new confirmations (default $"+hub.ConfirmTTLEnv+", else 1h)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
+	f.StringVar(&sshAddr, "ssh", "", "also serve the console over SSH on this address, e.g. :2222 (loopback unless a host is named; see docs/ssh.md)")
+	f.DurationVar(&sshLimits.Idle, "ssh-idle", sshLimits.Idle, "end an SSH console session after this long without a key")
+	f.DurationVar(&sshLimits.Session, "ssh-session", sshLimits.Session, "end an SSH console session this long after it connected")
+	f.IntVar(&sshLimits.PerMinute, "ssh-rate", sshLimits.PerMinute, "SSH connections accepted a minute; more are closed before the handshake")
 	return cmd
 }
 

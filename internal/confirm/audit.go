@@ -30,6 +30,9 @@ type AuditEntry struct {
 	StampHash      string     `json:"stamp_hash,omitempty"`
 	Remember       Remember   `json:"remember,omitempty"`
 	Reason         string     `json:"reason,omitempty"`
+	// Via is the transport a human acted through when it was not the
+	// local socket ("ssh" and the key's fingerprint).
+	Via *Via `json:"via,omitempty"`
 }
 
 // AuditOp is the store write of one entry, for a use case that joins it

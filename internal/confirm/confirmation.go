@@ -90,6 +90,8 @@ type DecisionRecord struct {
 	Time          time.Time `json:"time"`
 	Remember      Remember  `json:"remember,omitempty"`
 	Reason        string    `json:"reason,omitempty"`
+	// Via is the transport the decider decided through, when not the local socket.
+	Via *Via `json:"via,omitempty"`
 }
 
 // effective is the state as it counts now: a pending confirmation past its

@@ -103,7 +103,7 @@ func (q *Queue) PlanDecide(ctx context.Context, decider Principal, id string, ap
 	if err := mayDecide(decider, c, remember); err != nil {
 		return Decided{Confirmation: c}, err
 	}
-	rec := DecisionRecord{Decision: StateDenied, Decider: decider, Time: now, Remember: remember, Reason: reason}
+	rec := DecisionRecord{Decision: StateDenied, Decider: decider, Time: now, Remember: remember, Reason: reason, Via: ViaOf(ctx)}
 	if approve {
 		rec.Decision = StateApproved
 	}
@@ -146,7 +146,8 @@ func (q *Queue) planDecision(c *Confirmation, kv store.KV, rec DecisionRecord, r
 	}
 	a, err := auditOp(AuditEntry{Time: rec.Time, Event: string(rec.Decision), ConfirmationID: c.ID,
 		CorrelationID: c.CorrelationID, Actor: rec.Decider, Persona: c.Operation.Persona, Operation: c.Operation.String(),
-		Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Remember: remember, Reason: rec.Reason})
+		Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Remember: remember, Reason: rec.Reason,
+		Via: rec.Via})
 	if err != nil {
 		return store.Plan{}, err
 	}

@@ -300,7 +300,7 @@ func (r *Prompts) planResolve(ctx context.Context, decider Principal, c Choice, 
 	now := r.now().UTC()
 	entry, err := json.Marshal(AuditEntry{Time: now, Event: event, ConfirmationID: c.ConfirmationID, Actor: decider,
 		Persona: c.Persona, Operation: c.Key.HandlerAction + " " + string(c.Key.Shape) + " on " + c.Key.Target.String(),
-		Boundary: c.Boundary, StampHash: current.StampHash})
+		Boundary: c.Boundary, StampHash: current.StampHash, Via: ViaOf(ctx)})
 	if err != nil {
 		return store.Plan{}, err
 	}

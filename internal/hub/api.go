@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -87,6 +88,9 @@ func (h *Hub) dispatch(w http.ResponseWriter, r *http.Request, methods map[strin
 		writeError(w, err)
 		return
 	}
+	// A human acting through the SSH console: each decision of the
+	// request records the transport and the key (confirm.ViaOf).
+	r = r.WithContext(confirm.WithVia(r.Context(), id.Via))
 	if err := rt.handle(h, w, r, id); err != nil {
 		writeError(w, err)
 	}

@@ -29,6 +29,7 @@ type Tokens struct {
 	byHash    map[tokenHash]hubapi.Identity // persona tokens
 	persona   map[string]tokenHash          // generation id -> hash, to revoke
 	operators map[tokenHash]operatorEntry   // replaced whole by each scan of opDir
+	sessions  map[tokenHash]hubapi.Identity // SSH console sessions (sessions.go)
 
 	scanMu sync.Mutex
 	seen   opDirStamp // what the last scan of opDir saw
@@ -42,6 +43,7 @@ func NewTokens(opDir string) *Tokens {
 		byHash:    make(map[tokenHash]hubapi.Identity),
 		persona:   make(map[string]tokenHash),
 		operators: make(map[tokenHash]operatorEntry),
+		sessions:  make(map[tokenHash]hubapi.Identity),
 	}
 }
 
@@ -72,7 +74,11 @@ func (t *Tokens) Authenticate(tok string, peerUID int) (hubapi.Identity, error) 
 	}
 	t.mu.RLock()
 	op, ok := t.operators[h]
+	session, isSession := t.sessions[h]
 	t.mu.RUnlock()
+	if isSession {
+		return t.sessionIdentity(session)
+	}
 	if !ok {
 		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -123,6 +124,10 @@ var errorTable = []struct {
 	{ErrAlreadyEnrolled, http.StatusConflict, "already_enrolled"},
 	{ErrLastOperator, http.StatusConflict, "last_operator"},
 	{ErrBadTokenFile, http.StatusInternalServerError, "bad_token_file"},
+	{operatorkeys.ErrBadKey, http.StatusBadRequest, "invalid_ssh_key"},
+	{operatorkeys.ErrNoKeys, http.StatusBadRequest, "ssh_key_required"},
+	{operatorkeys.ErrKeyTaken, http.StatusConflict, "ssh_key_taken"},
+	{operatorkeys.ErrUnknownKey, http.StatusNotFound, "unknown_ssh_key"},
 	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
 	{store.ErrNotFound, http.StatusNotFound, "no_record"},

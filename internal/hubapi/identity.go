@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -56,6 +57,10 @@ type Identity struct {
 	Principal string `json:"principal"`
 	// PersonaID is the generation id of a persona identity.
 	PersonaID string `json:"persona_id,omitempty"`
+	// Via is the transport a human acts through when it is not the local
+	// socket (the SSH console), set by the hub with the session's token
+	// and recorded with each of their decisions.
+	Via *confirm.Via `json:"via,omitempty"`
 }
 
 // IsHuman reports whether the identity is an operator.
@@ -262,6 +267,10 @@ type EnrolRequest struct {
 	Name string `json:"name" limit:"name"`
 	// UID, when set, binds the operator to that Unix user (SO_PEERCRED).
 	UID *int `json:"uid,omitempty"`
+	// SSHKeys are public keys in authorized_keys form (one a line) that
+	// identify the human on the SSH console. With keys, enrolling a human
+	// already enrolled lists the keys for them.
+	SSHKeys string `json:"ssh_keys,omitempty"`
 }
 
 // Enrolled answers an enrolment or lists an operator: never the token,
@@ -271,6 +280,8 @@ type Enrolled struct {
 	TokenFile string `json:"token_file"`
 	// UID is the bound Unix user, absent when unbound.
 	UID *int `json:"uid,omitempty"`
+	// SSHKeys are the public keys listed for the human (the SSH console).
+	SSHKeys []operatorkeys.Key `json:"ssh_keys,omitempty"`
 }
 
 // Enrolled is what may be said of operator o of home: never the token.

@@ -17,7 +17,15 @@ func (c *Client) Operators(ctx context.Context) ([]hubapi.Enrolled, error) {
 // EnrolOperator enrols human name, bound to Unix user uid unless uid is
 // hubapi.NoUID; the caller must be an enrolled operator.
 func (c *Client) EnrolOperator(ctx context.Context, name string, uid int) (hubapi.Enrolled, error) {
-	req := hubapi.EnrolRequest{Name: name}
+	return c.EnrolOperatorKeys(ctx, name, uid, "")
+}
+
+// EnrolOperatorKeys enrols human name as EnrolOperator does and lists
+// sshKeys (authorized_keys lines) for them, or, when name is already
+// enrolled, lists the keys for them. A key listed for another human refuses
+// the whole request (operatorkeys.ErrKeyTaken).
+func (c *Client) EnrolOperatorKeys(ctx context.Context, name string, uid int, sshKeys string) (hubapi.Enrolled, error) {
+	req := hubapi.EnrolRequest{Name: name, SSHKeys: sshKeys}
 	if uid != hubapi.NoUID {
 		req.UID = &uid
 	}

@@ -49,6 +49,8 @@ var rules = []rule{
 	{"internal/hubconsole", "internal/store", imports, "the console's adapter never opens the database"},
 	{"internal/hubconsole", "internal/usecase", imports, "the console's adapter reads the hub's typed events through the client's contract (hubapi.Change.Payload)"},
 	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server (issue 11 item 6)"},
+	{"internal/sshconsole", "internal/hub", dependsOn, "the SSH console is a front end: the hub through an interface and the client (issue 16)"},
+	{"internal/sshconsole", "internal/store", imports, "the SSH console never opens the database; keys are looked up by the hub"},
 	{"internal/confirm", "internal/hub", dependsOn, "decision rules know no transport"},
 	{"internal/confirm", "internal/hubclient", dependsOn, "decision rules know no transport"},
 	{"internal/confirm", "internal/hubapi", dependsOn, "decision rules know no transport"},

@@ -25,6 +25,15 @@ type RunOptions struct {
 	ConfigPath string
 	// Options are passed to New (Logger and Keys are filled in by Run).
 	Options Options
+	// Program holds more options of the terminal program, after Run's own:
+	// a remote terminal's input, output, environment (TERM, NO_COLOR),
+	// colour profile and size (an SSH session's). Without them the console
+	// runs on the process's own terminal.
+	Program []tea.ProgramOption
+	// Resize delivers a remote terminal's size changes, which no signal
+	// reports (an SSH session's window-change requests); nil for the
+	// process's own terminal.
+	Resize <-chan tea.WindowSizeMsg
 }
 
 // Run opens the log, the key bindings and the console configuration and runs the console on the
@@ -61,7 +70,25 @@ func Run(ctx context.Context, c Client, o RunOptions) error {
 	opts.Logger = slog.New(slog.NewTextHandler(f, nil))
 	opts.Context = ctx
 	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath, "config", configPath, "arming", opts.Arming, "notify", fmt.Sprintf("%+v", opts.Notify))
-	_, err = tea.NewProgram(New(c, opts), tea.WithContext(ctx)).Run()
+	p := tea.NewProgram(New(c, opts), append([]tea.ProgramOption{tea.WithContext(ctx)}, o.Program...)...)
+	if o.Resize != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case size, ok := <-o.Resize:
+					if !ok {
+						return
+					}
+					p.Send(size)
+				}
+			}
+		}()
+	}
+	_, err = p.Run()
 	if err != nil && ctx.Err() == nil {
 		opts.Logger.Error("console ended", "err", err)
 		return fmt.Errorf("console: %w", err)

@@ -1,0 +1,114 @@
+package operatorkeys
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+func authorizedKey(t *testing.T, comment string) string {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pk))) + " " + comment
+}
+
+func openStore(t *testing.T) store.Store {
+	t.Helper()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestParse(t *testing.T) {
+	good := authorizedKey(t, "ada@laptop")
+	keys, err := Parse("# ada's keys\n\n" + good + "\n")
+	if err != nil || len(keys) != 1 || keys[0].Comment != "ada@laptop" || !strings.HasPrefix(keys[0].Fingerprint, "SHA256:") {
+		t.Fatalf("Parse(a public key file) = %+v, %v", keys, err)
+	}
+	for name, text := range map[string]string{
+		"not a key":      "hello",
+		"options":        `command="/bin/sh" ` + good,
+		"escape comment": authorizedKey(t, "ada\x1b]0;pwned\x07"),
+		"bidi comment":   authorizedKey(t, "ada\u202e"),
+		"long comment":   authorizedKey(t, strings.Repeat("a", MaxComment+1)),
+		"private key":    "-----BEGIN OPENSSH PRIVATE KEY-----",
+	} {
+		if _, err := Parse(text); !errors.Is(err, ErrBadKey) {
+			t.Errorf("%s: Parse = %v, want ErrBadKey", name, err)
+		}
+	}
+	if _, err := Parse("\n# nothing\n"); !errors.Is(err, ErrNoKeys) {
+		t.Errorf("no keys: Parse = %v, want ErrNoKeys", err)
+	}
+	many := strings.Repeat(good+"\n", MaxKeys+1)
+	if _, err := Parse(many); !errors.Is(err, ErrBadKey) {
+		t.Errorf("%d keys: Parse = %v, want ErrBadKey", MaxKeys+1, err)
+	}
+}
+
+// One key names one human: listing it for a second is refused, listing it
+// again for the same one changes nothing, and of two enrolments planned
+// at once for the same key exactly one commits.
+func TestOneKeyOneHuman(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	keys, err := Parse(authorizedKey(t, "shared"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaPlan, err := PlanAdd(ctx, st, "human:ada", keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobPlan, err := PlanAdd(ctx, st, "human:bob", keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adaPlan.Commit(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bobPlan.Commit(ctx, st); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("the second of two racing enrolments of one key committed: %v", err)
+	}
+	if _, err := PlanAdd(ctx, st, "human:bob", keys); !errors.Is(err, ErrKeyTaken) || !strings.Contains(err.Error(), "human:ada") {
+		t.Fatalf("listing ada's key for bob: %v, want ErrKeyTaken naming ada", err)
+	}
+	if p, err := PlanAdd(ctx, st, "human:ada", keys); err != nil || !p.Empty() {
+		t.Fatalf("listing ada's key for ada again: %+v, %v; want nothing to write", p, err)
+	}
+	pk, _, _, _, err := ssh.ParseAuthorizedKey([]byte(keys[0].Authorized))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err := Owner(ctx, st, pk); err != nil || k.Human != "human:ada" {
+		t.Fatalf("Owner = %+v, %v; want ada", k, err)
+	}
+	rm, err := PlanRemoveAll(ctx, st, "human:ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rm.Commit(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Owner(ctx, st, pk); !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("Owner after removal = %v, want ErrUnknownKey", err)
+	}
+}
