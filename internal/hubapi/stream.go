@@ -25,6 +25,10 @@ const (
 	KindMessage      = usecase.EventMessage
 	KindChannelItem  = usecase.EventChannelItem
 	KindTyping       = usecase.EventTyping
+	KindRun          = usecase.EventRun
+	KindRunEvent     = usecase.EventRunEvent
+	KindArtifact     = usecase.EventArtifact
+	KindDecision     = usecase.EventDecision
 	// KindResync: not a change, a notice that changes were lost (the hub
 	// restarted, its store history was compacted, or the reader fell
 	// behind the ring): fetch a snapshot, then carry on from the notice's

@@ -9,7 +9,9 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
@@ -49,6 +51,18 @@ const (
 	// EventTyping: a persona's typing indicator in its human's channel
 	// (removed: cleared); the payload is a channel.Typing.
 	EventTyping EventKind = "typing"
+	// EventRun: a run created, moved or changed by an event or an
+	// artifact; the payload is a runs.Run.
+	EventRun EventKind = "run"
+	// EventRunEvent: an event appended to a run's log (its id names the
+	// run: "<run>/<seq>"); the payload is a runs.Event.
+	EventRunEvent EventKind = "run_event"
+	// EventArtifact: an artifact recorded on a run; the payload is a
+	// runs.Artifact.
+	EventArtifact EventKind = "artifact"
+	// EventDecision: a decision raised or resolved; the payload is a
+	// decisions.Decision.
+	EventDecision EventKind = "decision"
 	// EventResync: not a change but a notice that changes were lost (the
 	// hub restarted, its store history was compacted, or a reader fell
 	// behind): fetch a snapshot, then carry on. No payload.
@@ -112,6 +126,10 @@ var eventKinds = []eventKind{
 	{EventMessage, coord.PrefixInbox, payloadOf[coord.Message]},
 	{EventChannelItem, channel.PrefixItem, payloadOf[channel.Item]},
 	{EventTyping, channel.PrefixTyping, payloadOf[channel.Typing]},
+	{EventRun, runs.PrefixRun, payloadOf[runs.Run]},
+	{EventRunEvent, runs.PrefixEvent, payloadOf[runs.Event]},
+	{EventArtifact, runs.PrefixArtifact, payloadOf[runs.Artifact]},
+	{EventDecision, decisions.PrefixItem, payloadOf[decisions.Decision]},
 	{EventResync, "", nil},
 }
 
