@@ -35,6 +35,8 @@ import (
 const (
 	// MaxPage is the most nodes one page returns.
 	MaxPage = 500
+	// DefaultPage is a page's size when the caller names none.
+	DefaultPage = 50
 	// MaxScan is the most records one page reads before it answers what it
 	// has with a continuation: a query's cost is bounded whatever it asks.
 	MaxScan = 5000

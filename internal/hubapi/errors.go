@@ -8,12 +8,16 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -175,6 +179,41 @@ var errorTable = []struct {
 	{confirm.ErrNoOwningLead, http.StatusConflict, "no_owning_lead"},
 	{confirm.ErrOutsideProject, http.StatusBadRequest, "outside_project"},
 	{confirm.ErrNotAssigned, http.StatusNotFound, "not_assigned"},
+	{runs.ErrUnknownState, http.StatusBadRequest, "unknown_run_state"},
+	{runs.ErrBadDigest, http.StatusBadRequest, "invalid_digest"},
+	{runs.ErrBadSize, http.StatusBadRequest, "invalid_artifact_size"},
+	{runs.ErrEmptyText, http.StatusBadRequest, "empty_run_text"},
+	{runs.ErrBadRef, http.StatusBadRequest, "invalid_run_id"},
+	{runs.ErrReservedKind, http.StatusBadRequest, "reserved_event_kind"},
+	{runs.ErrRunNotFound, http.StatusNotFound, "no_run"},
+	{runs.ErrIllegalMove, http.StatusConflict, "illegal_run_move"},
+	{runs.ErrRunFinished, http.StatusConflict, "run_finished"},
+	{runs.ErrEventLogFull, http.StatusConflict, "run_log_full"},
+	{runs.ErrTooManyArtifacts, http.StatusConflict, "too_many_artifacts"},
+	{runs.ErrArtifactExists, http.StatusConflict, "artifact_exists"},
+	{runs.ErrIDTaken, http.StatusConflict, "run_id_taken"},
+	{runs.ErrTooManyRuns, http.StatusTooManyRequests, "too_many_runs"},
+	{usecase.ErrTaskFinished, http.StatusConflict, "task_finished"},
+	{decisions.ErrNotFound, http.StatusNotFound, "no_decision"},
+	{decisions.ErrAlreadyResolved, http.StatusConflict, "decision_resolved"},
+	{decisions.ErrNotAnOption, http.StatusBadRequest, "not_an_option"},
+	{decisions.ErrTooFewOptions, http.StatusBadRequest, "too_few_options"},
+	{decisions.ErrTooManyOptions, http.StatusBadRequest, "too_many_options"},
+	{decisions.ErrDuplicateOptions, http.StatusBadRequest, "duplicate_options"},
+	{decisions.ErrEmptyText, http.StatusBadRequest, "empty_decision_text"},
+	{decisions.ErrBadRef, http.StatusBadRequest, "invalid_decision_ref"},
+	{decisions.ErrUnknownState, http.StatusBadRequest, "unknown_decision_state"},
+	{decisions.ErrNoDecider, http.StatusBadRequest, "no_decider"},
+	{decisions.ErrSelfOriginated, http.StatusForbidden, "self_originated_resolution"},
+	{decisions.ErrIDTaken, http.StatusConflict, "decision_id_taken"},
+	{decisions.ErrTooMany, http.StatusTooManyRequests, "too_many_decisions"},
+	{graph.ErrBadToken, http.StatusBadRequest, "invalid_graph_token"},
+	{graph.ErrBadLimit, http.StatusBadRequest, "invalid_graph_limit"},
+	{graph.ErrUnknownKind, http.StatusBadRequest, "unknown_record_kind"},
+	{graph.ErrTooManyWord, http.StatusBadRequest, "too_many_words"},
+	{termtext.ErrTooLong, http.StatusBadRequest, "text_over_limit"},
+	{termtext.ErrUnsafeChar, http.StatusBadRequest, "unsafe_text"},
+	{termtext.ErrInvalidUTF8, http.StatusBadRequest, "invalid_text_encoding"},
 	{coord.ErrFenced, http.StatusConflict, "fenced"},
 	{ErrBadFence, http.StatusBadRequest, "invalid_fence"},
 	{coord.ErrNoMessage, http.StatusNotFound, "no_message"},

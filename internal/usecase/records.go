@@ -18,6 +18,8 @@ var locators = map[confirm.TargetKind]func(ctx context.Context, u *Cases, id str
 		t, _, err := tasks.Get(ctx, u.st, id)
 		return t.Target(), err
 	},
+	confirm.TargetRun:      locateRun,
+	confirm.TargetDecision: locateDecision,
 }
 
 // records is the tool table's view of the store (tools.Records).

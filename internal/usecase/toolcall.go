@@ -68,11 +68,16 @@ type Call struct {
 	Stamp   *stamp.Stamp
 	// Actor is who made the call: the persona itself, or an operator
 	// acting for it.
-	Actor         confirm.Principal
-	Args          tools.Args
-	Operation     confirm.Operation
-	CorrelationID string
-	Now           time.Time
+	Actor     confirm.Principal
+	Args      tools.Args
+	Operation confirm.Operation
+	// Decision is how Authorize decided the call, and ConfirmationID the
+	// approved confirmation it was carried out on ("" when it was allowed
+	// without one): a relayed resolution records its authority from it.
+	Decision       confirm.Decision
+	ConfirmationID string
+	CorrelationID  string
+	Now            time.Time
 }
 
 // Executor carries out an allowed call of one tool: it reads what it
@@ -94,6 +99,19 @@ var executors = map[string]Executor{
 	"list_tasks":  listTasks,
 	"get_task":    getTask,
 	"report_task": reportTask,
+
+	"create_run":       createRun,
+	"advance_run":      advanceRun,
+	"append_run_event": appendRunEvent,
+	"record_artifact":  recordArtifact,
+	"list_runs":        listRuns,
+	"get_run":          getRun,
+
+	"raise_decision":   raiseDecision,
+	"resolve_decision": resolveDecision,
+	"list_decisions":   listDecisions,
+
+	"query_graph_context": queryGraphContext,
 }
 
 // HasExecutor reports whether the hub carries out tool: for the MCP
@@ -250,7 +268,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		return out, store.Plan{}, nil
 	}
 	return u.execute(ctx, out, Call{Persona: p, Stamp: st, Actor: caller.Principal, Args: args, Operation: out.Operation,
-		CorrelationID: corr, Now: u.now().UTC()}, guard)
+		Decision: out.Decision, ConfirmationID: out.ConfirmationID, CorrelationID: corr, Now: u.now().UTC()}, guard)
 }
 
 // isTargetRefusal reports whether a mapping error is a target's escape
