@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
+)
+
+// msg send, list and ack as personas with their own tokens; an operator
+// reads a seat's inbox; -o json is the message itself.
+func TestMsgSendListAck(t *testing.T) {
+	c := confirmSetup(t) // work/core/lead Porrima, work/core/deputy Zaniah
+	out := c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "--subject", "review", "please review core#12", "-o", "json")
+	var m coord.Message
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m.ID != "m-1" || m.From.Address != "work/core/lead" || m.From.Name != "Porrima" {
+		t.Fatalf("msg send -o json: %+v (%v)\n%s", m, err, out)
+	}
+	wantContains(t, "send 2", c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "second"), "sent m-2 to work/core/deputy")
+	wantContains(t, "list", c.ok("msg", "list", "--as", "work/core/deputy"), "m-1", "work/core/lead", "review", "please review core#12", "m-2")
+	wantContains(t, "page", c.ok("msg", "list", "--as", "work/core/deputy", "--limit", "1"), "m-1", "(more: --after ")
+	wantContains(t, "operator", c.ok("msg", "list", "--seat", "work/core/deputy", "--all"), "m-1", "m-2")
+	wantContains(t, "ack", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 acked")
+	wantContains(t, "ack again", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 already acked")
+	var page coord.Page
+	if err := json.Unmarshal([]byte(c.ok("msg", "list", "--as", "work/core/deputy", "-o", "json")), &page); err != nil || len(page.Items) != 1 || page.Items[0].ID != "m-2" {
+		t.Fatalf("after the ack: %+v (%v)", page, err)
+	}
+	wantContains(t, "empty seat", c.fails("msg", "send", "--as", "work/core/lead", "--to", "work/web/lead", "x"), "no active holder")
+	wantContains(t, "hostile", c.fails("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "\x1b[2J"), "invalid message")
+	wantContains(t, "bad fence", func() string {
+		t.Setenv(FenceEnv, "x")
+		defer os.Unsetenv(FenceEnv)
+		return c.fails("msg", "ack", "--as", "work/core/deputy", "m-2")
+	}(), "VIRGO_FENCE")
+}
+
+// seedChannel writes, before any hub runs, what a secretary sent its
+// human: a message, a todo card and a file from its workspace.
+func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
+	t.Helper()
+	h := registry.Home{Dir: home}
+	st, err := store.OpenBolt(h.DBPath(), store.Options{})
+	mustNil(t, err)
+	defer st.Close()
+	reg := registry.New(st, h)
+	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
+	ctx := context.Background()
+	sec, err := reg.Get(ctx, secretaryID)
+	mustNil(t, err)
+	me := usecase.Instance{Persona: sec}
+	msg, err := cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "the review is done"})
+	mustNil(t, err)
+	todo, err := cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindTodo, Title: "Release", Todo: []string{"sign", "tag"}})
+	mustNil(t, err)
+	dir := workspace.HomeDir(home, sec.Address)
+	mustNil(t, os.MkdirAll(dir, 0o700))
+	mustNil(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# notes\n"), 0o600))
+	file, err := cases.SendFileToHuman(ctx, usecase.Key{}, me, "notes.md", "")
+	mustNil(t, err)
+	return []channel.Item{msg, todo, file}
+}
+
+// inbox list, reply, react, ack, tick and save as the human.
+func TestInboxCommands(t *testing.T) {
+	c := newCLI(t)
+	r := c.activate("--scope", "root", "--role", "secretary", "--name", "Porrima", "--human", "human:henry")
+	items := seedChannel(t, c.home, r.Persona["id"].(string))
+	msg, todo, file := items[0], items[1], items[2]
+	as := func(args ...string) []string { return append(args, "--as", "human:henry") }
+	wantContains(t, "list", c.ok(as("inbox", "list")...), "human:henry: 3 unread", msg.ID, "the review is done", "Release (0/2 done)", "notes.md (8 bytes, sha256:")
+	wantContains(t, "reply", c.ok(as("inbox", "reply", msg.ID, "ship it")...), "replied h-4 to "+msg.ID+" (root/secretary)")
+	wantContains(t, "react", c.ok(as("inbox", "react", msg.ID, "approve")...), msg.ID+" approve: applied")
+	wantContains(t, "react again", c.ok(as("inbox", "react", msg.ID, "approve")...), "applied")
+	wantContains(t, "react unknown", c.fails(as("inbox", "react", msg.ID, "party")...), "not applied", "unknown reaction")
+	wantContains(t, "ack", c.ok(as("inbox", "ack", msg.ID)...), msg.ID+" acked")
+	wantContains(t, "tick", c.ok(as("inbox", "tick", todo.ID, "1")...), "Release (1/2 done)")
+	saved := filepath.Join(t.TempDir(), "notes.md")
+	wantContains(t, "save", c.ok(as("inbox", "save", file.ID, saved)...), "saved notes.md (8 bytes")
+	if b, err := os.ReadFile(saved); err != nil || string(b) != "# notes\n" {
+		t.Fatalf("saved %q, %v", b, err)
+	}
+	wantContains(t, "save over", c.fails(as("inbox", "save", file.ID, saved)...), "nothing is overwritten")
+	var page channel.Page
+	if err := json.Unmarshal([]byte(c.ok(as("inbox", "list", "--all", "-o", "json")...)), &page); err != nil || len(page.Items) != 4 {
+		t.Fatalf("inbox list -o json: %+v, %v", page, err)
+	}
+	// The secretary reads the human's reply as a coordination message.
+	out := c.ok("msg", "list", "--as", "root/secretary", "-o", "json")
+	var inbox coord.Page
+	if err := json.Unmarshal([]byte(out), &inbox); err != nil || len(inbox.Items) != 1 || inbox.Items[0].Item != "h-4" || inbox.Items[0].From.Address != "human:henry" {
+		t.Fatalf("the secretary's inbox: %s", out)
+	}
+	if strings.Contains(c.ok(as("inbox", "list")...), "\x1b") {
+		t.Fatal("an escape reached the terminal")
+	}
+}
+
+// Kill -9 of the hub between a send and its ack loses nothing and
+// delivers once more at most: the hub dies right after committing a send
+// (the command's retry, with the same Idempotency-Key on a hub it starts,
+// reports that message and admits no second one), then right before
+// committing an ack (the message is still there, and the retry acks it),
+// then right after committing one (the retry says it was acked; it is not
+// delivered again).
+func TestKillBetweenSendAndAckLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills hub subprocesses")
+	}
+	c := confirmSetup(t)
+	inbox := func() []string {
+		var page coord.Page
+		if err := json.Unmarshal([]byte(c.ok("msg", "list", "--seat", "work/core/deputy", "-o", "json")), &page); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range page.Items {
+			ids = append(ids, m.ID+":"+m.Body)
+		}
+		return ids
+	}
+	child := startServe(t, c.home, usecase.UseSendMessage+":"+usecase.StepAfterCommit)
+	wantContains(t, "send across the kill", c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "one"), "sent m-1")
+	wantSIGKILL(t, child)
+	if got := inbox(); len(got) != 1 || got[0] != "m-1:one" {
+		t.Fatalf("after a send killed after its commit: %v, want exactly m-1", got)
+	}
+	c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "two")
+
+	child = startServe(t, c.home, usecase.UseAckMessage+":"+usecase.StepBeforeCommit)
+	wantContains(t, "ack killed before its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 acked")
+	wantSIGKILL(t, child)
+	if got := inbox(); len(got) != 1 || got[0] != "m-2:two" {
+		t.Fatalf("after the retried ack: %v, want m-2 only", got)
+	}
+
+	child = startServe(t, c.home, usecase.UseAckMessage+":"+usecase.StepAfterCommit)
+	wantContains(t, "ack killed after its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-2"), "m-2 already acked")
+	wantSIGKILL(t, child)
+	if got := inbox(); len(got) != 0 {
+		t.Fatalf("after an ack killed after its commit: %v, want nothing delivered again", got)
+	}
+}
