@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -148,4 +149,46 @@ func TestDecisionsThroughToolCalls(t *testing.T) {
 	if len(ctxPage.Nodes) != 1 || ctxPage.Nodes[0].ID != asked.ID {
 		t.Fatalf("query_graph_context as the deputy: %+v", ctxPage)
 	}
+}
+
+// Runs and decisions reach an operator's change stream as typed changes
+// whose data is the record, and their counts and indexes never do.
+func TestRunsAndDecisionsAreOnTheStream(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	th.addPersona(t, "work/core/deputy", "Zaniah")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	op := th.operator(t, "henry")
+	snap, err := op.Snapshot(ctx)
+	mustNil(t, err)
+	sub := op.Subscribe(ctx, snap.Seq)
+	leadRT := th.runtime(t, lead)
+	task := callDone[tasks.Task](t, leadRT, "", "assign_task", `{"assignee":"work/core/deputy","title":"parser","brief":"b"}`, "")
+	run := callDone[runs.Run](t, leadRT, "", "create_run", `{"task":"`+task.ID+`"}`, "")
+	callDone[runs.Run](t, leadRT, "", "advance_run", `{"run":"`+run.ID+`","state":"running"}`, "")
+	callDone[runs.Artifact](t, leadRT, "", "record_artifact",
+		`{"run":"`+run.ID+`","name":"a","path":"out/a","size":1,"sha256":"`+strings.Repeat("0", 64)+`"}`, "")
+	d := callDone[decisions.Decision](t, leadRT, "", "raise_decision", `{"question":"q","options":["a","b"]}`, "")
+	seen := map[string]int{}
+	collect(t, sub, 5*time.Second, func(cs []hubapi.Change) bool {
+		for _, c := range cs {
+			seen[c.Kind]++
+			switch c.Kind {
+			case hubapi.KindRun:
+				var r runs.Run
+				if err := json.Unmarshal(c.Data, &r); err != nil || r.ID != run.ID {
+					t.Errorf("a run change's data: %s (%v)", c.Data, err)
+				}
+			case hubapi.KindDecision:
+				var got decisions.Decision
+				if err := json.Unmarshal(c.Data, &got); err != nil || got.ID != d.ID {
+					t.Errorf("a decision change's data: %s (%v)", c.Data, err)
+				}
+			case "runs", "decisions":
+				t.Errorf("an internal index on the stream: %s", c.Key)
+			}
+		}
+		return seen[hubapi.KindRun] >= 3 && seen[hubapi.KindRunEvent] >= 1 && seen[hubapi.KindArtifact] >= 1 && seen[hubapi.KindDecision] >= 1
+	})
 }

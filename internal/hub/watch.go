@@ -10,9 +10,11 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
@@ -76,6 +78,12 @@ var streamKinds = []struct{ prefix, kind string }{
 	// A file's bytes are fetched on demand; the book is a count.
 	{channel.PrefixFile, ""},
 	{channel.PrefixBook, ""},
+	{runs.PrefixRun, hubapi.KindRun},
+	{runs.PrefixEvent, hubapi.KindRunEvent},
+	{runs.PrefixArtifact, hubapi.KindArtifact},
+	{runs.Prefix, ""}, // a task's run count and its runs' index
+	{decisions.PrefixItem, hubapi.KindDecision},
+	{decisions.Prefix, ""}, // the counts and the index by scope and project
 }
 
 func streamKind(key string) string {

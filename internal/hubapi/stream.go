@@ -61,4 +61,15 @@ const (
 	// KindTyping: a persona's typing indicator shown (Data is a
 	// channel.Typing) or cleared (delete: true).
 	KindTyping = "typing"
+	// KindRun: a run created, moved or changed by an event or an artifact
+	// (internal/runs); Data is a runs.Run.
+	KindRun = "run"
+	// KindRunEvent: an event appended to a run's log; Data is a
+	// runs.Event, Key names its run (runs/event/<run>/<seq>).
+	KindRunEvent = "run_event"
+	// KindArtifact: an artifact recorded on a run; Data is a runs.Artifact.
+	KindArtifact = "artifact"
+	// KindDecision: a decision raised or resolved (internal/decisions);
+	// Data is a decisions.Decision.
+	KindDecision = "decision"
 )
