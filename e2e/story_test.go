@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// toolAnswer is the part of a tool command's -o json answer the story
+// reads.
+type toolAnswer struct {
+	Status         string          `json:"status"`
+	ConfirmationID string          `json:"confirmation_id"`
+	Result         json.RawMessage `json:"result"`
+}
+
+// tool runs a run or decision command as a persona (--as) with -o json and
+// returns its answer and exit status (0 done, 3 waiting on a confirmation).
+func (c *console) tool(wantExit int, args ...string) toolAnswer {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, append(append([]string{"--home", c.home}, args...), "-o", "json")...)
+	cmd.Env = storyEnv()
+	out, err := cmd.Output()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatalf("virgo-tui %s: %v", strings.Join(args, " "), err)
+	}
+	var a toolAnswer
+	if code != wantExit || json.Unmarshal(out, &a) != nil {
+		stderr := ""
+		if ee != nil {
+			stderr = string(ee.Stderr)
+		}
+		c.fatalf("virgo-tui %s: exit %d (want %d)\n%s%s", strings.Join(args, " "), code, wantExit, out, stderr)
+	}
+	return a
+}
+
+// storyEnv is the environment of the story's commands: acting as the
+// owner, who is also the local operator a persona's seat is looked up as.
+func storyEnv() []string {
+	return append(os.Environ(), "VIRGO_PRINCIPAL="+operator, "USER="+strings.TrimPrefix(operator, "human:"), "NO_COLOR=1")
+}
+
+func field(c *console, raw json.RawMessage, name string) string {
+	c.t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		c.fatalf("result %s: %v", raw, err)
+	}
+	s, _ := m[name].(string)
+	return s
+}
+
+// The spec's collaboration story through the command line, as personas
+// with their own tokens, against the console's hub: the lead assigns a
+// task to its deputy; the deputy creates a run, appends events, records an
+// artifact and finishes it; the lead raises a decision and resolves it; the
+// secretary relays a second decision, which waits on the owner — who
+// approves it in the console, in a real terminal — and then records the
+// owner as the decider. Afterwards the records, the audit log and the
+// console agree.
+func TestCollaborationStory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the story builds the binary and drives the console in tmux")
+	}
+	c := startConsole(t, false, "")
+	const task = "t-story"
+	assign := exec.Command(c.bin, "--home", c.home, "confirm", "assign", "--as", "work/core/lead", "--persona", "work/core/deputy",
+		"--task", "work/core/"+task)
+	assign.Env = storyEnv()
+	if out, err := assign.CombinedOutput(); err != nil {
+		c.fatalf("confirm assign: %v\n%s", err, out)
+	}
+
+	dep := []string{"--as", "work/core/deputy"}
+	run := field(c, c.tool(0, append([]string{"run", "create", "--task", task, "--title", "port the parser"}, dep...)...).Result, "id")
+	c.tool(0, append([]string{"run", "advance", run, "--state", "running", "--note", "starting"}, dep...)...)
+	c.tool(0, append([]string{"run", "event", run, "--kind", "output", "--text", "parsed 4 of 4 files"}, dep...)...)
+	c.tool(0, append([]string{"run", "artifact", run, "--name", "parser", "--path", "out/parser.bin", "--size", "6",
+		"--sha256", strings.Repeat("ab", 32)}, dep...)...)
+	c.tool(0, append([]string{"run", "advance", run, "--state", "succeeded", "--note", "done"}, dep...)...)
+
+	lead := []string{"--as", "work/core/lead"}
+	own := field(c, c.tool(0, append([]string{"decision", "raise", "--question", "Which parser?", "--option", "hand-written",
+		"--option", "generated"}, lead...)...).Result, "id")
+	c.tool(0, append([]string{"decision", "resolve", own, "--choice", "generated", "--reason", "smaller"}, lead...)...)
+	relayed := field(c, c.tool(0, append([]string{"decision", "raise", "--question", "Ship the parser?", "--option", "yes",
+		"--option", "no"}, lead...)...).Result, "id")
+
+	sec := []string{"--as", "root/secretary", "--correlation-id", "story-relay"}
+	wait := c.tool(3, append([]string{"decision", "resolve", relayed, "--choice", "yes"}, sec...)...)
+	if wait.Status != "confirm" || wait.ConfirmationID == "" {
+		c.fatalf("the secretary's relay: %+v", wait)
+	}
+
+	// The owner decides in the console: the relay waits in the queue.
+	c.press("2", "[2 Queue")
+	filterQueue(c, wait.ConfirmationID, "resolve_decision")
+	c.press("a", "approved: root/secretary")
+	clearFilter(c)
+
+	done := c.tool(0, append([]string{"decision", "resolve", relayed, "--choice", "yes"}, sec...)...)
+	var d struct {
+		State      string `json:"state"`
+		Resolution struct {
+			Option         string `json:"option"`
+			ResolvedBy     string `json:"resolved_by"`
+			DecidedBy      string `json:"decided_by"`
+			ConfirmationID string `json:"confirmation_id"`
+		} `json:"resolution"`
+	}
+	if err := json.Unmarshal(done.Result, &d); err != nil {
+		c.fatalf("relayed resolution: %v", err)
+	}
+	if r := d.Resolution; d.State != "resolved" || r.Option != "yes" || r.ResolvedBy != "root/secretary" || r.DecidedBy != operator ||
+		r.ConfirmationID != wait.ConfirmationID {
+		c.fatalf("the relayed resolution: %+v", d)
+	}
+
+	// The records agree with what was done.
+	shown := c.tool(0, append([]string{"run", "show", run}, lead...)...)
+	var view struct {
+		State string `json:"state"`
+		Log   struct {
+			Items []struct{ Kind, Text string }
+		} `json:"log"`
+		Artifacts []struct{ Name, SHA256 string } `json:"artifact_list"`
+	}
+	if err := json.Unmarshal(shown.Result, &view); err != nil || view.State != "succeeded" || len(view.Log.Items) != 3 ||
+		len(view.Artifacts) != 1 || view.Log.Items[1].Text != "parsed 4 of 4 files" {
+		c.fatalf("run show: %s (%v)", shown.Result, err)
+	}
+	// The audit log holds every call and the owner's approval.
+	var log []struct {
+		Event          string `json:"event"`
+		Actor          string `json:"actor"`
+		Operation      string `json:"operation"`
+		ConfirmationID string `json:"confirmation_id"`
+	}
+	c.cliJSON(&log, "audit")
+	calls := map[string]int{}
+	approvedByOwner := false
+	for _, e := range log {
+		if e.Event == "tool-call" {
+			calls[strings.Fields(e.Operation + " ? ?")[1]]++
+		}
+		if e.Event == "approved" && e.ConfirmationID == wait.ConfirmationID && e.Actor == operator {
+			approvedByOwner = true
+		}
+	}
+	for tool, n := range map[string]int{"create_run": 1, "advance_run": 2, "append_run_event": 1, "record_artifact": 1,
+		"raise_decision": 2, "resolve_decision": 2} {
+		if calls[tool] != n {
+			t.Errorf("audit: %d %s calls, want %d (all: %v)", calls[tool], tool, n, calls)
+		}
+	}
+	if !approvedByOwner {
+		t.Errorf("audit: no approval of %s by %s", wait.ConfirmationID, operator)
+	}
+	// The console agrees: the relay left the queue.
+	time.Sleep(quiet)
+	if s := c.screen(); strings.Contains(s, wait.ConfirmationID) {
+		c.fatalf("the approved relay is still on the console:\n%s", s)
+	}
+}
