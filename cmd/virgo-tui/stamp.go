@@ -26,7 +26,7 @@ semantic validator, written once (0600) into the generation's private directory,
 (SHA-256 over its RFC 8785 canonical form) into the persona's record.`,
 	}
 	cmd.AddCommand(newStampBuildCmd(a), newStampValidateCmd(), newStampShowCmd(a), newStampHashCmd(),
-		newStampProjectCmd(), newStampDiffCmd(a), newStampMatrixCmd(), newStampDossierCmd(), newStampSchemaCmd())
+		newStampProjectCmd(a), newStampDiffCmd(a), newStampMatrixCmd(), newStampDossierCmd(), newStampSchemaCmd())
 	return cmd
 }
 

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/mcpserver"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -161,29 +163,41 @@ persona's record holds. Any JCS implementation recomputes it.`,
 	}
 }
 
-func newStampProjectCmd() *cobra.Command {
-	var consumer string
+func newStampProjectCmd(a *app) *cobra.Command {
+	var consumer, harness string
 	cmd := &cobra.Command{
-		Use:   "project FILE",
+		Use:   "project FILE|ADDRESS|NAME",
 		Short: "Derive the MCP, handler and launcher projections and check their equality",
 		Long: `Derive the three consumer projections from the file's bytes alone — the MCP/channel tool
 list (tools[].name), the handler authorization table (handler_action -> access, scope) and the
 launcher allowlist (tools[].name) — then prove they carry the same tools with no loss, and run
-the boot check against the complete handler table. Exit status 1 on any loss.`,
+the boot check against the complete handler table. Exit status 1 on any loss. A registered
+persona's stamp is loaded through the hub and checked against its recorded hash.
+
+--consumer launcher --harness claude-code prints the launcher allowlist as an agent harness
+takes it: the .mcp.json entry that starts "virgo-tui mcp --persona ADDRESS", the
+.claude/settings.json allowlist (mcp__<server>__<tool>), and the "claude mcp add" line.`,
 		Example: `  virgo-tui stamp project CAPABILITY-STAMP.json
-  virgo-tui stamp project CAPABILITY-STAMP.json --consumer launcher -o json`,
+  virgo-tui stamp project CAPABILITY-STAMP.json --consumer launcher -o json
+  virgo-tui stamp project work/core/lead --consumer launcher --harness claude-code`,
 		Args: cobra.ExactArgs(1),
 	}
 	out := addOutputFlag(cmd)
 	cmd.Flags().StringVar(&consumer, "consumer", "", "print only one projection: mcp, handler or launcher")
+	cmd.Flags().StringVar(&harness, "harness", "", "with --consumer launcher: print the allowlist as this agent harness takes it ("+
+		strings.Join(mcpserver.Harnesses, ", ")+")")
 	cmd.RegisterFlagCompletionFunc("consumer", cobra.FixedCompletions([]string{"mcp", "handler", "launcher"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("harness", cobra.FixedCompletions(mcpserver.Harnesses, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		switch consumer {
 		case "", "mcp", "handler", "launcher":
 		default:
 			return fmt.Errorf("--consumer %q: use mcp, handler or launcher", consumer)
 		}
-		s, b, err := readStampFile(args[0])
+		if harness != "" && consumer != "launcher" {
+			return fmt.Errorf("--harness %q: only with --consumer launcher", harness)
+		}
+		s, b, err := a.stampBytes(cmd.Context(), args[0])
 		if err != nil {
 			return err
 		}
@@ -194,6 +208,14 @@ the boot check against the complete handler table. Exit status 1 on any loss.`,
 		verdict := stamp.CheckProjections(p)
 		boot := stamp.BootCheck(s, stamp.Handlers())
 		w := cmd.OutOrStdout()
+		if harness != "" {
+			if verdict != nil || boot != nil {
+				writeVerdict(w, "equality", verdict, "")
+				writeVerdict(w, "boot", boot, "")
+				return &exitError{code: 1, err: errReported}
+			}
+			return a.writeLauncher(w, *out, harness, s.Path.Address, p.Launcher)
+		}
 		if *out == outputJSON {
 			if err := writeJSON(w, projectionReport(p, consumer, verdict, boot)); err != nil {
 				return err

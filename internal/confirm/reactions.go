@@ -64,6 +64,32 @@ func (r *Reactions) Get(ctx context.Context, requester Principal, correlationID 
 	return o, nil
 }
 
+// PlanOutcome plans recording o, a terminal outcome, as requester's
+// outcome of correlationID, guarded on there being none yet: joined with
+// the reaction's own writes, the reaction and its outcome commit as one
+// transaction, and a concurrent retry that committed first makes it
+// conflict (read Get again).
+func (r *Reactions) PlanOutcome(requester Principal, correlationID string, o Outcome) (store.Plan, error) {
+	if requester.IsZero() {
+		return store.Plan{}, fmt.Errorf("reaction %s: no requester identity: %w", correlationID, ErrBadPrincipal)
+	}
+	if _, err := NormalizeID(correlationID); err != nil {
+		return store.Plan{}, fmt.Errorf("reaction correlation id: %w", err)
+	}
+	if !o.Known {
+		return store.Plan{}, nil // unknown is never recorded: a retry decides again
+	}
+	if o.At.IsZero() {
+		o.At = r.now().UTC()
+	}
+	val, err := json.Marshal(o)
+	if err != nil {
+		return store.Plan{}, err
+	}
+	key := keyReaction(requester, correlationID)
+	return store.Plan{Conds: []store.Cond{{Key: key}}, Ops: []store.Op{store.Put(key, val)}}, nil
+}
+
 // Do applies requester's reaction (requester: the identity the transport
 // established) under correlationID at most until it has a terminal
 // outcome: a recorded terminal outcome is returned without calling apply;

@@ -103,7 +103,12 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 		return err
 	}
 	defer release()
-	dl := watchShutdown(h, valid, http.NewResponseController(w))
+	rc := http.NewResponseController(w)
+	// Full duplex: a refusal mid-stream (fenced out, a revoked token)
+	// reaches the runtime at once. Without it the server would first drain
+	// the rest of the body, which a live runtime never ends.
+	_ = rc.EnableFullDuplex()
+	dl := watchShutdown(h, valid, rc)
 	defer dl.stop()
 	rd := bufio.NewReaderSize(r.Body, 4096)
 	var n uint64

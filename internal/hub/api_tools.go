@@ -19,6 +19,9 @@ func callTool(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	if err != nil {
 		return err
 	}
+	if caller.Fence, err = hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader)); err != nil {
+		return err
+	}
 	key, err := idempotencyKey(r, id, req)
 	if err != nil {
 		return err

@@ -82,3 +82,8 @@ func (s *BeatStream) Close() (hubapi.BeatStreamResult, error) {
 	<-s.done
 	return s.res, s.err
 }
+
+// Done is closed once the hub has answered the stream — it ended it (a
+// fenced-out instance, a revoked token, a shutdown) — although writes may
+// still succeed; Close then returns why.
+func (s *BeatStream) Done() <-chan struct{} { return s.done }

@@ -44,6 +44,8 @@ var rules = []rule{
 	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server (issue 11 item 6)"},
 	{"internal/sshconsole", "internal/hub", dependsOn, "the SSH console is a front end: the hub through an interface and the client (issue 16)"},
 	{"internal/sshconsole", "internal/store", imports, "the SSH console never opens the database; keys are looked up by the hub"},
+	{"internal/mcpserver", "internal/hub", dependsOn, "the MCP server is a front end on the hub client; every call is decided by the hub"},
+	{"internal/workspace", "net/http", dependsOn, "the workspace executors act on files and know no transport"},
 	{"internal/confirm", "internal/hub", dependsOn, "decision rules know no transport"},
 	{"internal/confirm", "internal/hubclient", dependsOn, "decision rules know no transport"},
 	{"internal/confirm", "internal/hubapi", dependsOn, "decision rules know no transport"},

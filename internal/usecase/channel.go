@@ -41,13 +41,7 @@ func (u *Cases) conversation(ctx context.Context, p registry.Persona, id string)
 // joins its thread; a message naming a thread joins that one. With a Key,
 // a repeat is answered with the first item.
 func (u *Cases) SendToHuman(ctx context.Context, k Key, in Instance, d channel.Draft) (channel.Item, error) {
-	p := in.Persona
-	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: d.Kind, Thread: d.Thread, ReplyTo: d.ReplyTo,
-		Text: d.Text, Title: d.Title, Actions: d.Actions}
-	for _, t := range d.Todo {
-		it.Todo = append(it.Todo, channel.TodoItem{Text: t})
-	}
-	return u.post(ctx, k, in, it, nil)
+	return u.post(ctx, k, in, draftItem(in.Persona, d), nil)
 }
 
 // post commits one persona's item (and a file's bytes) with its admission.
@@ -57,30 +51,11 @@ func (u *Cases) post(ctx context.Context, k Key, in Instance, it channel.Item, d
 		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
 			return store.Plan{}, err
 		}
-		plan, err := u.admitted(ctx, in)
-		if err != nil {
+		var plan store.Plan
+		var err error
+		if out, plan, err = u.planPost(ctx, in, it, data); err != nil {
 			return store.Plan{}, err
 		}
-		draft := it
-		if draft.ReplyTo != "" {
-			to, err := u.conversation(ctx, in.Persona, draft.ReplyTo)
-			if err != nil {
-				return store.Plan{}, err
-			}
-			if !to.FromHuman {
-				return store.Plan{}, fmt.Errorf("%w: %s is the persona's own item; reply to the human's", channel.ErrWrongSide, draft.ReplyTo)
-			}
-			draft.Thread = to.Thread
-		} else if draft.Thread != "" {
-			if _, err := u.conversation(ctx, in.Persona, draft.Thread); err != nil {
-				return store.Plan{}, err
-			}
-		}
-		var post store.Plan
-		if out, post, err = u.human.PlanPost(ctx, draft, data); err != nil {
-			return store.Plan{}, err
-		}
-		plan.Join(post)
 		rec, err := u.record(k, out)
 		plan.Join(rec)
 		return plan, err
@@ -91,36 +66,84 @@ func (u *Cases) post(ctx context.Context, k Key, in Instance, it channel.Item, d
 	return out, nil
 }
 
+// planPost plans one persona's item with its admission: a reply joins the
+// thread of the human's item it answers, a message naming a thread joins
+// that one.
+func (u *Cases) planPost(ctx context.Context, in Instance, it channel.Item, data []byte) (channel.Item, store.Plan, error) {
+	plan, err := u.admitted(ctx, in)
+	if err != nil {
+		return channel.Item{}, store.Plan{}, err
+	}
+	if it.ReplyTo != "" {
+		to, err := u.conversation(ctx, in.Persona, it.ReplyTo)
+		if err != nil {
+			return channel.Item{}, store.Plan{}, err
+		}
+		if !to.FromHuman {
+			return channel.Item{}, store.Plan{}, fmt.Errorf("%w: %s is the persona's own item; reply to the human's", channel.ErrWrongSide, it.ReplyTo)
+		}
+		it.Thread = to.Thread
+	} else if it.Thread != "" {
+		if _, err := u.conversation(ctx, in.Persona, it.Thread); err != nil {
+			return channel.Item{}, store.Plan{}, err
+		}
+	}
+	out, post, err := u.human.PlanPost(ctx, it, data)
+	if err != nil {
+		return channel.Item{}, store.Plan{}, err
+	}
+	plan.Join(post)
+	return out, plan, nil
+}
+
+// draftItem is the item of a persona's draft to its bound human.
+func draftItem(p registry.Persona, d channel.Draft) channel.Item {
+	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: d.Kind, Thread: d.Thread, ReplyTo: d.ReplyTo,
+		Text: d.Text, Title: d.Title, Actions: d.Actions}
+	for _, t := range d.Todo {
+		it.Todo = append(it.Todo, channel.TodoItem{Text: t})
+	}
+	return it
+}
+
 // SendFileToHuman sends the bound human the file at rel in the persona's
 // own workspace (send_human_file): its name, size and sha256 are taken
 // from the bytes read, which are kept with the item for the human to save.
 // A file over channel.MaxFile, a path leaving the workspace or one that is
 // not a regular file is refused by name.
 func (u *Cases) SendFileToHuman(ctx context.Context, k Key, in Instance, rel, caption string) (channel.Item, error) {
-	root, err := workspace.Open(workspace.HomeDir(u.home.Dir, in.Persona.Address), nil)
+	it, data, err := u.fileItem(in.Persona, rel, caption)
 	if err != nil {
 		return channel.Item{}, err
+	}
+	return u.post(ctx, k, in, it, data)
+}
+
+// fileItem reads the file at rel of p's own workspace into a file item.
+func (u *Cases) fileItem(p registry.Persona, rel, caption string) (channel.Item, []byte, error) {
+	root, err := workspace.Open(workspace.HomeDir(u.home.Dir, p.Address), nil)
+	if err != nil {
+		return channel.Item{}, nil, err
 	}
 	defer root.Close()
 	st, err := root.Stat(rel)
 	if err != nil {
-		return channel.Item{}, err
+		return channel.Item{}, nil, err
 	}
 	if st.Size > channel.MaxFile {
-		return channel.Item{}, fmt.Errorf("%w: %s is %d bytes, over %d", channel.ErrFileTooLarge, st.Path, st.Size, channel.MaxFile)
+		return channel.Item{}, nil, fmt.Errorf("%w: %s is %d bytes, over %d", channel.ErrFileTooLarge, st.Path, st.Size, channel.MaxFile)
 	}
 	page, err := root.Read(rel, 0, channel.MaxFile)
 	if err != nil {
-		return channel.Item{}, err
+		return channel.Item{}, nil, err
 	}
 	if !page.EOF {
-		return channel.Item{}, fmt.Errorf("%w: %s grew over %d bytes while it was read", channel.ErrFileTooLarge, page.Path, channel.MaxFile)
+		return channel.Item{}, nil, fmt.Errorf("%w: %s grew over %d bytes while it was read", channel.ErrFileTooLarge, page.Path, channel.MaxFile)
 	}
 	sum := sha256.Sum256(page.Data)
-	p := in.Persona
 	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: channel.KindFile, Text: caption,
 		File: &channel.File{Name: path.Base(page.Path), Size: int64(len(page.Data)), SHA256: "sha256:" + hex.EncodeToString(sum[:]), Path: page.Path}}
-	return u.post(ctx, k, in, it, page.Data)
+	return it, page.Data, nil
 }
 
 // AckFromPersona acks one of the human's items to the instance's seat
@@ -128,19 +151,26 @@ func (u *Cases) SendFileToHuman(ctx context.Context, k Key, in Instance, rel, ca
 func (u *Cases) AckFromPersona(ctx context.Context, in Instance, id string) (channel.Item, error) {
 	var out channel.Item
 	err := u.commit(ctx, UseAckHuman, "ack "+id, func() (store.Plan, error) {
-		plan, err := u.admitted(ctx, in)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		it, ack, err := u.human.PlanAck(ctx, in.Persona.Human, id, false, in.Persona.Address)
-		out = it
-		if err != nil || ack.Empty() {
-			return store.Plan{}, err
-		}
-		plan.Join(ack)
-		return plan, nil
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planAckFromPersona(ctx, in, id)
+		return plan, err
 	})
 	return out, err
+}
+
+// planAckFromPersona plans AckFromPersona (empty for a repeat).
+func (u *Cases) planAckFromPersona(ctx context.Context, in Instance, id string) (channel.Item, store.Plan, error) {
+	plan, err := u.admitted(ctx, in)
+	if err != nil {
+		return channel.Item{}, store.Plan{}, err
+	}
+	it, ack, err := u.human.PlanAck(ctx, in.Persona.Human, id, false, in.Persona.Address)
+	if err != nil || ack.Empty() {
+		return it, store.Plan{}, err
+	}
+	plan.Join(ack)
+	return it, plan, nil
 }
 
 // AckFromHuman is the human's ack of a persona's item: one fewer unread.
@@ -212,59 +242,104 @@ func (u *Cases) ReplyAsHuman(ctx context.Context, k Key, human confirm.Principal
 	return out, nil
 }
 
-// reactionOutcome turns a reaction's refusal by a rule into its terminal
-// outcome, and anything else (a store fault, a conflict that outlasted
-// its retries) into unknown: retryable under the same correlation id.
-func reactionOutcome(err error) confirm.Outcome {
+// reactionOutcome is the terminal outcome of a reaction the channel's
+// rules refused, or false for an error that is not a rule's (a store
+// fault): the outcome is then unknown, and not recorded.
+func reactionOutcome(err error) (confirm.Outcome, bool) {
 	for _, rule := range []error{channel.ErrNoItem, channel.ErrUnknownReaction, channel.ErrBadItem, channel.ErrBadItemID, channel.ErrWrongSide} {
 		if errors.Is(err, rule) {
-			return confirm.NotApplied(err.Error())
+			return confirm.NotApplied(err.Error()), true
 		}
 	}
-	if err != nil {
-		return confirm.Unknown
+	return confirm.Unknown, false
+}
+
+// planReaction plans a reaction and its outcome as one transaction: a
+// recorded terminal outcome of requester's corr is returned as it is (an
+// empty plan); otherwise react plans the reaction, and its outcome —
+// applied, or not applied with the rule's reason — is recorded with it.
+func (u *Cases) planReaction(ctx context.Context, requester confirm.Principal, corr string, react func() (store.Plan, error)) (confirm.Outcome, store.Plan, error) {
+	if o, err := u.reactions.Get(ctx, requester, corr); err != nil || o.Known {
+		return o, store.Plan{}, err
 	}
-	return confirm.Applied()
+	o := confirm.Applied()
+	plan, err := react()
+	if err != nil {
+		var rule bool
+		if o, rule = reactionOutcome(err); !rule {
+			return confirm.Unknown, store.Plan{}, err
+		}
+		plan = store.Plan{}
+	}
+	o.At = u.now().UTC()
+	rec, err := u.reactions.PlanOutcome(requester, corr, o)
+	if err != nil {
+		return confirm.Unknown, store.Plan{}, err
+	}
+	plan.Join(rec)
+	return o, plan, nil
+}
+
+// planReactAsPersona plans the persona's reaction to an item of its
+// conversation, with its admission (a fenced-out instance is refused,
+// never recorded).
+func (u *Cases) planReactAsPersona(ctx context.Context, in Instance, id, reaction, corr string) (confirm.Outcome, store.Plan, error) {
+	admission, err := u.admitted(ctx, in)
+	if err != nil {
+		return confirm.Unknown, store.Plan{}, err
+	}
+	p := in.Persona
+	o, plan, err := u.planReaction(ctx, confirm.PersonaPrincipal(p.Address), corr, func() (store.Plan, error) {
+		if _, err := u.conversation(ctx, p, id); err != nil {
+			return store.Plan{}, err
+		}
+		_, react, err := u.human.PlanReact(ctx, p.Human, id, reaction, p.Address)
+		return react, err
+	})
+	if err != nil || plan.Empty() {
+		return o, store.Plan{}, err
+	}
+	admission.Join(plan)
+	return o, admission, nil
 }
 
 // ReactAsPersona applies the instance's persona's reaction to an item of
 // its conversation (apply_human_reaction) under correlation id corr: the
-// answer is applied, or not applied with the reason; unknown only when the
-// outcome could not be established, and a retry under corr then applies it
-// at most once. A recorded terminal outcome is returned as it is.
+// answer is applied, or not applied with the reason, recorded in the same
+// transaction as the reaction; a retry under corr returns that one
+// terminal outcome and applies nothing again. An error (a store fault, a
+// fenced instance) leaves the outcome unknown: retry under corr.
 func (u *Cases) ReactAsPersona(ctx context.Context, in Instance, id, reaction, corr string) (confirm.Outcome, error) {
-	if _, err := u.admitted(ctx, in); err != nil {
+	var out confirm.Outcome
+	err := u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planReactAsPersona(ctx, in, id, reaction, corr)
+		return plan, err
+	})
+	if err != nil {
 		return confirm.Unknown, err
 	}
-	p := in.Persona
-	return u.reactions.Do(ctx, confirm.PersonaPrincipal(p.Address), corr, func(ctx context.Context) confirm.Outcome {
-		return reactionOutcome(u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
-			plan, err := u.admitted(ctx, in)
-			if err != nil {
-				return store.Plan{}, err
-			}
-			if _, err := u.conversation(ctx, p, id); err != nil {
-				return store.Plan{}, err
-			}
-			_, react, err := u.human.PlanReact(ctx, p.Human, id, reaction, p.Address)
-			if err != nil || react.Empty() {
-				return store.Plan{}, err
-			}
-			plan.Join(react)
-			return plan, nil
-		}))
-	})
+	return out, nil
 }
 
 // ReactAsHuman applies the human's reaction to an item of their channel,
 // with the same definitive outcome as ReactAsPersona.
 func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, reaction, corr string) (confirm.Outcome, error) {
-	return u.reactions.Do(ctx, human, corr, func(ctx context.Context) confirm.Outcome {
-		return reactionOutcome(u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
-			_, plan, err := u.human.PlanReact(ctx, human.String(), id, reaction, human.String())
-			return plan, err
-		}))
+	var out confirm.Outcome
+	err := u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planReaction(ctx, human, corr, func() (store.Plan, error) {
+			_, react, err := u.human.PlanReact(ctx, human.String(), id, reaction, human.String())
+			return react, err
+		})
+		return plan, err
 	})
+	if err != nil {
+		return confirm.Unknown, err
+	}
+	return out, nil
 }
 
 // SetTyping shows (on) or clears the persona's typing indicator in its
@@ -273,16 +348,23 @@ func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, r
 func (u *Cases) SetTyping(ctx context.Context, in Instance, thread string, on bool) (channel.Typing, error) {
 	var out channel.Typing
 	err := u.commit(ctx, UseTyping, "typing", func() (store.Plan, error) {
-		plan, err := u.admitted(ctx, in)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		var typing store.Plan
-		out, typing, err = u.human.PlanTyping(in.Persona.Human, sender(in.Persona), thread, on)
-		plan.Join(typing)
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planTyping(ctx, in, thread, on)
 		return plan, err
 	})
 	return out, err
+}
+
+// planTyping plans SetTyping with the instance's admission.
+func (u *Cases) planTyping(ctx context.Context, in Instance, thread string, on bool) (channel.Typing, store.Plan, error) {
+	plan, err := u.admitted(ctx, in)
+	if err != nil {
+		return channel.Typing{}, store.Plan{}, err
+	}
+	t, typing, err := u.human.PlanTyping(in.Persona.Human, sender(in.Persona), thread, on)
+	plan.Join(typing)
+	return t, plan, err
 }
 
 // SurfaceStatus is get_human_surface_status: the surface, the bound human

@@ -87,29 +87,17 @@ func (u *Cases) SendMessage(ctx context.Context, k Key, from Instance, d coord.D
 	if err != nil {
 		return coord.Message{}, err
 	}
-	to := addr.String()
+	d.To = addr.String()
 	var out coord.Message
-	err = u.commit(ctx, UseSendMessage, "send a message to "+to, func() (store.Plan, error) {
+	err = u.commit(ctx, UseSendMessage, "send a message to "+d.To, func() (store.Plan, error) {
 		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
 			return store.Plan{}, err
 		}
-		plan, err := u.admitted(ctx, from)
-		if err != nil {
+		var plan store.Plan
+		var err error
+		if out, plan, err = u.planSendMessage(ctx, from, d); err != nil {
 			return store.Plan{}, err
 		}
-		_, seat, err := u.reg.ActiveHolder(ctx, to)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		plan.Conds = append(plan.Conds, seat)
-		p := from.Persona
-		m, send, err := u.coord.PlanSend(ctx, coord.Message{To: to, Subject: d.Subject, Body: d.Body, ReplyTo: d.ReplyTo,
-			From: coord.Sender{Address: p.Address, Name: p.Name, ID: p.ID, Generation: p.Generation}})
-		if err != nil {
-			return store.Plan{}, err
-		}
-		plan.Join(send)
-		out = m
 		rec, err := u.record(k, out)
 		plan.Join(rec)
 		return plan, err
@@ -118,6 +106,27 @@ func (u *Cases) SendMessage(ctx context.Context, k Key, from Instance, d coord.D
 		return coord.Message{}, err
 	}
 	return out, nil
+}
+
+// planSendMessage plans SendMessage's writes and conditions (the
+// send_broker_message executor's plan): d.To is a canonical address.
+func (u *Cases) planSendMessage(ctx context.Context, from Instance, d coord.Draft) (coord.Message, store.Plan, error) {
+	plan, err := u.admitted(ctx, from)
+	if err != nil {
+		return coord.Message{}, store.Plan{}, err
+	}
+	_, seat, err := u.reg.ActiveHolder(ctx, d.To)
+	if err != nil {
+		return coord.Message{}, store.Plan{}, err
+	}
+	plan.Conds = append(plan.Conds, seat)
+	m, send, err := u.coord.PlanSend(ctx, coord.Message{To: d.To, Subject: d.Subject, Body: d.Body, ReplyTo: d.ReplyTo,
+		From: sender(from.Persona)})
+	if err != nil {
+		return coord.Message{}, store.Plan{}, err
+	}
+	plan.Join(send)
+	return m, plan, nil
 }
 
 // Inbox is one page of the messages waiting for p's seat, oldest first
@@ -147,17 +156,24 @@ func (u *Cases) SeatInbox(ctx context.Context, addr, after string, limit int) (c
 func (u *Cases) AckMessage(ctx context.Context, in Instance, id string) (coord.Ack, error) {
 	var out coord.Ack
 	err := u.commit(ctx, UseAckMessage, "ack "+in.Persona.Address+" message", func() (store.Plan, error) {
-		plan, err := u.admitted(ctx, in)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		var ack store.Plan
-		out, ack, err = u.coord.PlanAck(ctx, in.Persona.Address, id)
-		if err != nil || ack.Empty() {
-			return store.Plan{}, err
-		}
-		plan.Join(ack)
-		return plan, nil
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planAckMessage(ctx, in, id)
+		return plan, err
 	})
 	return out, err
+}
+
+// planAckMessage plans AckMessage (empty for a repeat).
+func (u *Cases) planAckMessage(ctx context.Context, in Instance, id string) (coord.Ack, store.Plan, error) {
+	plan, err := u.admitted(ctx, in)
+	if err != nil {
+		return coord.Ack{}, store.Plan{}, err
+	}
+	out, ack, err := u.coord.PlanAck(ctx, in.Persona.Address, id)
+	if err != nil || ack.Empty() {
+		return out, store.Plan{}, err
+	}
+	plan.Join(ack)
+	return out, plan, nil
 }

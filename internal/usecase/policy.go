@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -18,6 +19,9 @@ type Caller struct {
 	// PersonaID is the generation of a persona token; empty for an
 	// operator.
 	PersonaID string
+	// Fence is the instance fence a persona runtime's request presented
+	// (coord.NoFence for none): writes of a fenced-out instance are refused.
+	Fence coord.Fence
 }
 
 // IsPersona reports whether the caller is a persona runtime (its requests

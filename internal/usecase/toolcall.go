@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -78,6 +79,8 @@ type Call struct {
 	ConfirmationID string
 	CorrelationID  string
 	Now            time.Time
+	// Fence is the instance fence the persona's runtime presented.
+	Fence coord.Fence
 }
 
 // Executor carries out an allowed call of one tool: it reads what it
@@ -112,6 +115,22 @@ var executors = map[string]Executor{
 	"list_decisions":   listDecisions,
 
 	"query_graph_context": queryGraphContext,
+
+	"send_broker_message":        sendBrokerMessage,
+	"list_coordination_messages": listCoordinationMessages,
+	"ack_coordination_message":   ackCoordinationMessage,
+
+	"send_human_message":       sendHumanMessage,
+	"reply_human_message":      replyHumanMessage,
+	"ack_human_message":        ackHumanMessage,
+	"start_typing":             startTyping,
+	"stop_typing":              stopTyping,
+	"send_human_card":          sendHumanCard,
+	"send_human_todo":          sendHumanTodo,
+	"send_human_file":          sendHumanFile,
+	"list_reaction_ids":        listReactionIDs,
+	"apply_human_reaction":     applyHumanReaction,
+	"get_human_surface_status": getHumanSurfaceStatus,
 }
 
 // HasExecutor reports whether the hub carries out tool: for the MCP
@@ -268,7 +287,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		return out, store.Plan{}, nil
 	}
 	return u.execute(ctx, out, Call{Persona: p, Stamp: st, Actor: caller.Principal, Args: args, Operation: out.Operation,
-		Decision: out.Decision, ConfirmationID: out.ConfirmationID, CorrelationID: corr, Now: u.now().UTC()}, guard)
+		Decision: out.Decision, ConfirmationID: out.ConfirmationID, CorrelationID: corr, Now: u.now().UTC(), Fence: caller.Fence}, guard)
 }
 
 // isTargetRefusal reports whether a mapping error is a target's escape

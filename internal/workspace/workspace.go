@@ -28,16 +28,20 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
 // Limits of the executors. A read page is bounded by confirm.MaxReadLength.
 const (
-	// MaxWrite is the largest file workspace_write writes (1 MiB).
-	MaxWrite = 1 << 20
-	// MaxListPage is the most entries one workspace_list page returns.
-	MaxListPage = 1000
+	// MaxWrite is the largest file workspace_write writes: the tool
+	// table's bound on its content argument.
+	MaxWrite = tools.MaxContent
+	// MaxListPage is the most entries one workspace_list page returns: the
+	// bound of every list's page.
+	MaxListPage = paging.MaxLimit
 	// DefaultListPage is a page's size when the caller names none.
-	DefaultListPage = 200
+	DefaultListPage = paging.DefaultLimit
 )
 
 // Named errors of the executors; each refusal wraps one.
@@ -395,4 +399,33 @@ func (r *Root) tempFile(rel string) (*os.File, string, error) {
 // repository's directory.
 func HomeDir(home, address string) string {
 	return filepath.Join(home, "workspaces", filepath.FromSlash(address))
+}
+
+// Removed is the result of a removal.
+type Removed struct {
+	Path string `json:"path"`
+	// SHA256 is the digest of what was removed, so that the caller can
+	// tell what it was.
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// Remove deletes the file at p, a mutable path (a directory or a link is
+// refused, never followed).
+func (r *Root) Remove(p string) (Removed, error) {
+	rel, err := r.resolve("remove", p)
+	if err != nil {
+		return Removed{}, err
+	}
+	if r.mutable != nil && !r.mutable.Match(rel) {
+		return Removed{}, fmt.Errorf("remove %q: %w", rel, ErrNotMutable)
+	}
+	d, err := r.Hash(rel)
+	if err != nil {
+		return Removed{}, err
+	}
+	if err := r.fs.Remove(rel); err != nil {
+		return Removed{}, notFound("remove", rel, err)
+	}
+	return Removed{Path: rel, SHA256: d.SHA256, Size: d.Size}, nil
 }

@@ -254,3 +254,20 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestRemoveOnlyMutableFiles(t *testing.T) {
+	r := tree(t, map[string]string{"memory/old.md": "old", "README.md": "r"})
+	got, err := r.Remove("memory/old.md")
+	if err != nil || got.Size != 3 {
+		t.Fatalf("remove memory/old.md: %+v, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir(), "memory", "old.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("memory/old.md still there: %v", err)
+	}
+	if _, err := r.Remove("README.md"); !errors.Is(err, ErrNotMutable) {
+		t.Fatalf("remove README.md: %v, want ErrNotMutable", err)
+	}
+	if _, err := r.Remove("memory/old.md"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("remove again: %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,283 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
+)
+
+// Answer is the structured result of every call that was not carried out:
+// denied, or still waiting for its confirmation. A result that was carried
+// out is the executor's own.
+type Answer struct {
+	// Status is "denied" or "unknown" (the confirmation is still pending:
+	// call again with the same correlation_id to join it).
+	Status        confirm.Status `json:"status"`
+	CorrelationID string         `json:"correlation_id"`
+	Confirmation  string         `json:"confirmation,omitempty"`
+	// Authority is who decides a pending confirmation.
+	Authority string `json:"authority,omitempty"`
+	// Boundary and Reason say why a call was denied or needs confirming.
+	Boundary string `json:"boundary,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// newCorrelation names a call that came without a correlation_id: unique
+// to the call, so that two calls never share a decision; the answer
+// carries it, so a retry can join.
+func newCorrelation() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "mcp-" + hex.EncodeToString(b[:])
+}
+
+// callTool runs one tool call of session s: validate the arguments against
+// the tool's schema, let the hub decide (and carry out a hub tool) through
+// its tool call, wait for a confirmation if one is needed, and carry out a
+// runtime tool here once allowed.
+func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolRequest, row tools.Tool) *mcp.CallToolResult {
+	if err := r.stopped(); err != nil {
+		return toolError(err, nil)
+	}
+	raw := req.Params.Arguments
+	args, err := row.Validate(raw)
+	if err != nil {
+		return toolError(err, nil)
+	}
+	corr := args.Str("correlation_id")
+	if corr == "" {
+		corr = newCorrelation()
+	}
+	s.activity(row.Name)
+	defer s.activity("")
+	c := call{args: args}
+	if row.Runtime {
+		// A path is resolved on disk before the hub decides, and the hub
+		// is asked about the file the operation really reaches.
+		if c.root, raw, err = r.resolveArgs(ctx, row, args, raw, corr); err != nil {
+			return toolError(err, nil)
+		}
+	}
+	tc, answer := r.decide(ctx, s, req, row.Name, raw, corr)
+	if answer != nil {
+		return answer
+	}
+	if !row.Runtime {
+		return resultJSON(tc.Result)
+	}
+	c.target, c.shape, c.confirmation = tc.Operation.Target, tc.Operation.Shape, tc.ConfirmationID
+	if c.target.Kind == confirm.TargetPath && c.root == nil {
+		return toolError(fmt.Errorf("workspace %q: %w", c.target.Workspace, ErrNoRepository), nil)
+	}
+	out, err := executors[row.Name].run(c)
+	if err != nil {
+		return toolError(err, nil)
+	}
+	return result(out)
+}
+
+// resolveArgs maps a runtime tool's arguments to its target and, for a
+// path, picks the tree it lies in and resolves the path on disk (a link
+// inside the workspace to .env is .env); the arguments sent to the hub
+// then name the resolved path.
+func (r *Runtime) resolveArgs(ctx context.Context, row tools.Tool, args tools.Args, raw json.RawMessage, corr string) (*workspace.Root, json.RawMessage, error) {
+	target, _, err := row.Operation(ctx, r.caller(), args, corr, nil) // runtime tools map from their arguments alone
+	if err != nil || target.Kind != confirm.TargetPath {
+		return nil, raw, err
+	}
+	var root *workspace.Root
+	switch target.Workspace {
+	case "":
+		root = r.own
+	case confirm.WorkspaceRepository:
+		if r.repo == nil {
+			return nil, nil, fmt.Errorf("workspace %q: %w", target.Workspace, ErrNoRepository)
+		}
+		root = r.repo
+	default:
+		return nil, raw, nil // another workspace: the hub denies it
+	}
+	if target.Value == tools.WorkspaceRoot {
+		return root, raw, nil
+	}
+	rel, err := root.Resolve(target.Value)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rel == target.Value {
+		return root, raw, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w: %v", row.Name, tools.ErrInvalidArguments, err)
+	}
+	m["path"] = rel
+	b, err := json.Marshal(m)
+	return root, b, err
+}
+
+// decide calls the tool through the hub and, while its confirmation is
+// pending, calls again under the same correlation id (joining it), sending
+// progress notifications, until it is decided or ConfirmWait has passed.
+// It returns the call allowed or done, or the answer to give instead: a
+// denial, or status unknown with the correlation id.
+func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolRequest, tool string, args json.RawMessage, corr string) (hubapi.ToolCall, *mcp.CallToolResult) {
+	tc, err := r.c.CallTool(ctx, "", tool, args, corr)
+	if err != nil {
+		return tc, r.hubError(err)
+	}
+	if tc.Status == usecase.ToolConfirm {
+		if tc, err = r.wait(ctx, s, req, tool, args, tc); err != nil {
+			return tc, r.hubError(err)
+		}
+	}
+	switch tc.Status {
+	case usecase.ToolDone, usecase.ToolAllowed:
+		return tc, nil
+	case usecase.ToolDenied:
+		a := r.answerOf(ctx, tc)
+		return tc, toolError(fmt.Errorf("denied at the %s boundary: %s", a.Boundary, a.Reason), &a)
+	}
+	return tc, pending(r.answerOf(ctx, tc))
+}
+
+// wait calls again under the pending call's correlation id until it is
+// decided, ConfirmWait has passed or the call is cancelled, notifying
+// progress when the client asked for it (a progress token).
+func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest, tool string, args json.RawMessage, tc hubapi.ToolCall) (hubapi.ToolCall, error) {
+	start := time.Now()
+	deadline := time.NewTimer(r.opts.ConfirmWait)
+	defer deadline.Stop()
+	poll := time.NewTicker(r.opts.Poll)
+	defer poll.Stop()
+	progress := time.NewTicker(r.opts.Progress)
+	defer progress.Stop()
+	a := r.answerOf(ctx, tc)
+	s.activity(tool + ": waiting for " + a.Authority)
+	notify := func() {
+		tok := req.Params.GetProgressToken()
+		if tok == nil || req.Session == nil {
+			return
+		}
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+			Progress: time.Since(start).Seconds(), Total: r.opts.ConfirmWait.Seconds(),
+			Message: fmt.Sprintf("waiting for %s to decide confirmation %s (%s boundary); correlation_id %s",
+				a.Authority, a.Confirmation, a.Boundary, a.CorrelationID)})
+	}
+	notify()
+	for {
+		select {
+		case <-ctx.Done():
+			return tc, ctx.Err()
+		case <-deadline.C:
+			return tc, nil
+		case <-progress.C:
+			notify()
+		case <-poll.C:
+			next, err := r.c.CallTool(ctx, "", tool, args, tc.CorrelationID)
+			if err != nil {
+				return tc, err
+			}
+			if tc = next; tc.Status != usecase.ToolConfirm {
+				return tc, nil
+			}
+		}
+	}
+}
+
+// hubError is the tool error of a failed hub call; a fenced-out refusal
+// stops the runtime and says so.
+func (r *Runtime) hubError(err error) *mcp.CallToolResult {
+	if r.checkFenced(err) {
+		return toolError(r.stopped(), nil)
+	}
+	return toolError(err, nil)
+}
+
+// answerOf is the structured answer of a call not carried out; a pending
+// one names who decides it.
+func (r *Runtime) answerOf(ctx context.Context, tc hubapi.ToolCall) Answer {
+	a := Answer{Status: confirm.StatusDenied, CorrelationID: tc.CorrelationID, Confirmation: tc.ConfirmationID,
+		Boundary: tc.Decision.Boundary.String(), Reason: tc.Decision.Reason}
+	if tc.Status == usecase.ToolConfirm {
+		a.Status = confirm.StatusUnknown
+	}
+	if tc.ConfirmationID != "" {
+		if c, err := r.c.Confirmation(ctx, tc.ConfirmationID); err == nil {
+			a.Authority = c.Authority.String()
+			if d := c.Decision; d != nil && d.Reason != "" {
+				a.Reason = d.Reason
+			}
+		}
+	}
+	if a.Authority == "" {
+		a.Authority = "the routed authority"
+	}
+	return a
+}
+
+// caller is the tool table's view of the persona calling.
+func (r *Runtime) caller() tools.Caller {
+	a, _ := registry.ParseAddress(r.st.Path.Address) // proven at boot
+	return tools.Caller{PersonaID: r.who.PersonaID, Address: a, Human: r.st.Authority.Human}
+}
+
+// resultJSON is a hub-executed call's answer, already JSON.
+func resultJSON(b json.RawMessage) *mcp.CallToolResult {
+	if len(b) == 0 {
+		b = json.RawMessage("{}")
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: b}
+}
+
+// result is a carried-out call's answer: its JSON as text, and as
+// structured content.
+func result(out any) *mcp.CallToolResult {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return toolError(err, nil)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+}
+
+// pending is the answer of a call whose confirmation is still pending.
+func pending(a Answer) *mcp.CallToolResult {
+	b, _ := json.Marshal(a)
+	text := fmt.Sprintf("status unknown: confirmation %s is still pending with %s; call again with correlation_id %q to join it\n%s",
+		a.Confirmation, a.Authority, a.CorrelationID, b)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
+}
+
+// toolError is a tool error (the call failed; the session goes on) with
+// the error's text and, when given, the structured answer.
+func toolError(err error, a *Answer) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errText(err)}}}
+	if a != nil {
+		b, _ := json.Marshal(a)
+		res.StructuredContent = json.RawMessage(b)
+	}
+	return res
+}
+
+// errText is an error as the client reads it: the hub's API errors keep
+// their code.
+func errText(err error) string {
+	var api *hubapi.APIError
+	if errors.As(err, &api) {
+		return api.Code + ": " + api.Msg
+	}
+	return err.Error()
+}

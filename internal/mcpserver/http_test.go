@@ -1,0 +1,95 @@
+package mcpserver
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+)
+
+// bearer adds a token to every request of the SDK's HTTP client.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Issue 14: "--http … each session authenticated by the persona's runtime
+// token as a bearer (401 for a bad, rotated or retired token)".
+func TestHTTPSessionsAuthenticateByTheRuntimeToken(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	other := f.persona(t, "work/core/deputy", "Zaniah")
+	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
+		return hubclient.Dial(ctx, f.home.Dir, hubclient.WithToken(token), hubclient.WithRetryBudget(0))
+	}
+	srv := httptest.NewServer(HTTPHandler(p.Address, dial, Options{Home: f.home.Dir, AllowMissingExecutors: true}))
+	defer srv.Close()
+	token := func(id string) string {
+		b, err := os.ReadFile(f.home.GenerationDir(id) + "/" + hubapi.TokenFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	connectHTTP := func(tok string) (*mcp.ClientSession, error) {
+		tr := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{tok}}}
+		return mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	}
+
+	cs, err := connectHTTP(token(p.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	n := 0
+	for _, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no tools over HTTP")
+	}
+
+	status := func(tok string) int {
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for what, tok := range map[string]string{"no token": "", "a bad token": "vt_nonsense", "another persona's": token(other.ID)} {
+		if got := status(tok); got != http.StatusUnauthorized {
+			t.Errorf("%s: HTTP %d, want 401", what, got)
+		}
+	}
+
+	ret, err := f.op.RequestRetirement(context.Background(), p.ID, "done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.op.Decide(context.Background(), ret.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(token(p.ID)); got != http.StatusUnauthorized {
+		t.Errorf("the retired persona's token: HTTP %d, want 401", got)
+	}
+}

@@ -1,0 +1,319 @@
+// Package mcpserver serves a persona's capability stamp as an MCP server:
+// any MCP client (an agent harness, a script) connected to it works as that
+// persona, with exactly the stamp's MCP projection as its tools, every call
+// decided by the hub under the persona's own token. It is a front end: a
+// hub client (internal/hubclient) plus the runtime's executors of the tools
+// the persona carries out on its own files (internal/workspace).
+//
+// The session is the runtime: while a client is connected the persona beats
+// and reports its current tool call as its activity, and it stops when the
+// client leaves. Confirmations are waited for here, with progress
+// notifications, and decided by the routed authority in its console: never
+// by MCP elicitation, which would ask whoever runs the client.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
+)
+
+// Named errors of the server's start.
+var (
+	// ErrNotPersona: the token is not a persona runtime's (an operator's
+	// token never drives an MCP session).
+	ErrNotPersona = errors.New("the MCP server acts with a persona's own runtime token, never an operator's")
+	// ErrWrongPersona: the token is another persona's than the one served.
+	ErrWrongPersona = errors.New("the token is not the served persona's")
+	// ErrStampBytes: the stamp the hub served does not hash to the hash
+	// its record holds.
+	ErrStampBytes = errors.New("the stamp served does not hash to the persona's recorded stamp hash")
+	// ErrNoRepository: a call named the bound repository and the stamp
+	// binds none.
+	ErrNoRepository = errors.New("the stamp binds no repository")
+)
+
+// Defaults of Options.
+const (
+	DefaultConfirmWait = 2 * time.Minute
+	DefaultPoll        = 200 * time.Millisecond
+	DefaultBeat        = 5 * time.Second
+	DefaultProgress    = time.Second
+)
+
+// Options configure a runtime. Zero values take the defaults.
+type Options struct {
+	// Home is the installation home; the persona's own workspace is
+	// workspace.HomeDir(Home, address) unless Workspace names another.
+	Home      string
+	Workspace string
+	// ConfirmWait is how long a call waits for a confirmation's decision
+	// before it answers status "unknown" with its correlation id.
+	ConfirmWait time.Duration
+	// Poll is how often a waiting call asks the hub again.
+	Poll time.Duration
+	// Progress is how often a waiting call notifies the client.
+	Progress time.Duration
+	// Beat is the presence heartbeat interval of a session.
+	Beat time.Duration
+	// AllowMissingExecutors serves a stamp although the hub has no
+	// executor yet for some of its tools (an installation whose
+	// collaboration records have not all landed): they are listed, a call
+	// to one answers the hub's no-executor error, and Warnings names
+	// them. Every other boot problem still refuses.
+	AllowMissingExecutors bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.ConfirmWait <= 0 {
+		o.ConfirmWait = DefaultConfirmWait
+	}
+	if o.Poll <= 0 {
+		o.Poll = DefaultPoll
+	}
+	if o.Progress <= 0 {
+		o.Progress = DefaultProgress
+	}
+	if o.Beat <= 0 {
+		o.Beat = DefaultBeat
+	}
+	return o
+}
+
+// Runtime is one persona generation's runtime: its hub client (with its
+// own token), its stamp as proven at boot, its tools and its workspace.
+// One runtime serves any number of MCP sessions of that persona.
+type Runtime struct {
+	c    *hubclient.Client
+	who  hubapi.Identity
+	st   stamp.Stamp
+	hash string
+	// tools are the stamped tools' rows, in the stamp's (the MCP
+	// projection's) order.
+	tools []tools.Tool
+	// warnings are the boot problems allowed by AllowMissingExecutors.
+	warnings []stamp.Problem
+	own      *workspace.Root
+	repo     *workspace.Root
+	opts     Options
+
+	sessions   sessions
+	serverOnce sync.Once
+	mcp        *mcp.Server
+
+	// fence is the instance fence this runtime claimed at boot; fenced
+	// is why it stopped, once a newer instance claimed the generation's.
+	fence  coord.Fence
+	fenced atomic.Pointer[error]
+}
+
+// Boot proves a persona can run and returns its runtime: the client's token
+// must be a persona's (address, when not empty, must be its address); its
+// stamp, loaded through the hub, must hash to the recorded hash; the three
+// projections derived from the file's bytes must be equal; and every
+// stamped tool must have an input schema and an executor. Otherwise it
+// refuses, naming what is missing (stamp.ErrNotStanding).
+func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options) (*Runtime, error) {
+	who, err := c.WhoAmI(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	if who.Kind != hubapi.PrincipalPersona {
+		return nil, fmt.Errorf("mcp: the token is %s's: %w", who.Principal, ErrNotPersona)
+	}
+	if address != "" && who.Principal != address {
+		return nil, fmt.Errorf("mcp: serving %s with the token of %s: %w", address, who.Principal, ErrWrongPersona)
+	}
+	v, err := c.Stamp(ctx, who.PersonaID)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: load the stamp of %s: %w", who.Principal, err)
+	}
+	rows, warnings, err := prove(v, opts.AllowMissingExecutors)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %s: %w", who.Principal, err)
+	}
+	r := &Runtime{c: c, who: who, st: v.Stamp, hash: v.Hash, tools: rows, warnings: warnings, opts: opts.withDefaults()}
+	// The runtime is one instance of its generation: it claims the
+	// generation's fence, which fences out any older instance, and the
+	// client presents it on every request from now on.
+	if r.fence, err = c.ClaimFence(ctx); err != nil {
+		return nil, fmt.Errorf("mcp: %s: claim the instance fence: %w", who.Principal, err)
+	}
+	if err := r.openWorkspace(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ErrFencedOut: a newer runtime instance of the same generation claimed its
+// fence; this one stops serving.
+var ErrFencedOut = errors.New("fenced out: a newer instance of this persona generation connected; this MCP session ends")
+
+// fencedOut stops the runtime after the hub refused it as fenced out: every
+// session ends, and every later call answers why.
+func (r *Runtime) fencedOut(cause error) {
+	err := fmt.Errorf("%w (%s: %v)", ErrFencedOut, r.who.Principal, cause)
+	if r.fenced.CompareAndSwap(nil, &err) {
+		r.sessions.closeAll()
+	}
+}
+
+// stopped is why the runtime stopped serving, nil while it serves.
+func (r *Runtime) stopped() error {
+	if p := r.fenced.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// checkFenced stops the runtime when err says it was fenced out, and
+// reports whether it did.
+func (r *Runtime) checkFenced(err error) bool {
+	if errors.Is(err, coord.ErrFenced) {
+		r.fencedOut(err)
+		return true
+	}
+	return false
+}
+
+// prove is the boot proof of a stamp as the hub served it: the file's
+// bytes (the factory's canonical encoding, checked against the recorded
+// hash), its three projections and their equality, and a schema and an
+// executor for every tool. It returns the tools' rows in the MCP
+// projection's order, and, when allowMissingHub, the tools the hub has no
+// executor for as warnings instead of refusals.
+func prove(v hubapi.StampView, allowMissingHub bool) (rows []tools.Tool, warnings []stamp.Problem, err error) {
+	b, err := stamp.Marshal(v.Stamp)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := stamp.Hash(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h != v.Hash {
+		return nil, nil, fmt.Errorf("%w: recorded %s, served %s", ErrStampBytes, v.Hash, h)
+	}
+	p, err := stamp.Project(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := stamp.CheckProjections(p); err != nil {
+		return nil, nil, err
+	}
+	// Every stamped tool needs a row of the tool table (its input schema)
+	// and an executor: the runtime's for a runtime tool, else the hub's.
+	// Each tool missing one is named once here (BootCheck then checks
+	// the scopes' bindings); a missing hub executor is only a warning
+	// when allowed.
+	handlers := make(map[string]bool, len(v.Stamp.Tools))
+	byName := make(map[string]tools.Tool, len(v.Stamp.Tools))
+	var missing []stamp.Problem
+	for _, t := range v.Stamp.Tools {
+		handlers[t.HandlerAction] = true
+		row, err := tools.Lookup(t.Name)
+		byName[t.Name] = row
+		switch {
+		case err != nil:
+			missing = append(missing, stamp.Problem{Rule: stamp.RuleHandlerMissing, Tool: t.Name,
+				Message: "no input schema: the tool table has no row for it"})
+		case row.Runtime && !executes(row):
+			missing = append(missing, stamp.Problem{Rule: stamp.RuleHandlerMissing, Tool: t.Name,
+				Message: "no executor for it in this MCP server"})
+		case !executes(row):
+			p := stamp.Problem{Rule: stamp.RuleHandlerMissing, Tool: t.Name,
+				Message: "the hub has no executor for action " + t.HandlerAction}
+			if allowMissingHub {
+				warnings = append(warnings, p)
+			} else {
+				missing = append(missing, p)
+			}
+		}
+	}
+	if err := stamp.BootCheck(v.Stamp, handlers); err != nil || len(missing) > 0 {
+		return nil, nil, errors.Join(append(problemsErr(missing), err)...)
+	}
+	rows = make([]tools.Tool, 0, len(p.MCP))
+	for _, name := range p.MCP {
+		rows = append(rows, byName[name])
+	}
+	return rows, warnings, nil
+}
+
+// problemsErr wraps each problem as a refusal naming its tool.
+func problemsErr(ps []stamp.Problem) []error {
+	out := make([]error, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, fmt.Errorf("%w: %s", stamp.ErrNotStanding, p))
+	}
+	return out
+}
+
+// openWorkspace opens the persona's own workspace (created 0700 on first
+// start) and its bound repository, if any.
+func (r *Runtime) openWorkspace() error {
+	dir := r.opts.Workspace
+	if dir == "" {
+		if r.opts.Home == "" {
+			return fmt.Errorf("mcp: %s: no home and no --workspace: %w", r.who.Principal, workspace.ErrNoRoot)
+		}
+		dir = workspace.HomeDir(r.opts.Home, r.who.Principal)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("mcp: workspace of %s: %w", r.who.Principal, err)
+	}
+	own, err := workspace.Open(dir, r.st.Workspace.MutablePaths)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	r.own = own
+	if repo := r.st.Workspace.Repository; repo != "" {
+		if r.repo, err = workspace.Open(repo, nil); err != nil {
+			own.Close()
+			return fmt.Errorf("mcp: bound repository: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close releases the runtime's workspace handles (not its client).
+func (r *Runtime) Close() error {
+	err := r.own.Close()
+	if r.repo != nil {
+		err = errors.Join(err, r.repo.Close())
+	}
+	return err
+}
+
+// Persona is the identity the runtime acts as.
+func (r *Runtime) Persona() hubapi.Identity { return r.who }
+
+// Tools are the names of the tools the runtime serves, in order: the
+// stamp's MCP projection.
+func (r *Runtime) Tools() []string {
+	out := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// Warnings are the boot problems the runtime started with, allowed by
+// Options.AllowMissingExecutors: the tools the hub cannot carry out yet.
+func (r *Runtime) Warnings() []stamp.Problem { return r.warnings }
+
+// Workspace is the persona's own workspace tree.
+func (r *Runtime) Workspace() *workspace.Root { return r.own }

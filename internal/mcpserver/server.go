@@ -1,0 +1,166 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+)
+
+// Implementation names this server to MCP clients.
+var Implementation = &mcp.Implementation{Name: "virgo-tui", Title: "Virgo persona", Version: "1"}
+
+// Server is the MCP server of a runtime: exactly the stamp's MCP projection
+// as its tools, each with its description and input schema from the one
+// tool table. Every connected session is the persona's presence.
+func (r *Runtime) Server() *mcp.Server {
+	s := mcp.NewServer(Implementation, &mcp.ServerOptions{
+		Instructions: fmt.Sprintf("You work as the persona %s (%s). Every tool call is decided by the Virgo hub under its capability stamp; "+
+			"a call that needs confirmation waits for its authority and answers status \"unknown\" with a correlation_id when it is still pending: "+
+			"call again with that correlation_id to join it.", r.who.Principal, r.st.Persona.Name),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	s.AddReceivingMiddleware(r.present)
+	for _, row := range r.tools {
+		s.AddTool(&mcp.Tool{Name: row.Name, Description: row.Description, InputSchema: row.Schema()},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return r.callTool(ctx, r.sessionOf(req.Session), req, row), nil
+			})
+	}
+	return s
+}
+
+// ServeStdio serves one MCP session on t (stdin and stdout for the
+// command) until the client leaves or ctx ends.
+func (r *Runtime) ServeStdio(ctx context.Context, t mcp.Transport) error {
+	ss, err := r.Server().Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = errors.Join(ss.Close(), <-done)
+	}
+	if stopped := r.stopped(); stopped != nil {
+		return stopped
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// ErrNotLoopback: an HTTP address that is not a loopback one, without the
+// flag that allows it.
+var ErrNotLoopback = errors.New("the MCP HTTP server listens on a loopback address unless --allow-remote is given")
+
+// CheckListen refuses an address that is not loopback unless remote is
+// allowed: the server's bearer is a persona's runtime token, not a
+// credential to put on a network.
+func CheckListen(addr string, remote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %s: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); remote || host == "localhost" || ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--http %s: %w", addr, ErrNotLoopback)
+}
+
+// HTTPHandler serves the streamable HTTP transport for the persona address.
+// Every request carries a bearer token; it must be the persona's runtime
+// token as the hub knows it now (a bad, rotated or retired token is 401),
+// and each session is bound to the generation that opened it. A session
+// acts with the token it presented, through a client dial makes.
+func HTTPHandler(address string, dial func(ctx context.Context, token string) (*hubclient.Client, error), opts Options) http.Handler {
+	h := &httpFront{address: address, dial: dial, opts: opts, byToken: map[[32]byte]*Runtime{}}
+	mh := mcp.NewStreamableHTTPHandler(func(req *http.Request) *mcp.Server {
+		ti := auth.TokenInfoFromContext(req.Context())
+		if ti == nil {
+			return nil
+		}
+		r, _ := ti.Extra["runtime"].(*Runtime)
+		if r.stopped() != nil {
+			return nil // fenced out: 400, and verify says why on the next request
+		}
+		return r.server()
+	}, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	return auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mh)
+}
+
+// httpFront authenticates the HTTP transport's requests and keeps one
+// runtime per token.
+type httpFront struct {
+	address string
+	dial    func(ctx context.Context, token string) (*hubclient.Client, error)
+	opts    Options
+
+	mu      sync.Mutex
+	byToken map[[32]byte]*Runtime
+}
+
+// verify asks the hub who the token is, on every request: only the served
+// persona's current token passes.
+func (h *httpFront) verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	key := sha256.Sum256([]byte(token))
+	h.mu.Lock()
+	r := h.byToken[key]
+	h.mu.Unlock()
+	if r != nil {
+		if err := r.stopped(); err != nil {
+			return nil, err
+		}
+		who, err := r.c.WhoAmI(ctx)
+		if err != nil || who != r.who {
+			// Rotated or retired: forget it, so the map holds live tokens only.
+			h.mu.Lock()
+			delete(h.byToken, key)
+			h.mu.Unlock()
+			return nil, fmt.Errorf("%w: the hub no longer accepts this token for %s", auth.ErrInvalidToken, h.address)
+		}
+		return &auth.TokenInfo{UserID: who.PersonaID, Extra: map[string]any{"runtime": r}}, nil
+	}
+	c, err := h.dial(ctx, token)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+	}
+	r, err = Boot(ctx, c, h.address, h.opts)
+	if err != nil {
+		c.Close()
+		if errors.Is(err, hubapi.ErrUnauthenticated) || errors.Is(err, ErrNotPersona) || errors.Is(err, ErrWrongPersona) {
+			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+		}
+		return nil, err
+	}
+	h.mu.Lock()
+	if prev := h.byToken[key]; prev != nil {
+		h.mu.Unlock()
+		r.Close()
+		c.Close()
+		r = prev
+	} else {
+		h.byToken[key] = r
+		h.mu.Unlock()
+	}
+	return &auth.TokenInfo{UserID: r.who.PersonaID, Extra: map[string]any{"runtime": r}}, nil
+}
+
+// server is the runtime's MCP server, made once.
+func (r *Runtime) server() *mcp.Server {
+	r.serverOnce.Do(func() { r.mcp = r.Server() })
+	return r.mcp
+}

@@ -1,0 +1,194 @@
+package mcpserver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+)
+
+// session is the presence of one connected MCP client: the persona's beat
+// stream to the hub, beating while the client is connected, carrying the
+// current tool call as the persona's activity, closed when it leaves.
+type session struct {
+	c    *hubclient.Client
+	beat time.Duration
+	// fenced is told when the hub refuses the stream as fenced out.
+	fenced func(error) bool
+
+	mu       sync.Mutex
+	current  string // the activity to report
+	changed  chan struct{}
+	stopOnce sync.Once
+	stopped  chan struct{}
+	done     chan struct{}
+}
+
+// startSession opens the presence of a client's session; stop it when the
+// client leaves.
+func startSession(c *hubclient.Client, beat time.Duration, fenced func(error) bool) *session {
+	s := &session{c: c, beat: beat, fenced: fenced, changed: make(chan struct{}, 1), stopped: make(chan struct{}), done: make(chan struct{})}
+	go s.run()
+	return s
+}
+
+// activity sets what the persona is doing now ("" when idle); the latest
+// value is reported, at once, on the session's beat stream.
+func (s *session) activity(text string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.current = text
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the session's presence: its beat stream is closed, so the
+// persona stops beating the moment the client leaves.
+func (s *session) stop() {
+	if s == nil {
+		return
+	}
+	s.stopOnce.Do(func() { close(s.stopped) })
+	<-s.done
+}
+
+// run owns the beat stream (a stream is used from one goroutine): it beats
+// every interval, reports each activity change, and opens the stream again
+// after the hub ended it (a restart), until stopped.
+func (s *session) run() {
+	defer close(s.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tick := time.NewTicker(s.beat)
+	defer tick.Stop()
+	var bs *hubclient.BeatStream
+	closeStream := func() {
+		if bs != nil {
+			_, _ = bs.Close()
+			bs = nil
+		}
+	}
+	defer closeStream()
+	// send beats or reports; it answers false once the hub fenced this
+	// instance out (the session then ends).
+	send := func(rep *hubapi.PresenceReport) bool {
+		if bs == nil {
+			var err error
+			if bs, err = s.c.OpenBeatStream(ctx); err != nil {
+				bs = nil
+				return !s.fenced(err)
+			}
+		}
+		var err error
+		if rep == nil {
+			err = bs.Beat()
+		} else {
+			err = bs.Report(*rep)
+		}
+		if err != nil {
+			_, cerr := bs.Close()
+			bs = nil // opened again on the next beat
+			return !s.fenced(err) && !s.fenced(cerr)
+		}
+		return true
+	}
+	ok := send(nil)
+	for ok {
+		var ended <-chan struct{}
+		if bs != nil {
+			ended = bs.Done()
+		}
+		select {
+		case <-s.stopped:
+			return
+		case <-ended:
+			// The hub answered the stream: it ended it. Fenced out ends
+			// the session; anything else opens a new stream at the next beat.
+			_, err := bs.Close()
+			bs = nil
+			ok = !s.fenced(err)
+		case <-tick.C:
+			ok = send(nil)
+		case <-s.changed:
+			s.mu.Lock()
+			text := s.current
+			s.mu.Unlock()
+			ok = send(&hubapi.PresenceReport{Activity: &text})
+		}
+	}
+}
+
+// sessions tracks the presence of each connected MCP session.
+type sessions struct {
+	mu sync.Mutex
+	m  map[*mcp.ServerSession]*session
+}
+
+// closeAll ends every session (the runtime was fenced out).
+func (ss *sessions) closeAll() {
+	ss.mu.Lock()
+	all := make([]*mcp.ServerSession, 0, len(ss.m))
+	for s := range ss.m {
+		all = append(all, s)
+	}
+	ss.mu.Unlock()
+	for _, s := range all {
+		_ = s.Close()
+	}
+}
+
+// present is the server's receiving middleware that makes every MCP
+// session the persona's presence: the first request of a session (its
+// initialize, or a first call under a protocol without one) opens it, and
+// it ends when the session does.
+func (r *Runtime) present(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+			r.openSession(ss)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// openSession starts the presence of ss, unless it runs, and ends it when
+// ss ends; a session of a runtime fenced out is closed at once.
+func (r *Runtime) openSession(ss *mcp.ServerSession) {
+	if r.stopped() != nil {
+		_ = ss.Close()
+		return
+	}
+	r.sessions.mu.Lock()
+	if _, open := r.sessions.m[ss]; open {
+		r.sessions.mu.Unlock()
+		return
+	}
+	if r.sessions.m == nil {
+		r.sessions.m = map[*mcp.ServerSession]*session{}
+	}
+	s := startSession(r.c, r.opts.Beat, r.checkFenced)
+	r.sessions.m[ss] = s
+	r.sessions.mu.Unlock()
+	go func() {
+		_ = ss.Wait()
+		r.sessions.mu.Lock()
+		delete(r.sessions.m, ss)
+		r.sessions.mu.Unlock()
+		s.stop()
+	}()
+}
+
+// sessionOf is the presence of ss, nil before it is initialized.
+func (r *Runtime) sessionOf(ss *mcp.ServerSession) *session {
+	r.sessions.mu.Lock()
+	defer r.sessions.mu.Unlock()
+	return r.sessions.m[ss]
+}

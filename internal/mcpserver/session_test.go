@@ -1,0 +1,110 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+)
+
+// presenceOf polls the hub's presence of persona id until ok holds.
+func (f *fixture) presenceOf(t *testing.T, id string, what string, ok func(hubapi.Presence) bool) hubapi.Presence {
+	t.Helper()
+	var last hubapi.Presence
+	for range 200 {
+		ps, err := f.op.Presence(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.ID == id {
+				last = p
+				if ok(p) {
+					return p
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("presence never showed %s; last %+v", what, last)
+	return last
+}
+
+// Issue 14: "while a client is connected the persona is present: the
+// server ... beats, reports activity (the current tool call) and goes
+// offline when the client leaves".
+func TestSessionIsThePersonasPresence(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	r := f.runtime(t, p, Options{Beat: 50 * time.Millisecond, Poll: 20 * time.Millisecond, ConfirmWait: 3 * time.Second})
+	cs := connect(t, r, nil)
+	before := f.presenceOf(t, p.ID, "beats", func(pr hubapi.Presence) bool { return pr.Beats > 0 })
+
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: stamp.PublishTool,
+			Arguments: map[string]any{"destination": "https://example.org/x"}})
+		done <- res
+	}()
+	f.presenceOf(t, p.ID, "the waiting call as activity", func(pr hubapi.Presence) bool {
+		return strings.HasPrefix(pr.Activity, stamp.PublishTool+": waiting for human:henry")
+	})
+	<-f.approveWhenAsked(t, p.ID)
+	if res := <-done; res == nil || res.IsError {
+		t.Fatalf("publish: %+v", res)
+	}
+	f.presenceOf(t, p.ID, "no activity after the call", func(pr hubapi.Presence) bool { return pr.Activity == "" })
+
+	cs.Close()
+	left := f.presenceOf(t, p.ID, "beats", func(pr hubapi.Presence) bool { return pr.Beats > before.Beats })
+	time.Sleep(300 * time.Millisecond) // six beat intervals
+	after := f.presenceOf(t, p.ID, "the count", func(hubapi.Presence) bool { return true })
+	if after.Beats > left.Beats+1 {
+		t.Fatalf("the persona still beats after its client left: %d beats, then %d", left.Beats, after.Beats)
+	}
+}
+
+// Issue 14: "a fenced-out session ends with a clear error": a second
+// runtime instance of the same generation claims the fence; the first
+// one's session ends and its calls say why.
+func TestFencedOutSessionEnds(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	first := f.runtime(t, p, Options{Beat: 30 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	served := make(chan error, 1)
+	go func() { served <- first.ServeStdio(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "old", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res := callTool(t, cs, "workspace_stat", map[string]any{"path": "QUEUE.md"}); !res.IsError || !strings.Contains(text(res), "no such file") {
+		t.Fatalf("stat before: %s", text(res))
+	}
+
+	second := f.runtime(t, p, Options{Beat: 30 * time.Millisecond})
+	cs2 := connect(t, second, nil)
+	select {
+	case err := <-served:
+		if !errors.Is(err, ErrFencedOut) || !strings.Contains(err.Error(), "work/core/lead") {
+			t.Fatalf("the old session ended with %v; want ErrFencedOut naming the persona", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the fenced-out session still runs after 5 s")
+	}
+	if res, err := first.callTool(ctx, nil, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "workspace_stat"}}, first.tools[0]), error(nil); err != nil || !res.IsError || !strings.Contains(text(res), "fenced out") {
+		t.Fatalf("a call on the fenced-out runtime: %s", text(res))
+	}
+	if res := callTool(t, cs2, "workspace_stat", map[string]any{"path": "QUEUE.md"}); !strings.Contains(text(res), "no such file") {
+		t.Fatalf("the new instance: %s", text(res))
+	}
+}
