@@ -62,7 +62,8 @@ func field(c *console, raw json.RawMessage, name string) string {
 // The spec's collaboration story through the command line, as personas
 // with their own tokens, against the console's hub: the lead assigns a
 // task to its deputy; the deputy creates a run, appends events, records an
-// artifact and finishes it; the lead raises a decision and resolves it; the
+// artifact, finishes it and reports the task done with the run as
+// evidence; the lead raises a decision and resolves it; the
 // secretary relays a second decision, which waits on the owner — who
 // approves it in the console, in a real terminal — and then records the
 // owner as the decider. Afterwards the records, the audit log and the
@@ -72,14 +73,8 @@ func TestCollaborationStory(t *testing.T) {
 		t.Skip("-short: the story builds the binary and drives the console in tmux")
 	}
 	c := startConsole(t, false, "")
-	const task = "t-story"
-	assign := exec.Command(c.bin, "--home", c.home, "confirm", "assign", "--as", "work/core/lead", "--persona", "work/core/deputy",
-		"--task", "work/core/"+task)
-	assign.Env = storyEnv()
-	if out, err := assign.CombinedOutput(); err != nil {
-		c.fatalf("confirm assign: %v\n%s", err, out)
-	}
-
+	task := field(c, c.tool(0, "task", "assign", "--as", "work/core/lead", "--to", "work/core/deputy", "--title", "port the parser",
+		"--brief", "make it total").Result, "id")
 	dep := []string{"--as", "work/core/deputy"}
 	run := field(c, c.tool(0, append([]string{"run", "create", "--task", task, "--title", "port the parser"}, dep...)...).Result, "id")
 	c.tool(0, append([]string{"run", "advance", run, "--state", "running", "--note", "starting"}, dep...)...)
@@ -87,6 +82,7 @@ func TestCollaborationStory(t *testing.T) {
 	c.tool(0, append([]string{"run", "artifact", run, "--name", "parser", "--path", "out/parser.bin", "--size", "6",
 		"--sha256", strings.Repeat("ab", 32)}, dep...)...)
 	c.tool(0, append([]string{"run", "advance", run, "--state", "succeeded", "--note", "done"}, dep...)...)
+	c.tool(0, append([]string{"task", "report", task, "--progress", "ported; all files parse", "--evidence", run, "--state", "done"}, dep...)...)
 
 	lead := []string{"--as", "work/core/lead"}
 	own := field(c, c.tool(0, append([]string{"decision", "raise", "--question", "Which parser?", "--option", "hand-written",
@@ -126,6 +122,9 @@ func TestCollaborationStory(t *testing.T) {
 	}
 
 	// The records agree with what was done.
+	if st := field(c, c.tool(0, append([]string{"task", "show", task}, lead...)...).Result, "state"); st != "done" {
+		c.fatalf("task show %s: state %q, want done", task, st)
+	}
 	shown := c.tool(0, append([]string{"run", "show", run}, lead...)...)
 	var view struct {
 		State string `json:"state"`
@@ -156,7 +155,7 @@ func TestCollaborationStory(t *testing.T) {
 			approvedByOwner = true
 		}
 	}
-	for tool, n := range map[string]int{"create_run": 1, "advance_run": 2, "append_run_event": 1, "record_artifact": 1,
+	for tool, n := range map[string]int{"assign_task": 1, "report_task": 1, "create_run": 1, "advance_run": 2, "append_run_event": 1, "record_artifact": 1,
 		"raise_decision": 2, "resolve_decision": 2} {
 		if calls[tool] != n {
 			t.Errorf("audit: %d %s calls, want %d (all: %v)", calls[tool], tool, n, calls)

@@ -11,17 +11,23 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// PlanMigrate plans turning every assignment record of an older
-// installation (confirm.PrefixAssignments: a task id assigned to a deputy
-// generation) into a task assigned to that generation, and deleting the
-// old record, guarded on each as read: the deputy keeps exactly the scope
-// it had. A task id already taken (the same task assigned to two
-// generations, or the id used by another project) gets the id
-// "<task>.<first 8 of the generation id>". A store without assignment
-// records plans nothing; after the migration commits there are none, so
-// it runs once.
+// MigrateBatch is how many assignment records one migration transaction
+// carries: each takes four writes and two conditions, within the store's
+// limit of a transaction (store.MaxTxnOps).
+const MigrateBatch = store.MaxTxnOps / 4
+
+// PlanMigrate plans turning the first MigrateBatch assignment records of
+// an older installation (confirm.PrefixAssignments: a task id assigned to
+// a deputy generation) into tasks assigned to those generations, and
+// deleting the old records, guarded on each as read: the deputy keeps
+// exactly the scope it had. Each record's task commits with its deletion,
+// so a migration cut short between batches leaves every record either
+// migrated or not; planning again continues with the rest. A task id
+// already taken (the same task assigned to two generations, or the id
+// used by another project) gets the id "<task>.<first 8 of the generation
+// id>". A store without assignment records plans nothing.
 func PlanMigrate(ctx context.Context, st store.Store, now time.Time) (int, store.Plan, error) {
-	kvs, err := st.List(ctx, confirm.PrefixAssignments)
+	kvs, _, err := st.Range(ctx, confirm.PrefixAssignments, "", MigrateBatch)
 	if err != nil {
 		return 0, store.Plan{}, fmt.Errorf("migrate assignments: %w", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -165,17 +167,26 @@ func TestMigratedAssignmentsKeepTheDeputyScope(t *testing.T) {
 	ctx := context.Background()
 	active(t, in, "work/core/lead", "Spica")
 	deputy, _ := active(t, in, "work/core/deputy", "Zaniah")
-	old, _ := json.Marshal(confirm.Assignment{PersonaID: deputy.ID, Persona: deputy.Address, Generation: 1, Task: "work/core/t-7",
-		AssignedBy: confirm.PersonaPrincipal("work/core/lead")})
-	_, err := in.st.Txn(ctx, nil, []store.Op{store.Put(confirm.PrefixAssignments+deputy.ID+"/t-7", old)})
+	// more records than one transaction may carry: they migrate in batches
+	var ops []store.Op
+	for i := range 3*tasks.MigrateBatch + 5 {
+		task := fmt.Sprintf("t-%d", i)
+		old, _ := json.Marshal(confirm.Assignment{PersonaID: deputy.ID, Persona: deputy.Address, Generation: 1, Task: "work/core/" + task,
+			AssignedBy: confirm.PersonaPrincipal("work/core/lead"), Time: in.clk.Now().Add(time.Duration(i) * time.Second)})
+		ops = append(ops, store.Put(confirm.PrefixAssignments+deputy.ID+"/"+task, old))
+	}
+	_, err := store.WriteAll(ctx, in.st, ops)
 	mustNil(t, err)
 	n, err := in.cases.MigrateAssignments(ctx)
-	if err != nil || n != 1 {
-		t.Fatalf("migrate: %d %v", n, err)
+	if err != nil || n != len(ops) {
+		t.Fatalf("migrate: %d of %d, %v", n, len(ops), err)
 	}
 	as, err := in.cases.Assignments(ctx, deputy.ID)
-	if err != nil || len(as) != 1 || as[0].Task != "work/core/t-7" || as[0].AssignedBy.String() != "work/core/lead" {
-		t.Fatalf("assignments after migration: %+v %v", as, err)
+	if err != nil || len(as) != len(ops) || as[7].Task != "work/core/t-7" || as[7].AssignedBy.String() != "work/core/lead" {
+		t.Fatalf("assignments after migration: %d %+v %v", len(as), as[:1], err)
+	}
+	if n, err := in.cases.MigrateAssignments(ctx); err != nil || n != 0 {
+		t.Fatalf("a second migration: %d %v", n, err)
 	}
 	pol, err := in.cases.Policy(ctx, deputy)
 	mustNil(t, err)
