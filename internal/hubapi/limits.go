@@ -7,7 +7,10 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
@@ -52,6 +55,12 @@ var Limits = []Limit{
 	{"tool_note", tools.MaxNote, "bytes", "a progress report, a run event, a note or a resolution's reason"},
 	{"tool_content", tools.MaxContent, "bytes", "a workspace write's content"},
 	{"tool_list", tools.MaxListItems, "items", "a tool argument that is a list: options, evidence, bounds, todo items"},
+	{"runs_per_task", runs.MaxRunsPerTask, "runs", "the runs one task may have (429 too_many_runs)"},
+	{"run_events", runs.MaxEvents, "events", "a run's event log; a move to a final state is logged past it (409 run_log_full)"},
+	{"run_artifacts", runs.MaxArtifacts, "artifacts", "the artifacts of one run (409 too_many_artifacts)"},
+	{"decision_options", decisions.MaxOptions, "options", "the options of one decision (400 too_many_options)"},
+	{"decisions_per_project", decisions.MaxPerProject, "decisions", "the decisions raised in one scope and project (429 too_many_decisions)"},
+	{"graph_scan", graph.MaxScan, "records", "the records one page of query_graph_context reads before it answers with a next token"},
 }
 
 // LimitOf returns the limit called name; it panics on a name the table
