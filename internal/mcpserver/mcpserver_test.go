@@ -15,6 +15,8 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // classes are one persona of each of the four classes.
@@ -194,4 +196,35 @@ func sameSet(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+// A tool the hub carries out goes through the hub's tool call and answers
+// the hub executor's result; one the hub has no executor for yet fails as a
+// tool error, the session going on.
+func TestHubToolsAreCarriedOutByTheHub(t *testing.T) {
+	f := newFixture(t)
+	lead := f.persona(t, "work/core/lead", "Spica")
+	f.persona(t, "work/core/deputy", "Zaniah")
+	cs := connect(t, f.runtime(t, lead, Options{}), nil)
+	res := callTool(t, cs, "assign_task", map[string]any{"assignee": "work/core/deputy", "title": "write the notes",
+		"brief": "the release notes of core", "correlation_id": "assign-1"})
+	if res.IsError {
+		t.Fatalf("assign_task: %s", text(res))
+	}
+	res = callTool(t, cs, "list_tasks", map[string]any{"which": "assigned-by-me"})
+	if res.IsError || !strings.Contains(text(res), "write the notes") {
+		t.Fatalf("list_tasks after assigning: %s", text(res))
+	}
+	for _, tool := range []string{"set_summary", "list_peers"} {
+		if row, _ := tools.Lookup(tool); usecase.HasExecutor(row.Name) {
+			continue
+		}
+		args := map[string]any{}
+		if tool == "set_summary" {
+			args["summary"] = "notes"
+		}
+		if res := callTool(t, cs, tool, args); !res.IsError || !strings.Contains(text(res), "no executor") {
+			t.Fatalf("%s without a hub executor: %s; want a tool error saying so", tool, text(res))
+		}
+	}
 }
