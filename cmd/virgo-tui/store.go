@@ -20,13 +20,15 @@ func init() { subcommands = append(subcommands, newStoreCmd) }
 func newStoreCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
-		Short: "Check or back up the installation's database",
+		Short: "Check, back up, move or inspect the installation's store",
 		Long: `The database keeps a checksum with every record; a damaged record is reported
-with its key and never served. These commands check all of it, or copy it.
+with its key and never served. check and backup check all of it, or copy it.
 With a hub running they go through the hub (which holds the file); with none,
-they read the file itself without writing to it.`,
+they read the file itself without writing to it. migrate copies the
+installation into another store (its bbolt file into etcd, or back), and
+status shows the store in use and its health.`,
 	}
-	cmd.AddCommand(newStoreCheckCmd(a), newStoreBackupCmd(a))
+	cmd.AddCommand(newStoreCheckCmd(a), newStoreBackupCmd(a), newStoreMigrateCmd(a), newStoreStatusCmd(a))
 	return cmd
 }
 

@@ -137,11 +137,12 @@ func TestUnavailableWithinBoundedTime(t *testing.T) {
 	m.Stop()
 	var wg sync.WaitGroup
 	for name, call := range map[string]func() error{
-		"get":   func() error { _, err := s.Get(ctx, "k"); return err },
-		"list":  func() error { _, err := s.List(ctx, ""); return err },
-		"txn":   func() error { _, err := s.Txn(ctx, nil, []store.Op{store.Put("k", nil)}); return err },
-		"rev":   func() error { _, err := s.Rev(ctx); return err },
-		"watch": func() error { _, err := s.Watch(ctx, "", 0); return err },
+		"get":    func() error { _, err := s.Get(ctx, "k"); return err },
+		"list":   func() error { _, err := s.List(ctx, ""); return err },
+		"txn":    func() error { _, err := s.Txn(ctx, nil, []store.Op{store.Put("k", nil)}); return err },
+		"rev":    func() error { _, err := s.Rev(ctx); return err },
+		"status": func() error { _, err := s.Status(ctx); return err },
+		"watch":  func() error { _, err := s.Watch(ctx, "", 0); return err },
 		"open": func() error {
 			_, err := etcdstore.Open(ctx, etcdstore.Options{Endpoints: []string{m.Endpoint}, Prefix: "p/", DialTimeout: time.Second})
 			return err

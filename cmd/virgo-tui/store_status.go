@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
+	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+)
+
+// errNoBoltFile: store status names a bbolt file that does not exist (it
+// is not created by looking at it).
+var errNoBoltFile = errors.New("the store's bbolt file does not exist")
+
+// storeStatus is what store status prints (-o json: these fields).
+type storeStatus struct {
+	Backend string `json:"backend"`
+	// Path is a bbolt store's file; HeldByHub says a running hub holds it
+	// (its revision is then not read).
+	Path      string `json:"path"`
+	HeldByHub bool   `json:"held_by_hub"`
+	Revision  int64  `json:"revision"`
+	FileSize  int64  `json:"file_size"`
+	// Etcd is an etcd store's cluster.
+	Etcd *etcdstore.Status `json:"etcd"`
+}
+
+func newStoreStatusCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show which store the installation uses and its health",
+		Long: `Show the installation's store: the backend (bolt or etcd) and its revision; for a
+bbolt file its path and size; for an etcd cluster its members, which leads,
+and whether each answers (within 5 seconds). The exit status is 1 when the
+cluster has no leader or a member does not answer.`,
+		Example: `  virgo-tui store status
+  virgo-tui --store etcd://etcd1:2379,etcd2:2379,etcd3:2379/virgo/home store status -o json`,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		home, err := registry.ResolveHome(a.homeFlag)
+		if err != nil {
+			return err
+		}
+		spec := storeurl.Spec(a.storeFlag)
+		var res storeStatus
+		path, bolt, err := storeurl.BoltPath(spec, home.DBPath())
+		if err != nil {
+			return err
+		}
+		if bolt {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return fmt.Errorf("%w: %v (register a persona, or start the hub, to create it)", errNoBoltFile, err)
+			}
+			res = storeStatus{Backend: "bolt", Path: path, FileSize: fi.Size()}
+			b, err := store.OpenBolt(path, store.Options{Timeout: directOpenTimeout})
+			switch {
+			case errors.Is(err, store.ErrLocked):
+				res.HeldByHub = true
+			case err != nil:
+				return err
+			default:
+				st, err := b.Stats()
+				b.Close()
+				if err != nil {
+					return err
+				}
+				res.Revision, res.FileSize = st.Rev, st.FileSize
+			}
+		} else {
+			s, err := storeurl.Open(ctx, spec, home.DBPath(), store.Options{})
+			if err != nil {
+				return err
+			}
+			st, err := s.(*etcdstore.Store).Status(ctx)
+			s.Close()
+			if err != nil {
+				return err
+			}
+			res = storeStatus{Backend: "etcd", Revision: st.Revision, Etcd: &st}
+		}
+		w := cmd.OutOrStdout()
+		if *out == outputJSON {
+			err = writeJSON(w, res)
+		} else {
+			_, err = fmt.Fprint(w, res.text())
+		}
+		if err == nil && res.Etcd != nil {
+			err = res.Etcd.Degraded()
+		}
+		return err
+	}
+	return cmd
+}
+
+// text is the status as lines; names and addresses come from the cluster
+// and are cleaned before they reach the terminal.
+func (s storeStatus) text() string {
+	var b strings.Builder
+	if s.Etcd == nil {
+		fmt.Fprintf(&b, "backend   bolt\npath      %s\n", termtext.Clean(s.Path))
+		if s.HeldByHub {
+			b.WriteString("state     held by the running hub\n")
+		} else {
+			fmt.Fprintf(&b, "revision  %d\n", s.Revision)
+		}
+		fmt.Fprintf(&b, "size      %d bytes\n", s.FileSize)
+		return b.String()
+	}
+	e := s.Etcd
+	leader := termtext.Clean(e.Leader)
+	if leader == "" {
+		leader = "none (no quorum)"
+	}
+	fmt.Fprintf(&b, "backend   etcd\nprefix    %s\nrevision  %d\nleader    %s\n", termtext.Clean(e.Prefix), s.Revision, leader)
+	for _, m := range e.Members {
+		health := "healthy"
+		if !m.Healthy {
+			health = "unreachable: " + termtext.Clean(m.Error)
+		}
+		role := "follower"
+		if m.Leader {
+			role = "leader"
+		}
+		fmt.Fprintf(&b, "member    %s  %s  %s  %s  %s  %d bytes\n", termtext.Clean(m.Name), m.ID, role,
+			termtext.Clean(strings.Join(m.ClientURLs, ",")), health, m.DBSize)
+	}
+	return b.String()
+}
