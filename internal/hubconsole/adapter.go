@@ -35,6 +35,9 @@ type Client struct {
 	// held lists the ids of the generations of each address.
 	seats map[string]ui.SeatRecord
 	held  map[string][]string
+	// operator is the human this console acts as: the stream carries every
+	// human's channel, the console shows only its own.
+	operator string
 }
 
 // New adapts c for the console; c stays the caller's to close.
@@ -53,6 +56,7 @@ func (k *Client) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 	out := ui.Snapshot{Installation: filepath.Base(k.home), Home: k.home, Operator: s.Operator.Principal, Seq: s.Seq}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.operator = s.Operator.Principal
 	k.personas = make(map[string]ui.Persona, len(s.Personas))
 	k.seats = make(map[string]ui.SeatRecord, len(s.Personas))
 	k.held = make(map[string][]string, len(s.Personas))
@@ -178,6 +182,8 @@ func (k *Client) change(ch hubapi.Change) []ui.Change {
 			by = c.Decision.Decider.String()
 		}
 		return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationDecided, ID: c.ID, DecidedBy: by, Outcome: string(c.State)}}
+	case hubapi.KindChannelItem, hubapi.KindTyping:
+		return channelChange(ch, k.operator)
 	}
 	return nil
 }
