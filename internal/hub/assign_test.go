@@ -105,7 +105,7 @@ func TestAssignmentsAreOnTheStream(t *testing.T) {
 	var put, del bool
 	collect(t, sub, 5*time.Second, func(cs []hubapi.Change) bool {
 		for _, c := range cs {
-			if c.Kind == hubapi.KindAssignment && strings.HasSuffix(c.Key, "/t-1") {
+			if c.Kind == hubapi.KindTask && c.ID == "t-1" {
 				put = put || !c.Delete
 				del = del || c.Delete
 			}

@@ -166,7 +166,7 @@ func kinds(cs []hubapi.Change) string {
 		s, cs = "... ", cs[len(cs)-20:]
 	}
 	for _, c := range cs {
-		s += c.Kind + ":" + c.Key + " "
+		s += string(c.Kind) + ":" + c.ID + " "
 	}
 	return s
 }

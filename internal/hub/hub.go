@@ -365,14 +365,13 @@ func (h *Hub) publishPresenceNow() {
 	if len(ps) == 0 {
 		return
 	}
-	now := time.Now().UTC()
-	cs := make([]hubapi.Change, 0, len(ps))
+	evs := make([]usecase.Event, 0, len(ps))
 	for _, p := range ps {
-		b, err := json.Marshal(p)
+		ev, err := usecase.NewEvent(usecase.EventPresence, p.ID, p)
 		if err != nil {
 			continue
 		}
-		cs = append(cs, hubapi.Change{Kind: hubapi.KindPresence, Key: p.ID, Time: now, Data: b})
+		evs = append(evs, ev)
 	}
-	h.stream.Publish(cs...)
+	h.publish(evs...)
 }

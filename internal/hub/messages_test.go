@@ -52,7 +52,7 @@ func TestOlderInstanceIsFencedOut(t *testing.T) {
 	mustNil(t, err)
 	sawMessage := false
 	for _, c := range changes {
-		if strings.HasPrefix(c.Key, coord.PrefixFence) || strings.Contains(string(c.Data), `"fence"`) {
+		if strings.Contains(string(c.Kind), "fence") || strings.Contains(string(c.Data), `"fence"`) {
 			t.Fatalf("a fence on the change stream: %+v", c)
 		}
 		sawMessage = sawMessage || c.Kind == hubapi.KindMessage

@@ -95,8 +95,8 @@ func TestTwoClientsSeeEachOthersChangesInOrder(t *testing.T) {
 	gotB := collect(t, subB, 5*time.Second, sawRetired)
 	n := min(len(gotA), len(gotB))
 	for i := 0; i < n; i++ {
-		if gotA[i].Seq != gotB[i].Seq || gotA[i].Key != gotB[i].Key || gotA[i].Kind != gotB[i].Kind {
-			t.Fatalf("position %d: A saw %d %s %s, B saw %d %s %s", i, gotA[i].Seq, gotA[i].Kind, gotA[i].Key, gotB[i].Seq, gotB[i].Kind, gotB[i].Key)
+		if gotA[i].Seq != gotB[i].Seq || gotA[i].ID != gotB[i].ID || gotA[i].Kind != gotB[i].Kind {
+			t.Fatalf("position %d: A saw %d %s %s, B saw %d %s %s", i, gotA[i].Seq, gotA[i].Kind, gotA[i].ID, gotB[i].Seq, gotB[i].Kind, gotB[i].ID)
 		}
 	}
 	for _, got := range [][]hubapi.Change{gotA, gotB} {
@@ -109,7 +109,7 @@ func TestTwoClientsSeeEachOthersChangesInOrder(t *testing.T) {
 	// the last activity of the lead reached both
 	var last hubapi.Presence
 	for _, c := range gotA {
-		if c.Kind == hubapi.KindPresence && c.Key == lead.ID {
+		if c.Kind == hubapi.KindPresence && c.ID == lead.ID {
 			mustNil(t, json.Unmarshal(c.Data, &last))
 		}
 	}

@@ -12,7 +12,7 @@ import (
 func TestStreamResumeWithoutMissingOrRepeating(t *testing.T) {
 	s := NewStream(8)
 	for i := 0; i < 5; i++ {
-		s.Publish(hubapi.Change{Kind: "test", Key: string(rune('a' + i))})
+		s.Publish(hubapi.Change{Kind: "test", ID: string(rune('a' + i))})
 	}
 	got, _, err := s.Read(2, 100, nil)
 	mustNil(t, err)

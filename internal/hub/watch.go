@@ -2,21 +2,15 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // watchStore publishes every committed store write (but presence, which the
@@ -30,7 +24,7 @@ func (h *Hub) watchStore(ctx context.Context) {
 		if errors.Is(err, store.ErrCompacted) {
 			h.log.Warn("store history compacted under the hub's watch; readers must resync", "after", after)
 			after, _ = h.st.Rev(ctx)
-			h.stream.Publish(hubapi.Change{Kind: hubapi.KindResync, Time: time.Now().UTC()})
+			h.publish(usecase.Event{Kind: usecase.EventResync})
 			continue
 		}
 		if err != nil {
@@ -51,82 +45,54 @@ func (h *Hub) watchStore(ctx context.Context) {
 	}
 }
 
-// streamKinds names the kind of change of each store prefix, first match
-// wins; "" keeps a prefix off the stream (internal indexes, and presence,
-// which the tracker publishes coalesced).
-var streamKinds = []struct{ prefix, kind string }{
-	{presencePrefix, ""},
-	{TokenHashPrefix, ""},
-	{operatorkeys.Prefix, ""},
-	{"persona/", hubapi.KindPersona},
-	{"seat/", hubapi.KindSeat},
-	{"name/", ""},
-	{confirm.PrefixConfirmation, hubapi.KindConfirmation},
-	{tasks.PrefixRecord, hubapi.KindAssignment},
-	{"tasks/", ""}, // the tasks' indexes
-	{"confirm/", ""},
-	{"prompts/", hubapi.KindPrompt},
-	{confirm.PrefixAudit, hubapi.KindAudit},
-	{confirm.PrefixReactions, hubapi.KindReaction},
-	{coord.PrefixInbox, hubapi.KindMessage},
-	// Fences are their generation's own (never exported nor shown); the
-	// seat books are an internal count.
-	{coord.PrefixFence, ""},
-	{coord.PrefixSeat, ""},
-	{channel.PrefixItem, hubapi.KindChannelItem},
-	{channel.PrefixTyping, hubapi.KindTyping},
-	// A file's bytes are fetched on demand; the book is a count.
-	{channel.PrefixFile, ""},
-	{channel.PrefixBook, ""},
-	{runs.PrefixRun, hubapi.KindRun},
-	{runs.PrefixEvent, hubapi.KindRunEvent},
-	{runs.PrefixArtifact, hubapi.KindArtifact},
-	{runs.Prefix, ""}, // a task's run count and its runs' index
-	{decisions.PrefixItem, hubapi.KindDecision},
-	{decisions.Prefix, ""}, // the counts and the index by scope and project
-}
-
-func streamKind(key string) string {
-	for _, k := range streamKinds {
-		if strings.HasPrefix(key, k.prefix) {
-			return k.kind
-		}
-	}
-	kind, _, _ := strings.Cut(key, "/")
-	return kind
-}
-
-// apply publishes one store event and keeps presence, tokens and waiting
-// counts in line with persona and confirmation records.
-func (h *Hub) apply(ev store.Event) {
-	kind := streamKind(ev.Key)
-	if kind == "" {
+// apply publishes the change event of one store write (usecase.EventOf:
+// a write that is no event, such as an index, a token hash or a fence, is
+// not published) and keeps presence, tokens, inbox streams and waiting
+// counts in line with the records it carries.
+func (h *Hub) apply(sev store.Event) {
+	ev, ok, err := usecase.EventOf(sev)
+	if err != nil {
+		h.log.Error("a stored record cannot be read as its change event; it is not published", "err", err)
 		return
 	}
-	c := hubapi.Change{Kind: kind, Key: ev.Key, Rev: ev.Rev, Delete: ev.Delete, Time: time.Now().UTC()}
-	if json.Valid(ev.Value) {
-		c.Data = ev.Value
+	if !ok {
+		return
 	}
-	switch {
-	case ev.Delete:
-	case kind == hubapi.KindPersona:
-		var p registry.Persona
-		if err := json.Unmarshal(ev.Value, &p); err == nil {
-			if err := h.trackPersona(p, true); err != nil {
-				h.log.Error("persona token", "persona", p.Address, "err", err)
-			}
-		}
-	case kind == hubapi.KindMessage:
-		if m, ok := coord.DecodeInboxEvent(ev); ok {
-			h.mail.deliver(m)
-		}
-	case kind == hubapi.KindConfirmation:
-		var cf confirm.Confirmation
-		if err := json.Unmarshal(ev.Value, &cf); err == nil {
-			h.countWaiting(&cf)
-		}
+	switch ev.Kind {
+	case usecase.EventPersona, usecase.EventMessage, usecase.EventConfirmation:
+		h.follow(ev)
 	}
-	h.stream.Publish(c)
+	h.publish(ev)
+}
+
+// follow keeps presence, tokens, inbox streams and waiting counts in line
+// with the record an event carries.
+func (h *Hub) follow(ev usecase.Event) {
+	p, err := ev.Payload()
+	if err != nil {
+		h.log.Error("a change event's record cannot be read", "kind", ev.Kind, "id", ev.ID, "err", err)
+		return
+	}
+	switch p := p.(type) {
+	case registry.Persona:
+		if err := h.trackPersona(p, true); err != nil {
+			h.log.Error("persona token", "persona", p.Address, "err", err)
+		}
+	case coord.Message:
+		h.mail.deliver(p)
+	case confirm.Confirmation:
+		h.countWaiting(&p)
+	}
+}
+
+// publish puts change events on the stream.
+func (h *Hub) publish(evs ...usecase.Event) {
+	now := time.Now().UTC()
+	cs := make([]hubapi.Change, len(evs))
+	for i, ev := range evs {
+		cs[i] = hubapi.NewChange(ev, now)
+	}
+	h.stream.Publish(cs...)
 }
 
 // countWaiting keeps, per persona generation, the number of its pending

@@ -2,38 +2,20 @@ package hubapi
 
 import (
 	"errors"
-	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// State is what an operator sees of a persona generation's runtime.
-type State string
+// State is what an operator sees of a persona generation's runtime (the
+// service layer's presence state, the payload of a presence event).
+type State = usecase.PresenceState
 
 // ErrUnknownPersona: presence was reported for a generation the hub does not track.
 var ErrUnknownPersona = errors.New("unknown persona generation")
 
-// Presence is the view of one persona generation, as listed and streamed.
-type Presence struct {
-	// ID is the generation id (the registry's persona id).
-	ID         string    `json:"id"`
-	Address    string    `json:"address"`
-	Name       string    `json:"name"`
-	Generation int       `json:"generation"`
-	State      State     `json:"state"`
-	LastSeen   time.Time `json:"last_seen,omitzero"`
-	Activity   string    `json:"activity,omitempty"`
-	Summary    string    `json:"summary,omitempty"`
-	// Waiting is the number of pending confirmations this generation
-	// requested and is waiting on.
-	Waiting int `json:"waiting"`
-	// Beats counts heartbeats received since the hub started; a reader can
-	// tell from it whether it saw every beat.
-	Beats uint64 `json:"beats"`
-	// ActivityAt is when the activity or summary last changed.
-	ActivityAt time.Time `json:"activity_at,omitzero"`
-	// Problem says why a generation is not standing although active: its
-	// capability stamp was refused. It is then shown offline.
-	Problem string `json:"problem,omitempty"`
-}
+// Presence is the view of one persona generation, as listed and streamed
+// (the payload of a presence event; see usecase.Presence).
+type Presence = usecase.Presence
 
 // ErrControlText: a text holding a control, bidi or invisible character,
 // which would reach every operator's terminal as an escape sequence or

@@ -7,12 +7,12 @@ package hubconsole
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -129,63 +129,65 @@ func (k *Client) Subscribe(ctx context.Context, after uint64) (<-chan ui.Batch, 
 	return out, nil
 }
 
-// change maps one hub change to the console's; kinds the console ignores
+// change maps one hub change event, read as its typed payload, to the
+// console's; kinds the console ignores (or does not know: a newer hub's)
 // map to none. A registration or retirement changes its seat's history,
 // so every generation of the seat is sent again with the new history.
 func (k *Client) change(ch hubapi.Change) []ui.Change {
+	payload, err := ch.Payload()
+	if err != nil {
+		return nil
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	switch ch.Kind {
-	case hubapi.KindPresence:
-		var pr hubapi.Presence
-		if json.Unmarshal(ch.Data, &pr) != nil {
-			return nil
-		}
-		p, ok := k.personas[pr.ID]
+	switch v := payload.(type) {
+	case hubapi.Presence:
+		p, ok := k.personas[v.ID]
 		if !ok {
-			p = ui.Persona{ID: pr.ID, Address: pr.Address, Name: pr.Name, Generation: pr.Generation}
+			p = ui.Persona{ID: v.ID, Address: v.Address, Name: v.Name, Generation: v.Generation}
 		}
-		withPresence(&p, pr)
+		withPresence(&p, v)
 		k.personas[p.ID] = p
 		return []ui.Change{{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: p}}
-	case hubapi.KindPersona:
-		var rp registry.Persona
-		if json.Unmarshal(ch.Data, &rp) != nil {
-			return nil
-		}
-		if rp.State == registry.StateRefused {
-			delete(k.personas, rp.ID)
-			delete(k.seats, rp.ID)
-			k.held[rp.Address] = slices.DeleteFunc(k.held[rp.Address], func(id string) bool { return id == rp.ID })
-			return append([]ui.Change{{Seq: ch.Seq, Kind: ui.PersonaRemoved, ID: rp.ID}}, k.seatChanged(rp.Address, "")...)
-		}
-		p := uiPersona(rp)
-		if old, ok := k.personas[rp.ID]; ok && rp.State == registry.StateActive {
-			p.State, p.Activity, p.Summary, p.LastSeen, p.Waiting = old.State, old.Activity, old.Summary, old.LastSeen, old.Waiting
-		}
-		if !slices.Contains(k.held[p.Address], p.ID) {
-			k.held[p.Address] = append(k.held[p.Address], p.ID)
-		}
-		k.personas[p.ID] = p
-		k.seats[p.ID] = seatRecord(rp)
-		return append([]ui.Change{{Seq: ch.Seq, Kind: ui.PersonaChanged, Persona: k.withHistory(p)}}, k.seatChanged(rp.Address, p.ID)...)
-	case hubapi.KindConfirmation:
-		var c confirm.Confirmation
-		if json.Unmarshal(ch.Data, &c) != nil {
-			return nil
-		}
-		if c.State == confirm.StatePending {
-			return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationPending, Confirmation: uiConfirmation(&c)}}
+	case registry.Persona:
+		return k.personaChanged(ch.Seq, v)
+	case confirm.Confirmation:
+		if v.State == confirm.StatePending {
+			return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationPending, Confirmation: uiConfirmation(&v)}}
 		}
 		by := ""
-		if c.Decision != nil {
-			by = c.Decision.Decider.String()
+		if v.Decision != nil {
+			by = v.Decision.Decider.String()
 		}
-		return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationDecided, ID: c.ID, DecidedBy: by, Outcome: string(c.State)}}
-	case hubapi.KindChannelItem, hubapi.KindTyping:
-		return channelChange(ch, k.operator)
+		return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationDecided, ID: v.ID, DecidedBy: by, Outcome: string(v.State)}}
+	case channel.Item, channel.Typing:
+		return channelChange(ch, v, k.operator)
+	}
+	if ch.Kind == hubapi.KindTyping && ch.Delete { // a cleared indicator carries no payload
+		return channelChange(ch, nil, k.operator)
 	}
 	return nil
+}
+
+// personaChanged maps a generation's new record: a refused one leaves the
+// console; any other is sent whole, with its seat's history.
+func (k *Client) personaChanged(seq uint64, rp registry.Persona) []ui.Change {
+	if rp.State == registry.StateRefused {
+		delete(k.personas, rp.ID)
+		delete(k.seats, rp.ID)
+		k.held[rp.Address] = slices.DeleteFunc(k.held[rp.Address], func(id string) bool { return id == rp.ID })
+		return append([]ui.Change{{Seq: seq, Kind: ui.PersonaRemoved, ID: rp.ID}}, k.seatChanged(rp.Address, "")...)
+	}
+	p := uiPersona(rp)
+	if old, ok := k.personas[rp.ID]; ok && rp.State == registry.StateActive {
+		p.State, p.Activity, p.Summary, p.LastSeen, p.Waiting = old.State, old.Activity, old.Summary, old.LastSeen, old.Waiting
+	}
+	if !slices.Contains(k.held[p.Address], p.ID) {
+		k.held[p.Address] = append(k.held[p.Address], p.ID)
+	}
+	k.personas[p.ID] = p
+	k.seats[p.ID] = seatRecord(rp)
+	return append([]ui.Change{{Seq: seq, Kind: ui.PersonaChanged, Persona: k.withHistory(p)}}, k.seatChanged(rp.Address, p.ID)...)
 }
 
 // Decide sends the operator's decision; "remember" learns it in the

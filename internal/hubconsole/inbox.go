@@ -2,7 +2,6 @@ package hubconsole
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -94,32 +93,26 @@ func (k *Client) SaveInboxFile(ctx context.Context, id, path string) (string, er
 	return path, err
 }
 
-// channelChange maps a channel item or typing change of the stream that
-// belongs to human; the stream carries every human's, which are dropped.
-func channelChange(ch hubapi.Change, human string) []ui.Change {
-	switch ch.Kind {
-	case hubapi.KindChannelItem:
-		var it channel.Item
-		if ch.Delete || json.Unmarshal(ch.Data, &it) != nil || it.Human != human {
+// channelChange maps a channel item or typing change of the stream (its
+// decoded payload; nil for a cleared typing indicator) that belongs to
+// human; the stream carries every human's, which are dropped.
+func channelChange(ch hubapi.Change, payload any, human string) []ui.Change {
+	switch v := payload.(type) {
+	case channel.Item:
+		if ch.Delete || v.Human != human {
 			return nil
 		}
-		return []ui.Change{{Seq: ch.Seq, Kind: ui.InboxItemChanged, Item: uiItem(it)}}
-	case hubapi.KindTyping:
-		// The key names both: chan/typing/<human>/<persona generation id>.
-		who, id, ok := strings.Cut(strings.TrimPrefix(ch.Key, channel.PrefixTyping), "/")
-		if !ok || who != human {
-			return nil
-		}
-		if ch.Delete {
-			return []ui.Change{{Seq: ch.Seq, Kind: ui.TypingChanged, Typing: ui.Typing{ID: id}}}
-		}
-		var t channel.Typing
-		if json.Unmarshal(ch.Data, &t) != nil {
-			return nil
-		}
+		return []ui.Change{{Seq: ch.Seq, Kind: ui.InboxItemChanged, Item: uiItem(v)}}
+	}
+	// A typing change's id names both: <human>/<persona generation id>.
+	who, id, ok := strings.Cut(ch.ID, "/")
+	if ch.Kind != hubapi.KindTyping || !ok || who != human {
+		return nil
+	}
+	if t, isTyping := payload.(channel.Typing); isTyping && !ch.Delete {
 		return []ui.Change{{Seq: ch.Seq, Kind: ui.TypingChanged, Typing: uiTyping(t)}}
 	}
-	return nil
+	return []ui.Change{{Seq: ch.Seq, Kind: ui.TypingChanged, Typing: ui.Typing{ID: id}}}
 }
 
 func uiStatus(st hubapi.InboxStatus) ui.InboxStatus {

@@ -2,7 +2,12 @@ package importrules
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +46,8 @@ var rules = []rule{
 	{"internal/ui/...", "internal/usecase", dependsOn, "the console asks the hub to run a use case; it runs none itself"},
 	{"internal/ui/...", "internal/store", imports, "the console never opens the database"},
 	{"internal/hubconsole", "internal/hub", dependsOn, "the console's adapter imports only the client (issue 11 item 6)"},
+	{"internal/hubconsole", "internal/store", imports, "the console's adapter never opens the database"},
+	{"internal/hubconsole", "internal/usecase", imports, "the console's adapter reads the hub's typed events through the client's contract (hubapi.Change.Payload)"},
 	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server (issue 11 item 6)"},
 	{"internal/sshconsole", "internal/hub", dependsOn, "the SSH console is a front end: the hub through an interface and the client (issue 16)"},
 	{"internal/sshconsole", "internal/store", imports, "the SSH console never opens the database; keys are looked up by the hub"},
@@ -195,5 +202,102 @@ func TestTheCheckerFindsEachKindOfBreach(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// symbolRule forbids the packages matched by from to name any exported
+// identifier of pkg (module-relative) that starts with prefix: a package
+// may import a domain package for its types and still be kept from its
+// storage layout.
+type symbolRule struct {
+	from, pkg, prefix string
+	why               string
+}
+
+// symbolRules keep the console off the store's layout (issue 11 item 6):
+// it reads typed events and records, never storage records by key.
+var symbolRules = []symbolRule{
+	{"internal/hubconsole", "internal/registry", "Prefix", "the console reads persona events, not the registry's store keys"},
+	{"internal/hubconsole", "internal/registry", "Decode", "the console reads persona events, not the registry's storage codec"},
+	{"internal/hubconsole", "internal/confirm", "Prefix", "the console reads confirmation events, not confirm's store keys"},
+	{"internal/ui/...", "internal/registry", "Prefix", "the console reads persona events, not the registry's store keys"},
+	{"internal/ui/...", "internal/registry", "Decode", "the console reads persona events, not the registry's storage codec"},
+	{"internal/ui/...", "internal/confirm", "Prefix", "the console reads confirmation events, not confirm's store keys"},
+}
+
+// symbolViolations are the uses in the (non-test) files of the packages
+// of g that a rule forbids, one line each: file, line, identifier, why.
+func (g graph) symbolViolations(t *testing.T, rules []symbolRule) []string {
+	t.Helper()
+	var found []string
+	for _, r := range rules {
+		target := path(r.pkg)
+		for _, p := range g.governed(r.from) {
+			if !slices.Contains(g[p], target) {
+				continue
+			}
+			dir := filepath.Join("..", "..", strings.TrimPrefix(p, module+"/"))
+			files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if strings.HasSuffix(f, "_test.go") {
+					continue
+				}
+				found = append(found, forbiddenUses(t, f, target, r)...)
+			}
+		}
+	}
+	return found
+}
+
+// forbiddenUses lists the uses in file of target's identifiers that r forbids.
+func forbiddenUses(t *testing.T, file, target string, r symbolRule) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := target[strings.LastIndexByte(target, '/')+1:]
+	for _, imp := range f.Imports {
+		if strings.Trim(imp.Path.Value, `"`) == target && imp.Name != nil {
+			name = imp.Name.Name
+		}
+	}
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == name && strings.HasPrefix(sel.Sel.Name, r.prefix) {
+			found = append(found, fmt.Sprintf("%s: %s.%s (%s)", fset.Position(sel.Pos()), name, sel.Sel.Name, r.why))
+		}
+		return true
+	})
+	return found
+}
+
+// The console's packages name no storage key or codec of the domain
+// packages whose types they show.
+func TestConsoleNamesNoStorageLayout(t *testing.T) {
+	for _, v := range loadGraph(t).symbolViolations(t, symbolRules) {
+		t.Error(v)
+	}
+}
+
+// The symbol checker finds a forbidden identifier, by the import's own
+// name when it is renamed.
+func TestTheSymbolCheckerFindsAForbiddenName(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "adapter.go")
+	src := "package hubconsole\n\nimport cf \"" + module + "/internal/confirm\"\n\nvar k = cf.PrefixConfirmation + \"c-1\"\n\nvar s = cf.StatePending\n"
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := forbiddenUses(t, file, module+"/internal/confirm", symbolRule{prefix: "Prefix", why: "keys"})
+	if len(got) != 1 || !strings.Contains(got[0], "cf.PrefixConfirmation (keys)") {
+		t.Fatalf("found %q, want the one use of cf.PrefixConfirmation", got)
 	}
 }

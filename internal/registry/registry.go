@@ -15,7 +15,7 @@ import (
 // one seat or one name cannot both win — on bbolt now and on etcd later.
 const (
 	// personaPrefix + id → Persona (JSON).
-	personaPrefix = "persona/"
+	personaPrefix = PrefixPersona
 	// seatPrefix + address → seatRecord (JSON).
 	seatPrefix = "seat/"
 	// namePrefix + lowercased name → persona id.
@@ -26,6 +26,10 @@ const (
 	// skeletonsIndexed marks a store whose names all have their skeleton.
 	skeletonsIndexed = "name-skeleton-indexed"
 )
+
+// PrefixPersona holds the persona generations by id, each a Persona as
+// JSON: the records the service layer's persona events are made of.
+const PrefixPersona = "persona/"
 
 // maxAttempts bounds the read-decide-commit retries of one operation.
 const maxAttempts = 16

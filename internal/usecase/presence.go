@@ -1,0 +1,33 @@
+package usecase
+
+import "time"
+
+// PresenceState is what an operator sees of a persona generation's
+// runtime: standing, active, idle, stale, offline or retired (the hub's
+// API names each: hubapi.StateStanding, ...).
+type PresenceState string
+
+// Presence is the view of one persona generation's runtime, the payload of
+// a presence event: the front end that tracks heartbeats publishes it.
+type Presence struct {
+	// ID is the generation id (the registry's persona id).
+	ID         string        `json:"id"`
+	Address    string        `json:"address"`
+	Name       string        `json:"name"`
+	Generation int           `json:"generation"`
+	State      PresenceState `json:"state"`
+	LastSeen   time.Time     `json:"last_seen,omitzero"`
+	Activity   string        `json:"activity,omitempty"`
+	Summary    string        `json:"summary,omitempty"`
+	// Waiting is the number of pending confirmations this generation
+	// requested and is waiting on.
+	Waiting int `json:"waiting"`
+	// Beats counts heartbeats received since the hub started; a reader can
+	// tell from it whether it saw every beat.
+	Beats uint64 `json:"beats"`
+	// ActivityAt is when the activity or summary last changed.
+	ActivityAt time.Time `json:"activity_at,omitzero"`
+	// Problem says why a generation is not standing although active: its
+	// capability stamp was refused. It is then shown offline.
+	Problem string `json:"problem,omitempty"`
+}
