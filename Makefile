@@ -40,11 +40,12 @@ race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 bench: ## the benchmarks behind BENCHMARKS.md
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -tags etcd -run '^$$' -bench . -benchmem $(PKGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags etcd ./internal/confirm
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 build:
