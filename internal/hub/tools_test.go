@@ -78,6 +78,12 @@ func TestToolCallsOverTheSocket(t *testing.T) {
 	}
 	_, err = henry.CallTool(ctx, "", "list_tasks", nil, "")
 	wantCode(t, err, "persona_required")
+	_, err = depRT.CallTool(ctx, "", "get_task", json.RawMessage(`{"task":"t-0000000000000000"}`), "")
+	wantCode(t, err, "no_task")
+	_, err = leadRT.CallTool(ctx, "", "report_task", json.RawMessage(`{"task":"`+task.ID+`","progress":"mine"}`), "")
+	wantCode(t, err, "not_assignee")
+	_, err = depRT.CallTool(ctx, "", "report_task", json.RawMessage(`{"task":"`+task.ID+`","progress":"back","state":"assigned"}`), "")
+	wantCode(t, err, "invalid_arguments") // not a state a report may take
 	_, err = leadRT.CallTool(ctx, "", "assign_task", json.RawMessage(`{"assignee":"work/core/deputy","title":"x","brief":"y"}`), "a-1")
 	wantCode(t, err, "correlation_reuse")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -194,6 +195,15 @@ var errorTable = []struct {
 	{runs.ErrIDTaken, http.StatusConflict, "run_id_taken"},
 	{runs.ErrTooManyRuns, http.StatusTooManyRequests, "too_many_runs"},
 	{usecase.ErrTaskFinished, http.StatusConflict, "task_finished"},
+	{tasks.ErrNoTask, http.StatusNotFound, "no_task"},
+	{tasks.ErrNotAssignee, http.StatusForbidden, "not_assignee"},
+	{tasks.ErrSelfAssignment, http.StatusForbidden, "task_to_self"},
+	{tasks.ErrTaskFinished, http.StatusConflict, "task_done"},
+	{tasks.ErrIllegalState, http.StatusConflict, "illegal_task_state"},
+	{tasks.ErrTaskExists, http.StatusConflict, "task_id_taken"},
+	{tasks.ErrReportsFull, http.StatusTooManyRequests, "task_reports_full"},
+	{tasks.ErrTooManyTasks, http.StatusTooManyRequests, "too_many_tasks"},
+	{usecase.ErrNoExecutor, http.StatusNotImplemented, "no_executor"},
 	{decisions.ErrNotFound, http.StatusNotFound, "no_decision"},
 	{decisions.ErrAlreadyResolved, http.StatusConflict, "decision_resolved"},
 	{decisions.ErrNotAnOption, http.StatusBadRequest, "not_an_option"},

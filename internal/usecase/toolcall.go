@@ -183,7 +183,9 @@ func (u *Cases) CallTool(ctx context.Context, k Key, caller Caller, req ToolRequ
 	if err != nil {
 		return ToolCall{}, err
 	}
-	once, err := NewKey(correlationPrefix+caller.Principal.String(), corr, []byte(row.Name), args.Canonical())
+	// The call's record names the caller and, for an operator, the
+	// persona it acts for: one id used for two personas is two calls.
+	once, err := NewKey(correlationPrefix+caller.Principal.String(), corr, []byte(req.Persona), []byte(row.Name), args.Canonical())
 	if err != nil {
 		return ToolCall{}, fmt.Errorf("correlation id: %w", err)
 	}

@@ -1,0 +1,164 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSSHConsoleEndToEnd is issue 16's proof with the system's OpenSSH
+// client in a real terminal: ada's key is enrolled, `serve --ssh` runs the
+// hub with its SSH console, and ada connects with `ssh -tt` (host key
+// pinned, NO_COLOR sent), keys arrive in a burst ("2a" in one packet: the
+// queue appears and a is pressed at once) and approve nothing, then a on
+// the armed row approves; the audit entry names ada and the fingerprint of
+// the key she signed with.
+func TestSSHConsoleEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the SSH console test builds the binary and drives ssh in tmux (about 10 s)")
+	}
+	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the SSH console test runs the system's OpenSSH client in tmux", tool)
+		}
+	}
+	bin := buildBinary(t)
+	dir, err := os.MkdirTemp("", "vtssh") // short: the hub's socket lives under the home
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	home := filepath.Join(dir, "home")
+	key := filepath.Join(dir, "ada_ed25519")
+	sh(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada@laptop", "-f", key)
+	fingerprint := strings.Fields(sh(t, "ssh-keygen", "-l", "-E", "sha256", "-f", key+".pub"))[1]
+
+	cli := &console{bin: bin, home: home, term: &term{t: t}}
+	cli.cli("operator", "add", "ada", "--ssh-key", key+".pub")
+
+	port := freePort(t)
+	serveLog := filepath.Join(dir, "serve.log")
+	logf, err := os.Create(serveLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := exec.Command(bin, "--home", home, "serve", "--ssh", ":"+port)
+	serve.Stdout, serve.Stderr = logf, logf
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = serve.Process.Signal(syscall.SIGTERM)
+		_ = serve.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(serveLog)
+			t.Logf("--- serve's log ---\n%s", tail(b, 3000))
+		}
+	})
+	started := waitFile(t, serveLog, "ssh console on 127.0.0.1:"+port)
+	// The host key's fingerprint is printed at start; the human pins the key.
+	hostKey := filepath.Join(home, "ssh", "host_ed25519_key")
+	hostFP := strings.Fields(sh(t, "ssh-keygen", "-l", "-E", "sha256", "-f", hostKey))[1]
+	if !strings.Contains(started, "host key "+hostFP) {
+		t.Fatalf("serve did not print the host key's fingerprint %s:\n%s", hostFP, started)
+	}
+	knownHosts := filepath.Join(dir, "known_hosts")
+	pub := sh(t, "ssh-keygen", "-y", "-f", hostKey)
+	if err := os.WriteFile(knownHosts, []byte("[127.0.0.1]:"+port+" "+pub), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var reg struct {
+		Confirmation struct {
+			ID string `json:"id"`
+		} `json:"confirmation"`
+	}
+	cli.cliJSON(&reg, "persona", "add", "--scope", "root", "--role", "secretary", "--name", "Spica")
+	id := reg.Confirmation.ID
+
+	tm := startTerm(t, dir, []string{"TERM=xterm-256color"}, "ssh", "-tt", "-F", "/dev/null", "-p", port, "-i", key,
+		"-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile="+knownHosts, "-o", "StrictHostKeyChecking=yes",
+		"-o", "SetEnv=NO_COLOR=1", "-o", "BatchMode=yes", "virgo@127.0.0.1")
+	c := &console{term: tm, bin: bin, home: home}
+	c.waitFor("as human:ada", startTimeout)
+	c.waitFor("[1 Presence]", stepTimeout)
+	c.waitFor("root/secretary", stepTimeout)
+
+	// A burst: the queue view and a, in one packet. The row became
+	// visible with the same read: nothing is approved.
+	c.burst("2a")
+	c.waitFor("look first", stepTimeout)
+	if got := sshDecisions(c, id); len(got) != 0 {
+		c.fatalf("the burst 2a decided %s: %+v", id, got)
+	}
+	c.press("a", "approved: system:persona-add root/secretary#1")
+	c.press("q", exitMarker)
+
+	got := sshDecisions(c, id)
+	if len(got) != 1 || got[0].Event != "approved" || got[0].Actor != "human:ada" ||
+		got[0].Via == nil || got[0].Via.Transport != "ssh" || got[0].Via.Key != fingerprint {
+		t.Fatalf("audit of %s: %+v; want approved by human:ada via ssh %s", id, got, fingerprint)
+	}
+	if text := string(cli.cli("audit")); !strings.Contains(text, "human:ada via ssh "+fingerprint) {
+		t.Fatalf("audit does not print the transport and the key:\n%s", text)
+	}
+}
+
+// sshAuditEntry is what the SSH test reads of an `audit -o json` entry.
+type sshAuditEntry struct {
+	Event          string `json:"event"`
+	ConfirmationID string `json:"confirmation_id"`
+	Actor          string `json:"actor"`
+	Via            *struct {
+		Transport string `json:"transport"`
+		Key       string `json:"key"`
+	} `json:"via"`
+}
+
+// sshDecisions is the audit log's decisions of confirmation id.
+func sshDecisions(c *console, id string) []sshAuditEntry {
+	var log []sshAuditEntry
+	c.cliJSON(&log, "audit")
+	var out []sshAuditEntry
+	for _, e := range log {
+		if e.ConfirmationID == id && e.Event != "requested" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sh runs a tool and returns its standard output.
+func sh(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr)
+	}
+	return string(out)
+}
+
+// waitFile waits until path holds want and returns its text.
+func waitFile(t *testing.T, path, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), want) {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %q in %s:\n%s", startTimeout, want, path, b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
