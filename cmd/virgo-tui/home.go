@@ -14,6 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
 // principal is who a command acts as: --as, else $VIRGO_PRINCIPAL, else
@@ -49,7 +50,7 @@ func (a *app) client(ctx context.Context) (c *hubclient.Client, release func() e
 	if err != nil {
 		return nil, nil, err
 	}
-	start := hubclient.WithStarter(hub.InProcess(home))
+	start := hubclient.WithStarter(hub.InProcessOn(home, a.storeFlag))
 	if human {
 		c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(ref), start)
 		if err != nil {
@@ -110,7 +111,7 @@ func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry
 	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), hubclient.WithRetryBudget(0)); err == nil {
 		return false, c.Close()
 	}
-	s, err := store.OpenBolt(home.DBPath(), store.Options{Timeout: directOpenTimeout})
+	s, err := storeurl.Open(ctx, storeurl.Spec(a.storeFlag), home.DBPath(), store.Options{Timeout: directOpenTimeout})
 	if errors.Is(err, store.ErrLocked) {
 		return false, nil
 	}

@@ -102,7 +102,7 @@ func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Co
 	if err != nil {
 		return err
 	}
-	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), hubclient.WithStarter(hub.InProcess(home)))
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), hubclient.WithStarter(hub.InProcessOn(home, a.storeFlag)))
 	if err != nil {
 		return err
 	}

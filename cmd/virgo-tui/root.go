@@ -12,6 +12,9 @@ type app struct {
 	// next step uses it.
 	name     string
 	homeFlag string
+	// storeFlag is --store: the store a hub or a direct read opens
+	// (storeurl); empty means $VIRGO_STORE, else the home's bbolt file.
+	storeFlag string
 	// as is --as: the acting principal (see app.principal).
 	as string
 }
@@ -39,6 +42,7 @@ can connect) when none runs. Every subcommand goes through the hub the same way.
 		RunE:          a.runConsole,
 	}
 	root.PersistentFlags().StringVar(&a.homeFlag, "home", "", "installation home (default $VIRGO_HOME, else $XDG_DATA_HOME/virgo)")
+	root.PersistentFlags().StringVar(&a.storeFlag, "store", "", "the store: bolt:PATH, or etcd://host:2379[,host:2379…]/PREFIX (default $VIRGO_STORE, else the home's database file)")
 	root.PersistentFlags().StringVar(&a.as, "as", "", "acting principal: human:<name> or a persona address (default $VIRGO_PRINCIPAL, else human:$USER)")
 	for _, sub := range subcommands {
 		root.AddCommand(sub(a))

@@ -82,9 +82,10 @@ fingerprint printed at start, for the humans to pin.`,
 				}
 			}
 			err = hub.Serve(ctx, hub.ServeOptions{
-				Home: home,
-				Hub:  hub.Config{Intervals: iv, ConfirmTTL: ttl},
-				Log:  log,
+				Home:  home,
+				Store: a.storeFlag,
+				Hub:   hub.Config{Intervals: iv, ConfirmTTL: ttl},
+				Log:   log,
 				Ready: func(h *hub.Hub) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "hub serving %s on %s (pid %d); stop with Ctrl-C\n",
 						home.Dir, hubapi.SocketPath(home.Dir), os.Getpid())

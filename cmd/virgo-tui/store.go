@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
 func init() { subcommands = append(subcommands, newStoreCmd) }
@@ -31,6 +32,10 @@ they read the file itself without writing to it.`,
 
 // errStoreDamaged: store check found problems (exit status 1).
 var errStoreDamaged = errors.New("the database is damaged")
+
+// errStoreNotBolt: store check and backup read a bbolt file, and the
+// installation's store is an etcd cluster.
+var errStoreNotBolt = errors.New("the store is not a bbolt file")
 
 func newStoreCheckCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -121,11 +126,20 @@ func (a *app) onStore(ctx context.Context, viaHub func(context.Context, *hubclie
 	if err != nil {
 		return err
 	}
+	spec := storeurl.Spec(a.storeFlag)
+	db, bolt, err := storeurl.BoltPath(spec, home.DBPath())
+	switch {
+	case err != nil:
+		return err
+	case !bolt:
+		return fmt.Errorf("%w: the installation's store is %s; etcd checks and copies its own data "+
+			"(etcdctl endpoint health, etcdctl snapshot save FILE)", errStoreNotBolt, spec)
+	}
 	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), hubclient.WithRetryBudget(0)); err == nil {
 		c.Close()
 		return a.withClient(ctx, viaHub)
 	}
-	if err := direct(home.DBPath()); !errors.Is(err, store.ErrLocked) {
+	if err := direct(db); !errors.Is(err, store.ErrLocked) {
 		return err
 	}
 	return a.withClient(ctx, viaHub)

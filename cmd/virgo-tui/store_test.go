@@ -73,3 +73,14 @@ func TestStoreBackupThroughARunningHub(t *testing.T) {
 		t.Fatalf("the backup lists %d personas, %v", len(ps), err)
 	}
 }
+
+// --store names the store of every command that opens one: a bad name is
+// refused naming the forms, and check and backup, which read a bbolt file,
+// refuse an etcd store pointing at etcd's own tools.
+func TestStoreFlagNamesTheStore(t *testing.T) {
+	c := newCLI(t)
+	wantContains(t, "a bad store name", c.fails("--store", "postgres://db/virgo", "persona", "list"), "bad store name", "bolt:PATH", "etcd://")
+	wantContains(t, "check of an etcd store", c.fails("--store", "etcd://127.0.0.1:2379/virgo", "store", "check"), "not a bbolt file", "etcdctl")
+	t.Setenv("VIRGO_STORE", "etcd://127.0.0.1:2379/virgo")
+	wantContains(t, "backup of an etcd store named by $VIRGO_STORE", c.fails("store", "backup", filepath.Join(c.home, "b.db")), "not a bbolt file", "snapshot save")
+}

@@ -125,10 +125,15 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 // Many concurrent deciders, batched by the store's group commit: decisions
 // per second at 1, 8 and 64 callers.
 func BenchmarkConcurrentDeciders(b *testing.B) {
+	benchDeciders(b, func(b *testing.B) store.Store { s, _ := openStore(b); return s })
+}
+
+// benchDeciders approves pending confirmations with 1, 8 and 64 callers
+// on the stores open makes.
+func benchDeciders(b *testing.B, open func(*testing.B) store.Store) {
 	for _, callers := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			s, _ := openStore(b)
-			q := NewQueue(s, QueueOptions{})
+			q := NewQueue(open(b), QueueOptions{})
 			p := policyFor(b, "work/core/lead", Options{})
 			ids := pendingConfirmations(b, q, p, b.N)
 			work := make(chan string, len(ids))

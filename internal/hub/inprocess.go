@@ -14,6 +14,12 @@ import (
 // process holds the home's hub lock it fails with hubapi.ErrHubRunning
 // (naming the pid), and the client waits for that hub to answer.
 func InProcess(home registry.Home) func(ctx context.Context) (stop func() error, err error) {
+	return InProcessOn(home, "")
+}
+
+// InProcessOn is InProcess with the hub on the store storeSpec names (a
+// command's --store; empty: $VIRGO_STORE, else the home's bbolt file).
+func InProcessOn(home registry.Home, storeSpec string) func(ctx context.Context) (stop func() error, err error) {
 	return func(ctx context.Context) (func() error, error) {
 		cfg, err := EnvConfig()
 		if err != nil {
@@ -22,7 +28,7 @@ func InProcess(home registry.Home) func(ctx context.Context) (stop func() error,
 		hubCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		ready, served := make(chan struct{}), make(chan error, 1)
 		go func() {
-			served <- Serve(hubCtx, ServeOptions{Home: home, Hub: cfg, Ready: func(*Hub) { close(ready) }})
+			served <- Serve(hubCtx, ServeOptions{Home: home, Hub: cfg, Store: storeSpec, Ready: func(*Hub) { close(ready) }})
 		}()
 		select {
 		case <-ready:

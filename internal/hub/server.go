@@ -17,6 +17,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -45,6 +46,9 @@ type ServeOptions struct {
 	Log      *slog.Logger
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func(*Hub)
+	// Store names the store (storeurl): bolt:PATH or etcd://…/PREFIX;
+	// empty means $VIRGO_STORE, else the home's bbolt file.
+	Store string
 }
 
 // Serve runs a hub for the home until ctx ends: it takes the home's hub
@@ -63,7 +67,7 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	}
 	defer lock.release()
 
-	st, err := store.OpenBolt(opts.Home.DBPath(), store.Options{})
+	st, err := storeurl.Open(ctx, storeurl.Spec(opts.Store), opts.Home.DBPath(), store.Options{})
 	if err != nil {
 		return fmt.Errorf("hub: open the database: %w", err)
 	}
