@@ -157,6 +157,7 @@ var errorTable = []struct {
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
 	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
 	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
+	{store.ErrUnavailable, http.StatusServiceUnavailable, "store_unavailable"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
 	{usecase.ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
 	{usecase.ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},
