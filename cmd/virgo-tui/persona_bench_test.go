@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -73,7 +74,8 @@ func BenchmarkPersonaListJSON10k(b *testing.B) {
 var seeded10k string
 
 // seed10k registers 10,000 personas (5,000 projects, a lead and a deputy
-// each) through the registry, the way persona add does, once per run.
+// each) through the registry, the way persona add does, and enrols the
+// operator the command runs as, once per run.
 func seed10k(b *testing.B) string {
 	b.Helper()
 	if seeded10k != "" {
@@ -103,6 +105,10 @@ func seed10k(b *testing.B) string {
 		if _, err := r.Register(context.Background(), reg); err != nil {
 			b.Fatal(err)
 		}
+	}
+	// The command runs as human:bench, which the hub admits only enrolled.
+	if _, err := hubapi.EnrolOperator(dir, "bench", hubapi.NoUID); err != nil {
+		b.Fatal(err)
 	}
 	if fi, err := os.Stat(home.DBPath()); err == nil {
 		b.Logf("10,000-persona database: %d bytes", fi.Size())

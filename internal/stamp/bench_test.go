@@ -80,3 +80,30 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassKey: the class key of one stamp as the hub asks for it on
+// every confirmation request — "miss" computes it (marshal, RFC 8785
+// canonical form, SHA-256: what every call cost before the memo), "memo"
+// finds it in the memo.
+func BenchmarkClassKey(b *testing.B) {
+	s := mustBuild(b, "work/core/lead")
+	for _, memo := range []bool{false, true} {
+		name := "miss"
+		if memo {
+			name = "memo"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !memo {
+					classKeys.mu.Lock()
+					clear(classKeys.m)
+					classKeys.mu.Unlock()
+				}
+				if _, err := ClassKey(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -67,3 +67,40 @@ func TestClassKeyIsCapabilityContent(t *testing.T) {
 		t.Error("no mutable paths keys differently as nil and as empty")
 	}
 }
+
+// The memo of class keys answers a content it has seen with that content's
+// hash and no other, and stays within its bound.
+func TestClassKeyMemo(t *testing.T) {
+	memo := classKeyMemo{max: 3, m: make(map[[32]byte]string)}
+	contents := []string{`{"profile":"a"}`, `{"profile":"b"}`, `{"profile":"c"}`, `{"profile":"d"}`, `{"profile":"e"}`}
+	for round := range 2 {
+		for _, c := range contents {
+			got, err := memo.hash([]byte(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Hash([]byte(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("round %d: memo gave %s for %s, its hash is %s", round, got, c, want)
+			}
+			if n := memo.len(); n > 3 {
+				t.Fatalf("memo holds %d entries, its bound is 3", n)
+			}
+		}
+	}
+	if _, err := memo.hash([]byte(`{"profile":`)); err == nil {
+		t.Error("malformed JSON hashed without an error")
+	}
+	// Through ClassKey: a stamp asked twice gets the key it got first.
+	s := mustBuild(t, "work/core/lead")
+	first, err := ClassKey(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := ClassKey(s); err != nil || again != first {
+		t.Errorf("ClassKey again = %s, %v; first %s", again, err, first)
+	}
+}

@@ -27,6 +27,8 @@ type Bolt struct {
 	queue      []*request
 	committing bool
 
+	zero *filler // fills the file's unused tail between commits (fill.go)
+
 	changed  notifier
 	closing  chan struct{}
 	watchers sync.WaitGroup
@@ -196,6 +198,7 @@ func (b *Bolt) Close() error {
 	b.mu.Unlock()
 	close(b.closing)
 	b.watchers.Wait()
+	b.zero.close()
 	if err := b.db.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", b.path, err)
 	}

@@ -119,11 +119,15 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	if err == nil {
 		err = privateFile(path)
 	}
+	var zero *filler
+	if err == nil {
+		zero, err = openFiller(path)
+	}
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	b := &Bolt{path: path, db: db, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{})}
+	b := &Bolt{path: path, db: db, zero: zero, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{})}
 	b.idle.L = &b.mu
 	b.rev.Store(h.rev)
 	return b, nil

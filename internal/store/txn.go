@@ -65,6 +65,14 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 	b.mu.Unlock()
 
 	b.commit(group)
+	// The group has its answers; the file's new tail is filled before the
+	// next commit may allocate from it.
+	for _, o := range group {
+		if o != r {
+			o.wake <- false
+		}
+	}
+	b.zero.fill(b.db)
 
 	b.mu.Lock()
 	if len(b.queue) > 0 {
@@ -74,11 +82,6 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 		b.idle.Broadcast()
 	}
 	b.mu.Unlock()
-	for _, o := range group {
-		if o != r {
-			o.wake <- false
-		}
-	}
 	return r.rev, r.err
 }
 
