@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -260,23 +259,8 @@ func newInboxSaveCmd(a *app) *cobra.Command {
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-			it, err := findItem(ctx, c, args[0])
+			it, err := c.SaveInboxFile(ctx, args[0], args[1])
 			if err != nil {
-				return err
-			}
-			data, err := c.InboxFile(ctx, it)
-			if err != nil {
-				return err
-			}
-			f, err := os.OpenFile(args[1], os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-			if err != nil {
-				return fmt.Errorf("save %s: %w (a new file only; nothing is overwritten)", it.ID, err)
-			}
-			if _, err := f.Write(data); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "saved %s (%d bytes, %s) to %s\n", it.File.Name, it.File.Size, it.File.SHA256, args[1])
@@ -284,26 +268,4 @@ func newInboxSaveCmd(a *app) *cobra.Command {
 		})
 	}
 	return cmd
-}
-
-// findItem reads the channel page by page for item id.
-func findItem(ctx context.Context, c *hubclient.Client, id string) (channel.Item, error) {
-	if _, err := channel.ParseItemID(id); err != nil {
-		return channel.Item{}, err
-	}
-	after := ""
-	for {
-		page, err := c.Inbox(ctx, after, 500)
-		if err != nil {
-			return channel.Item{}, err
-		}
-		for _, it := range page.Items {
-			if it.ID == id {
-				return it, nil
-			}
-		}
-		if after = page.Next; after == "" {
-			return channel.Item{}, fmt.Errorf("%s: %w", id, channel.ErrNoItem)
-		}
-	}
 }

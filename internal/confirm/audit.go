@@ -18,7 +18,8 @@ type AuditEntry struct {
 	Time time.Time `json:"time"`
 	// Event: requested, joined, rerouted, approved, denied, expired, withdrawn,
 	// prompt-carried-forward, prompt-dropped, tool-call (a persona's tool
-	// call the hub carried out, usecase.CallTool).
+	// call the hub carried out, usecase.CallTool), inbox-reply, inbox-react,
+	// inbox-ack, inbox-tick (the human's acts on their channel).
 	Event          string     `json:"event"`
 	ConfirmationID string     `json:"confirmation_id,omitempty"`
 	CorrelationID  string     `json:"correlation_id,omitempty"`

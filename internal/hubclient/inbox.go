@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
@@ -93,4 +94,53 @@ func (c *Client) InboxFile(ctx context.Context, it channel.Item) ([]byte, error)
 		return nil, fmt.Errorf("%s (%s): %w: got %s, recorded %s", it.ID, it.File.Name, ErrFileDigest, got, it.File.SHA256)
 	}
 	return data, nil
+}
+
+// FindInboxItem reads the operator's channel page by page for item id.
+func (c *Client) FindInboxItem(ctx context.Context, id string) (channel.Item, error) {
+	if _, err := channel.ParseItemID(id); err != nil {
+		return channel.Item{}, err
+	}
+	after := ""
+	for {
+		page, err := c.Inbox(ctx, after, 500)
+		if err != nil {
+			return channel.Item{}, err
+		}
+		for _, it := range page.Items {
+			if it.ID == id {
+				return it, nil
+			}
+		}
+		if after = page.Next; after == "" {
+			return channel.Item{}, fmt.Errorf("%s: %w", id, channel.ErrNoItem)
+		}
+	}
+}
+
+// SaveInboxFile saves file item id, checked against its recorded sha256,
+// to a new file at path (0600; an existing file is never overwritten, so
+// a persona's file name cannot replace the operator's files) and returns
+// the item.
+func (c *Client) SaveInboxFile(ctx context.Context, id, path string) (channel.Item, error) {
+	it, err := c.FindInboxItem(ctx, id)
+	if err != nil {
+		return it, err
+	}
+	data, err := c.InboxFile(ctx, it)
+	if err != nil {
+		return it, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return it, fmt.Errorf("save %s: %w (a new file only; nothing is overwritten)", it.ID, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return it, fmt.Errorf("save %s to %s: %w", it.ID, path, err)
+	}
+	if err := f.Close(); err != nil {
+		return it, fmt.Errorf("save %s to %s: %w", it.ID, path, err)
+	}
+	return it, nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -34,6 +35,9 @@ type Client struct {
 	// held lists the ids of the generations of each address.
 	seats map[string]ui.SeatRecord
 	held  map[string][]string
+	// operator is the human this console acts as: the stream carries every
+	// human's channel, the console shows only its own.
+	operator string
 }
 
 // New adapts c for the console; c stays the caller's to close.
@@ -52,6 +56,7 @@ func (k *Client) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 	out := ui.Snapshot{Installation: filepath.Base(k.home), Home: k.home, Operator: s.Operator.Principal, Seq: s.Seq}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.operator = s.Operator.Principal
 	k.personas = make(map[string]ui.Persona, len(s.Personas))
 	k.seats = make(map[string]ui.SeatRecord, len(s.Personas))
 	k.held = make(map[string][]string, len(s.Personas))
@@ -155,6 +160,11 @@ func (k *Client) change(ch hubapi.Change) []ui.Change {
 			by = v.Decision.Decider.String()
 		}
 		return []ui.Change{{Seq: ch.Seq, Kind: ui.ConfirmationDecided, ID: v.ID, DecidedBy: by, Outcome: string(v.State)}}
+	case channel.Item, channel.Typing:
+		return channelChange(ch, v, k.operator)
+	}
+	if ch.Kind == hubapi.KindTyping && ch.Delete { // a cleared indicator carries no payload
+		return channelChange(ch, nil, k.operator)
 	}
 	return nil
 }

@@ -178,6 +178,12 @@ const (
 	// ConfirmationDecided carries the ID, decider and outcome of a
 	// confirmation that left the queue (decided anywhere, or expired).
 	ConfirmationDecided
+	// InboxItemChanged carries an item of the operator's inbox, new or
+	// changed (acked, reacted to, ticked); see InboxClient.
+	InboxItemChanged
+	// TypingChanged carries a persona's typing indicator; a zero Until
+	// clears it.
+	TypingChanged
 )
 
 // Change is one committed change, numbered by the hub.
@@ -186,6 +192,8 @@ type Change struct {
 	Kind         ChangeKind
 	Persona      Persona      // PersonaChanged
 	Confirmation Confirmation // ConfirmationPending
+	Item         InboxItem    // InboxItemChanged
+	Typing       Typing       // TypingChanged
 	// ID names the removed persona or the decided confirmation.
 	ID string
 	// DecidedBy and Outcome describe a ConfirmationDecided

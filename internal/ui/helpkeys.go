@@ -29,7 +29,7 @@ func presenceHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 		return helpKeys{
 			short: append(pane[:3:3], k.Filter, k.Help, k.Quit),
 			full: [][]key.Binding{pane, {k.Sort, k.SortReverse, k.Filter, k.Jump},
-				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Notes, k.Help, k.Quit}},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Help, k.Quit}},
 		}
 	}
 	return helpKeys{
@@ -37,7 +37,7 @@ func presenceHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Sort, k.SortReverse, k.Filter, k.Jump, k.Back},
-			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix},
+			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
 			{k.Notes, k.Help, k.Quit},
 		},
 	}
@@ -51,7 +51,7 @@ func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 		return helpKeys{
 			short: append([]key.Binding{k.Approve, k.ApproveRemember, k.Deny}, append(pane[:3:3], k.Help, k.Quit)...),
 			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
-				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix}, {k.Notes, k.Help, k.Quit}},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Help, k.Quit}},
 		}
 	}
 	return helpKeys{
@@ -60,7 +60,7 @@ func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 			{k.Approve, k.ApproveRemember, k.Deny, k.Back},
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse},
-			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix},
+			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
 			{k.Notes, k.Help, k.Quit},
 		},
 	}

@@ -53,12 +53,17 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.switchTo(viewWizard)
 	case key.Matches(msg, k.Matrix):
 		return m.switchTo(viewMatrix)
+	case key.Matches(msg, k.Inbox):
+		return m.switchTo(viewInbox)
 	case key.Matches(msg, k.Notes):
 		m.notes.open = true
 		return nil
 	case key.Matches(msg, k.Jump):
 		if m.view == viewQueue {
 			return m.openPrompt(promptJump, "jump to requester or id › ", "")
+		}
+		if m.view == viewInbox {
+			return m.openPrompt(promptJump, "jump to persona › ", "")
 		}
 		return m.openPrompt(promptJump, "jump to address or name › ", "")
 	}
@@ -67,6 +72,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.presenceKey(msg)
 	case viewQueue:
 		return m.queueKey(msg)
+	case viewInbox:
+		return m.inboxKey(msg)
 	}
 	return m.plugins.update(m.view, msg)
 }
@@ -268,6 +275,7 @@ func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
 func (m *Model) closePrompt() {
 	m.prompt = promptNone
 	m.reasonFor, m.reasonArmed, m.reasonWhy = "", false, ""
+	m.inboxFor, m.input.CharLimit = "", promptLimit
 	m.input.Blur()
 	m.input.SetValue("")
 	m.layout()
@@ -285,6 +293,9 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if m.prompt == promptReason {
 			m.setNote(noteInfo, "deny cancelled: nothing was decided", 3*time.Second)
+		}
+		if m.isInboxPrompt() {
+			m.setNote(noteInfo, "cancelled: nothing was sent", 3*time.Second)
 		}
 		m.closePrompt()
 		return nil
@@ -309,6 +320,8 @@ func (m *Model) submitPrompt() tea.Cmd {
 		switch m.view {
 		case viewQueue:
 			found = m.queue.jump(value)
+		case viewInbox:
+			found = m.inbox.jump(value)
 		default:
 			m.view = viewPresence
 			found = m.presence.jump(value)
@@ -337,6 +350,8 @@ func (m *Model) submitPrompt() tea.Cmd {
 			return nil
 		}
 		return m.decide(c, Decision{Reason: value})
+	case promptReply, promptReact, promptTick, promptSave:
+		return m.submitInboxPrompt(value)
 	}
 	return nil
 }
@@ -345,6 +360,10 @@ func (m *Model) submitPrompt() tea.Cmd {
 func (m *Model) filterCurrent(q string) {
 	if m.view == viewQueue {
 		m.queue.table.SetFilter(q)
+		return
+	}
+	if m.view == viewInbox {
+		m.inbox.table.SetFilter(q)
 		return
 	}
 	m.presence.table.SetFilter(q)

@@ -24,10 +24,11 @@ const (
 	viewQueue
 	viewWizard
 	viewMatrix
+	viewInbox
 	viewCount
 )
 
-var viewTitles = [viewCount]string{"Presence", "Queue", "Add persona", "Matrix"}
+var viewTitles = [viewCount]string{"Presence", "Queue", "Add persona", "Matrix", "Inbox"}
 
 // Options configure the console. The zero value is usable.
 type Options struct {
@@ -71,6 +72,9 @@ type note struct {
 	until time.Time
 }
 
+// promptLimit bounds what the prompt line takes (a filter, a reason, a path).
+const promptLimit = 256
+
 // promptKind is what the prompt line is asking for.
 type promptKind uint8
 
@@ -79,6 +83,12 @@ const (
 	promptFilter
 	promptJump
 	promptReason
+	// The inbox's fields: a reply's text, a reaction id, a todo line's
+	// number, a path to save a file to (see inboxPrompt).
+	promptReply
+	promptReact
+	promptTick
+	promptSave
 )
 
 // Model is the console's one root model. Children render into the size the
@@ -104,6 +114,13 @@ type Model struct {
 	presence *presenceView
 	queue    *queueView
 	plugins  *plugins
+	inbox    *inboxView
+	// inboxClient is the client's inbox, nil when it has none.
+	inboxClient InboxClient
+	// inboxFor is the item an open inbox field acts on; inboxDirty says a
+	// batch changed the inbox, so its unread count is asked again.
+	inboxFor   string
+	inboxDirty bool
 
 	prompt    promptKind
 	input     textinput.Model
@@ -150,7 +167,7 @@ func New(client Client, opts Options) *Model {
 	}
 	st := newStyles(styles.Default())
 	in := textinput.New()
-	in.CharLimit = 256
+	in.CharLimit = promptLimit
 	ist := textinput.DefaultStyles(true)
 	ist.Cursor.Blink = false // a steady cursor: no blink ticks, stable screens
 	in.SetStyles(ist)
@@ -162,6 +179,8 @@ func New(client Client, opts Options) *Model {
 		input: in, deciding: map[string]Decision{}, feed: &feed{}, tickInterval: opts.Tick,
 	}
 	m.plugins = newPlugins(opts.Plugins, opts.Context, &m.keys, st.Styles)
+	m.inbox = newInboxView(st)
+	m.inboxClient, _ = client.(InboxClient)
 	m.layout()
 	return m
 }
@@ -206,6 +225,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case indexedMsg:
 		msg.install()
 		return m, nil
+	case inboxLoadedMsg, inboxStatusMsg, inboxActedMsg:
+		return m, m.onInboxMsg(msg)
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.FocusMsg:
@@ -248,7 +269,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	m.closeReasonIfGone()
 	m.closeDialogIfGone()
 	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd(),
-		m.notifyArrival(arrived, now))
+		m.notifyArrival(arrived, now), m.fetchInbox())
 }
 
 // onBatch applies every change that arrived since the last tick in one go
@@ -262,6 +283,10 @@ func (m *Model) onBatch(msg batchMsg) tea.Cmd {
 	var call tea.Cmd
 	if len(msg.changes) > 0 {
 		call = m.notifyArrival(m.apply(msg.changes, now), now)
+	}
+	if m.inboxDirty {
+		m.inboxDirty = false
+		call = tea.Batch(call, m.fetchInboxStatus())
 	}
 	if msg.ended {
 		m.conn = Disconnected
@@ -302,6 +327,12 @@ func (m *Model) apply(changes []Change, now time.Time) (arrived []*Confirmation)
 			m.queue.add(c.Confirmation, now)
 		case ConfirmationDecided:
 			m.decidedElsewhere(c)
+		case InboxItemChanged:
+			m.inbox.upsert(c.Item, now)
+			m.inboxDirty = true
+			m.closeInboxPromptIfGone()
+		case TypingChanged:
+			m.inbox.setTyping(c.Typing)
 		}
 	}
 	m.presence.table.End()
@@ -362,6 +393,7 @@ func (m *Model) layout() {
 	h := m.bodyHeight()
 	m.presence.setSize(m.width, h)
 	m.queue.setSize(m.width, h)
+	m.inbox.setSize(m.width, h)
 	m.plugins.resize(m.width, h)
 }
 

@@ -16,7 +16,7 @@ func TestNoteHistory(t *testing.T) {
 	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: ConfirmationDecided, ID: "c-3", DecidedBy: "work/core/lead", Outcome: "denied"}}})
 	s := plain(m)
 	// three fresh notes: sending, approved, denied elsewhere
-	if !strings.Contains(s, "denied, decided by work/core/lead: work/core") || !strings.Contains(s, "2 rows · +2 notes (!)") {
+	if !strings.Contains(s, "denied, decided by work/core/lead: work/core") || !strings.Contains(s, "+2 notes (!) · ") {
 		t.Fatalf("the status line should show the newest note and that one more is fresh:\n%s", s)
 	}
 	press(t, m, "!")

@@ -64,9 +64,9 @@ func TestWizardUnwiredAndMatrix(t *testing.T) {
 		}
 		press(t, m, "esc")
 		golden.Check(t, fmt.Sprintf("matrix-%dx%d", size[0], size[1]), plain(m))
-		press(t, m, "tab")
+		press(t, m, "tab", "tab")
 		if m.view != viewPresence {
-			t.Fatal("tab from the matrix should wrap to presence")
+			t.Fatal("tab from the matrix, then from the inbox, should wrap to presence")
 		}
 	}
 }

@@ -14,8 +14,8 @@ func TestViewSwitching(t *testing.T) {
 		key  string
 		want viewID
 	}{
-		{"tab", viewQueue}, {"tab", viewWizard}, {"tab", viewMatrix}, {"tab", viewPresence},
-		{"shift+tab", viewMatrix}, {"2", viewQueue}, {"1", viewPresence}, {"4", viewMatrix}, {"3", viewWizard},
+		{"tab", viewQueue}, {"tab", viewWizard}, {"tab", viewMatrix}, {"tab", viewInbox}, {"tab", viewPresence},
+		{"shift+tab", viewInbox}, {"5", viewInbox}, {"2", viewQueue}, {"1", viewPresence}, {"4", viewMatrix}, {"3", viewWizard},
 	}
 	for _, s := range steps {
 		press(t, m, s.key)

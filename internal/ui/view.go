@@ -45,6 +45,8 @@ func (m *Model) Render() string {
 		b.WriteString(m.overDialog(m.queue.view(now), m.width, h))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
+	case m.view == viewInbox:
+		b.WriteString(m.inboxScreen(now, h))
 	default:
 		b.WriteString(m.plugins.view(m.styles, m.view, m.width, h))
 	}
@@ -77,6 +79,9 @@ func (m *Model) statusBar() string {
 		st.Label.Render("hub ") + conn,
 		st.Strong.Render(strconv.Itoa(m.queue.mine)) + " pending for you",
 	}
+	if m.inboxClient != nil {
+		parts = append(parts, st.Strong.Render(strconv.Itoa(m.inbox.unread))+" unread")
+	}
 	if m.home != "" {
 		parts = append(parts, st.Dim.Render(m.home))
 	}
@@ -93,6 +98,9 @@ func (m *Model) tabs() string {
 		if i == viewQueue && m.queue.mine > 0 {
 			title += " (" + strconv.Itoa(m.queue.mine) + ")"
 		}
+		if i == viewInbox && m.inbox.unread > 0 {
+			title += " (" + strconv.Itoa(m.inbox.unread) + ")"
+		}
 		if i == m.view {
 			b.WriteString(st.TabOn.Render("[" + title + "]"))
 		} else {
@@ -100,17 +108,18 @@ func (m *Model) tabs() string {
 		}
 		b.WriteByte(' ')
 	}
+	// More fresh notes than the status line shows: said here, where they
+	// take no room from the note itself, and before the row count, which
+	// a narrow terminal cuts first.
+	if more := m.notes.fresh(m.now()) - 1; more > 0 && m.note.text != "" {
+		b.WriteString(st.Dim.Render("+" + strconv.Itoa(more) + " notes (" + keyName(m.keys.Notes.Keys()) + ") · "))
+	}
 	if t, ok := m.currentTable(); ok {
 		count := strconv.Itoa(t.Len())
 		if t.Filter() != "" {
 			count += "/" + strconv.Itoa(t.Total())
 		}
-		b.WriteString(st.Dim.Render(" " + count + " rows"))
-	}
-	// More fresh notes than the status line shows: said here, where they
-	// take no room from the note itself.
-	if more := m.notes.fresh(m.now()) - 1; more > 0 && m.note.text != "" {
-		b.WriteString(st.Dim.Render(" · +" + strconv.Itoa(more) + " notes (" + keyName(m.keys.Notes.Keys()) + ")"))
+		b.WriteString(st.Dim.Render(count + " rows"))
 	}
 	return ansi.Truncate(b.String(), m.width, "…")
 }
@@ -126,6 +135,8 @@ func (m *Model) currentTable() (interface {
 		return m.presence.table, true
 	case viewQueue:
 		return m.queue.table, true
+	case viewInbox:
+		return m.inbox.table, true
 	}
 	return nil, false
 }
@@ -171,12 +182,16 @@ func (m *Model) helpKeys() helpKeys {
 		return promptHelp("jump", "cancel")
 	case promptReason:
 		return promptHelp("deny with this reason", "cancel (nothing is decided)")
+	case promptReply, promptReact, promptTick, promptSave:
+		return promptHelp("send", "cancel (nothing is sent)")
 	}
 	switch m.view {
 	case viewQueue:
 		return queueHelp(m.keys, m.queue.pane.open)
 	case viewPresence:
 		return presenceHelp(m.keys, m.presence.pane.open)
+	case viewInbox:
+		return inboxHelp(m.keys)
 	}
 	shell := []key.Binding{m.keys.NextView, m.keys.Help, m.keys.Quit}
 	if child, ok := m.plugins.help(m.view); ok {

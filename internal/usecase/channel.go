@@ -179,7 +179,10 @@ func (u *Cases) AckFromHuman(ctx context.Context, human confirm.Principal, id st
 	err := u.commit(ctx, UseAckHuman, "ack "+id, func() (store.Plan, error) {
 		var plan store.Plan
 		var err error
-		out, plan, err = u.human.PlanAck(ctx, human.String(), id, true, "")
+		if out, plan, err = u.human.PlanAck(ctx, human.String(), id, true, ""); err != nil {
+			return store.Plan{}, err
+		}
+		err = u.joinHumanAudit(ctx, &plan, humanAct{Event: AuditInboxAck, Human: human, Persona: out.Persona.Address, Operation: "ack " + out.ID})
 		return plan, err
 	})
 	return out, err
@@ -191,7 +194,11 @@ func (u *Cases) TickTodo(ctx context.Context, human confirm.Principal, id string
 	err := u.commit(ctx, UseTickTodo, "tick "+id, func() (store.Plan, error) {
 		var plan store.Plan
 		var err error
-		out, plan, err = u.human.PlanTick(ctx, human.String(), id, index, done)
+		if out, plan, err = u.human.PlanTick(ctx, human.String(), id, index, done); err != nil {
+			return store.Plan{}, err
+		}
+		err = u.joinHumanAudit(ctx, &plan, humanAct{Event: AuditInboxTick, Human: human, Persona: out.Persona.Address,
+			Operation: fmt.Sprintf("tick %s line %d done=%t", out.ID, index, done)})
 		return plan, err
 	})
 	return out, err
@@ -232,6 +239,10 @@ func (u *Cases) ReplyAsHuman(ctx context.Context, k Key, human confirm.Principal
 		}
 		plan.Join(carry)
 		out = reply
+		if err := u.joinHumanAudit(ctx, &plan, humanAct{Event: AuditInboxReply, Human: human, Persona: holder.Address,
+			Operation: "reply " + reply.ID + " to " + to.ID}); err != nil {
+			return store.Plan{}, err
+		}
 		rec, err := u.record(k, out)
 		plan.Join(rec)
 		return plan, err
@@ -330,10 +341,21 @@ func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, r
 	err := u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
 		var plan store.Plan
 		var err error
+		var item channel.Item
 		out, plan, err = u.planReaction(ctx, human, corr, func() (store.Plan, error) {
-			_, react, err := u.human.PlanReact(ctx, human.String(), id, reaction, human.String())
+			var react store.Plan
+			var err error
+			item, react, err = u.human.PlanReact(ctx, human.String(), id, reaction, human.String())
 			return react, err
 		})
+		if err != nil {
+			return store.Plan{}, err
+		}
+		act := humanAct{Event: AuditInboxReact, Human: human, CorrelationID: corr, Operation: "react", Reason: out.Reason}
+		if out.Applied {
+			act.Persona, act.Operation = item.Persona.Address, "react "+item.ID+" "+reaction
+		}
+		err = u.joinHumanAudit(ctx, &plan, act)
 		return plan, err
 	})
 	if err != nil {

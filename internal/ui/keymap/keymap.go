@@ -25,6 +25,7 @@ type KeyMap struct {
 	Quit, Help, Filter, Jump        key.Binding
 	NextView, PrevView              key.Binding
 	Presence, Queue, Wizard, Matrix key.Binding
+	Inbox                           key.Binding
 	// Notes opens the status line's recent notes.
 	Notes key.Binding
 	// Moves and scrolling, shared by the tables, the matrix and the wizard.
@@ -43,6 +44,9 @@ type KeyMap struct {
 	Choose, Pane, Submit, Finish, Cancel key.Binding
 	// Confirm is the remember dialog's one answer that stores a rule.
 	Confirm key.Binding
+	// The inbox: reply, react, ack (mark read), tick a todo line, save a
+	// file; each opens a field or acts through the hub, none approves.
+	Reply, React, Ack, Tick, Save key.Binding
 }
 
 // Views is a set of the places a key can be live in. Two actions may share
@@ -64,10 +68,12 @@ const (
 	// InRememberDialog is the queue's remember dialog, which takes exactly
 	// one key: confirm stores the rule, any other key cancels.
 	InRememberDialog
+	// InInbox is the inbox view.
+	InInbox
 )
 
 const (
-	inTables = InPresence | InQueue
+	inTables = InPresence | InQueue | InInbox
 	inShell  = inTables | InMatrix
 	inWizard = InWizardAnswer | InWizardPreview | InWizardSubmitted
 	inScroll = inShell | InWizardPreview
@@ -95,6 +101,7 @@ var actions = []action{
 	{"queue", func(k *KeyMap) *key.Binding { return &k.Queue }, []string{"2"}, "queue", inShell},
 	{"wizard", func(k *KeyMap) *key.Binding { return &k.Wizard }, []string{"3"}, "add persona", inShell},
 	{"matrix", func(k *KeyMap) *key.Binding { return &k.Matrix }, []string{"4"}, "class matrix", inShell},
+	{"inbox", func(k *KeyMap) *key.Binding { return &k.Inbox }, []string{"5"}, "inbox", inShell},
 	{"notes", func(k *KeyMap) *key.Binding { return &k.Notes }, []string{"!"}, "recent notes", inShell},
 	{"up", func(k *KeyMap) *key.Binding { return &k.Up }, []string{"k", "up"}, "up", inScroll | InWizardAnswer},
 	{"down", func(k *KeyMap) *key.Binding { return &k.Down }, []string{"j", "down"}, "down", inScroll | InWizardAnswer},
@@ -123,6 +130,11 @@ var actions = []action{
 	{"finish", func(k *KeyMap) *key.Binding { return &k.Finish }, []string{"enter", "esc"}, "done", InWizardSubmitted},
 	{"cancel", func(k *KeyMap) *key.Binding { return &k.Cancel }, []string{"ctrl+c"}, "cancel", inWizard},
 	{"confirm", func(k *KeyMap) *key.Binding { return &k.Confirm }, []string{"y"}, "approve and store the rule", InRememberDialog},
+	{"reply", func(k *KeyMap) *key.Binding { return &k.Reply }, []string{"r"}, "reply", InInbox},
+	{"react", func(k *KeyMap) *key.Binding { return &k.React }, []string{"+"}, "react", InInbox},
+	{"ack", func(k *KeyMap) *key.Binding { return &k.Ack }, []string{"a"}, "ack (mark read)", InInbox},
+	{"tick", func(k *KeyMap) *key.Binding { return &k.Tick }, []string{"t"}, "tick a todo line", InInbox},
+	{"save", func(k *KeyMap) *key.Binding { return &k.Save }, []string{"f"}, "save file", InInbox},
 }
 
 // grantsPower are the actions that approve or store a rule: keys.json may

@@ -1,0 +1,387 @@
+package ui
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+)
+
+// inboxKeep bounds the items the inbox view holds: the newest are kept, the
+// oldest dropped (the command line pages through all of them), so a
+// persona cannot grow the console without limit.
+const inboxKeep = 500
+
+// The inbox table's columns, in order.
+const (
+	icThread = iota
+	icFrom
+	icKind
+	icText
+	icState
+	icAge
+)
+
+// inboxColumns fit 80 columns; narrower, the kind and the age go first.
+var inboxColumns = []Column{
+	icThread: {Title: "THREAD", Min: 6, Max: 7, Right: true},
+	icFrom:   {Title: "FROM", Min: 12, Max: 22, Middle: true},
+	icKind:   {Title: "KIND", Min: 7, Max: 9, Drop: 2},
+	icText:   {Title: "TEXT", Min: 10},
+	icState:  {Title: "STATE", Min: 6, Max: 12},
+	icAge:    {Title: "AGE", Min: 3, Max: 4, Right: true, Drop: 1},
+}
+
+// inboxRow is an item with its sequence numbers read once from its ids.
+type inboxRow struct {
+	InboxItem
+	seq, thread int64
+}
+
+// inboxView is the fifth view: the operator's inbox as threads (newest
+// thread first, each in the order written), who is typing, and the
+// selected item whole in a detail pane, open from the start.
+type inboxView struct {
+	styles *Styles
+	table  *Table[inboxRow]
+	pane   detailPane
+	width  int
+	height int
+	// held lists the ids held, oldest first, to drop the oldest past inboxKeep.
+	held      []string
+	typing    map[string]Typing
+	unread    int
+	reactions []string
+}
+
+func newInboxView(st *Styles) *inboxView {
+	v := &inboxView{styles: st, typing: map[string]Typing{}, pane: detailPane{open: true}}
+	v.table = NewTable(TableSpec[inboxRow]{
+		Columns: inboxColumns,
+		Key:     inboxKey,
+		Cell:    inboxCell,
+		Paint: func(r *inboxRow, col int) paint {
+			if r.FromHuman || r.Acked {
+				return st.dim
+			}
+			return st.plain
+		},
+		Haystack: func(r *inboxRow, dst []byte) []byte {
+			return appendLower(dst, r.Persona, r.Name, r.Kind, r.Title, r.Text)
+		},
+		Tie: func(a, b *inboxRow) int { return cmp.Compare(a.seq, b.seq) },
+	}, st)
+	return v
+}
+
+// itemSeq reads the number of an item id "h-12"; a malformed id sorts first.
+func itemSeq(id string) int64 {
+	n, err := strconv.ParseInt(strings.TrimPrefix(id, "h-"), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func inboxKey(r *inboxRow, col int) SortKey {
+	switch col {
+	case icThread: // the newest thread first when ascending
+		return SortKey{N: -r.thread}
+	case icFrom:
+		return SortKey{S: r.Persona}
+	case icKind:
+		return SortKey{S: r.Kind}
+	case icText:
+		return SortKey{S: strings.ToLower(itemSummary(&r.InboxItem))}
+	case icState:
+		return SortKey{S: itemState(&r.InboxItem)}
+	case icAge:
+		return SortKey{N: -r.At.UnixNano()}
+	}
+	return SortKey{}
+}
+
+func inboxCell(r *inboxRow, col int, now time.Time) string {
+	switch col {
+	case icThread:
+		if r.seq != r.thread {
+			return "↳"
+		}
+		return "#" + strconv.FormatInt(r.thread, 10)
+	case icFrom:
+		if r.FromHuman {
+			return "you → " + r.Persona
+		}
+		return r.Persona
+	case icKind:
+		return r.Kind
+	case icText:
+		return itemSummary(&r.InboxItem)
+	case icState:
+		return itemState(&r.InboxItem)
+	case icAge:
+		return since(now, r.At)
+	}
+	return ""
+}
+
+// itemSummary is an item in one line: a card's title, a todo card's
+// progress, a file's name and size, a message's first line.
+func itemSummary(it *InboxItem) string {
+	switch it.Kind {
+	case ItemCard:
+		return it.Title + ": " + firstLine(it.Text)
+	case ItemTodo:
+		done := 0
+		for _, l := range it.Todo {
+			if l.Done {
+				done++
+			}
+		}
+		return it.Title + " (" + strconv.Itoa(done) + "/" + strconv.Itoa(len(it.Todo)) + " done)"
+	case ItemFile:
+		if it.File != nil {
+			return it.File.Name + " (" + byteSize(it.File.Size) + ")"
+		}
+	}
+	return firstLine(it.Text)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// itemState says, without colour, whether an item waits for the operator:
+// "● new" until acked, then "read" (or the persona's "seen" of a reply),
+// with the number of reactions.
+func itemState(it *InboxItem) string {
+	s := "● new"
+	switch {
+	case it.FromHuman && it.Acked:
+		s = "seen"
+	case it.FromHuman:
+		s = "sent"
+	case it.Acked:
+		s = "read"
+	}
+	if n := len(it.Reactions); n > 0 {
+		s += " +" + strconv.Itoa(n)
+	}
+	return s
+}
+
+// byteSize is a size as people read it.
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+// load replaces the items with the hub's, keeping the newest inboxKeep.
+func (v *inboxView) load(st InboxState, now time.Time) {
+	items := st.Items
+	if len(items) > inboxKeep {
+		items = items[len(items)-inboxKeep:]
+	}
+	v.table.Begin(len(items) + v.table.Total())
+	for _, id := range v.held {
+		v.table.Delete(id)
+	}
+	v.held = v.held[:0]
+	for i := range items {
+		v.upsert(items[i], now)
+	}
+	v.table.End()
+	v.reactions = st.Reactions
+	v.status(st.InboxStatus)
+}
+
+// status takes the hub's unread count and typing indicators.
+func (v *inboxView) status(s InboxStatus) {
+	v.unread = s.Unread
+	clear(v.typing)
+	for _, t := range s.Typing {
+		v.setTyping(t)
+	}
+}
+
+// upsert adds or replaces one item; past inboxKeep the oldest held goes.
+func (v *inboxView) upsert(it InboxItem, now time.Time) {
+	sanitizeInboxItem(&it)
+	r := &inboxRow{InboxItem: it, seq: itemSeq(it.ID), thread: itemSeq(it.Thread)}
+	if r.thread == 0 {
+		r.thread = r.seq
+	}
+	var changed uint64
+	if old, ok := v.table.Get(it.ID); ok {
+		if itemState(&old.InboxItem) != itemState(&it) {
+			changed |= 1 << icState
+		}
+		if itemSummary(&old.InboxItem) != itemSummary(&it) {
+			changed |= 1 << icText
+		}
+	} else {
+		v.held = append(v.held, it.ID)
+	}
+	v.table.Upsert(it.ID, r, changed, now)
+	if len(v.held) > inboxKeep {
+		v.table.Delete(v.held[0])
+		v.held = slices.Delete(v.held, 0, 1)
+	}
+}
+
+// setTyping shows (or, with a zero Until, clears) a typing indicator.
+func (v *inboxView) setTyping(t Typing) {
+	if t.Until.IsZero() {
+		delete(v.typing, t.ID)
+		return
+	}
+	t.Persona, t.Thread = termtext.Clean(t.Persona), termtext.Clean(t.Thread)
+	v.typing[t.ID] = t
+}
+
+// typingLine names who is typing now, in address order.
+func (v *inboxView) typingLine(now time.Time) string {
+	var who []string
+	for id, t := range v.typing {
+		if !now.Before(t.Until) {
+			delete(v.typing, id) // lapsed: the persona stopped without saying so
+			continue
+		}
+		w := t.Persona + " is typing"
+		if t.Thread != "" {
+			w += " in #" + strconv.FormatInt(itemSeq(t.Thread), 10)
+		}
+		who = append(who, w)
+	}
+	if len(who) == 0 {
+		return v.styles.Dim.Render("  nobody is typing")
+	}
+	slices.Sort(who)
+	return v.styles.Note.Render("  ✎ " + strings.Join(who, ", ") + "…")
+}
+
+// selected is the item under the cursor.
+func (v *inboxView) selected() (*InboxItem, bool) {
+	r, ok := v.table.Get(v.table.Selected())
+	if !ok {
+		return nil, false
+	}
+	return &r.InboxItem, true
+}
+
+// setSize lays the view out: the typing line, the table, the pane.
+func (v *inboxView) setSize(width, height int) {
+	v.width, v.height = width, height
+	v.table.SetSize(width, max(2, height-1-v.paneHeight()))
+}
+
+// paneHeight is the detail pane's height under the table: half the body.
+func (v *inboxView) paneHeight() int { return v.pane.under(v.height-1, 1, 2) }
+
+// paneLines is the selected item whole.
+func (v *inboxView) paneLines(now time.Time) (string, []string) {
+	it, ok := v.selected()
+	if !ok {
+		v.pane.show("")
+		return "item", []string{"nothing here yet: what personas send you shows in this view"}
+	}
+	v.pane.show(it.ID)
+	return it.Kind + " #" + strconv.FormatInt(itemSeq(it.ID), 10), wrapFields(v.styles, itemDetail(it, now), v.width)
+}
+
+// itemDetail is everything an item holds, whole.
+func itemDetail(it *InboxItem, now time.Time) []field {
+	from := it.Persona + " (" + it.Name + ", generation " + strconv.Itoa(it.Generation) + ")"
+	if it.FromHuman {
+		from = "you, to " + from
+	}
+	fs := []field{{"from      ", from}, {"sent      ", since(now, it.At) + " ago, " + itemState(it)}}
+	if it.ReplyTo != "" {
+		fs = append(fs, field{"answers   ", "#" + strconv.FormatInt(itemSeq(it.ReplyTo), 10)})
+	}
+	if it.Title != "" {
+		fs = append(fs, field{"title     ", it.Title})
+	}
+	for i, l := range strings.Split(it.Text, "\n") {
+		if it.Text == "" {
+			break
+		}
+		label := "          "
+		if i == 0 {
+			label = "text      "
+		}
+		fs = append(fs, field{label, l})
+	}
+	if len(it.Actions) > 0 {
+		fs = append(fs, field{"actions   ", strings.Join(it.Actions, " · ")})
+	}
+	for i, l := range it.Todo {
+		mark := "[ ] "
+		if l.Done {
+			mark = "[x] "
+		}
+		label := "          "
+		if i == 0 {
+			label = "todo      "
+		}
+		fs = append(fs, field{label, strconv.Itoa(i+1) + " " + mark + l.Text})
+	}
+	if f := it.File; f != nil {
+		fs = append(fs, field{"file      ", f.Name + ", " + byteSize(f.Size)}, field{"sha256    ", f.SHA256},
+			field{"from path ", f.Path})
+	}
+	for _, r := range it.Reactions {
+		fs = append(fs, field{"reaction  ", r.Reaction + " by " + r.By})
+	}
+	return fs
+}
+
+// view renders the typing line, the table and the pane (or the pane alone,
+// zoomed).
+func (v *inboxView) view(now time.Time) string {
+	top := v.typingLine(now)
+	if v.pane.zoomed {
+		title, lines := v.paneLines(now)
+		return top + "\n" + v.pane.view(v.styles, title, lines, v.width, v.height-1)
+	}
+	out := top + "\n" + v.table.View(now)
+	if !v.pane.open {
+		return out
+	}
+	title, lines := v.paneLines(now)
+	return out + "\n" + v.pane.view(v.styles, title, lines, v.width, v.paneHeight())
+}
+
+// sanitizeInboxItem cleans everything a persona wrote, once, where it
+// enters the model. Ids are kept: they go back to the hub and are drawn
+// only as the numbers read from them.
+func sanitizeInboxItem(it *InboxItem) {
+	it.Persona, it.Name, it.Kind = termtext.Clean(it.Persona), termtext.Clean(it.Name), termtext.Clean(it.Kind)
+	it.Title, it.Text = termtext.Clean(it.Title), termtext.CleanLines(it.Text)
+	it.Actions = slices.Clone(it.Actions)
+	for i := range it.Actions {
+		it.Actions[i] = termtext.Clean(it.Actions[i])
+	}
+	it.Todo = slices.Clone(it.Todo)
+	for i := range it.Todo {
+		it.Todo[i].Text = termtext.Clean(it.Todo[i].Text)
+	}
+	if it.File != nil {
+		f := *it.File
+		f.Name, f.SHA256, f.Path = termtext.Clean(f.Name), termtext.Clean(f.SHA256), termtext.Clean(f.Path)
+		it.File = &f
+	}
+	it.Reactions = slices.Clone(it.Reactions)
+	for i := range it.Reactions {
+		it.Reactions[i].Reaction, it.Reactions[i].By = termtext.Clean(it.Reactions[i].Reaction), termtext.Clean(it.Reactions[i].By)
+	}
+}

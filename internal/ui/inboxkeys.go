@@ -1,0 +1,345 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+)
+
+// inboxTimeout bounds one inbox call so a stuck hub shows as an error.
+const inboxTimeout = 10 * time.Second
+
+// inboxLoadedMsg is the inbox fetched after a snapshot.
+type inboxLoadedMsg struct {
+	state InboxState
+	err   error
+}
+
+// inboxStatusMsg is the unread count and typing asked again after a
+// batch changed the inbox.
+type inboxStatusMsg struct {
+	status InboxStatus
+	err    error
+}
+
+// inboxActedMsg is the outcome of one inbox action: done says what was
+// done, for the status line; a reaction not applied carries the reason.
+type inboxActedMsg struct {
+	done string
+	err  error
+}
+
+// fetchInbox loads the inbox, when the client has one.
+func (m *Model) fetchInbox() tea.Cmd {
+	ic := m.inboxClient
+	if ic == nil {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, inboxTimeout)
+		defer cancel()
+		st, err := ic.Inbox(ctx, inboxKeep)
+		return inboxLoadedMsg{state: st, err: err}
+	}
+}
+
+// fetchInboxStatus asks the unread count and who is typing again.
+func (m *Model) fetchInboxStatus() tea.Cmd {
+	ic := m.inboxClient
+	if ic == nil {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, inboxTimeout)
+		defer cancel()
+		st, err := ic.InboxStatus(ctx)
+		return inboxStatusMsg{status: st, err: err}
+	}
+}
+
+// inboxCall runs one inbox action in a command and reports it.
+func (m *Model) inboxCall(what string, call func(context.Context, InboxClient) (string, error)) tea.Cmd {
+	ic, ctx, log := m.inboxClient, m.ctx, m.log
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, inboxTimeout)
+		defer cancel()
+		done, err := call(ctx, ic)
+		log.Info("inbox", "action", what, "err", err)
+		return inboxActedMsg{done: done, err: err}
+	}
+}
+
+// onInboxMsg takes what an inbox command brought back.
+func (m *Model) onInboxMsg(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case inboxLoadedMsg:
+		if msg.err != nil {
+			m.setNote(noteError, "inbox: "+msg.err.Error(), 8*time.Second)
+			return nil
+		}
+		m.inbox.load(msg.state, m.now())
+		m.closeInboxPromptIfGone()
+	case inboxStatusMsg:
+		if msg.err != nil {
+			m.setNote(noteWarn, "inbox status: "+msg.err.Error(), 5*time.Second)
+			return nil
+		}
+		m.inbox.status(msg.status)
+	case inboxActedMsg:
+		if msg.err != nil {
+			m.setNote(noteError, msg.err.Error(), 10*time.Second)
+			return nil
+		}
+		m.setNote(noteInfo, msg.done, 5*time.Second)
+	}
+	return nil
+}
+
+// inboxScreen is the inbox view, or why there is none.
+func (m *Model) inboxScreen(now time.Time, h int) string {
+	if m.inboxClient == nil {
+		return fit(m.styles.Dim.Render("  the inbox needs a hub with the human channel; this console's client has none"), m.width, h)
+	}
+	return m.inbox.view(now)
+}
+
+// inboxKey handles the inbox view's keys: the table's and the pane's, then
+// reply, react, ack, tick and save on the selected item.
+func (m *Model) inboxKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	v := m.inbox
+	switch {
+	case v.pane.open && v.pane.zoomed && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height-1, msg):
+	case tableKeys(k, v.table, msg):
+	case m.paneKey(&v.pane, msg):
+		v.setSize(v.width, v.height)
+	case key.Matches(msg, k.Back):
+		v.table.SetFilter("")
+	case key.Matches(msg, k.Filter):
+		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
+	case key.Matches(msg, k.Reply):
+		return m.inboxPrompt(promptReply)
+	case key.Matches(msg, k.React):
+		return m.inboxPrompt(promptReact)
+	case key.Matches(msg, k.Tick):
+		return m.inboxPrompt(promptTick)
+	case key.Matches(msg, k.Save):
+		return m.inboxPrompt(promptSave)
+	case key.Matches(msg, k.Ack):
+		return m.ackSelected()
+	}
+	return nil
+}
+
+// inboxPrompt opens the field of an inbox action on the selected item. A
+// key that opens a field always opens it (what is typed next must never
+// run as list keys); where the action does not apply, the field says so
+// and its enter sends nothing.
+func (m *Model) inboxPrompt(k promptKind) tea.Cmd {
+	it, ok := m.inbox.selected()
+	why := m.inboxUnfit(k, it, ok)
+	var label, value string
+	switch {
+	case why != "":
+		m.setNote(noteWarn, why, 4*time.Second)
+		label = "(" + why + ": enter sends nothing) › "
+	case k == promptReply:
+		label = "reply to " + it.Persona + " › "
+	case k == promptReact:
+		label = "react to " + it.Persona + " (" + strings.Join(m.inbox.reactions, " ") + ") › "
+	case k == promptTick:
+		label = "tick or untick line of " + it.Title + " (1–" + strconv.Itoa(len(it.Todo)) + ") › "
+	case k == promptSave:
+		label = "save " + it.File.Name + " (" + byteSize(it.File.Size) + ") to › "
+		value = saveName(it.File.Name)
+	}
+	cmd := m.openPrompt(k, label, value)
+	if why == "" {
+		m.inboxFor = it.ID
+	}
+	if k == promptReply {
+		m.input.CharLimit = replyLimit
+	}
+	return cmd
+}
+
+// replyLimit bounds a reply typed in the console (the channel's own bound
+// is larger; a longer answer goes through virgo-tui inbox reply).
+const replyLimit = 2000
+
+// saveName is the default path offered for a file: its name alone,
+// without any directory a persona put in it, in the working directory.
+func saveName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" || name == "." || name == ".." {
+		return "inbox-file"
+	}
+	return name
+}
+
+// inboxUnfit says why action k does not apply to the selected item (it,
+// if ok), or "" when it does.
+func (m *Model) inboxUnfit(k promptKind, it *InboxItem, ok bool) string {
+	switch {
+	case m.inboxClient == nil:
+		return "no inbox on this hub"
+	case !ok:
+		return "no item selected"
+	case k == promptSave && it.File == nil:
+		return "not a file"
+	case k == promptTick && (it.Kind != ItemTodo || len(it.Todo) == 0):
+		return "not a todo card"
+	case k == promptReply && it.FromHuman:
+		return "that is your own reply; select the persona's item"
+	case k == promptReact && len(m.inbox.reactions) == 0:
+		return "the hub offers no reactions"
+	}
+	return ""
+}
+
+// isInboxPrompt says whether the open field is one of the inbox's.
+func (m *Model) isInboxPrompt() bool {
+	return m.prompt == promptReply || m.prompt == promptReact || m.prompt == promptTick || m.prompt == promptSave
+}
+
+// closeInboxPromptIfGone closes an inbox field whose item left the view.
+func (m *Model) closeInboxPromptIfGone() {
+	if !m.isInboxPrompt() || m.inboxFor == "" {
+		return
+	}
+	if _, ok := m.inbox.table.Get(m.inboxFor); !ok {
+		m.closePrompt()
+		m.setNote(noteWarn, "that item left the inbox view; nothing was sent", 4*time.Second)
+	}
+}
+
+// submitInboxPrompt sends what the field holds about its item.
+func (m *Model) submitInboxPrompt(value string) tea.Cmd {
+	kind, id := m.prompt, m.inboxFor
+	r, ok := m.inbox.table.Get(id)
+	if id == "" || !ok {
+		m.closePrompt()
+		m.setNote(noteWarn, "nothing was sent", 4*time.Second)
+		return nil
+	}
+	it := r.InboxItem
+	n := "#" + strconv.FormatInt(r.seq, 10)
+	switch kind {
+	case promptReply:
+		if value == "" {
+			m.setNote(noteWarn, "a reply needs text: type it, or esc to cancel", 4*time.Second)
+			return nil
+		}
+		m.closePrompt()
+		return m.inboxCall("reply", func(ctx context.Context, ic InboxClient) (string, error) {
+			return "replied to " + it.Persona + " on " + n, ic.ReplyInbox(ctx, id, value)
+		})
+	case promptReact:
+		if !slices.Contains(m.inbox.reactions, value) {
+			m.setNote(noteWarn, "no reaction "+strconv.Quote(value)+": one of "+strings.Join(m.inbox.reactions, ", "), 5*time.Second)
+			return nil
+		}
+		m.closePrompt()
+		return m.inboxCall("react", func(ctx context.Context, ic InboxClient) (string, error) {
+			o, err := ic.ReactInbox(ctx, id, value)
+			if err == nil && !o.Applied {
+				return "reaction " + value + " on " + n + " not applied: " + o.Reason, nil
+			}
+			return "reacted " + value + " on " + n, err
+		})
+	case promptTick:
+		line, err := strconv.Atoi(value)
+		if err != nil || line < 1 || line > len(it.Todo) {
+			m.setNote(noteWarn, "type a line number from 1 to "+strconv.Itoa(len(it.Todo)), 4*time.Second)
+			return nil
+		}
+		done := !it.Todo[line-1].Done
+		m.closePrompt()
+		verb := "ticked"
+		if !done {
+			verb = "unticked"
+		}
+		return m.inboxCall("tick", func(ctx context.Context, ic InboxClient) (string, error) {
+			return verb + " line " + strconv.Itoa(line) + " of " + n, ic.TickInbox(ctx, id, line-1, done)
+		})
+	case promptSave:
+		if value == "" {
+			m.setNote(noteWarn, "type a path to save to, or esc to cancel", 4*time.Second)
+			return nil
+		}
+		m.closePrompt()
+		return m.inboxCall("save", func(ctx context.Context, ic InboxClient) (string, error) {
+			path, err := ic.SaveInboxFile(ctx, id, value)
+			return "saved " + n + " to " + path + " (sha256 checked)", err
+		})
+	}
+	return nil
+}
+
+// ackSelected marks the selected persona item read, through the hub.
+func (m *Model) ackSelected() tea.Cmd {
+	it, ok := m.inbox.selected()
+	switch {
+	case m.inboxClient == nil:
+		return nil
+	case !ok:
+		m.setNote(noteWarn, "nothing to ack: no item selected", 4*time.Second)
+		return nil
+	case it.FromHuman:
+		m.setNote(noteWarn, "that is your own reply: the persona acks it", 4*time.Second)
+		return nil
+	case it.Acked:
+		m.setNote(noteInfo, "already read", 3*time.Second)
+		return nil
+	}
+	id, n := it.ID, "#"+strconv.FormatInt(itemSeq(it.ID), 10)
+	return m.inboxCall("ack", func(ctx context.Context, ic InboxClient) (string, error) {
+		return "marked " + n + " read", ic.AckInbox(ctx, id)
+	})
+}
+
+// jump selects the newest item of a persona (address or name, exact first,
+// then by prefix), clearing a filter that hides it.
+func (v *inboxView) jump(q string) bool {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" {
+		return false
+	}
+	exact := func(r *inboxRow) bool { return r.Persona == q || strings.ToLower(r.Name) == q }
+	prefix := func(r *inboxRow) bool {
+		return strings.HasPrefix(r.Persona, q) || strings.HasPrefix(strings.ToLower(r.Name), q)
+	}
+	if v.table.SelectFirst(exact) || v.table.SelectFirst(prefix) {
+		return true
+	}
+	if v.table.Filter() == "" {
+		return false
+	}
+	v.table.SetFilter("")
+	return v.table.SelectFirst(exact) || v.table.SelectFirst(prefix)
+}
+
+// inboxHelp is the inbox view's help.
+func inboxHelp(k keymap.KeyMap) helpKeys {
+	return helpKeys{
+		short: []key.Binding{k.Reply, k.React, k.Ack, k.Tick, k.Save, k.Down, k.Up, k.Help, k.Quit},
+		full: [][]key.Binding{
+			{k.Reply, k.React, k.Ack, k.Tick, k.Save},
+			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse, k.Back},
+			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
+			{k.Notes, k.Help, k.Quit},
+		},
+	}
+}
