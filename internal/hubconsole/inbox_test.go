@@ -1,7 +1,12 @@
 package hubconsole
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,5 +46,20 @@ func TestChannelChangesAreTheOperatorsOnly(t *testing.T) {
 	got := k.change(hubapi.Change{Seq: 7, Kind: hubapi.KindTyping, ID: "human:henry/g-1", Delete: true})
 	if len(got) != 1 || got[0].Kind != ui.TypingChanged || got[0].Typing.ID != "g-1" || !got[0].Typing.Until.IsZero() {
 		t.Fatalf("a cleared indicator maps to %+v", got)
+	}
+}
+
+// A console served over SSH would save an inbox file on the server, as the
+// server's user, not on the human's machine: the remote adapter refuses
+// before it reaches the hub or the disk.
+func TestARemoteConsoleSavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.pdf")
+	k := &Client{remote: true}
+	if _, err := k.SaveInboxFile(context.Background(), "h-1", path); !errors.Is(err, ErrSaveRemote) {
+		t.Fatalf("a remote console saving a file: %v, want ErrSaveRemote", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the refused save left %s: %v", path, err)
 	}
 }
