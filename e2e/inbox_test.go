@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// inboxItem is the part of `inbox list -o json` the test reads.
+type inboxItem struct {
+	ID        string  `json:"id"`
+	FromHuman bool    `json:"from_human"`
+	Kind      string  `json:"kind"`
+	ReplyTo   string  `json:"reply_to"`
+	Text      string  `json:"text"`
+	Title     string  `json:"title"`
+	AckedAt   *string `json:"acked_at"`
+	Reactions []struct {
+		Reaction string `json:"reaction"`
+		By       string `json:"by"`
+	} `json:"reactions"`
+}
+
+// Issue 13's human channel in a real terminal: the secretary sends the
+// owner a message and a card from the command line (send_human_message,
+// send_human_card through the hub's tool calls); the owner sees both live
+// in the console's inbox, reacts to the card, replies to the message and
+// acks it. Afterwards the records, the audit log and the console agree.
+func TestInboxStory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the inbox story builds the binary and drives the console in tmux")
+	}
+	c := startConsole(t, false, "")
+	c.press("5", "[5 Inbox")
+	sec := []string{"--as", "root/secretary"}
+	msg := field(c, c.tool(0, append([]string{"human", "send", "Shall I publish v1.2.0 tonight?"}, sec...)...).Result, "id")
+	card := field(c, c.tool(0, append([]string{"human", "card", "--title", "Publish v1.2.0", "--body", "smoke tests passed",
+		"--action", "approve", "--action", "reject"}, sec...)...).Result, "id")
+	c.waitFor("Publish v1.2.0", stepTimeout) // live, from the stream
+	c.waitFor("2 unread", stepTimeout)
+
+	filterQueue(c, "smoke tests", "Publish v1.2.0: smoke tests passed") // the card alone: it is selected
+	c.press("+", "react to root/secretary")
+	c.typeIn("approve", "approve")
+	c.press("Enter", "reacted approve on #")
+	clearFilter(c)
+
+	filterQueue(c, "tonight", "Shall I publish v1.2.0 tonight?")
+	c.press("r", "reply to root/secretary ›")
+	c.typeIn("yes, after the smoke tests", "after the smoke tests")
+	c.press("Enter", "replied to root/secretary on #")
+	c.press("a", "marked #")
+	clearFilter(c)
+	c.waitFor("1 unread", stepTimeout)
+
+	// The records agree: the card carries the owner's reaction, the
+	// message is read and answered by the owner.
+	var page struct {
+		Items []inboxItem `json:"items"`
+	}
+	c.cliJSON(&page, "inbox", "list")
+	byID := map[string]inboxItem{}
+	var reply *inboxItem
+	for i, it := range page.Items {
+		byID[it.ID] = it
+		if it.FromHuman && it.ReplyTo == msg {
+			reply = &page.Items[i]
+		}
+	}
+	if rs := byID[card].Reactions; len(rs) != 1 || rs[0].Reaction != "approve" || rs[0].By != operator {
+		c.fatalf("card %s reactions %+v, want approve by %s", card, rs, operator)
+	}
+	if byID[msg].AckedAt == nil {
+		c.fatalf("message %s is not acked: %+v", msg, byID[msg])
+	}
+	if reply == nil || reply.Text != "yes, after the smoke tests" {
+		c.fatalf("no reply of the owner to %s in %+v", msg, page.Items)
+	}
+	if byID[card].AckedAt != nil {
+		c.fatalf("card %s acked, though only reacted to", card)
+	}
+	// The audit log holds the secretary's two sends.
+	var log []struct {
+		Event     string `json:"event"`
+		Actor     string `json:"actor"`
+		Operation string `json:"operation"`
+	}
+	c.cliJSON(&log, "audit")
+	sends := map[string]int{}
+	for _, e := range log {
+		if e.Event == "tool-call" && strings.HasPrefix(e.Actor, "root/secretary") {
+			sends[strings.Fields(e.Operation + " ? ?")[1]]++
+		}
+	}
+	if sends["send_human_message"] != 1 || sends["send_human_card"] != 1 {
+		raw, _ := json.Marshal(log)
+		c.fatalf("audit: the secretary's sends %v, want one message and one card\n%s", sends, raw)
+	}
+	// The console agrees: the reply shows in the message's thread.
+	c.waitFor("you → root/secretary", stepTimeout)
+}
