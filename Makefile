@@ -4,7 +4,7 @@ PREFIX  ?= $(HOME)/.local
 BIN     := bin/virgo-tui
 PKGS    := ./...
 # Packages that start goroutines; `make race` runs them under the race detector.
-RACE_PKGS := ./internal/store/... ./internal/registry/... ./internal/confirm/... ./internal/usecase/... ./internal/hub/... ./internal/hubapi/... ./internal/hubclient/... ./internal/hubconsole/... ./internal/demo/... ./internal/ui/... ./internal/mcpserver/... ./internal/workspace/... ./cmd/...
+RACE_PKGS := ./internal/... ./cmd/...
 
 # Fuzz targets that `make test` also runs for a bounded number of inputs
 # beyond their seed corpora (go test runs the corpora alone): package:target.
@@ -40,11 +40,12 @@ race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 bench: ## the benchmarks behind BENCHMARKS.md
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -tags etcd -run '^$$' -bench . -benchmem $(PKGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags etcd ./internal/confirm
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 build:

@@ -79,7 +79,8 @@ func TestInboxStory(t *testing.T) {
 	if byID[card].AckedAt != nil {
 		c.fatalf("card %s acked, though only reacted to", card)
 	}
-	// The audit log holds the secretary's two sends.
+	// The audit log holds the secretary's two sends and the owner's three
+	// acts in the console, each naming its item.
 	var log []struct {
 		Event     string `json:"event"`
 		Actor     string `json:"actor"`
@@ -87,10 +88,17 @@ func TestInboxStory(t *testing.T) {
 	}
 	c.cliJSON(&log, "audit")
 	sends := map[string]int{}
+	acts := map[string]string{}
 	for _, e := range log {
 		if e.Event == "tool-call" && strings.HasPrefix(e.Actor, "root/secretary") {
 			sends[strings.Fields(e.Operation + " ? ?")[1]]++
 		}
+		if strings.HasPrefix(e.Event, "inbox-") && e.Actor == operator {
+			acts[e.Event] += e.Operation + ";"
+		}
+	}
+	if !strings.Contains(acts["inbox-react"], card) || !strings.Contains(acts["inbox-reply"], msg) || !strings.Contains(acts["inbox-ack"], msg) {
+		c.fatalf("audit: the owner's acts %v, want a reaction to %s, a reply to and an ack of %s", acts, card, msg)
 	}
 	if sends["send_human_message"] != 1 || sends["send_human_card"] != 1 {
 		raw, _ := json.Marshal(log)

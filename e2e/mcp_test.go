@@ -67,9 +67,7 @@ func TestMCPClientNoOneHereWrote(t *testing.T) {
 	c.cliJSON(&proj, "stamp", "project", mcpPersona, "--consumer", "launcher")
 
 	// Over stdio, as an agent harness starts it.
-	// Until every hub tool has its executor (issue 13), the server is
-	// started with the hub's missing ones as warnings.
-	cl := startMCPClient(t, client, env, "stdio", bin, "mcp", "--home", home, "--persona", mcpPersona, "--allow-missing-executors")
+	cl := startMCPClient(t, client, env, "stdio", bin, "mcp", "--home", home, "--persona", mcpPersona)
 	listed := cl.list()
 	if !sameNames(listed, proj.Launcher) {
 		t.Fatalf("tools/list %v\n  is not the launcher allowlist %v", listed, proj.Launcher)
@@ -96,7 +94,7 @@ func TestMCPClientNoOneHereWrote(t *testing.T) {
 	// Over streamable HTTP, each request authenticated by the persona's
 	// runtime token.
 	port := freePort(t)
-	srv := exec.Command(bin, "mcp", "--home", home, "--persona", mcpPersona, "--http", "127.0.0.1:"+port, "--allow-missing-executors")
+	srv := exec.Command(bin, "mcp", "--home", home, "--persona", mcpPersona, "--http", "127.0.0.1:"+port)
 	srv.Env = append(os.Environ(), env...)
 	var srvErr bytes.Buffer
 	srv.Stderr = &srvErr

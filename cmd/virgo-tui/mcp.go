@@ -35,9 +35,7 @@ the hub under the persona's own runtime token — never an operator's.
 At start the server proves the stamp: loaded through the hub, hashed against the
 persona's record, its three projections (MCP tools, handler table, launcher
 allowlist) derived and compared, and every tool checked for an input schema and an
-executor. It refuses to start, naming what is missing, otherwise
-(--allow-missing-executors starts anyway when only hub executors are missing,
-warning about each).
+executor. It refuses to start, naming what is missing, otherwise.
 
 A call that needs confirmation waits (up to --confirm-wait, with progress
 notifications) for its authority, who decides in the console; on timeout it answers
@@ -75,9 +73,6 @@ the current tool call); when the client leaves it stops beating.`,
 					return err
 				}
 				defer r.Close()
-				for _, w := range r.Warnings() {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s (served; a call to it fails: the hub has no executor for it yet)\n", w.Tool, w.Message)
-				}
 				if httpAddr == "" {
 					return r.ServeStdio(ctx, &mcp.StdioTransport{})
 				}
@@ -89,8 +84,6 @@ the current tool call); when the client leaves it stops beating.`,
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the streamable HTTP transport on HOST:PORT instead of stdio (loopback)")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "let --http listen on a non-loopback address")
 	cmd.Flags().StringVar(&workspaceDir, "workspace", "", "the persona's workspace directory (default <home>/workspaces/<address>)")
-	cmd.Flags().BoolVar(&opts.AllowMissingExecutors, "allow-missing-executors", false,
-		"start although the hub has no executor yet for some stamped tools (listed as warnings; their calls fail)")
 	cmd.Flags().DurationVar(&opts.ConfirmWait, "confirm-wait", mcpserver.DefaultConfirmWait,
 		"how long a call waits for its confirmation before answering status unknown")
 	_ = cmd.MarkFlagRequired("persona")

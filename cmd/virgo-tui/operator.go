@@ -194,32 +194,38 @@ func newOperatorListCmd(a *app) *cobra.Command {
 	var out *outputFormat
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the enrolled operators (names and bindings; never tokens)",
-		Args:  cobra.NoArgs,
+		Short: "List the enrolled operators (names, bindings and SSH key fingerprints; never tokens)",
+		Long: `List the enrolled humans through the hub (GET /v1/operators), as an
+enrolled operator: each one's principal, the Unix user the token is bound to
+(any when unbound) and the fingerprints of the SSH keys listed for them
+(the SSH console). -o json adds the token file's path and the keys whole.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := registry.ResolveHome(a.homeFlag)
-			if err != nil {
+			var ops []hubapi.Enrolled
+			if err := a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) (err error) {
+				ops, err = c.Operators(ctx)
 				return err
-			}
-			ops, err := hubapi.Operators(home.Dir)
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			if *out == outputJSON {
-				list := make([]hubapi.Enrolled, 0, len(ops))
-				for _, o := range ops {
-					list = append(list, o.Enrolled(home.Dir))
-				}
-				return writeJSON(cmd.OutOrStdout(), list)
+				return writeJSON(cmd.OutOrStdout(), ops)
 			}
 			tw := newTable(cmd.OutOrStdout())
-			fmt.Fprintln(tw, "OPERATOR\tUID")
+			fmt.Fprintln(tw, "OPERATOR\tUID\tSSH KEYS")
 			for _, o := range ops {
 				bound := "any"
-				if o.UID != hubapi.NoUID {
-					bound = strconv.Itoa(o.UID)
+				if o.UID != nil {
+					bound = strconv.Itoa(*o.UID)
 				}
-				fmt.Fprintf(tw, "human:%s\t%s\n", o.Name, bound)
+				keys := make([]string, 0, len(o.SSHKeys))
+				for _, k := range o.SSHKeys {
+					keys = append(keys, termtext.Clean(k.Fingerprint))
+				}
+				if len(keys) == 0 {
+					keys = append(keys, "-")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Clean(o.Principal), bound, strings.Join(keys, ", "))
 			}
 			return tw.Flush()
 		},

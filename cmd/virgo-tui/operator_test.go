@@ -207,7 +207,50 @@ func TestOperatorSSHKeys(t *testing.T) {
 	wantContains(t, "not a key", c.fails("operator", "add", "carol", "--ssh-key", "ssh-ed25519 nonsense", "--as", "human:owner"),
 		"not an SSH public key")
 	// More keys for a human already enrolled.
-	wantContains(t, "second key", c.ok("operator", "add", "bob", "--ssh-key", testAuthorizedKey(t, "bob@desk"), "--as", "human:owner"), "bob@desk", "bob@phone")
+	bobDesk := testAuthorizedKey(t, "bob@desk")
+	wantContains(t, "second key", c.ok("operator", "add", "bob", "--ssh-key", bobDesk, "--as", "human:owner"), "bob@desk", "bob@phone")
+
+	// The task: "operator list ... go through the hub (GET /v1/operators,
+	// hubclient) like operator add, showing each human's key fingerprints,
+	// -o json". The keys live in the store, which only the hub reads.
+	table := c.ok("operator", "list", "--as", "human:bob")
+	for _, want := range []struct{ human, key string }{{"human:owner", adaKey}, {"human:bob", bobKey}, {"human:bob", bobDesk}} {
+		fp := testFingerprint(t, want.key)
+		line := ""
+		for l := range strings.Lines(table) {
+			if strings.HasPrefix(l, want.human+" ") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, fp) {
+			t.Errorf("operator list: %s's row %q lacks the fingerprint %s\n%s", want.human, line, fp, table)
+		}
+	}
+	var ops []hubapi.Enrolled
+	if err := json.Unmarshal([]byte(c.ok("operator", "list", "-o", "json", "--as", "human:owner")), &ops); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string][]string{}
+	for _, o := range ops {
+		for _, k := range o.SSHKeys {
+			keys[o.Principal] = append(keys[o.Principal], k.Fingerprint)
+		}
+	}
+	if len(ops) != 2 || len(keys["human:owner"]) != 1 || len(keys["human:bob"]) != 2 ||
+		keys["human:owner"][0] != testFingerprint(t, adaKey) {
+		t.Fatalf("operator list -o json: %+v", ops)
+	}
+	// Through the hub, so as an enrolled operator only.
+	wantContains(t, "unenrolled", c.fails("operator", "list", "--as", "human:mallory"), "not an enrolled operator")
+}
+
+func testFingerprint(t *testing.T, authorized string) string {
+	t.Helper()
+	pk, _, _, _, err := gossh.ParseAuthorizedKey([]byte(authorized))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gossh.FingerprintSHA256(pk)
 }
 
 func testAuthorizedKey(t *testing.T, comment string) string {

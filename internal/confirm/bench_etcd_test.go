@@ -1,3 +1,10 @@
+//go:build etcd
+
+// This benchmark links an etcd server into confirm's test binary. It sits
+// behind the etcd build tag so that `make test` — whose fuzz targets build
+// confirm instrumented for coverage, etcd and gRPC included — stays fast;
+// `make bench` sets the tag.
+
 package confirm
 
 import (

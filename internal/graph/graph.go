@@ -7,15 +7,16 @@
 // record, the store prefix that holds it and how a record becomes a Node.
 // A query walks the rows in order, filters every record by the namespace
 // and the words asked, and stops at the page's limit or its scan budget,
-// answering a continuation token for the rest. The token names only a
-// position (a row and the last key read): a forged one can skip records,
-// never reach one outside the namespace, since every record is filtered
-// on every page.
+// answering a continuation token for the rest. A page is the one page
+// form of every list (internal/paging); its token names only a position,
+// the last key read, whose row is the one whose prefix holds it: a forged
+// token can skip records, never reach one outside the namespace, since
+// every record is filtered on every page, and a key under no row's prefix
+// is refused.
 package graph
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,17 +27,14 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
-// The bounds of one query.
+// The bounds of one query; a page's size is paging's (paging.Limit).
 const (
-	// MaxPage is the most nodes one page returns.
-	MaxPage = 500
-	// DefaultPage is a page's size when the caller names none.
-	DefaultPage = 50
 	// MaxScan is the most records one page reads before it answers what it
 	// has with a continuation: a query's cost is bounded whatever it asks.
 	MaxScan = 5000
@@ -49,8 +47,6 @@ const (
 
 // Named errors of a query.
 var (
-	ErrBadToken    = errors.New("malformed continuation token; pass the \"next\" of the previous page as it was")
-	ErrBadLimit    = errors.New("a page holds 1 to 500 nodes")
 	ErrUnknownKind = errors.New("unknown record kind")
 	ErrTooManyWord = errors.New("a query has at most 16 words")
 )
@@ -178,21 +174,20 @@ type Query struct {
 	Kinds []string
 	// After is the previous page's Next ("" for the first page).
 	After string
+	// Limit is the page's size, read by paging.Limit (0: its default).
 	Limit int
 }
 
 // Page is one page of nodes, and the token of the next page ("" at the
-// end). A page may hold fewer than Limit nodes and still have a Next: it
-// stopped at its scan budget.
-type Page struct {
-	Nodes []Node `json:"items"`
-	Next  string `json:"next,omitempty"`
-}
+// end). A page may hold fewer than its limit of nodes and still have a
+// Next: it stopped at its scan budget.
+type Page = paging.Page[Node]
 
 // Ask answers one page of q over the records of namespace ns in st.
 func Ask(ctx context.Context, st store.Store, ns Namespace, q Query) (Page, error) {
-	if q.Limit < 1 || q.Limit > MaxPage {
-		return Page{}, fmt.Errorf("%w, not %d", ErrBadLimit, q.Limit)
+	limit, err := paging.Limit(q.Limit)
+	if err != nil {
+		return Page{}, err
 	}
 	words := strings.Fields(strings.ToLower(q.Words))
 	if len(words) > MaxWords {
@@ -206,7 +201,7 @@ func Ask(ctx context.Context, st store.Store, ns Namespace, q Query) (Page, erro
 	if err != nil {
 		return Page{}, err
 	}
-	out := Page{Nodes: []Node{}}
+	out := Page{Items: []Node{}}
 	scanned := 0
 	for ; row < len(sources); row, from = row+1, "" {
 		src := sources[row]
@@ -217,17 +212,17 @@ func Ask(ctx context.Context, st store.Store, ns Namespace, q Query) (Page, erro
 			from = src.prefix // every key of the row is above it
 		}
 		for {
-			if len(out.Nodes) == q.Limit || scanned == MaxScan {
-				out.Next = token(row, from)
+			if len(out.Items) == limit || scanned == MaxScan {
+				out.Next = paging.Token("", from)
 				return out, nil
 			}
-			kvs, more, err := st.Range(ctx, src.prefix, from, min(MaxScan-scanned, q.Limit-len(out.Nodes)+readAhead))
+			kvs, more, err := st.Range(ctx, src.prefix, from, min(MaxScan-scanned, limit-len(out.Items)+readAhead))
 			if err != nil {
 				return Page{}, fmt.Errorf("graph %s: read %ss: %w", ns.Name, src.kind, err)
 			}
 			for _, kv := range kvs {
-				if len(out.Nodes) == q.Limit {
-					out.Next = token(row, from)
+				if len(out.Items) == limit {
+					out.Next = paging.Token("", from)
 					return out, nil
 				}
 				scanned++
@@ -237,7 +232,7 @@ func Ask(ctx context.Context, st store.Store, ns Namespace, q Query) (Page, erro
 					return Page{}, err
 				}
 				if ns.holds(n) && matches(n, words) {
-					out.Nodes = append(out.Nodes, n)
+					out.Items = append(out.Items, n)
 				}
 			}
 			if !more {
@@ -274,26 +269,18 @@ func kindSet(kinds []string) (map[string]bool, error) {
 	return out, nil
 }
 
-// token is the position after key in row: the row's index, then the key
-// in unpadded base64url (the tool schema's token alphabet).
-func token(row int, key string) string {
-	return fmt.Sprintf("%d-%s", row, base64.RawURLEncoding.EncodeToString([]byte(key)))
-}
-
-// parseToken reads a token back, refusing any that this package would not
-// have given: an unknown row, or a key outside the row's prefix.
+// parseToken reads a token back into the row it continues and the key
+// the row continues after, refusing any that names a key under no row's
+// prefix: this package would not have given it.
 func parseToken(t string) (int, string, error) {
-	if t == "" {
-		return 0, "", nil
+	key, err := paging.After("", t)
+	if err != nil || key == "" {
+		return 0, "", err
 	}
-	i, enc, ok := strings.Cut(t, "-")
-	var row int
-	if _, err := fmt.Sscanf(i, "%d", &row); !ok || err != nil || row < 0 || row >= len(sources) || fmt.Sprint(row) != i {
-		return 0, "", ErrBadToken
+	for row, src := range sources {
+		if strings.HasPrefix(key, src.prefix) {
+			return row, key, nil
+		}
 	}
-	key, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil || !strings.HasPrefix(string(key), sources[row].prefix) {
-		return 0, "", ErrBadToken
-	}
-	return row, string(key), nil
+	return 0, "", fmt.Errorf("%w: it names no record the graph reads", paging.ErrBadToken)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -90,7 +91,7 @@ func all(t *testing.T, st store.Store, ns Namespace, q Query) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range page.Nodes {
+		for _, n := range page.Items {
 			if n.To != "" {
 				n.ID += ">" + n.To // a message's id is its recipient's inbox's
 			}
@@ -144,7 +145,7 @@ func TestWordsAndKindsNarrowTheWalk(t *testing.T) {
 	if _, err := Ask(context.Background(), st, ns, Query{Kinds: []string{"secret"}, Limit: 1}); !errors.Is(err, ErrUnknownKind) {
 		t.Errorf("unknown kind: %v", err)
 	}
-	if _, err := Ask(context.Background(), st, ns, Query{Limit: MaxPage + 1}); !errors.Is(err, ErrBadLimit) {
+	if _, err := Ask(context.Background(), st, ns, Query{Limit: paging.MaxLimit + 1}); !errors.Is(err, paging.ErrBadLimit) {
 		t.Errorf("oversized page: %v", err)
 	}
 	if _, err := Ask(context.Background(), st, ns, Query{Words: strings.Repeat("w ", MaxWords+1), Limit: 1}); !errors.Is(err, ErrTooManyWord) {
@@ -155,10 +156,25 @@ func TestWordsAndKindsNarrowTheWalk(t *testing.T) {
 func TestForgedTokensAreRefused(t *testing.T) {
 	st := installation(t)
 	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
-	for _, forged := range []string{"x", "9-AAAA", "-1-AAAA", "01-" + "cnVucy9ydW4v", "0-!!", "2-" + "cnVucy9ydW4vcg", // runs/run/r under the artifact row
-		"0-" + "Y29uZmlybS9hdWRpdC8"} { // confirm/audit/ under the task row
-		if _, err := Ask(context.Background(), st, ns, Query{After: forged, Limit: 5}); !errors.Is(err, ErrBadToken) {
-			t.Errorf("token %q: %v", forged, err)
+	for _, forged := range []string{"x", "0-!!", "9-AAAA",
+		paging.Token("", "confirm/audit/"), // a key under no row of the graph
+		paging.Token("", "tasks/"),         // above the task row, not in it
+		strings.Repeat("A", paging.MaxToken+1)} {
+		if _, err := Ask(context.Background(), st, ns, Query{After: forged, Limit: 5}); !errors.Is(err, paging.ErrBadToken) {
+			t.Errorf("token %q: %v, want %v", forged, err, paging.ErrBadToken)
+		}
+	}
+}
+
+// The graph's token is the page form's: a row is found by its prefix, so
+// no row's prefix may hold another's, or a token would continue the
+// wrong row.
+func TestNoRowPrefixHoldsAnother(t *testing.T) {
+	for i, a := range sources {
+		for j, b := range sources {
+			if i != j && strings.HasPrefix(b.prefix, a.prefix) {
+				t.Errorf("row %s's prefix %q holds row %s's %q", a.kind, a.prefix, b.kind, b.prefix)
+			}
 		}
 	}
 }
@@ -197,8 +213,8 @@ func TestAPageStopsAtItsScanBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page.Next == "" || len(page.Nodes) > 10 {
-		t.Fatalf("first page: %d nodes, next %q", len(page.Nodes), page.Next)
+	if page.Next == "" || len(page.Items) > 10 {
+		t.Fatalf("first page: %d nodes, next %q", len(page.Items), page.Next)
 	}
 	if got := all(t, st, ns, Query{Kinds: []string{"run"}, Limit: 10}); strings.Join(got, " ") != "run:r-assigned run:r-lead" {
 		t.Fatalf("walk: %v", got)

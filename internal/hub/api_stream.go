@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // streamKeepAlive is how often an idle stream sends a blank line (NDJSON)
@@ -22,7 +23,7 @@ const streamWriteTimeout = 30 * time.Second
 // sequence N, then live, as NDJSON, or as server-sent events when the
 // client accepts text/event-stream. A sequence that is no longer kept, or
 // an epoch of an earlier hub run, is 410 with code "resync".
-func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
+func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	after, err := parseAfter(r)
 	if err != nil {
 		return err
@@ -58,6 +59,12 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 	write := func(cs []hubapi.Change) error {
 		line = line[:0]
 		for _, c := range cs {
+			if !usecase.VisibleTo(c.Kind, c.ID, id.Principal) {
+				// Another human's channel: the sequence number stays
+				// (a subscriber checks there is no gap), what it holds
+				// does not.
+				c = hubapi.Change{Seq: c.Seq, Epoch: c.Epoch, Kind: c.Kind, Time: c.Time}
+			}
 			b, err := json.Marshal(c)
 			if err != nil {
 				return err

@@ -147,7 +147,7 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
 	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
-		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint})
+		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence})
 	if err := h.queue.IndexUndecided(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}

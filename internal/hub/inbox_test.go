@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -118,5 +119,51 @@ func TestHumanWorksTheInboxThroughTheHub(t *testing.T) {
 	}
 	if seen[hubapi.KindChannelItem] < 6 || seen[hubapi.KindTyping] != 1 {
 		t.Fatalf("stream kinds %v", seen)
+	}
+}
+
+// A human's channel is their own on the change stream too: another
+// operator subscribed to it receives the sequence numbers of henry's items
+// and typing (so it sees no gap) but not what they hold, while henry
+// receives them whole.
+func TestTheStreamShowsAHumansChannelOnlyToThem(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sec := th.addPersona(t, "root/secretary", "Porrima")
+	henry, alice := th.operator(t, "henry"), th.operator(t, "alice")
+	snap, err := alice.Snapshot(ctx)
+	mustNil(t, err)
+	fromAlice, fromHenry := alice.Subscribe(ctx, snap.Seq), henry.Subscribe(ctx, snap.Seq)
+	me := usecase.Instance{Persona: sec}
+	msg, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "the salary file"})
+	mustNil(t, err)
+	_, err = th.hub.cases.SetTyping(ctx, me, msg.Thread, true)
+	mustNil(t, err)
+	mustNil(t, th.hub.Settle(ctx))
+	private := func(sub <-chan []hubapi.Change) []hubapi.Change {
+		var out []hubapi.Change
+		for len(out) < 2 {
+			select {
+			case batch := <-sub:
+				for _, c := range batch {
+					if c.Kind == hubapi.KindChannelItem || c.Kind == hubapi.KindTyping {
+						out = append(out, c)
+					}
+				}
+			case <-ctx.Done():
+				t.Fatalf("the stream brought %d of the channel's 2 changes", len(out))
+			}
+		}
+		return out
+	}
+	for _, c := range private(fromAlice) {
+		if c.ID != "" || len(c.Data) != 0 || c.Seq == 0 {
+			t.Fatalf("alice's stream carries henry's %s: id %q, data %s", c.Kind, c.ID, c.Data)
+		}
+	}
+	got := private(fromHenry)
+	if p, err := got[0].Payload(); err != nil || p.(channel.Item).Text != "the salary file" || got[1].ID == "" {
+		t.Fatalf("henry's own channel on his stream: %+v (%v)", got, err)
 	}
 }

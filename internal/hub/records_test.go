@@ -146,7 +146,7 @@ func TestDecisionsThroughToolCalls(t *testing.T) {
 		t.Fatalf("list_decisions as the deputy (its own): %+v", mineOnly)
 	}
 	ctxPage := callDone[graph.Page](t, depRT, "", "query_graph_context", `{"query":"parser"}`, "")
-	if len(ctxPage.Nodes) != 1 || ctxPage.Nodes[0].ID != asked.ID {
+	if len(ctxPage.Items) != 1 || ctxPage.Items[0].ID != asked.ID {
 		t.Fatalf("query_graph_context as the deputy: %+v", ctxPage)
 	}
 }

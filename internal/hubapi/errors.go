@@ -219,8 +219,6 @@ var errorTable = []struct {
 	{decisions.ErrSelfOriginated, http.StatusForbidden, "self_originated_resolution"},
 	{decisions.ErrIDTaken, http.StatusConflict, "decision_id_taken"},
 	{decisions.ErrTooMany, http.StatusTooManyRequests, "too_many_decisions"},
-	{graph.ErrBadToken, http.StatusBadRequest, "invalid_graph_token"},
-	{graph.ErrBadLimit, http.StatusBadRequest, "invalid_graph_limit"},
 	{graph.ErrUnknownKind, http.StatusBadRequest, "unknown_record_kind"},
 	{graph.ErrTooManyWord, http.StatusBadRequest, "too_many_words"},
 	{termtext.ErrTooLong, http.StatusBadRequest, "text_over_limit"},

@@ -22,20 +22,13 @@ type Presence = usecase.Presence
 // reorder what the operator reads.
 var ErrControlText = errors.New("text holds a control, bidi or invisible character (not allowed in stored text)")
 
-// The presence states, in the order an operator reads them.
+// The presence states, in the order an operator reads them (the service
+// layer's, usecase.PresenceStanding, ...).
 const (
-	// StateStanding: the stamp is valid and the seat held, but no runtime
-	// has reported since the hub started.
-	StateStanding State = "standing"
-	// StateActive: the runtime beats and its activity changed recently.
-	StateActive State = "active"
-	// StateIdle: the runtime beats but its activity has not changed for the
-	// idle interval.
-	StateIdle State = "idle"
-	// StateStale: heartbeats stopped for longer than the stale interval.
-	StateStale State = "stale"
-	// StateOffline: heartbeats stopped for longer than the offline interval.
-	StateOffline State = "offline"
-	// StateRetired: the generation was retired; terminal.
-	StateRetired State = "retired"
+	StateStanding = usecase.PresenceStanding
+	StateActive   = usecase.PresenceActive
+	StateIdle     = usecase.PresenceIdle
+	StateStale    = usecase.PresenceStale
+	StateOffline  = usecase.PresenceOffline
+	StateRetired  = usecase.PresenceRetired
 )

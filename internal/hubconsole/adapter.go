@@ -38,12 +38,24 @@ type Client struct {
 	// operator is the human this console acts as: the stream carries every
 	// human's channel, the console shows only its own.
 	operator string
+	// remote marks a console served to a human elsewhere (over SSH): files
+	// it saved would land on the server, not with the human.
+	remote bool
 }
 
 // New adapts c for the console; c stays the caller's to close.
 func New(c *hubclient.Client) *Client {
 	return &Client{c: c, home: c.Home(), personas: map[string]ui.Persona{}, seats: map[string]ui.SeatRecord{},
 		held: map[string][]string{}}
+}
+
+// NewRemote is New for a console served to a human at another machine (the
+// SSH console): everything works the same but saving an inbox file, which
+// would write on the server as the server's user (ErrSaveRemote).
+func NewRemote(c *hubclient.Client) *Client {
+	k := New(c)
+	k.remote = true
+	return k
 }
 
 // Snapshot maps the hub's snapshot: every generation but refused ones, and

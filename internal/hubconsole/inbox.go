@@ -87,8 +87,16 @@ func (k *Client) TickInbox(ctx context.Context, id string, index int, done bool)
 	return err
 }
 
-// SaveInboxFile saves a file item to a new file at path.
+// ErrSaveRemote: a remote console (over SSH) does not save inbox files,
+// because the path would be on the server, not the human's machine.
+var ErrSaveRemote = errors.New("saving a file is off in a remote console: it would be written on the server; the item shows its name, size and sha256")
+
+// SaveInboxFile saves a file item to a new file at path; a remote console
+// refuses with ErrSaveRemote.
 func (k *Client) SaveInboxFile(ctx context.Context, id, path string) (string, error) {
+	if k.remote {
+		return "", ErrSaveRemote
+	}
 	_, err := k.c.SaveInboxFile(ctx, id, path)
 	return path, err
 }

@@ -94,9 +94,6 @@ func (f *fixture) runtime(t testing.TB, p registry.Persona, opts Options) *Runti
 	if opts.Home == "" {
 		opts.Home = f.home.Dir
 	}
-	// Until every hub tool has its executor (issue 13's records), the
-	// tests serve the stamps with the hub's missing ones as warnings.
-	opts.AllowMissingExecutors = true
 	r, err := Boot(context.Background(), c, p.Address, opts)
 	if err != nil {
 		t.Fatal(err)

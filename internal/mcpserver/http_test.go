@@ -32,7 +32,7 @@ func TestHTTPSessionsAuthenticateByTheRuntimeToken(t *testing.T) {
 	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
 		return hubclient.Dial(ctx, f.home.Dir, hubclient.WithToken(token), hubclient.WithRetryBudget(0))
 	}
-	srv := httptest.NewServer(HTTPHandler(p.Address, dial, Options{Home: f.home.Dir, AllowMissingExecutors: true}))
+	srv := httptest.NewServer(HTTPHandler(p.Address, dial, Options{Home: f.home.Dir}))
 	defer srv.Close()
 	token := func(id string) string {
 		b, err := os.ReadFile(f.home.GenerationDir(id) + "/" + hubapi.TokenFile)

@@ -15,8 +15,6 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
-	"github.com/virgo-hub/virgo-tui/internal/tools"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // classes are one persona of each of the four classes.
@@ -182,11 +180,11 @@ func TestLinkedSecretIsDeniedAsTheSecret(t *testing.T) {
 func TestBootRefusesAnotherIdentity(t *testing.T) {
 	f := newFixture(t)
 	p := f.persona(t, "work/core/lead", "Spica")
-	if _, err := Boot(context.Background(), f.op, "", Options{Home: f.home.Dir, AllowMissingExecutors: true}); !errors.Is(err, ErrNotPersona) {
+	if _, err := Boot(context.Background(), f.op, "", Options{Home: f.home.Dir}); !errors.Is(err, ErrNotPersona) {
 		t.Fatalf("boot with henry's token: %v, want ErrNotPersona", err)
 	}
 	r := f.runtime(t, p, Options{})
-	if _, err := Boot(context.Background(), r.c, "work/core/deputy", Options{Home: f.home.Dir, AllowMissingExecutors: true}); !errors.Is(err, ErrWrongPersona) {
+	if _, err := Boot(context.Background(), r.c, "work/core/deputy", Options{Home: f.home.Dir}); !errors.Is(err, ErrWrongPersona) {
 		t.Fatalf("boot as another persona: %v, want ErrWrongPersona", err)
 	}
 }
@@ -199,8 +197,7 @@ func sameSet(a, b []string) bool {
 }
 
 // A tool the hub carries out goes through the hub's tool call and answers
-// the hub executor's result; one the hub has no executor for yet fails as a
-// tool error, the session going on.
+// the hub executor's result.
 func TestHubToolsAreCarriedOutByTheHub(t *testing.T) {
 	f := newFixture(t)
 	lead := f.persona(t, "work/core/lead", "Spica")
@@ -215,16 +212,13 @@ func TestHubToolsAreCarriedOutByTheHub(t *testing.T) {
 	if res.IsError || !strings.Contains(text(res), "write the notes") {
 		t.Fatalf("list_tasks after assigning: %s", text(res))
 	}
-	for _, tool := range []string{"set_summary", "list_peers"} {
-		if row, _ := tools.Lookup(tool); usecase.HasExecutor(row.Name) {
-			continue
-		}
-		args := map[string]any{}
-		if tool == "set_summary" {
-			args["summary"] = "notes"
-		}
-		if res := callTool(t, cs, tool, args); !res.IsError || !strings.Contains(text(res), "no executor") {
-			t.Fatalf("%s without a hub executor: %s; want a tool error saying so", tool, text(res))
-		}
+	// The presence tools are the hub's too: the session's summary is the
+	// hub.s, and the coordinator sees it in the directory.
+	if res := callTool(t, cs, "set_summary", map[string]any{"summary": "writing the notes"}); res.IsError {
+		t.Fatalf("set_summary: %s", text(res))
+	}
+	coord := connect(t, f.runtime(t, f.persona(t, "work/coordinator", "Vindemiatrix"), Options{}), nil)
+	if res := callTool(t, coord, "list_peers", map[string]any{}); res.IsError || !strings.Contains(text(res), "writing the notes") {
+		t.Fatalf("list_peers: %s", text(res))
 	}
 }

@@ -69,12 +69,6 @@ type Options struct {
 	Progress time.Duration
 	// Beat is the presence heartbeat interval of a session.
 	Beat time.Duration
-	// AllowMissingExecutors serves a stamp although the hub has no
-	// executor yet for some of its tools (an installation whose
-	// collaboration records have not all landed): they are listed, a call
-	// to one answers the hub's no-executor error, and Warnings names
-	// them. Every other boot problem still refuses.
-	AllowMissingExecutors bool
 }
 
 func (o Options) withDefaults() Options {
@@ -104,11 +98,9 @@ type Runtime struct {
 	// tools are the stamped tools' rows, in the stamp's (the MCP
 	// projection's) order.
 	tools []tools.Tool
-	// warnings are the boot problems allowed by AllowMissingExecutors.
-	warnings []stamp.Problem
-	own      *workspace.Root
-	repo     *workspace.Root
-	opts     Options
+	own   *workspace.Root
+	repo  *workspace.Root
+	opts  Options
 
 	sessions   sessions
 	serverOnce sync.Once
@@ -141,11 +133,11 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("mcp: load the stamp of %s: %w", who.Principal, err)
 	}
-	rows, warnings, err := prove(v, opts.AllowMissingExecutors)
+	rows, err := prove(v)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %s: %w", who.Principal, err)
 	}
-	r := &Runtime{c: c, who: who, st: v.Stamp, hash: v.Hash, tools: rows, warnings: warnings, opts: opts.withDefaults()}
+	r := &Runtime{c: c, who: who, st: v.Stamp, hash: v.Hash, tools: rows, opts: opts.withDefaults()}
 	// The runtime is one instance of its generation: it claims the
 	// generation's fence, which fences out any older instance, and the
 	// client presents it on every request from now on.
@@ -193,32 +185,30 @@ func (r *Runtime) checkFenced(err error) bool {
 // bytes (the factory's canonical encoding, checked against the recorded
 // hash), its three projections and their equality, and a schema and an
 // executor for every tool. It returns the tools' rows in the MCP
-// projection's order, and, when allowMissingHub, the tools the hub has no
-// executor for as warnings instead of refusals.
-func prove(v hubapi.StampView, allowMissingHub bool) (rows []tools.Tool, warnings []stamp.Problem, err error) {
+// projection's order.
+func prove(v hubapi.StampView) (rows []tools.Tool, err error) {
 	b, err := stamp.Marshal(v.Stamp)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	h, err := stamp.Hash(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if h != v.Hash {
-		return nil, nil, fmt.Errorf("%w: recorded %s, served %s", ErrStampBytes, v.Hash, h)
+		return nil, fmt.Errorf("%w: recorded %s, served %s", ErrStampBytes, v.Hash, h)
 	}
 	p, err := stamp.Project(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := stamp.CheckProjections(p); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Every stamped tool needs a row of the tool table (its input schema)
 	// and an executor: the runtime's for a runtime tool, else the hub's.
 	// Each tool missing one is named once here (BootCheck then checks
-	// the scopes' bindings); a missing hub executor is only a warning
-	// when allowed.
+	// the scopes' bindings).
 	handlers := make(map[string]bool, len(v.Stamp.Tools))
 	byName := make(map[string]tools.Tool, len(v.Stamp.Tools))
 	var missing []stamp.Problem
@@ -234,23 +224,18 @@ func prove(v hubapi.StampView, allowMissingHub bool) (rows []tools.Tool, warning
 			missing = append(missing, stamp.Problem{Rule: stamp.RuleHandlerMissing, Tool: t.Name,
 				Message: "no executor for it in this MCP server"})
 		case !executes(row):
-			p := stamp.Problem{Rule: stamp.RuleHandlerMissing, Tool: t.Name,
-				Message: "the hub has no executor for action " + t.HandlerAction}
-			if allowMissingHub {
-				warnings = append(warnings, p)
-			} else {
-				missing = append(missing, p)
-			}
+			missing = append(missing, stamp.Problem{Rule: stamp.RuleHandlerMissing, Tool: t.Name,
+				Message: "the hub has no executor for action " + t.HandlerAction})
 		}
 	}
 	if err := stamp.BootCheck(v.Stamp, handlers); err != nil || len(missing) > 0 {
-		return nil, nil, errors.Join(append(problemsErr(missing), err)...)
+		return nil, errors.Join(append(problemsErr(missing), err)...)
 	}
 	rows = make([]tools.Tool, 0, len(p.MCP))
 	for _, name := range p.MCP {
 		rows = append(rows, byName[name])
 	}
-	return rows, warnings, nil
+	return rows, nil
 }
 
 // problemsErr wraps each problem as a refusal naming its tool.
@@ -310,10 +295,6 @@ func (r *Runtime) Tools() []string {
 	}
 	return out
 }
-
-// Warnings are the boot problems the runtime started with, allowed by
-// Options.AllowMissingExecutors: the tools the hub cannot carry out yet.
-func (r *Runtime) Warnings() []stamp.Problem { return r.warnings }
 
 // Workspace is the persona's own workspace tree.
 func (r *Runtime) Workspace() *workspace.Root { return r.own }

@@ -306,7 +306,7 @@ func (s *Server) run(sess ssh.Session) error {
 	opts := s.cfg.Console(c)
 	opts.Program = append(bubbletea.MakeOptions(sess), tea.WithInput(input))
 	opts.Resize = resize
-	err = ui.Run(ctx, hubconsole.New(c), opts)
+	err = ui.Run(ctx, hubconsole.NewRemote(c), opts)
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errIdle):
 		return fmt.Errorf("%w after %v without a key", errIdle, s.limits.Idle)

@@ -108,6 +108,10 @@ type eventKind struct {
 	kind    EventKind
 	prefix  string
 	payload func(data []byte) (any, error)
+	// private marks a human's own records (its channel): the event's id
+	// starts with that human's principal and a slash, and no other
+	// subscriber sees what it holds (VisibleTo).
+	private bool
 }
 
 // eventKinds is the one table of change events. Adding a kind is adding a
@@ -115,22 +119,22 @@ type eventKind struct {
 // index, a token hash, a fence, an idempotency record — is not an event,
 // so nothing internal reaches a subscriber.
 var eventKinds = []eventKind{
-	{EventPersona, registry.PrefixPersona, payloadOf[registry.Persona]},
-	{EventPresence, "", payloadOf[Presence]},
-	{EventConfirmation, confirm.PrefixConfirmation, payloadOf[confirm.Confirmation]},
-	{EventTask, tasks.PrefixRecord, payloadOf[tasks.Task]},
-	{EventPrompt, confirm.PrefixPromptsPersona, payloadOf[confirm.Choice]},
-	{EventPrompt, confirm.PrefixPromptsClass, payloadOf[confirm.Choice]},
-	{EventAudit, confirm.PrefixAudit, payloadOf[confirm.AuditEntry]},
-	{EventReaction, confirm.PrefixReactions, payloadOf[confirm.Outcome]},
-	{EventMessage, coord.PrefixInbox, payloadOf[coord.Message]},
-	{EventChannelItem, channel.PrefixItem, payloadOf[channel.Item]},
-	{EventTyping, channel.PrefixTyping, payloadOf[channel.Typing]},
-	{EventRun, runs.PrefixRun, payloadOf[runs.Run]},
-	{EventRunEvent, runs.PrefixEvent, payloadOf[runs.Event]},
-	{EventArtifact, runs.PrefixArtifact, payloadOf[runs.Artifact]},
-	{EventDecision, decisions.PrefixItem, payloadOf[decisions.Decision]},
-	{EventResync, "", nil},
+	{EventPersona, registry.PrefixPersona, payloadOf[registry.Persona], false},
+	{EventPresence, "", payloadOf[Presence], false},
+	{EventConfirmation, confirm.PrefixConfirmation, payloadOf[confirm.Confirmation], false},
+	{EventTask, tasks.PrefixRecord, payloadOf[tasks.Task], false},
+	{EventPrompt, confirm.PrefixPromptsPersona, payloadOf[confirm.Choice], false},
+	{EventPrompt, confirm.PrefixPromptsClass, payloadOf[confirm.Choice], false},
+	{EventAudit, confirm.PrefixAudit, payloadOf[confirm.AuditEntry], false},
+	{EventReaction, confirm.PrefixReactions, payloadOf[confirm.Outcome], false},
+	{EventMessage, coord.PrefixInbox, payloadOf[coord.Message], false},
+	{EventChannelItem, channel.PrefixItem, payloadOf[channel.Item], true},
+	{EventTyping, channel.PrefixTyping, payloadOf[channel.Typing], true},
+	{EventRun, runs.PrefixRun, payloadOf[runs.Run], false},
+	{EventRunEvent, runs.PrefixEvent, payloadOf[runs.Event], false},
+	{EventArtifact, runs.PrefixArtifact, payloadOf[runs.Artifact], false},
+	{EventDecision, decisions.PrefixItem, payloadOf[decisions.Decision], false},
+	{EventResync, "", nil, false},
 }
 
 // payloadOf reads a payload of type T.
@@ -161,6 +165,18 @@ func EventOf(ev store.Event) (Event, bool, error) {
 		return out, true, nil
 	}
 	return Event{}, false, nil
+}
+
+// VisibleTo reports whether principal may see what an event of kind with
+// id holds: every kind is any operator's to see but a human's own channel
+// (its items and typing indicators), which only that human sees.
+func VisibleTo(kind EventKind, id, principal string) bool {
+	for _, k := range eventKinds {
+		if k.kind == kind && k.private {
+			return strings.HasPrefix(id, principal+"/")
+		}
+	}
+	return true
 }
 
 // ErrUnknownEvent: a change of a kind the event table does not have (a

@@ -29,10 +29,7 @@ func queryGraphContext(ctx context.Context, u *Cases, c Call) (any, store.Plan, 
 			return nil, store.Plan{}, err
 		}
 	}
-	limit, _ := c.Args.Int("limit")
-	if limit == 0 {
-		limit = graph.DefaultPage
-	}
+	limit, _ := c.Args.Int("limit") // 0 when absent: paging's default
 	page, err := graph.Ask(ctx, u.st, ns, graph.Query{Words: c.Args.Str("query"), Kinds: c.Args.Strings("kinds"),
 		After: c.Args.Str("after"), Limit: int(limit)})
 	return page, store.Plan{}, err

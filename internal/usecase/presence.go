@@ -7,6 +7,25 @@ import "time"
 // API names each: hubapi.StateStanding, ...).
 type PresenceState string
 
+// The presence states, in the order an operator reads them.
+const (
+	// PresenceStanding: the stamp is valid and the seat held, but no
+	// runtime has reported since the hub started.
+	PresenceStanding PresenceState = "standing"
+	// PresenceActive: the runtime beats and its activity changed recently.
+	PresenceActive PresenceState = "active"
+	// PresenceIdle: the runtime beats but its activity has not changed for
+	// the idle interval.
+	PresenceIdle PresenceState = "idle"
+	// PresenceStale: heartbeats stopped for longer than the stale interval.
+	PresenceStale PresenceState = "stale"
+	// PresenceOffline: heartbeats stopped for longer than the offline
+	// interval.
+	PresenceOffline PresenceState = "offline"
+	// PresenceRetired: the generation was retired; terminal.
+	PresenceRetired PresenceState = "retired"
+)
+
 // Presence is the view of one persona generation's runtime, the payload of
 // a presence event: the front end that tracks heartbeats publishes it.
 type Presence struct {

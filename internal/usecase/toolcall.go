@@ -114,6 +114,12 @@ var executors = map[string]Executor{
 	"resolve_decision": resolveDecision,
 	"list_decisions":   listDecisions,
 
+	"list_peers":     listPeers,
+	"lookup_sender":  lookupSender,
+	"set_summary":    setSummary,
+	"set_activity":   setActivity,
+	"reconcile_wake": reconcileWake,
+
 	"query_graph_context": queryGraphContext,
 
 	"send_broker_message":        sendBrokerMessage,

@@ -42,6 +42,9 @@ type Config struct {
 	// Failpoint, for crash tests only, kills the process at one step of
 	// one use case (ParseFailpoint); nil in production.
 	Failpoint *Failpoint
+	// Presence is the runtimes' presence the presence tools read and
+	// report to (the hub's tracker); without it they fail ErrNoPresence.
+	Presence PresenceBook
 }
 
 // Cases are an installation's use cases over one store.
@@ -61,6 +64,8 @@ type Cases struct {
 	// human is the human channel; reactions its reaction outcomes.
 	human     *channel.Book
 	reactions *confirm.Reactions
+	// presence is the hub's presence of runtimes (nil: none kept).
+	presence PresenceBook
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -76,7 +81,8 @@ func New(cfg Config) *Cases {
 	}
 	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now),
-		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now)}
+		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
+		presence: cfg.Presence}
 }
 
 // commit runs plan-and-commit until the plan's conditions hold: plan reads
