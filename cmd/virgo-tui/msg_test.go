@@ -37,7 +37,7 @@ func TestMsgSendListAck(t *testing.T) {
 		t.Fatalf("after the ack: %+v (%v)", page, err)
 	}
 	wantContains(t, "empty seat", c.fails("msg", "send", "--as", "work/core/lead", "--to", "work/web/lead", "x"), "no active holder")
-	wantContains(t, "hostile", c.fails("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "\x1b[2J"), "invalid message")
+	wantContains(t, "hostile", c.fails("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "\x1b[2J"), "invalid tool arguments")
 	wantContains(t, "bad fence", func() string {
 		t.Setenv(FenceEnv, "x")
 		defer os.Unsetenv(FenceEnv)
@@ -129,7 +129,7 @@ func TestKillBetweenSendAndAckLosesNothing(t *testing.T) {
 		}
 		return ids
 	}
-	child := startServe(t, c.home, usecase.UseSendMessage+":"+usecase.StepAfterCommit)
+	child := startServe(t, c.home, usecase.UseCallTool+":"+usecase.StepAfterCommit)
 	wantContains(t, "send across the kill", c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "one"), "sent m-1")
 	wantSIGKILL(t, child)
 	if got := inbox(); len(got) != 1 || got[0] != "m-1:one" {
@@ -137,14 +137,14 @@ func TestKillBetweenSendAndAckLosesNothing(t *testing.T) {
 	}
 	c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "two")
 
-	child = startServe(t, c.home, usecase.UseAckMessage+":"+usecase.StepBeforeCommit)
+	child = startServe(t, c.home, usecase.UseCallTool+":"+usecase.StepBeforeCommit)
 	wantContains(t, "ack killed before its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 acked")
 	wantSIGKILL(t, child)
 	if got := inbox(); len(got) != 1 || got[0] != "m-2:two" {
 		t.Fatalf("after the retried ack: %v, want m-2 only", got)
 	}
 
-	child = startServe(t, c.home, usecase.UseAckMessage+":"+usecase.StepAfterCommit)
+	child = startServe(t, c.home, usecase.UseCallTool+":"+usecase.StepAfterCommit)
 	wantContains(t, "ack killed after its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-2"), "m-2 already acked")
 	wantSIGKILL(t, child)
 	if got := inbox(); len(got) != 0 {

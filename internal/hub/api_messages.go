@@ -1,49 +1,50 @@
 package hub
 
 import (
-	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// instance is the persona generation of a persona token with the fence its
-// request presented (header Virgo-Fence).
-func (h *Hub) instance(ctx context.Context, r *http.Request, id hubapi.Identity) (usecase.Instance, error) {
-	f, err := hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader))
-	if err != nil {
-		return usecase.Instance{}, err
-	}
-	p, err := h.reg.Get(ctx, id.PersonaID)
-	return usecase.Instance{Persona: p, Fence: f}, err
-}
-
-// allowTool decides a persona's own call of tool on target under its
-// stamp, as POST /v1/authorize would: only an allow verdict goes on; any
-// other is refused naming its boundary (a confirm verdict is asked for
-// with POST /v1/confirmations).
-func (h *Hub) allowTool(ctx context.Context, id hubapi.Identity, tool, target string, shape stamp.Shape) error {
+// messageTool carries out one /v1/messages request as the persona tool
+// call it is (usecase.CallTool, as POST /v1/tools/{tool} would): one
+// decision path and one audit for a tool, whichever door it came in by.
+// The call's result is the answer; a denied call is refused naming its
+// boundary, one waiting on a confirmation names it for the retry through
+// POST /v1/tools/{tool}.
+func (h *Hub) messageTool(r *http.Request, id hubapi.Identity, key usecase.Key, tool string, args any) (json.RawMessage, error) {
 	caller, err := id.Caller()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a, err := h.cases.Authorize(ctx, caller, usecase.OperationRequest{Tool: tool, Target: target, Shape: string(shape)})
+	if caller.Fence, err = hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader)); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(args)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if d := a.Decision; d.Verdict != confirm.Allow {
-		return hubapi.Errorf(hubapi.ErrForbidden, "%s on %s: %s", tool, target, d)
+	ctx := r.Context()
+	call, err := h.cases.CallTool(ctx, key, caller, usecase.ToolRequest{Tool: tool, Args: raw})
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	switch call.Status {
+	case usecase.ToolDone:
+		return call.Result, h.Settle(ctx)
+	case usecase.ToolConfirm:
+		return nil, hubapi.Errorf(hubapi.ErrConfirmationRequired, "%s on %s waits on confirmation %s (%s): once it is approved, call POST /v1/tools/%s with correlation_id %s",
+			tool, call.Operation.Target, call.ConfirmationID, call.Decision, tool, call.CorrelationID)
+	default:
+		return nil, hubapi.Errorf(hubapi.ErrForbidden, "%s on %s: %s", tool, call.Operation.Target, call.Decision)
+	}
 }
 
 // claimFence is POST /v1/fence: the calling runtime instance's new fence.
@@ -62,25 +63,18 @@ func claimFence(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 }
 
 // sendMessage is POST /v1/messages: send_broker_message from the token's
-// persona, decided under its stamp, admitted on both ends.
+// persona, the tool call (decided under its stamp, admitted on both ends,
+// audited) answered with the message.
 func sendMessage(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.SendMessageRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
-		return err
-	}
-	ctx := r.Context()
-	if err := h.allowTool(ctx, id, "send_broker_message", "address:"+req.To, stamp.ShapeMessageSend); err != nil {
-		return err
-	}
-	in, err := h.instance(ctx, r, id)
-	if err != nil {
 		return err
 	}
 	key, err := idempotencyKey(r, id, req)
 	if err != nil {
 		return err
 	}
-	m, err := h.cases.SendMessage(ctx, key, in, coord.Draft{To: req.To, Subject: req.Subject, Body: req.Body, ReplyTo: req.ReplyTo})
+	m, err := h.messageTool(r, id, key, "send_broker_message", req)
 	if err != nil {
 		return err
 	}
@@ -103,31 +97,26 @@ func pageQuery(r *http.Request) (string, int, error) {
 }
 
 // listMessages is GET /v1/messages?after=TOKEN&limit=N: a page of the
-// caller's seat's inbox (list_coordination_messages); an operator names
-// the seat with seat=ADDRESS.
+// caller's seat's inbox (the list_coordination_messages tool call); an
+// operator reads any seat's with seat=ADDRESS.
 func listMessages(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	after, limit, err := pageQuery(r)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	var page coord.Page
 	if id.IsHuman() {
 		seat := r.URL.Query().Get("seat")
 		if seat == "" {
 			return hubapi.Errorf(hubapi.ErrPersonaRequired, "an operator names the inbox: seat=ADDRESS")
 		}
-		page, err = h.cases.SeatInbox(ctx, seat, after, limit)
-	} else {
-		var p registry.Persona
-		if p, err = h.reg.Get(ctx, id.PersonaID); err != nil {
+		page, err := h.cases.SeatInbox(r.Context(), seat, after, limit)
+		if err != nil {
 			return err
 		}
-		if err := h.allowTool(ctx, id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadMeta); err != nil {
-			return err
-		}
-		page, err = h.cases.Inbox(ctx, p, after, limit)
+		writeJSON(w, http.StatusOK, page)
+		return nil
 	}
+	page, err := h.messageTool(r, id, usecase.Key{}, "list_coordination_messages", pageArgs{After: after, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -135,18 +124,16 @@ func listMessages(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Iden
 	return nil
 }
 
+// pageArgs are a list tool's page arguments (absent when zero).
+type pageArgs struct {
+	After string `json:"after,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
 // ackMessage is POST /v1/messages/{id}/ack: ack_coordination_message by the
-// token's persona, fenced.
+// token's persona (the tool call), fenced.
 func ackMessage(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
-	ctx := r.Context()
-	in, err := h.instance(ctx, r, id)
-	if err != nil {
-		return err
-	}
-	if err := h.allowTool(ctx, id, "ack_coordination_message", "address:"+in.Persona.Address, stamp.ShapeRecordWrite); err != nil {
-		return err
-	}
-	ack, err := h.cases.AckMessage(ctx, in, r.PathValue("id"))
+	ack, err := h.messageTool(r, id, usecase.Key{}, "ack_coordination_message", map[string]string{"message": r.PathValue("id")})
 	if err != nil {
 		return err
 	}
@@ -175,9 +162,6 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 			return err
 		}
 	}
-	if err := h.allowTool(r.Context(), id, "list_coordination_messages", "address:"+p.Address, stamp.ShapeReadMeta); err != nil {
-		return err
-	}
 	ctx, release, err := h.holdStream(r)
 	if err != nil {
 		return err
@@ -187,9 +171,15 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	// comes from one or the other, and the sequence drops a duplicate.
 	live, cancel := h.mail.subscribe(p.Address)
 	defer cancel()
-	first, err := h.cases.Inbox(ctx, p, token, paging.MaxLimit)
+	// The first page is the list_coordination_messages tool call: the
+	// stream is decided as the list is; the pages after it are its reads.
+	raw, err := h.messageTool(r, id, usecase.Key{}, "list_coordination_messages", pageArgs{After: token, Limit: paging.MaxLimit})
 	if err != nil {
 		return err
+	}
+	var first coord.Page
+	if err := json.Unmarshal(raw, &first); err != nil {
+		return fmt.Errorf("the stream's first page: %w", err)
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})

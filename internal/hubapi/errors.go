@@ -113,6 +113,7 @@ var errorTable = []struct {
 	{ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
 	{ErrRevoked, http.StatusUnauthorized, "revoked"},
 	{ErrForbidden, http.StatusForbidden, "forbidden"},
+	{ErrConfirmationRequired, http.StatusForbidden, "confirmation_required"},
 	{ErrResync, http.StatusGone, "resync"},
 	{ErrUnknownPersona, http.StatusNotFound, "unknown_persona"},
 	{ErrTooLong, http.StatusBadRequest, "too_long"},
@@ -250,6 +251,10 @@ var (
 	ErrRevoked = errors.New("token revoked: its persona generation is retired")
 	// ErrForbidden: the caller's identity may not do this.
 	ErrForbidden = usecase.ErrForbidden // the service layer decides it
+	// ErrConfirmationRequired: a tool call through a route that answers
+	// only a result (/v1/messages) waits on a confirmation; the answer
+	// names it and the correlation id to retry under POST /v1/tools/{tool}.
+	ErrConfirmationRequired = errors.New("this call waits on a confirmation: once it is approved, retry it through POST /v1/tools/{tool} under its correlation id")
 	// ErrBadOperatorName: an operator name that cannot name a file.
 	ErrBadOperatorName = errors.New("invalid operator name")
 	// ErrWrongUser: an operator token bound to a Unix user, presented on a
