@@ -36,10 +36,8 @@ const (
 	UseAssign   = "assign"
 	UseRetire   = "retire"
 	UseReview   = "review-prompt"
-	// UseSendMessage, UseAckMessage and UseClaimFence are coordination's.
-	UseSendMessage = "send-message"
-	UseAckMessage  = "ack-message"
-	UseClaimFence  = "claim-fence"
+	// UseClaimFence is coordination's (sends and acks are tool calls).
+	UseClaimFence = "claim-fence"
 	// UseCallTool is a persona's tool call (CallTool).
 	UseCallTool = "call-tool"
 	// The human channel's use cases.
@@ -60,8 +58,6 @@ var failpointSteps = map[string][]string{
 	UseRetire:   {StepBeforeCommit, StepAfterCommit},
 	UseReview:   {StepBeforeCommit, StepAfterCommit},
 
-	UseSendMessage: {StepBeforeCommit, StepAfterCommit},
-	UseAckMessage:  {StepBeforeCommit, StepAfterCommit},
 	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
 	UseCallTool:    {StepBeforeCommit, StepAfterCommit},
 	UseSendToHuman: {StepBeforeCommit, StepAfterCommit},

@@ -74,42 +74,12 @@ func (u *Cases) CheckFence(ctx context.Context, personaID string, fence coord.Fe
 	return err
 }
 
-// SendMessage admits a coordination message from the instance from to the
-// seat d.To, in one transaction guarded on both ends: the sender still holds
-// its seat with the latest fence, and the recipient seat still has the
-// active holder it was read with. A retirement of the recipient committed
-// first refuses the send (registry.ErrNoActiveHolder); one committed after
-// leaves the message in the seat's inbox for its next generation. With a
-// Key, a repeated request is answered with the first one's message and no
-// second message is admitted.
-func (u *Cases) SendMessage(ctx context.Context, k Key, from Instance, d coord.Draft) (coord.Message, error) {
-	addr, err := registry.ParseAddress(d.To)
-	if err != nil {
-		return coord.Message{}, err
-	}
-	d.To = addr.String()
-	var out coord.Message
-	err = u.commit(ctx, UseSendMessage, "send a message to "+d.To, func() (store.Plan, error) {
-		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
-			return store.Plan{}, err
-		}
-		var plan store.Plan
-		var err error
-		if out, plan, err = u.planSendMessage(ctx, from, d); err != nil {
-			return store.Plan{}, err
-		}
-		rec, err := u.record(k, out)
-		plan.Join(rec)
-		return plan, err
-	})
-	if err != nil {
-		return coord.Message{}, err
-	}
-	return out, nil
-}
-
-// planSendMessage plans SendMessage's writes and conditions (the
-// send_broker_message executor's plan): d.To is a canonical address.
+// planSendMessage plans the send_broker_message executor's writes and
+// conditions, guarded on both ends: the sender still holds its seat with
+// the latest fence, and the recipient seat still has the active holder it
+// was read with (a retirement committed first refuses the send with
+// registry.ErrNoActiveHolder; one committed after leaves the message in the
+// seat's inbox for its next generation). d.To is a canonical address.
 func (u *Cases) planSendMessage(ctx context.Context, from Instance, d coord.Draft) (coord.Message, store.Plan, error) {
 	plan, err := u.admitted(ctx, from)
 	if err != nil {
@@ -149,22 +119,10 @@ func (u *Cases) SeatInbox(ctx context.Context, addr, after string, limit int) (c
 	return u.coord.Inbox(ctx, a.String(), after, limit)
 }
 
-// AckMessage acknowledges message id of the instance's seat: it leaves the
-// inbox and is delivered no more. Acks are idempotent (a repeat answers
-// Repeat and writes nothing); an instance fenced out by a newer one is
-// refused with coord.ErrFenced. One transaction.
-func (u *Cases) AckMessage(ctx context.Context, in Instance, id string) (coord.Ack, error) {
-	var out coord.Ack
-	err := u.commit(ctx, UseAckMessage, "ack "+in.Persona.Address+" message", func() (store.Plan, error) {
-		var plan store.Plan
-		var err error
-		out, plan, err = u.planAckMessage(ctx, in, id)
-		return plan, err
-	})
-	return out, err
-}
-
-// planAckMessage plans AckMessage (empty for a repeat).
+// planAckMessage plans the ack_coordination_message executor's writes:
+// message id leaves the instance's seat's inbox and is delivered no more.
+// Acks are idempotent (a repeat answers Repeat and plans nothing); an
+// instance fenced out by a newer one is refused with coord.ErrFenced.
 func (u *Cases) planAckMessage(ctx context.Context, in Instance, id string) (coord.Ack, store.Plan, error) {
 	plan, err := u.admitted(ctx, in)
 	if err != nil {

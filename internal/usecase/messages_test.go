@@ -47,7 +47,7 @@ func TestMessageIsDeliveredUntilAckedAndAcksAreIdempotent(t *testing.T) {
 	ctx := context.Background()
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
-	m, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "review", Body: "please review core#12"})
+	m, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "review", Body: "please review core#12"})
 	mustNil(t, err)
 	if m.ID != "m-1" || m.To != "work/core/deputy" || m.From != (coord.Sender{Address: lead.Address, Name: "Spica", ID: lead.ID, Generation: 1}) {
 		t.Fatalf("sent %+v", m)
@@ -57,7 +57,7 @@ func TestMessageIsDeliveredUntilAckedAndAcksAreIdempotent(t *testing.T) {
 			t.Fatalf("deputy's inbox: %v", got)
 		}
 	}
-	ack, err := in.cases.AckMessage(ctx, Instance{Persona: deputy}, "m-1")
+	ack, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1")
 	mustNil(t, err)
 	if ack != (coord.Ack{ID: "m-1"}) {
 		t.Fatalf("first ack: %+v", ack)
@@ -66,16 +66,16 @@ func TestMessageIsDeliveredUntilAckedAndAcksAreIdempotent(t *testing.T) {
 		t.Fatalf("inbox after the ack: %v", got)
 	}
 	rev, _ := in.st.Rev(ctx)
-	ack, err = in.cases.AckMessage(ctx, Instance{Persona: deputy}, "m-1")
+	ack, err = in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1")
 	mustNil(t, err)
 	if after, _ := in.st.Rev(ctx); ack != (coord.Ack{ID: "m-1", Repeat: true}) || after != rev {
 		t.Fatalf("repeated ack: %+v, revision %d → %d; want a repeat that writes nothing", ack, rev, after)
 	}
-	if _, err := in.cases.AckMessage(ctx, Instance{Persona: deputy}, "m-2"); !errors.Is(err, coord.ErrNoMessage) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-2"); !errors.Is(err, coord.ErrNoMessage) {
 		t.Fatalf("acking a message never sent: %v, want ErrNoMessage", err)
 	}
 	for _, id := range []string{"", "m-0", "m-01", "m-x", "1", "m-1/../2", "m-18446744073709551616"} {
-		if _, err := in.cases.AckMessage(ctx, Instance{Persona: deputy}, id); !errors.Is(err, coord.ErrBadMessageID) {
+		if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, id); !errors.Is(err, coord.ErrBadMessageID) {
 			t.Fatalf("acking %q: %v, want ErrBadMessageID", id, err)
 		}
 	}
@@ -90,37 +90,37 @@ func TestSendIsAdmittedOnBothEnds(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
 	lead := activePersona(t, in, "work/core/lead", "Spica")
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/web/lead", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrNoActiveHolder) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/web/lead", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrNoActiveHolder) {
 		t.Fatalf("to a seat never granted: %v, want ErrNoActiveHolder", err)
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/lead", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrInvalidAddress) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/lead", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrInvalidAddress) {
 		t.Fatalf("to an invalid address: %v, want ErrInvalidAddress", err)
 	}
 	// A generation still pending holds its seat but not actively.
 	_, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/deputy", Name: "Zaniah", Human: "human:henry"}})
 	mustNil(t, err)
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrNoActiveHolder) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "", Body: "hello"}); !errors.Is(err, registry.ErrNoActiveHolder) {
 		t.Fatalf("to a pending generation: %v, want ErrNoActiveHolder", err)
 	}
 	sec := activePersona(t, in, "work/secretary", "Porrima")
 	for _, body := range []string{"", "  \n", "bell\a", "\x1b[2Jwipe", "rtl\u202eevil", string(make([]byte, coord.MaxBody+1))} {
-		if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "", Body: body}); !errors.Is(err, coord.ErrBadMessage) {
+		if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "", Body: body}); !errors.Is(err, coord.ErrBadMessage) {
 			t.Fatalf("body %q: %v, want ErrBadMessage", body, err)
 		}
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "two\nlines", Body: "body"}); !errors.Is(err, coord.ErrBadMessage) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "two\nlines", Body: "body"}); !errors.Is(err, coord.ErrBadMessage) {
 		t.Fatalf("a subject of two lines: %v, want ErrBadMessage", err)
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "../m-1"}); !errors.Is(err, coord.ErrBadMessage) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "../m-1"}); !errors.Is(err, coord.ErrBadMessage) {
 		t.Fatalf("a reply to a malformed id: %v, want ErrBadMessage", err)
 	}
-	if m, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "m-7"}); err != nil || m.ReplyTo != "m-7" {
+	if m, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "m-7"}); err != nil || m.ReplyTo != "m-7" {
 		t.Fatalf("a reply: %+v, %v", m, err)
 	}
 	// The sender's end: a retired sender sends nothing.
 	_, err = in.reg.Retire(ctx, lead.ID, "moved on")
 	mustNil(t, err)
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "", Body: "hello"}); !errors.Is(err, ErrNotHolder) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Subject: "", Body: "hello"}); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("from a retired sender: %v, want ErrNotHolder", err)
 	}
 }
@@ -143,31 +143,31 @@ func TestNewerInstanceFencesTheOlderOut(t *testing.T) {
 		t.Fatalf("fences %d then %d: a fence only grows", older, newer)
 	}
 	for range 2 {
-		_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "task"})
+		_, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "task"})
 		mustNil(t, err)
 	}
 	stale, fresh := Instance{Persona: deputy, Fence: older}, Instance{Persona: deputy, Fence: newer}
-	if _, err := in.cases.AckMessage(ctx, stale, "m-1"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.ackMessage(ctx, stale, "m-1"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's ack: %v, want ErrFenced", err)
 	}
-	if _, err := in.cases.SendMessage(ctx, Key{}, stale, coord.Draft{To: lead.Address, Subject: "", Body: "report"}); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, stale, coord.Draft{To: lead.Address, Subject: "", Body: "report"}); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's send: %v, want ErrFenced", err)
 	}
 	if err := in.cases.CheckFence(ctx, deputy.ID, older); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's beat: %v, want ErrFenced", err)
 	}
-	if _, err := in.cases.AckMessage(ctx, Instance{Persona: deputy}, "m-1"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("an ack with no fence once one is claimed: %v, want ErrFenced", err)
 	}
-	if _, err := in.cases.AckMessage(ctx, Instance{Persona: deputy, Fence: newer + 1}, "m-1"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy, Fence: newer + 1}, "m-1"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("an ack with a fence never claimed: %v, want ErrFenced", err)
 	}
 	if got := inboxIDs(t, in, deputy); fmt.Sprint(got) != "[m-1:task m-2:task]" {
 		t.Fatalf("the refused acks acked something: %v", got)
 	}
-	_, err = in.cases.AckMessage(ctx, fresh, "m-1")
+	_, err = in.cases.ackMessage(ctx, fresh, "m-1")
 	mustNil(t, err)
-	_, err = in.cases.SendMessage(ctx, Key{}, fresh, coord.Draft{To: lead.Address, Subject: "", Body: "report"})
+	_, err = in.cases.sendMessage(ctx, Key{}, fresh, coord.Draft{To: lead.Address, Subject: "", Body: "report"})
 	mustNil(t, err)
 	mustNil(t, in.cases.CheckFence(ctx, deputy.ID, newer))
 	// The fence never appears in what the recipient reads.
@@ -185,24 +185,24 @@ func TestMessageAcrossRetirementReachesTheNextGenerationOnly(t *testing.T) {
 	ctx := context.Background()
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	first := activePersona(t, in, "work/core/deputy", "Zaniah")
-	_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: first.Address, Subject: "", Body: "before"})
+	_, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: first.Address, Subject: "", Body: "before"})
 	mustNil(t, err)
 	_, err = in.reg.Retire(ctx, first.ID, "rotated")
 	mustNil(t, err)
-	if _, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: first.Address, Subject: "", Body: "while empty"}); !errors.Is(err, registry.ErrNoActiveHolder) {
+	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: first.Address, Subject: "", Body: "while empty"}); !errors.Is(err, registry.ErrNoActiveHolder) {
 		t.Fatalf("a send to the emptied seat: %v, want ErrNoActiveHolder", err)
 	}
 	if _, err := in.cases.Inbox(ctx, first, "", 10); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("the retired generation's read: %v, want ErrNotHolder", err)
 	}
-	if _, err := in.cases.AckMessage(ctx, Instance{Persona: first}, "m-1"); !errors.Is(err, ErrNotHolder) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: first}, "m-1"); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("the retired generation's ack: %v, want ErrNotHolder", err)
 	}
 	if _, err := in.cases.ClaimFence(ctx, first); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("the retired generation's fence claim: %v, want ErrNotHolder", err)
 	}
 	second := activePersona(t, in, "work/core/deputy", "Tania")
-	_, err = in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: second.Address, Subject: "", Body: "after"})
+	_, err = in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: second.Address, Subject: "", Body: "after"})
 	mustNil(t, err)
 	if got := inboxIDs(t, in, second); fmt.Sprint(got) != "[m-1:before m-2:after]" {
 		t.Fatalf("the new generation's inbox: %v", got)
@@ -240,7 +240,7 @@ func TestInboxPagesWithContinuation(t *testing.T) {
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	for i := range 250 {
-		_, err := in.cases.SendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: fmt.Sprint(i)})
+		_, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: fmt.Sprint(i)})
 		mustNil(t, err)
 	}
 	var sizes []int
@@ -286,11 +286,58 @@ func TestRepeatedSendAdmitsOneMessage(t *testing.T) {
 	lead := activePersona(t, in, "work/core/lead", "Spica")
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	k := mustKey(t, lead.Address, "send-1", "POST /v1/messages", "hello")
-	a, err := in.cases.SendMessage(ctx, k, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "hello"})
+	a, err := in.cases.sendMessage(ctx, k, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "hello"})
 	mustNil(t, err)
-	b, err := in.cases.SendMessage(ctx, k, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "hello"})
+	b, err := in.cases.sendMessage(ctx, k, Instance{Persona: lead}, coord.Draft{To: deputy.Address, Subject: "", Body: "hello"})
 	mustNil(t, err)
 	if a != b || len(inboxIDs(t, in, deputy)) != 1 {
 		t.Fatalf("repeat answered %+v (first %+v), inbox %v", b, a, inboxIDs(t, in, deputy))
 	}
+}
+
+// useMessageTest names the test helpers' use case (no failpoint names it).
+const useMessageTest = "message-test"
+
+// sendMessage commits planSendMessage on its own, as the send_broker_message
+// executor does within its tool call's transaction, so the coordination
+// rules (both ends guarded, fences, retirement) are tested without a
+// stamp's verdict in front of them. With a Key, a repeat is answered with
+// the first one's message and no second message is admitted.
+func (u *Cases) sendMessage(ctx context.Context, k Key, from Instance, d coord.Draft) (coord.Message, error) {
+	addr, err := registry.ParseAddress(d.To)
+	if err != nil {
+		return coord.Message{}, err
+	}
+	d.To = addr.String()
+	var out coord.Message
+	err = u.commit(ctx, useMessageTest, "send a message to "+d.To, func() (store.Plan, error) {
+		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
+			return store.Plan{}, err
+		}
+		var plan store.Plan
+		var err error
+		if out, plan, err = u.planSendMessage(ctx, from, d); err != nil {
+			return store.Plan{}, err
+		}
+		rec, err := u.record(k, out)
+		plan.Join(rec)
+		return plan, err
+	})
+	if err != nil {
+		return coord.Message{}, err
+	}
+	return out, nil
+}
+
+// ackMessage commits planAckMessage on its own, as the
+// ack_coordination_message executor does (see sendMessage).
+func (u *Cases) ackMessage(ctx context.Context, in Instance, id string) (coord.Ack, error) {
+	var out coord.Ack
+	err := u.commit(ctx, useMessageTest, "ack "+in.Persona.Address+" message", func() (store.Plan, error) {
+		var plan store.Plan
+		var err error
+		out, plan, err = u.planAckMessage(ctx, in, id)
+		return plan, err
+	})
+	return out, err
 }
