@@ -211,29 +211,6 @@ func clip(s string) string {
 	return s
 }
 
-// getJSON reads key into v and returns its ModRev, 0 for an absent key.
-func (b *Book) getJSON(ctx context.Context, key string, v any) (int64, error) {
-	kv, err := b.st.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
-	}
-	if err := json.Unmarshal(kv.Value, v); err != nil {
-		return 0, fmt.Errorf("read %s: %w: %v", key, store.ErrCorrupt, err)
-	}
-	return kv.ModRev, nil
-}
-
-func putJSON(key string, v any) (store.Op, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return store.Op{}, fmt.Errorf("encode %s: %w", key, err)
-	}
-	return store.Put(key, raw), nil
-}
-
 // Get returns item id of human's inbox and its revision.
 func (b *Book) Get(ctx context.Context, human, id string) (Item, int64, error) {
 	seq, err := ParseItemID(id)
@@ -241,7 +218,7 @@ func (b *Book) Get(ctx context.Context, human, id string) (Item, int64, error) {
 		return Item{}, 0, err
 	}
 	var it Item
-	rev, err := b.getJSON(ctx, keyItem(human, seq), &it)
+	rev, err := store.GetJSON(ctx, b.st, keyItem(human, seq), &it)
 	if err == nil && rev == 0 {
 		err = fmt.Errorf("%w: %s has no item %s", ErrNoItem, human, id)
 	}
@@ -310,7 +287,7 @@ func (b *Book) PlanPost(ctx context.Context, it Item, data []byte) (Item, store.
 		return Item{}, store.Plan{}, fmt.Errorf("%w: the file changed while it was read", ErrBadItem)
 	}
 	var bk book
-	rev, err := b.getJSON(ctx, keyBook(it.Human), &bk)
+	rev, err := store.GetJSON(ctx, b.st, keyBook(it.Human), &bk)
 	if err != nil {
 		return Item{}, store.Plan{}, err
 	}
@@ -325,11 +302,11 @@ func (b *Book) PlanPost(ctx context.Context, it Item, data []byte) (Item, store.
 	if it.Thread == "" {
 		it.Thread = it.ID
 	}
-	bookOp, err := putJSON(keyBook(it.Human), bk)
+	bookOp, err := store.PutJSON(keyBook(it.Human), bk)
 	if err != nil {
 		return Item{}, store.Plan{}, err
 	}
-	itemOp, err := putJSON(keyItem(it.Human, bk.Last), it)
+	itemOp, err := store.PutJSON(keyItem(it.Human, bk.Last), it)
 	if err != nil {
 		return Item{}, store.Plan{}, err
 	}
@@ -352,7 +329,7 @@ func (b *Book) update(ctx context.Context, human, id string, change func(*Item) 
 		return it, store.Plan{}, err
 	}
 	seq, _ := ParseItemID(id)
-	op, err := putJSON(keyItem(human, seq), it)
+	op, err := store.PutJSON(keyItem(human, seq), it)
 	if err != nil {
 		return Item{}, store.Plan{}, err
 	}
@@ -379,12 +356,12 @@ func (b *Book) PlanAck(ctx context.Context, human, id string, byHuman bool, seat
 		return it, plan, err
 	}
 	var bk book
-	rev, err := b.getJSON(ctx, keyBook(human), &bk)
+	rev, err := store.GetJSON(ctx, b.st, keyBook(human), &bk)
 	if err != nil {
 		return Item{}, store.Plan{}, err
 	}
 	bk.Unread = max(bk.Unread-1, 0)
-	op, err := putJSON(keyBook(human), bk)
+	op, err := store.PutJSON(keyBook(human), bk)
 	plan.Join(store.Plan{Conds: []store.Cond{{Key: op.Key, ModRev: rev}}, Ops: []store.Op{op}})
 	return it, plan, err
 }
@@ -448,14 +425,14 @@ func (b *Book) PlanTyping(human string, persona coord.Sender, thread string, on 
 		return Typing{}, store.Plan{Ops: []store.Op{{Key: key, Delete: true}}}, nil
 	}
 	t := Typing{Persona: persona, Thread: thread, Until: b.now().UTC().Add(TypingFor)}
-	op, err := putJSON(key, t)
+	op, err := store.PutJSON(key, t)
 	return t, store.Plan{Ops: []store.Op{op}}, err
 }
 
 // Unread is how many of the personas' items human has not acked.
 func (b *Book) Unread(ctx context.Context, human string) (int, error) {
 	var bk book
-	_, err := b.getJSON(ctx, keyBook(human), &bk)
+	_, err := store.GetJSON(ctx, b.st, keyBook(human), &bk)
 	return bk.Unread, err
 }
 

@@ -16,10 +16,6 @@
 package coord
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -52,29 +48,4 @@ func New(st store.Store, now func() time.Time) *Book {
 		now = time.Now
 	}
 	return &Book{st: st, now: now}
-}
-
-// getJSON reads key into v and returns its ModRev, 0 for an absent key
-// (which is also the condition "still absent").
-func (b *Book) getJSON(ctx context.Context, key string, v any) (int64, error) {
-	kv, err := b.st.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
-	}
-	if err := json.Unmarshal(kv.Value, v); err != nil {
-		return 0, fmt.Errorf("read %s: %w: %v", key, store.ErrCorrupt, err)
-	}
-	return kv.ModRev, nil
-}
-
-// putJSON is the store write of v under key.
-func putJSON(key string, v any) (store.Op, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return store.Op{}, fmt.Errorf("encode %s: %w", key, err)
-	}
-	return store.Put(key, raw), nil
 }

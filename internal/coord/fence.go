@@ -31,12 +31,12 @@ func keyFence(personaID string) string { return PrefixFence + personaID }
 // The caller joins the condition that the generation still holds its seat.
 func (b *Book) PlanClaim(ctx context.Context, personaID string) (Fence, store.Plan, error) {
 	var rec fenceRecord
-	rev, err := b.getJSON(ctx, keyFence(personaID), &rec)
+	rev, err := store.GetJSON(ctx, b.st, keyFence(personaID), &rec)
 	if err != nil {
 		return NoFence, store.Plan{}, err
 	}
 	rec.Fence++
-	op, err := putJSON(keyFence(personaID), rec)
+	op, err := store.PutJSON(keyFence(personaID), rec)
 	if err != nil {
 		return NoFence, store.Plan{}, err
 	}
@@ -51,7 +51,7 @@ func (b *Book) PlanClaim(ctx context.Context, personaID string) (Fence, store.Pl
 // again — and refused. Any other fence is ErrFenced.
 func (b *Book) Check(ctx context.Context, personaID string, fence Fence) (store.Cond, error) {
 	var rec fenceRecord
-	rev, err := b.getJSON(ctx, keyFence(personaID), &rec)
+	rev, err := store.GetJSON(ctx, b.st, keyFence(personaID), &rec)
 	if err != nil {
 		return store.Cond{}, err
 	}

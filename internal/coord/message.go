@@ -148,7 +148,7 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 		}
 	}
 	var book seatBook
-	rev, err := b.getJSON(ctx, keySeat(m.To), &book)
+	rev, err := store.GetJSON(ctx, b.st, keySeat(m.To), &book)
 	if err != nil {
 		return Message{}, store.Plan{}, err
 	}
@@ -158,11 +158,11 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 	book.Last++
 	book.Pending++
 	m.ID, m.SentAt = messageID(book.Last), b.now().UTC()
-	seatOp, err := putJSON(keySeat(m.To), book)
+	seatOp, err := store.PutJSON(keySeat(m.To), book)
 	if err != nil {
 		return Message{}, store.Plan{}, err
 	}
-	msgOp, err := putJSON(keyInbox(m.To, book.Last), m)
+	msgOp, err := store.PutJSON(keyInbox(m.To, book.Last), m)
 	if err != nil {
 		return Message{}, store.Plan{}, err
 	}
@@ -182,7 +182,7 @@ func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, e
 		return Ack{}, store.Plan{}, err
 	}
 	var book seatBook
-	bookRev, err := b.getJSON(ctx, keySeat(seat), &book)
+	bookRev, err := store.GetJSON(ctx, b.st, keySeat(seat), &book)
 	if err != nil {
 		return Ack{}, store.Plan{}, err
 	}
@@ -190,7 +190,7 @@ func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, e
 		return Ack{}, store.Plan{}, fmt.Errorf("%w: %s's inbox never held %s", ErrNoMessage, seat, id)
 	}
 	var m Message
-	msgRev, err := b.getJSON(ctx, keyInbox(seat, seq), &m)
+	msgRev, err := store.GetJSON(ctx, b.st, keyInbox(seat, seq), &m)
 	if err != nil {
 		return Ack{}, store.Plan{}, err
 	}
@@ -198,7 +198,7 @@ func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, e
 		return Ack{ID: id, Repeat: true}, store.Plan{}, nil
 	}
 	book.Pending--
-	seatOp, err := putJSON(keySeat(seat), book)
+	seatOp, err := store.PutJSON(keySeat(seat), book)
 	if err != nil {
 		return Ack{}, store.Plan{}, err
 	}
@@ -211,7 +211,7 @@ func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, e
 // Pending is how many messages wait in seat's inbox.
 func (b *Book) Pending(ctx context.Context, seat string) (int, error) {
 	var book seatBook
-	_, err := b.getJSON(ctx, keySeat(seat), &book)
+	_, err := store.GetJSON(ctx, b.st, keySeat(seat), &book)
 	return book.Pending, err
 }
 

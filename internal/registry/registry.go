@@ -121,16 +121,6 @@ func (r *Registry) getSeat(ctx context.Context, addr string) (seatRecord, int64,
 	return s, kv.ModRev, nil
 }
 
-// putJSON encodes one record as a put. Encoding fails only for a time
-// outside years 0–9999, which a broken clock could produce.
-func putJSON(key string, v any) (store.Op, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return store.Op{}, fmt.Errorf("encode %s: %w", key, err)
-	}
-	return store.Put(key, b), nil
-}
-
 // ops collects puts, stopping at the first encoding error.
 type ops struct {
 	list []store.Op
@@ -141,7 +131,7 @@ func (o *ops) put(key string, v any) {
 	if o.err != nil {
 		return
 	}
-	op, err := putJSON(key, v)
+	op, err := store.PutJSON(key, v)
 	o.list, o.err = append(o.list, op), err
 }
 

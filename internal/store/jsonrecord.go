@@ -1,0 +1,36 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// GetJSON reads the JSON record under key into v and returns its ModRev,
+// or 0 for an absent key (which is also the condition "still absent"). A
+// record that is not JSON of v's type is ErrCorrupt, naming the key.
+func GetJSON(ctx context.Context, s Store, key string, v any) (int64, error) {
+	kv, err := s.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", key, err)
+	}
+	if err := json.Unmarshal(kv.Value, v); err != nil {
+		return 0, fmt.Errorf("read %s: %w: %v", key, ErrCorrupt, err)
+	}
+	return kv.ModRev, nil
+}
+
+// PutJSON is the write of v as JSON under key. Encoding fails only for a
+// value JSON cannot hold (a time outside years 0–9999, which a broken
+// clock could produce).
+func PutJSON(key string, v any) (Op, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return Op{}, fmt.Errorf("encode %s: %w", key, err)
+	}
+	return Put(key, raw), nil
+}
