@@ -206,18 +206,15 @@ func (b *Book) Get(ctx context.Context, id string) (Decision, int64, error) {
 	if err := checkID(id); err != nil {
 		return Decision{}, 0, err
 	}
-	kv, err := b.st.Get(ctx, keyItem(id))
-	if errors.Is(err, store.ErrNotFound) {
+	var d Decision
+	rev, err := store.GetJSON(ctx, b.st, keyItem(id), &d)
+	switch {
+	case err != nil:
+		return Decision{}, 0, err
+	case rev == 0:
 		return Decision{}, 0, fmt.Errorf("decision %s: %w", id, ErrNotFound)
 	}
-	if err != nil {
-		return Decision{}, 0, fmt.Errorf("read decision %s: %w", id, err)
-	}
-	var d Decision
-	if err := json.Unmarshal(kv.Value, &d); err != nil {
-		return Decision{}, 0, fmt.Errorf("decision %s: %w", id, err)
-	}
-	return d, kv.ModRev, nil
+	return d, rev, nil
 }
 
 // Target is the stored decision's operation target (its scope and

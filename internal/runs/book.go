@@ -63,18 +63,15 @@ func (b *Book) Get(ctx context.Context, id string) (Run, int64, error) {
 	if err := checkID("run", id); err != nil {
 		return Run{}, 0, err
 	}
-	kv, err := b.st.Get(ctx, keyRun(id))
-	if errors.Is(err, store.ErrNotFound) {
+	var run Run
+	rev, err := store.GetJSON(ctx, b.st, keyRun(id), &run)
+	switch {
+	case err != nil:
+		return Run{}, 0, err
+	case rev == 0:
 		return Run{}, 0, fmt.Errorf("run %s: %w", id, ErrRunNotFound)
 	}
-	if err != nil {
-		return Run{}, 0, fmt.Errorf("read run %s: %w", id, err)
-	}
-	var run Run
-	if err := json.Unmarshal(kv.Value, &run); err != nil {
-		return Run{}, 0, fmt.Errorf("run %s: %w", id, err)
-	}
-	return run, kv.ModRev, nil
+	return run, rev, nil
 }
 
 // Target is the stored run id's operation target (its scope, project and
