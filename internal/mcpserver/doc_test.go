@@ -3,9 +3,10 @@ package mcpserver
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/docsection"
 
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
@@ -45,24 +46,5 @@ func docTable() string {
 // TestMCPDocumented keeps docs/mcp.md's tool table equal to the tool table
 // and the executors.
 func TestMCPDocumented(t *testing.T) {
-	raw, err := os.ReadFile(docPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	before, rest, ok1 := strings.Cut(doc, tableStart+"\n")
-	_, after, ok2 := strings.Cut(rest, tableEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s: no generated table between %q and %q", docPath, tableStart, tableEnd)
-	}
-	want := before + tableStart + "\n" + docTable() + tableEnd + after
-	if *update {
-		if err := os.WriteFile(docPath, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if doc != want {
-		t.Fatalf("%s's tool table is out of date: go test ./internal/mcpserver -run TestMCPDocumented -update", docPath)
-	}
+	docsection.Check(t, docPath, tableStart, tableEnd, docTable(), *update, "go test ./internal/mcpserver -run TestMCPDocumented -update")
 }
