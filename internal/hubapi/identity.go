@@ -312,4 +312,3 @@ func (o Operator) Enrolled(home string) Enrolled {
 // ErrLastOperator: removing the only enrolled operator would leave nobody
 // to decide, and make the home a first install again.
 var ErrLastOperator = operators.ErrLastOperator
-
