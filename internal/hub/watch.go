@@ -3,11 +3,13 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -72,6 +74,15 @@ func (h *Hub) watchStore(ctx context.Context) {
 // not published) and keeps presence, tokens, inbox streams and waiting
 // counts in line with the records it carries.
 func (h *Hub) apply(sev store.Event) {
+	// Token hashes and enrolments make no event: a hash is never published.
+	switch {
+	case strings.HasPrefix(sev.Key, TokenHashPrefix):
+		h.followTokenHash(sev)
+		return
+	case strings.HasPrefix(sev.Key, operators.Prefix):
+		h.tokens.followEnrolment(sev)
+		return
+	}
 	ev, ok, err := usecase.EventOf(sev)
 	if err != nil {
 		h.log.Error("a stored record cannot be read as its change event; it is not published", "err", err)

@@ -23,7 +23,8 @@ const (
 
 // CheckTxn refuses, before anything is sent or written, a transaction that
 // no backend may commit: an empty or oversized key (ErrInvalidOp), or more
-// conditions, writes or bytes than the limits allow (ErrTxnTooLarge).
+// conditions, writes or bytes than the limits allow (ErrTxnTooLarge), or a
+// delete that names a lease (ErrInvalidOp).
 // Every Store implementation calls it first, so the refusal is the same
 // everywhere and never fails a group of transactions midway.
 func CheckTxn(conds []Cond, ops []Op) error {
@@ -45,6 +46,9 @@ func CheckTxn(conds []Cond, ops []Op) error {
 			return err
 		}
 		size += len(op.Key) + len(op.Value)
+	}
+	if err := checkLeases(ops, true); err != nil {
+		return err
 	}
 	if size > MaxTxnBytes {
 		return fmt.Errorf("%w: %d bytes of keys and values, the limit is %d", ErrTxnTooLarge, size, MaxTxnBytes)

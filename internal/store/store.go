@@ -71,6 +71,11 @@ type Op struct {
 	Key    string
 	Value  []byte
 	Delete bool
+	// Lease, on a put, attaches the key to a lease of the store (a
+	// Leaser's): the store deletes the key when the lease ends. 0: the
+	// key lives until it is deleted. A store without leases refuses an
+	// op that names one (ErrInvalidOp).
+	Lease LeaseID
 }
 
 // Put is an Op that stores value under key.

@@ -123,7 +123,7 @@ func (s *Store) begin(ctx context.Context) error {
 
 // fail names what an etcd error means for the caller: the caller's own
 // ctx ending stays its error; a closed store is ErrClosed; a compacted
-// revision ErrCompacted; a request over etcd's limits ErrTxnTooLarge;
+// revision ErrCompacted; a put on a lease that ended ErrLeaseLost; a request over etcd's limits ErrTxnTooLarge;
 // anything that says the cluster cannot answer — a timeout of ours, no
 // leader, no connection — ErrUnavailable. A transaction that failed so may
 // or may not have committed: the caller retries it with its conditions (or
@@ -138,6 +138,8 @@ func (s *Store) fail(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("%s: %w", op, ctx.Err())
 	case s.closed.Load(), errors.Is(err, context.Canceled):
 		return store.ErrClosed
+	case errors.Is(err, rpctypes.ErrLeaseNotFound):
+		return fmt.Errorf("%s: %w", op, store.ErrLeaseLost)
 	case errors.Is(err, rpctypes.ErrCompacted):
 		return fmt.Errorf("%s: %w", op, store.ErrCompacted)
 	case errors.Is(err, rpctypes.ErrTooManyOps), errors.Is(err, rpctypes.ErrRequestTooLarge):
@@ -278,6 +280,8 @@ func (s *Store) writes(ops []store.Op) []clientv3.Op {
 		case last[op.Key] != i:
 		case op.Delete:
 			out = append(out, clientv3.OpDelete(s.prefix+op.Key))
+		case op.Lease != 0:
+			out = append(out, clientv3.OpPut(s.prefix+op.Key, string(op.Value), clientv3.WithLease(clientv3.LeaseID(op.Lease))))
 		default:
 			out = append(out, clientv3.OpPut(s.prefix+op.Key, string(op.Value)))
 		}

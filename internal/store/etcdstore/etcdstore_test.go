@@ -170,3 +170,47 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// "A hub that dies takes its personas offline everywhere within the lease
+// time": a store whose process stops renewing (closed without a revoke,
+// as a crash leaves it) loses its lease, and another store on the same
+// installation sees the key on it deleted within the TTL.
+func TestLeaseExpiresWithItsHolder(t *testing.T) {
+	ctx := context.Background()
+	a := open(t)
+	b, err := etcdstore.Open(ctx, etcdstore.Options{Endpoints: []string{member.Endpoint}, Prefix: a.Prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	lease, err := a.Grant(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := a.Txn(ctx, nil, []store.Op{store.PutOnLease("presence/x", []byte("x"), lease.ID())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := b.Watch(ctx, "presence/", rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := time.Now()
+	a.Close()
+	select {
+	case <-lease.Done():
+	case <-time.After(time.Second):
+		t.Fatal("the lease of a closed store is not reported lost")
+	}
+	select {
+	case ev := <-ch:
+		if ev.Key != "presence/x" || !ev.Delete {
+			t.Fatalf("b's watch got %+v; want the delete of presence/x", ev)
+		}
+		if took := time.Since(closed); took > lease.TTL()+time.Second {
+			t.Fatalf("the key outlived its holder by %s; the lease's TTL is %s", took, lease.TTL())
+		}
+	case <-time.After(lease.TTL() + 5*time.Second):
+		t.Fatalf("the key on a dead holder's lease is still there %s after its TTL", 5*time.Second)
+	}
+}

@@ -48,6 +48,7 @@ func Run(t *testing.T, h Harness) {
 		{"WatchEndsWithContext", testWatchEndsWithContext},
 		{"WatchEndsOnClose", testWatchEndsOnClose},
 		{"Closed", testClosed},
+		{"Leases", testLeases},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, h.Open(t)) })
 	}
