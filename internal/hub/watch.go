@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -14,7 +15,8 @@ import (
 )
 
 // watchStore publishes every committed store write (but presence, which the
-// tracker publishes itself) and keeps presence and tokens in line with
+// tracker publishes itself; on a store shared by several hubs the other
+// hubs' presence records feed the tracker, followPresence) and keeps presence and tokens in line with
 // persona records. A watch that ends while ctx lives is resumed from the
 // last revision; if that history is gone, readers are told to resync.
 func (h *Hub) watchStore(ctx context.Context) {
@@ -50,6 +52,12 @@ func (h *Hub) watchStore(ctx context.Context) {
 // not published) and keeps presence, tokens, inbox streams and waiting
 // counts in line with the records it carries.
 func (h *Hub) apply(sev store.Event) {
+	if id, ok := strings.CutPrefix(sev.Key, presencePrefix); ok {
+		if h.share != nil {
+			h.followPresence(id, sev)
+		}
+		return
+	}
 	ev, ok, err := usecase.EventOf(sev)
 	if err != nil {
 		h.log.Error("a stored record cannot be read as its change event; it is not published", "err", err)
