@@ -31,11 +31,13 @@ func TestStoreCheckAndBackupWithoutAHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := bytes.LastIndex(data, []byte(`"Spica"`))
+	// The persona record's compact JSON (the stored stamp, indented,
+	// names Spica too).
+	at := bytes.LastIndex(data, []byte(`"name":"Spica"`))
 	if at < 0 {
 		t.Fatal("the persona's record is not in the file")
 	}
-	data[at+1] ^= 0x20 // "spica": a changed name, still valid JSON
+	data[at+len(`"name":"`)] ^= 0x20 // "spica": a changed name, still valid JSON
 	if err := os.WriteFile(home.DBPath(), data, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // getStamp is GET /v1/stamps/{ref...}: the stamp of a persona (id, address
-// or name), read from its file and checked against its recorded hash. A
-// persona token reads only its own.
+// or name), read from the store and checked against its recorded hash, so
+// a runtime on any host gets its stamp here. A persona token reads only its
+// own.
 func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	p, err := h.resolveReadable(r.Context(), id, r.PathValue("ref"), "capability stamp")
 	if err != nil {
@@ -19,6 +20,11 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	}
 	st, err := h.cases.LoadStamp(p)
 	if err != nil {
+		return err
+	}
+	// The stored stamp is intact, but a local copy on this host that
+	// differs is refused as the generation is (stampwatch.go).
+	if err := h.cases.LocalStampProblem(p); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, hubapi.StampView{PersonaID: p.ID, Address: p.Address, Hash: p.StampHash, Stamp: st})

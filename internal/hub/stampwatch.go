@@ -2,7 +2,9 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,6 +18,15 @@ import (
 // matches its recorded hash (issue 10 item 11): the hub refuses the runtime
 // at once, not at its next start. A file is hashed again only when its
 // stat changed since it last matched, so the steady cost is one stat.
+//
+// The stamp every hub serves and decides by is the store's copy, written
+// once and verified against the hash on read (usecase.LoadStamp); it cannot
+// change. What this watches is the local copy, on the host that registered
+// the generation, which the runtime there may read: a copy that no longer
+// matches is authority material something on this host changed, so the
+// generation is refused as before. A hub whose host has no copy (the
+// generation was registered through another host's hub) has no file to
+// watch; a copy removed is no longer a copy that differs.
 type stampWatch struct {
 	mu   sync.Mutex
 	seen map[string]stampSeen // generation id -> the file as it last matched
@@ -54,6 +65,9 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 		s = stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: p.StampHash}
 	}
 	fi, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no local copy on this host: the stored one is the stamp
+	}
 	if err == nil && ok && s.same(fi) {
 		return nil
 	}

@@ -241,6 +241,8 @@ var errorTable = []struct {
 	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
+	{stamp.ErrStampTooLarge, http.StatusConflict, "stamp_too_large"},
+	{usecase.ErrStampNotStored, http.StatusConflict, "stamp_not_stored"},
 }
 
 // Named errors of identity.

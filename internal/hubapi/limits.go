@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
@@ -61,6 +62,7 @@ var Limits = []Limit{
 	{"decision_options", decisions.MaxOptions, "options", "the options of one decision (400 too_many_options)"},
 	{"decisions_per_project", decisions.MaxPerProject, "decisions", "the decisions raised in one scope and project (429 too_many_decisions)"},
 	{"graph_scan", graph.MaxScan, "records", "the records one page of query_graph_context reads before it answers with a next token"},
+	{"stamp", stamp.MaxBytes, "bytes", "a capability stamp, stored with its generation in the registration's one transaction (within etcd's request size)"},
 }
 
 // LimitOf returns the limit called name; it panics on a name the table

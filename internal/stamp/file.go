@@ -15,6 +15,13 @@ import (
 // HashPrefix marks the algorithm of a stamp hash.
 const HashPrefix = "sha256:"
 
+// MaxBytes bounds a stamp file: the store keeps every generation's stamp
+// bytes beside its record, written in the registration's one transaction,
+// which must stay within the store's limits (store.MaxTxnBytes, 1.25 MiB,
+// etcd's request size). A factory stamp is about 5 KiB; 64 KiB leaves
+// room for every tool of the inventory and long bindings.
+const MaxBytes = 64 << 10
+
 // Hash is SHA-256 over the RFC 8785 (JCS) canonical form of a stamp file's
 // JSON, hex-encoded with HashPrefix, so any language can recompute it:
 // canonicalize with a JCS library, then sha256.
@@ -30,19 +37,20 @@ func Hash(b []byte) (string, error) {
 // Write validates s with both validators, then writes it as FileName (0600)
 // into dir, the generation's private directory, exclusively: an existing
 // stamp is never overwritten (ErrStampExists). It returns the stamp hash the
-// persona's composition records.
-func Write(dir string, s Stamp) (string, error) {
+// persona's composition records and the bytes written, which the store
+// keeps too.
+func Write(dir string, s Stamp) (string, []byte, error) {
 	p := filepath.Join(dir, FileName)
 	b, h, err := encode(s, p)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("write %s: %w; a new generation gets a new directory", p, ErrStampExists)
+		return "", nil, fmt.Errorf("write %s: %w; a new generation gets a new directory", p, ErrStampExists)
 	}
 	if err != nil {
-		return "", fmt.Errorf("write stamp: %w", err)
+		return "", nil, fmt.Errorf("write stamp: %w", err)
 	}
 	_, err = f.Write(b)
 	if err == nil {
@@ -53,9 +61,9 @@ func Write(dir string, s Stamp) (string, error) {
 	}
 	if err != nil {
 		_ = os.Remove(p) // the half-written file is ours; never leave it as a stamp
-		return "", fmt.Errorf("write %s: %w", p, err)
+		return "", nil, fmt.Errorf("write %s: %w", p, err)
 	}
-	return h, nil
+	return h, b, nil
 }
 
 // Encode validates s with both validators, as Write does, and returns the
@@ -71,6 +79,9 @@ func encode(s Stamp, path string) ([]byte, string, error) {
 	b, err := Marshal(s)
 	if err != nil {
 		return nil, "", err
+	}
+	if len(b) > MaxBytes {
+		return nil, "", fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrStampTooLarge, len(b), MaxBytes)
 	}
 	if _, err := validStamp(s, b, path); err != nil {
 		return nil, "", err
@@ -93,12 +104,22 @@ func Load(path, wantHash string) (Stamp, error) {
 	if err != nil {
 		return Stamp{}, fmt.Errorf("load stamp: %w", err)
 	}
+	return Verify(path, b, wantHash)
+}
+
+// Verify reads stamp bytes from source (a file, or the store's copy) as
+// Load does: refused when they do not hash to wantHash (ErrHashMismatch),
+// then read with Read (version dispatch and both validators).
+func Verify(source string, b []byte, wantHash string) (Stamp, error) {
+	if wantHash == "" {
+		return Stamp{}, fmt.Errorf("load %s: %w", source, ErrHashRequired)
+	}
 	got, err := Hash(b)
 	if err != nil {
-		return Stamp{}, fmt.Errorf("load %s: %w", path, err)
+		return Stamp{}, fmt.Errorf("load %s: %w", source, err)
 	}
 	if got != wantHash {
-		return Stamp{}, fmt.Errorf("load %s: %w: recorded %s, file is %s", path, ErrHashMismatch, wantHash, got)
+		return Stamp{}, fmt.Errorf("load %s: %w: recorded %s, the bytes are %s", source, ErrHashMismatch, wantHash, got)
 	}
-	return readHashed(path, b)
+	return readHashed(source, b)
 }

@@ -52,11 +52,14 @@ func TestHashIsSHA256OfTheJCSForm(t *testing.T) {
 func TestWriteOnceOwnerPrivateThenLoad(t *testing.T) {
 	dir := t.TempDir()
 	s := mustBuild(t, "work/core/deputy")
-	h, err := Write(dir, s)
+	h, written, err := Write(dir, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, FileName)
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, written) {
+		t.Fatal("Write returned other bytes than it wrote (the store keeps the ones it returns)")
+	}
 	fi, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +71,7 @@ func TestWriteOnceOwnerPrivateThenLoad(t *testing.T) {
 	// "an existing stamp is never overwritten"
 	other := mustBuild(t, "work/core/deputy")
 	other.Persona.Generation = 2
-	if _, err := Write(dir, other); !errors.Is(err, ErrStampExists) {
+	if _, _, err := Write(dir, other); !errors.Is(err, ErrStampExists) {
 		t.Fatalf("second Write = %v, want ErrStampExists", err)
 	}
 	after, _ := os.ReadFile(p)
@@ -89,7 +92,7 @@ func TestWriteOnceOwnerPrivateThenLoad(t *testing.T) {
 
 func TestOneByteChangeIsDetected(t *testing.T) {
 	dir := t.TempDir()
-	h, err := Write(dir, mustBuild(t, "root/secretary"))
+	h, _, err := Write(dir, mustBuild(t, "root/secretary"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,5 +109,19 @@ func TestOneByteChangeIsDetected(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), h) {
 		t.Errorf("error does not show the recorded hash: %v", err)
+	}
+}
+
+// A stamp over MaxBytes could not share its registration's transaction in
+// the store: it is refused before anything is written.
+func TestStampOverMaxBytesIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := mustBuild(t, "work/core/deputy")
+	s.Path.Address = strings.Repeat("a", MaxBytes)
+	if _, _, err := Write(dir, s); !errors.Is(err, ErrStampTooLarge) {
+		t.Fatalf("Write of a %d-byte address = %v, want ErrStampTooLarge", MaxBytes, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused stamp left a file: %v", err)
 	}
 }

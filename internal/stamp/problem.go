@@ -83,6 +83,9 @@ var (
 	ErrStampExists = errors.New("capability stamp already exists")
 	// ErrHashMismatch: the stamp's bytes no longer match its recorded hash.
 	ErrHashMismatch = errors.New("capability stamp hash mismatch")
+	// ErrStampTooLarge: a stamp over MaxBytes, which the store could not
+	// keep within one registration's transaction.
+	ErrStampTooLarge = errors.New("capability stamp too large")
 	// ErrHashRequired: Load was not told which hash the composition records.
 	ErrHashRequired = errors.New("recorded stamp hash required")
 	// ErrNotStanding: the boot check or projection check refused the persona.

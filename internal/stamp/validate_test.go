@@ -129,7 +129,7 @@ func TestDamagedStampsAreRefusedWithTheRuleNamed(t *testing.T) {
 				t.Fatalf("want rule %s (tool %q), got:\n%v", d.rule, d.tool, err)
 			}
 			if d.mutate != nil {
-				if _, werr := Write(t.TempDir(), s); werr == nil {
+				if _, _, werr := Write(t.TempDir(), s); werr == nil {
 					t.Error("Write wrote a damaged stamp")
 				}
 			}

@@ -100,7 +100,8 @@ func CheckFile(path string, timeout time.Duration) ([]error, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("check %s: %w", path, err)
 	}
-	release, err := precheck(path, timeout)
+	// No clean-close record is consulted: a check walks every page.
+	release, _, err := precheck(path, timeout, nil)
 	switch {
 	case errors.Is(err, ErrCorrupt):
 		return []error{err}, nil
@@ -210,7 +211,7 @@ func BackupFile(src, dst string, timeout time.Duration) (int64, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	release, err := precheck(src, timeout)
+	release, _, err := precheck(src, timeout, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -72,6 +72,7 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
+	var walked bool // the pre-open check walked every page
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
@@ -83,7 +84,8 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 		// Validate through a read-only open first: a read-write open may
 		// write to the file (bbolt syncs a missing freelist), and a file
 		// we refuse must stay byte-for-byte as it was.
-		release, err := precheck(path, opts.Timeout)
+		var release func()
+		release, walked, err = precheck(path, opts.Timeout, readCleanClose(path))
 		if err != nil {
 			return nil, err
 		}
@@ -101,6 +103,11 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 
+	// bbolt may write as it opens for writing: the record of the last
+	// clean close goes first (cleanclose.go).
+	if err := forgetCleanClose(path); err != nil {
+		return nil, err
+	}
 	db, err := openFile(path, opts.Timeout, false)
 	if err != nil {
 		return nil, err
@@ -127,7 +134,7 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 		db.Close()
 		return nil, err
 	}
-	b := &Bolt{path: path, db: db, zero: zero, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{})}
+	b := &Bolt{path: path, db: db, zero: zero, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{}), walkedAtOpen: walked}
 	b.idle.L = &b.mu
 	b.rev.Store(h.rev)
 	return b, nil

@@ -28,6 +28,7 @@ type boltMeta struct {
 	version, pageSize    uint32
 	root, freelist, pgid uint64
 	txid                 uint64
+	sum                  uint64 // the checksum the page carries
 	magicOK, checksumOK  bool
 }
 
@@ -46,7 +47,8 @@ func parseMeta(b []byte) boltMeta {
 	m.txid = le.Uint64(b[48:])
 	h := fnv.New64a()
 	h.Write(b[:metaSumOffset])
-	m.checksumOK = h.Sum64() == le.Uint64(b[metaSumOffset:])
+	m.sum = le.Uint64(b[metaSumOffset:])
+	m.checksumOK = h.Sum64() == m.sum
 	return m
 }
 
@@ -56,15 +58,17 @@ func (m boltMeta) valid() bool { return m.magicOK && m.version == boltVersion &&
 // empty, not bbolt at all, both meta pages bad, shorter than its meta says
 // (truncated), or with a page structure that does not hold together (see
 // pageWalk). bbolt trusts its pages: on such files it panics, faults, or —
-// worse — allocates gigabytes and grows the file on the next write.
+// worse — allocates gigabytes and grows the file on the next write. The
+// page structure is not walked when clean, the record of the file's last
+// clean close, still holds (cleanclose.go); walked says whether it was.
 //
 // It reads under a shared lock (a writer elsewhere would make it see torn
 // pages and call a healthy file damaged); release drops that lock, and is to
 // be called once bbolt's read-only open holds its own.
-func precheck(path string, timeout time.Duration) (release func(), err error) {
+func precheck(path string, timeout time.Duration, clean *cleanState) (release func(), walked bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, false, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -72,24 +76,46 @@ func precheck(path string, timeout time.Duration) (release func(), err error) {
 		}
 	}()
 	if err := lockShared(f, timeout); errors.Is(err, errWouldBlock) {
-		return nil, lockedError(path)
+		return nil, false, lockedError(path)
 	} else if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, false, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := checkFile(path, f, fi.Size()); err != nil {
-		return nil, err
+	if walked, err = checkFile(path, f, fi, clean); err != nil {
+		return nil, false, err
 	}
-	return func() { f.Close() }, nil
+	return func() { f.Close() }, walked, nil
 }
 
-// checkFile is precheck's look at the bytes.
-func checkFile(path string, f *os.File, size int64) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrCorrupt, path, fmt.Sprintf(format, args...))
+// checkFile is precheck's look at the bytes: the meta pages and the size
+// always, the page walk unless clean matches the file as it is now.
+func checkFile(path string, f *os.File, fi os.FileInfo, clean *cleanState) (walked bool, err error) {
+	m, err := readLiveMeta(path, f, fi.Size())
+	if err != nil {
+		return false, err
+	}
+	if clean != nil {
+		if now, ok := stateOf(fi, m); ok && now == *clean {
+			return false, nil
+		}
+	}
+	w := pageWalk{r: chunkReader{f: f, buf: make([]byte, walkChunk)}, pageSize: uint64(m.pageSize), hwm: m.pgid, kind: make([]byte, m.pgid)}
+	if err := guard("check the pages of "+path, func() error { return w.run(m.root, m.freelist) }); err != nil {
+		return true, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	return true, nil
+}
+
+// readLiveMeta returns the meta page bbolt would use of the file f of size
+// bytes, refusing with ErrCorrupt a file that is empty, not bbolt, of
+// another format, with both meta pages damaged, an impossible page size, or
+// shorter than its meta says.
+func readLiveMeta(path string, f *os.File, size int64) (boltMeta, error) {
+	bad := func(format string, args ...any) (boltMeta, error) {
+		return boltMeta{}, fmt.Errorf("%w: %s: %s", ErrCorrupt, path, fmt.Sprintf(format, args...))
 	}
 	if size == 0 {
 		return bad("the file is empty (0 bytes); a virgo database never is. Move it away to start a new one")
@@ -129,9 +155,5 @@ func checkFile(path string, f *os.File, size int64) error {
 	if m.pgid < 4 || m.pgid > uint64(size/ps) {
 		return bad("truncated: the meta page says %d pages of %d bytes (%d bytes), the file has %d bytes", m.pgid, ps, m.pgid*uint64(ps), size)
 	}
-	w := pageWalk{r: chunkReader{f: f, buf: make([]byte, walkChunk)}, pageSize: uint64(ps), hwm: m.pgid, kind: make([]byte, m.pgid)}
-	if err := guard("check the pages of "+path, func() error { return w.run(m.root, m.freelist) }); err != nil {
-		return bad("%v", err)
-	}
-	return nil
+	return m, nil
 }

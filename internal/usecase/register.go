@@ -41,9 +41,9 @@ type Registered struct {
 // class-matrix diff against the seat's previous generation. The generation
 // becomes active only when that confirmation is approved (Decide).
 //
-// It is one transaction: the persona, its seat, its name, its stamp hash,
-// the activation confirmation and its audit entry commit together or not
-// at all. The stamp file is written (once, 0600, in the generation's private
+// It is one transaction: the persona, its seat, its name, its stamp hash
+// and bytes (StampPrefix), the activation confirmation and its audit entry
+// commit together or not at all. The stamp file (this host's local copy) is written (once, 0600, in the generation's private
 // directory) just before that transaction; if the transaction does not
 // commit, the directory is removed, and a directory a crash left behind is
 // unreferenced and removed at the hub's next start (SweepStampDirs). A
@@ -88,7 +88,7 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 			return store.Plan{}, err
 		}
 		wrote = true
-		hash, err := stamp.Write(dir, st)
+		hash, stampBytes, err := stamp.Write(dir, st)
 		if err != nil {
 			return store.Plan{}, err
 		}
@@ -97,6 +97,7 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		if err != nil {
 			return store.Plan{}, err
 		}
+		plan.Join(storeStampPlan(p.ID, stampBytes))
 		res, activation, err := u.queue.PlanActivation(ctx, &st, hash, diff)
 		if err != nil {
 			return store.Plan{}, err

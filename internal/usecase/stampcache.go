@@ -1,8 +1,8 @@
 package usecase
 
 import (
+	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -11,7 +11,7 @@ import (
 
 // maxCachedStamps bounds the stamp cache: an installation's live
 // generations fit many times over; past it, an entry is dropped (and read
-// from disk again when next asked for).
+// from the store again when next asked for).
 const maxCachedStamps = 50_000
 
 // stampKey is what a cached stamp was verified against: its generation and
@@ -20,7 +20,7 @@ const maxCachedStamps = 50_000
 type stampKey struct{ id, hash string }
 
 // stampCache holds stamps verified once (hash, schema, semantics), so a
-// request reads no file: the file is checked when a generation is first
+// request reads nothing: the stamp is checked when a generation is first
 // asked about after a start — the hub checks every active one right after
 // it starts, and each activation — and not again.
 type stampCache struct {
@@ -50,9 +50,12 @@ func (c *stampCache) put(k stampKey, st stamp.Stamp) {
 	c.m[k] = st
 }
 
-// LoadStamp returns a generation's stamp, verified against its recorded
-// hash (and both validators) the first time it is asked for after a start,
-// from memory afterwards. The stamp is shared: callers do not modify it.
+// LoadStamp returns a generation's stamp, read from the store and verified
+// against its recorded hash (and both validators) the first time it is
+// asked for after a start, from memory afterwards: the stored bytes are
+// written once under a condition, so (generation, hash) names one stamp on
+// every hub. The stamp is shared: callers do not modify it. (The store read
+// is bounded by the store itself: etcd's call timeout.)
 func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
 	if p.StampHash == "" {
 		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)
@@ -61,7 +64,7 @@ func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
 	if st, ok := u.stamps.get(k); ok {
 		return st, nil
 	}
-	st, err := stamp.Load(filepath.Join(u.home.GenerationDir(p.ID), stamp.FileName), p.StampHash)
+	st, err := u.readStoredStamp(context.Background(), p)
 	if err != nil {
 		return stamp.Stamp{}, err
 	}

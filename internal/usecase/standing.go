@@ -5,8 +5,9 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// CheckStanding checks an active generation's capability stamp — the file
-// against its recorded hash, the JSON Schema and the semantic validator (so
+// CheckStanding checks an active generation's capability stamp — the
+// stored bytes, and this host's local copy if it has one, against its
+// recorded hash, the JSON Schema and the semantic validator (so
 // a stamp missing a required tool names it), then the boot check — before
 // a front end advertises the generation as standing (spec: boot validation
 // "refuses to advertise the persona as standing"). It returns why the
@@ -19,6 +20,9 @@ func (u *Cases) CheckStanding(p registry.Persona) error {
 	}
 	st, err := u.LoadStamp(p)
 	if err != nil {
+		return err
+	}
+	if err := u.LocalStampProblem(p); err != nil {
 		return err
 	}
 	return bootCheck(st)

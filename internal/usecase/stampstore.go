@@ -1,0 +1,162 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// A generation's capability stamp lives in the store: its bytes under
+// StampPrefix + generation id, written in the registration's one
+// transaction with the hash that the persona record keeps, never rewritten
+// (the write is conditioned on the key being absent). Every hub of an
+// installation — on any host — reads a stamp from there and verifies it
+// against the recorded hash. The file CAPABILITY-STAMP.json in the
+// generation's directory is the local copy on the host that registered it,
+// for the runtime there; a copy that no longer matches the recorded hash is
+// still refused (LocalStampProblem), because it is authority material that
+// something on that host changed.
+
+// StampPrefix is the store prefix of stamp bytes, by generation id. No
+// change event is made of it (the persona record carries the hash).
+const StampPrefix = "stamp/"
+
+// stampsInStore marks a store whose every stamp hash has its bytes stored:
+// the copy of older homes' stamp files (CopyStampFiles) is done.
+const stampsInStore = "stamp-bytes-stored"
+
+// ErrStampNotStored: a generation's stamp hash is recorded but its bytes are
+// not in the store — an installation from before stamps were stored whose
+// registering host's hub has not started since.
+var ErrStampNotStored = errors.New("capability stamp bytes not in the store")
+
+// stampStoreKey is the store key of generation id's stamp bytes.
+func stampStoreKey(id string) string { return StampPrefix + id }
+
+// storeStampPlan is the guarded write of a new generation's stamp bytes:
+// absent before, so a stamp is never replaced.
+func storeStampPlan(id string, b []byte) store.Plan {
+	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), b)}}
+}
+
+// readStoredStamp reads generation p's stamp bytes from the store and
+// verifies them against its recorded hash.
+func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.Stamp, error) {
+	kv, err := u.st.Get(ctx, stampStoreKey(p.ID))
+	if errors.Is(err, store.ErrNotFound) {
+		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w; start the hub once on the home that registered it, which copies its stamp file into the store",
+			p.Address, p.Name, ErrStampNotStored)
+	}
+	if err != nil {
+		return stamp.Stamp{}, fmt.Errorf("read the stamp of %s: %w", p.Address, err)
+	}
+	return stamp.Verify("the stored stamp of "+p.Address, kv.Value, p.StampHash)
+}
+
+// localStampPath is the local copy of generation id's stamp on this host.
+func (u *Cases) localStampPath(id string) string {
+	return filepath.Join(u.home.GenerationDir(id), stamp.FileName)
+}
+
+// LocalStampProblem checks the local copy of p's stamp, when this host has
+// one: a copy that does not match the recorded hash (or cannot be read) is
+// the problem returned. A host without a copy (the generation was
+// registered through another host's hub) has nothing to check.
+func (u *Cases) LocalStampProblem(p registry.Persona) error {
+	if p.StampHash == "" {
+		return nil
+	}
+	_, err := stamp.Load(u.localStampPath(p.ID), p.StampHash)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// CopyStampFiles copies into the store, once, the stamp files of the
+// generations whose hash is recorded but whose bytes are not stored (a home
+// from before stamps were stored), each verified against its hash first, in
+// transactions within the store's limits. ps are every persona record. A
+// generation whose file this home does not have (it was registered on
+// another host) is left for that host's hub, and the copy is not marked
+// done until none is left. It returns how many it copied.
+func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int, error) {
+	if _, err := u.st.Get(ctx, stampsInStore); err == nil {
+		return 0, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
+	}
+	var batch store.Plan
+	size, copied, elsewhere, refused := 0, 0, 0, 0
+	flush := func() error {
+		if batch.Empty() {
+			return nil
+		}
+		if _, err := batch.Commit(ctx, u.st); err != nil && !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("copy stamp files into the store: %w", err)
+		}
+		// A conflict is another hub copying the same stamps: theirs hold.
+		batch, size = store.Plan{}, 0
+		return nil
+	}
+	for _, p := range ps {
+		if p.StampHash == "" {
+			continue
+		}
+		if _, err := u.st.Get(ctx, stampStoreKey(p.ID)); err == nil {
+			continue
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return copied, fmt.Errorf("copy stamp files into the store: %w", err)
+		}
+		path := u.localStampPath(p.ID)
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			elsewhere++
+			continue
+		}
+		if err == nil && len(b) > stamp.MaxBytes {
+			err = fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, stamp.ErrStampTooLarge, len(b), stamp.MaxBytes)
+		}
+		if err == nil {
+			_, err = stamp.Verify(path, b, p.StampHash)
+		}
+		if err != nil {
+			// Not copied: the stamp check refuses this generation, as it
+			// refused the file before.
+			u.log.Error("a stamp file is not copied into the store", "persona", p.Address, "err", err)
+			refused++
+			continue
+		}
+		if len(batch.Ops) == store.MaxTxnOps || size+len(b) > store.MaxTxnBytes/2 {
+			if err := flush(); err != nil {
+				return copied, err
+			}
+		}
+		batch.Join(storeStampPlan(p.ID, b))
+		size += len(b)
+		copied++
+	}
+	if err := flush(); err != nil {
+		return copied, err
+	}
+	if copied > 0 {
+		u.log.Info("copied stamp files into the store", "count", copied)
+	}
+	if elsewhere > 0 {
+		u.log.Warn("stamps not in the store and not in this home; the hub of the home that registered them copies them when it starts", "count", elsewhere)
+	}
+	if elsewhere+refused > 0 {
+		return copied, nil // the next start tries again
+	}
+	if _, err := u.st.Txn(ctx, nil, []store.Op{store.Put(stampsInStore, []byte("1"))}); err != nil {
+		return copied, fmt.Errorf("copy stamp files into the store: %w", err)
+	}
+	return copied, nil
+}

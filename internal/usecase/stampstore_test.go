@@ -1,0 +1,128 @@
+package usecase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// register registers a generation at addr as henry's and returns it.
+func (in *installation) register(t *testing.T, addr, name string) registry.Persona {
+	t.Helper()
+	res, err := in.cases.Register(context.Background(), Key{}, Registration{Registration: registry.Registration{Address: addr, Name: name, Human: "human:henry"}})
+	mustNil(t, err)
+	return res.Persona
+}
+
+// fresh is the use cases over the same store and home with nothing cached,
+// as a hub on another host (or after a restart) has them.
+func (in *installation) fresh() *Cases {
+	return New(Config{Store: in.st, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
+}
+
+// Issue 15 item 2: "Stamp bytes (verified by hash on read) ... nothing of an
+// installation's state is only in one host's home." The registration's
+// transaction stores the stamp's bytes; a hub without the file (another
+// host's) serves the stamp from the store, verified against the hash.
+func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	p := in.register(t, "work/core/lead", "Spica")
+	file, err := os.ReadFile(in.cases.localStampPath(p.ID))
+	mustNil(t, err)
+	kv, err := in.st.Get(ctx, StampPrefix+p.ID)
+	mustNil(t, err)
+	if !bytes.Equal(kv.Value, file) {
+		t.Fatal("the stored stamp differs from the file the registration wrote")
+	}
+	_, cond, err := in.reg.GetGuarded(ctx, p.ID)
+	mustNil(t, err)
+	if kv.ModRev != cond.ModRev {
+		t.Fatalf("the stamp was stored at revision %d and the persona at %d: not one transaction", kv.ModRev, cond.ModRev)
+	}
+
+	mustNil(t, os.Remove(in.cases.localStampPath(p.ID)))
+	elsewhere := in.fresh()
+	st, err := elsewhere.LoadStamp(p)
+	if err != nil || st.Persona.ID != p.ID {
+		t.Fatalf("the stamp read from the store on a host without the file: %v", err)
+	}
+	if err := elsewhere.CheckStanding(p); err != nil {
+		t.Fatalf("a host without a local copy finds the generation not standing: %v", err)
+	}
+
+	// The stored bytes are verified on read: changed bytes are refused.
+	changed := bytes.Replace(kv.Value, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1)
+	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, changed)})
+	mustNil(t, err)
+	if _, err := in.fresh().LoadStamp(p); !errors.Is(err, stamp.ErrHashMismatch) {
+		t.Fatalf("changed stored bytes: %v, want ErrHashMismatch", err)
+	}
+}
+
+// The local copy is still held to the recorded hash where it exists: a copy
+// changed on the registering host is refused although the stored bytes are
+// intact (it is authority material that something on that host changed).
+func TestAChangedLocalCopyIsRefused(t *testing.T) {
+	in := newInstallation(t)
+	p := in.register(t, "work/core/lead", "Spica")
+	path := in.cases.localStampPath(p.ID)
+	b, err := os.ReadFile(path)
+	mustNil(t, err)
+	mustNil(t, os.WriteFile(path, bytes.Replace(b, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1), 0o600))
+	if err := in.fresh().CheckStanding(p); !errors.Is(err, stamp.ErrHashMismatch) {
+		t.Fatalf("a changed local copy: %v, want ErrHashMismatch", err)
+	}
+}
+
+// A home from before stamps were stored: the hub's start copies every stamp
+// file whose bytes the store lacks, verified first, then marks the copy
+// done; a changed file is not copied (and the copy is not marked done), and
+// a marked store is not read again.
+func TestCopyStampFilesOnce(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	a := in.register(t, "work/core/lead", "Spica")
+	b := in.register(t, "work/core/deputy", "Porrima")
+	_, err := in.st.Txn(ctx, nil, []store.Op{{Key: StampPrefix + a.ID, Delete: true}, {Key: StampPrefix + b.ID, Delete: true}})
+	mustNil(t, err)
+	if _, err := in.fresh().LoadStamp(a); !errors.Is(err, ErrStampNotStored) {
+		t.Fatalf("a stamp whose bytes are not stored: %v, want ErrStampNotStored", err)
+	}
+	good, err := os.ReadFile(in.cases.localStampPath(b.ID))
+	mustNil(t, err)
+	mustNil(t, os.WriteFile(in.cases.localStampPath(b.ID), append([]byte(" "), bytes.Replace(good, []byte(`"confirm"`), []byte(`"allow"`), 1)...), 0o600))
+
+	ps := []registry.Persona{a, b}
+	if n, err := in.cases.CopyStampFiles(ctx, ps); err != nil || n != 1 {
+		t.Fatalf("copied %d (%v), want the one intact file", n, err)
+	}
+	if _, err := in.st.Get(ctx, StampPrefix+b.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a changed stamp file was copied into the store: %v", err)
+	}
+	if _, err := in.st.Get(ctx, stampsInStore); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the copy was marked done with a stamp left out: %v", err)
+	}
+	if _, err := in.fresh().LoadStamp(a); err != nil {
+		t.Fatalf("the copied stamp: %v", err)
+	}
+
+	mustNil(t, os.WriteFile(in.cases.localStampPath(b.ID), good, 0o600)) // mended
+	if n, err := in.cases.CopyStampFiles(ctx, ps); err != nil || n != 1 {
+		t.Fatalf("copied %d (%v) after the file was mended, want 1", n, err)
+	}
+	if _, err := in.st.Get(ctx, stampsInStore); err != nil {
+		t.Fatalf("every stamp is stored, but the copy is not marked done: %v", err)
+	}
+	_, err = in.st.Txn(ctx, nil, []store.Op{{Key: StampPrefix + a.ID, Delete: true}})
+	mustNil(t, err)
+	if n, err := in.cases.CopyStampFiles(ctx, ps); err != nil || n != 0 {
+		t.Fatalf("a marked store was copied into again: %d (%v)", n, err)
+	}
+}
