@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -29,13 +28,11 @@ func crashHub(h *Hub) { h.st.Close() }
 // hubs in this process, each with its own home and socket; a and b.
 type twoHubs struct {
 	a, b *testHub
-	url  string
 	logs [2]*syncBuffer
 }
 
 // startTwoHubs starts hub a, runs before (registrations) on it, then
-// starts hub b with a copy of a's persona directories: the stamps a hub
-// checks live in its home until they move into the store.
+// starts hub b.
 func startTwoHubs(t *testing.T, cfg Config, before func(a *testHub)) *twoHubs {
 	t.Helper()
 	m, err := etcdtest.Start(t.TempDir())
@@ -43,8 +40,8 @@ func startTwoHubs(t *testing.T, cfg Config, before func(a *testHub)) *twoHubs {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Stop) // after the hubs' own cleanups
-	hs := &twoHubs{url: "etcd://" + m.Endpoint + "/virgo/hubs"}
-	t.Setenv(storeurl.Env, hs.url)
+	hs := &twoHubs{}
+	t.Setenv(storeurl.Env, "etcd://"+m.Endpoint+"/virgo/hubs")
 	cfg.Lease, cfg.FlushEvery = testLease, 50*time.Millisecond
 	start := func(i int) *testHub {
 		hs.logs[i] = &syncBuffer{}
@@ -56,14 +53,7 @@ func startTwoHubs(t *testing.T, cfg Config, before func(a *testHub)) *twoHubs {
 	if before != nil {
 		before(hs.a)
 	}
-	homeB := shortHome(t)
-	if out, err := exec.Command("cp", "-a", hs.a.home.PersonasDir(), homeB.PersonasDir()).CombinedOutput(); err != nil {
-		t.Fatalf("copy the persona directories: %v: %s", err, out)
-	}
-	hs.logs[1] = &syncBuffer{}
-	c := cfg
-	c.Log = slog.New(slog.NewTextHandler(hs.logs[1], nil))
-	hs.b = startHub(t, homeB, c, Timeouts{})
+	hs.b = start(1)
 	return hs
 }
 
