@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,9 @@ type Config struct {
 	// Failpoint, for crash tests only, kills the hub at one step of one
 	// use case (usecase.FailpointEnv); nil in production.
 	Failpoint *usecase.Failpoint
+	// Host names the host this hub runs on in the operators it enrols (a
+	// uid binds a user of one host); os.Hostname() by default.
+	Host string
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over
@@ -142,13 +146,20 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultPresenceLease
 	}
+	if cfg.Host == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("hub: name this host for its operators' enrolments: %w", err)
+		}
+		cfg.Host = host
+	}
 	h := &Hub{
 		cfg:       cfg,
 		st:        cfg.Store,
 		reg:       registry.New(cfg.Store, cfg.Home, registry.WithClock(cfg.Clock.Now)),
 		presence:  NewTracker(cfg.Clock, cfg.Intervals),
 		stream:    NewStream(cfg.RingSize),
-		tokens:    NewTokens(cfg.Home.Dir + "/operators"),
+		tokens:    NewTokens(cfg.Store, cfg.Home.Dir, cfg.Host, cfg.Log),
 		log:       cfg.Log,
 		appliedCh: make(chan struct{}),
 
@@ -182,6 +193,14 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	if err := h.reg.IndexNameSkeletons(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	// Operators enrolled through any hub, then this home's token files
+	// recorded (an older home's, once; and any change since the last run).
+	if err := h.tokens.loadEnrolments(ctx); err != nil {
+		return nil, err
+	}
+	if err := h.tokens.refreshOperators(); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	rev, err := h.st.Rev(ctx)

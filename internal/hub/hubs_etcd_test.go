@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdtest"
@@ -57,6 +58,15 @@ func startTwoHubs(t *testing.T, cfg Config, before func(a *testHub)) *twoHubs {
 	return hs
 }
 
+// henryOn is operator henry (enrolled through hub a) on th, with the
+// token from a's home.
+func (hs *twoHubs) henryOn(t *testing.T, th *testHub) *hubclient.Client {
+	t.Helper()
+	tok, err := hubapi.OperatorToken(hs.a.home.Dir, "henry")
+	mustNil(t, err)
+	return dialAs(t, th.home, tok)
+}
+
 // presenceOn waits on a stream for a presence change of id that pred
 // accepts, and returns it.
 func presenceOn(t *testing.T, ch <-chan []hubapi.Change, id string, timeout time.Duration, pred func(hubapi.Presence) bool) hubapi.Presence {
@@ -89,7 +99,7 @@ func TestPresenceSharedAcrossHubsDiesWithItsHub(t *testing.T) {
 	hs := startTwoHubs(t, Config{}, func(a *testHub) { lead = a.addPersona(t, "work/core/lead", "Spica") })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stream := hs.b.operator(t, "henry").Subscribe(ctx, 0)
+	stream := hs.henryOn(t, hs.b).Subscribe(ctx, 0)
 	rt := hs.a.runtime(t, lead)
 	activity := "compiling"
 	_, err := rt.SetPresence(ctx, &activity, nil)
@@ -184,8 +194,9 @@ func TestRunOnceJobsUnderElection(t *testing.T) {
 	}
 	asked, err := hs.a.runtime(t, lead).RequestConfirmation(ctx, deployOp("expire-1"))
 	mustNil(t, err)
+	henryB := hs.henryOn(t, hs.b)
 	waitFor(t, "the confirmation expired by the leader's sweep", func() bool {
-		c, err := hs.b.operator(t, "henry").Confirmation(ctx, asked.Confirmation.ID)
+		c, err := henryB.Confirmation(ctx, asked.Confirmation.ID)
 		return err == nil && c.State == "expired"
 	})
 

@@ -9,6 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -52,9 +53,18 @@ func (h *Hub) watchStore(ctx context.Context) {
 // not published) and keeps presence, tokens, inbox streams and waiting
 // counts in line with the records it carries.
 func (h *Hub) apply(sev store.Event) {
-	if id, ok := strings.CutPrefix(sev.Key, presencePrefix); ok {
+	// Token hashes and enrolments make no event: a hash is never published.
+	// Presence is the tracker's to publish: another hub's feeds it.
+	switch {
+	case strings.HasPrefix(sev.Key, TokenHashPrefix):
+		h.followTokenHash(sev)
+		return
+	case strings.HasPrefix(sev.Key, operators.Prefix):
+		h.tokens.followEnrolment(sev)
+		return
+	case strings.HasPrefix(sev.Key, presencePrefix):
 		if h.share != nil {
-			h.followPresence(id, sev)
+			h.followPresence(strings.TrimPrefix(sev.Key, presencePrefix), sev)
 		}
 		return
 	}
