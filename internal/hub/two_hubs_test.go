@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -154,6 +155,19 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 		}
 	}
 
+	// A message sent through A reaches the lead's message stream open on B
+	// (B's mailboxes follow its store watch).
+	inbox, err := runtimeB.OpenMessageStream(ctx, "")
+	mustNil(t, err)
+	defer inbox.Close()
+	deputy := reg2(t, henryA, henryB, "work/core/deputy", "Zaniah")
+	deputyA := dialAs(t, homeA, waitForToken(t, homeA, deputy))
+	_, err = deputyA.SendMessage(ctx, coord.Draft{To: lead.Address, Body: "through hub A"})
+	mustNil(t, err)
+	if m, err := inbox.Next(); err != nil || m.Body != "through hub A" || m.From.Address != deputy.Address {
+		t.Fatalf("the lead's stream on B: %+v, %v", m, err)
+	}
+
 	// Removed through B: refused by A, whose home's token file goes.
 	mustNil(t, henryB.RemoveOperator(ctx, "human:ada"))
 	settled(t, a, b)
@@ -174,6 +188,18 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 	}
 	_, err = whoAmIWith(t, homeB, bobTok)
 	wantCode(t, err, "wrong_user")
+}
+
+// reg2 registers a generation through the first client's hub, approves
+// its activation through the second's, and returns it.
+func reg2(t *testing.T, via, approver *hubclient.Client, addr, name string) registry.Persona {
+	t.Helper()
+	ctx := context.Background()
+	r, err := via.Register(ctx, hubapi.RegisterRequest{Address: addr, Name: name, Human: "human:henry"})
+	mustNil(t, err)
+	_, err = approver.Decide(ctx, r.Confirmation.ID, hubapi.DecideRequest{Approve: true})
+	mustNil(t, err)
+	return r.Persona
 }
 
 // waitForToken reads generation p's token file in home, once its hub has
