@@ -177,6 +177,14 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 		t.Fatalf("ada's token file is still in A's home after her removal: %v", err)
 	}
 
+	// A fresh home enrols nobody by a file: a command on host B finding no
+	// operator file there takes itself for a first install and writes one,
+	// but the installation has operators, so hub B does not record it.
+	eveTok, err := hubapi.OperatorToken(homeB.Dir, "eve")
+	mustNil(t, err)
+	_, err = whoAmIWith(t, homeB, eveTok)
+	wantCode(t, err, "unauthenticated")
+
 	// A uid binds a user of one host: bob, bound on host A, is refused on B.
 	_, err = henryA.EnrolOperator(ctx, "bob", os.Getuid())
 	mustNil(t, err)
