@@ -197,7 +197,9 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 // persona generations (registry records loaded, presence tracked, tokens
 // issued), after every one has reported an activity and a summary; and the
 // resident set of the whole process then (the hub, the test binary and
-// the mapped database pages it touched: an upper bound for a hub's RSS).
+// the mapped database pages it touched: an upper bound for a hub's RSS);
+// then db-MB, the database file's size once that presence is flushed.
+// Goals (issue 11): RSS < 100 MB, database < 50 MB.
 func BenchmarkHubMemory10000Personas(b *testing.B) {
 	const n = 10_000
 	home := shortHome(b)
@@ -226,6 +228,12 @@ func BenchmarkHubMemory10000Personas(b *testing.B) {
 		}
 		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/(1<<20), "heap-MB")
 		b.ReportMetric(rssMB(b), "rss-MB")
+		// The database with everything of the 10,000 in it, their
+		// presence (activity and summary) flushed as the hub does.
+		mustNil(b, h.Flush(context.Background()))
+		fi, err := os.Stat(home.DBPath())
+		mustNil(b, err)
+		b.ReportMetric(float64(fi.Size())/1e6, "db-MB")
 		runtime.KeepAlive(h)
 	}
 }
