@@ -379,7 +379,11 @@ func TestToolNotOnStampIsNotExposed(t *testing.T) {
 // owning lead like its runs do ("a coder-deputy acting on runs or artifacts
 // outside its assigned task, within its project").
 func TestOwnScopeKeepsADeputyToItsAssignedTasks(t *testing.T) {
-	p := policyFor(t, "work/core/deputy", Options{Assignments: assigned{"t-1": true}})
+	base := policyFor(t, "work/core/deputy", Options{})
+	p := base.With(Options{Assignments: assigned{"t-1": true}})
+	if d := base.Authorize(op(t, p, "report_task", "task:work/core/t-1", stamp.ShapeRecordWrite)); d.Verdict == Allow {
+		t.Errorf("report_task on a task the policy was not given as assigned: %s", d)
+	}
 	if d := p.Authorize(op(t, p, "report_task", "task:work/core/t-1", stamp.ShapeRecordWrite)); d.Verdict != Allow {
 		t.Errorf("report_task on the assigned task: %s", d)
 	}

@@ -129,20 +129,39 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 	for _, b := range st.HumanSurfaces {
 		p.surfaces[b.Surface+"/"+b.Target] = true
 	}
-	for _, c := range opts.Learned {
+	p.learned = indexLearned(keys, opts.Learned)
+	return p, nil
+}
+
+// With is the policy of the same stamp under other options. The stamp's
+// index is shared, read-only once built, so a caller that keeps a stamp's
+// policy indexes the stamp (address, tools, globs, class key) once rather
+// than on every request, and applies each request's learned choices,
+// assignments and holders here.
+func (p *Policy) With(opts Options) *Policy {
+	q := *p
+	q.assignments, q.holders = opts.Assignments, opts.Holders
+	q.learned = indexLearned(p.keys, opts.Learned)
+	return &q
+}
+
+// indexLearned indexes the learned choices current under keys.
+func indexLearned(keys Keys, learned []Choice) map[learnedKey]Choice {
+	var m map[learnedKey]Choice
+	for _, c := range learned {
 		if !c.current(keys) {
 			continue
 		}
-		if p.learned == nil {
-			p.learned = make(map[learnedKey]Choice)
+		if m == nil {
+			m = make(map[learnedKey]Choice)
 		}
 		k := learnedKey{c.Key.HandlerAction, c.Key.Target, c.Key.Shape}
-		if prev, ok := p.learned[k]; ok && prev.Where != RememberClass {
+		if prev, ok := m[k]; ok && prev.Where != RememberClass {
 			continue // the persona's own choice comes before a class-common one
 		}
-		p.learned[k] = c
+		m[k] = c
 	}
-	return p, nil
+	return m
 }
 
 // Stamp is the indexed stamp.

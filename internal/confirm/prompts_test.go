@@ -38,6 +38,14 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 	if d := lp.Authorize(learned); d.Verdict != Allow || !d.Remembered || d.Boundary != BoundaryDestructive {
 		t.Fatalf("policy with learned choice: %s", d)
 	}
+	// The stamp's policy kept by the hub applies each request's choices
+	// through With, and is itself unchanged by them.
+	if d := p.With(Options{Learned: active}).Authorize(learned); d.Verdict != Allow || !d.Remembered {
+		t.Fatalf("policy With the learned choice: %s", d)
+	}
+	if d := p.Authorize(learned); d.Verdict != Confirm || d.Remembered {
+		t.Fatalf("the policy With was applied to changed: %s", d)
+	}
 
 	// Change any one of the four key parts: no match (decided afresh).
 	otherTarget := op(t, p, "workspace_write", "path:memory/older.md", stamp.ShapeDelete)

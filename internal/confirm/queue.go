@@ -231,7 +231,7 @@ func (q *Queue) planCreate(ctx context.Context, caller Principal, in pendingInpu
 		return Result{}, store.Plan{}, err
 	}
 	c := &Confirmation{
-		ID: newID(), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
+		ID: newID(now), Kind: in.kind, Requester: caller, Authority: rt.authority, AuthorityBinding: rt.binding,
 		Route: in.decision.Route(), Unroutable: rt.unroutable, Operation: in.op, PersonaID: in.stamp.Persona.ID,
 		Profile: in.stamp.Path.Profile, StampHash: in.hash, ClassKey: in.classKey, CorrelationID: in.corr, Fingerprint: in.fp,
 		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail, RequestReason: in.reason,

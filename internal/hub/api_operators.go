@@ -1,19 +1,27 @@
 package hub
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// listOperators is GET /v1/operators: the enrolled humans and their SSH keys.
+// listOperators is GET /v1/operators: the enrolled humans — enrolled
+// through any hub of the installation, as the store records them — and
+// their SSH keys.
 func listOperators(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
-	ops, err := hubapi.Operators(h.cfg.Home.Dir)
+	if err := h.tokens.refreshOperators(); err != nil {
+		return err // this home's files first, so a file added here is listed
+	}
+	all, err := h.cases.Operators(r.Context())
 	if err != nil {
 		return err
 	}
@@ -21,9 +29,12 @@ func listOperators(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 	if err != nil {
 		return err
 	}
-	out := make([]hubapi.Enrolled, 0, len(ops))
-	for _, o := range ops {
-		e := o.Enrolled(h.cfg.Home.Dir)
+	out := make([]hubapi.Enrolled, 0, len(all))
+	for _, o := range all {
+		if !o.Active() {
+			continue
+		}
+		e := hubapi.EnrolledOf(o)
 		for _, k := range keys {
 			if k.Human == e.Principal {
 				e.SSHKeys = append(e.SSHKeys, k)
@@ -38,15 +49,15 @@ func listOperators(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 // enrolOperator is POST /v1/operators: an enrolled operator enrols another
 // human, or lists SSH keys for one. Persona tokens are refused by the route
 // (operators only), so a runtime cannot make itself a human through the
-// API. The token file is not in the store, so its Idempotency-Key is kept
-// around it (usecase.Once): a repeat answers the first enrolment.
+// API. The token file is written in this hub's home (the secret, for the
+// human on this host to take), then its hash, uid binding and host go into
+// the store with the keys in one transaction (usecase.EnrolOperator), so
+// every hub accepts the token; if that transaction does not commit, the
+// file is removed. The file is outside the store, so the Idempotency-Key is
+// kept around both (usecase.Once): a repeat answers the first enrolment.
 //
-// The keys are listed first, in one transaction (usecase.AddOperatorKeys),
-// then the token file is written: a key another human holds refuses the
-// whole enrolment before anything is written, and an enrolment that fails
-// after its keys were listed is completed by sending it again (listing the
-// same keys for the same human is a no-op). With keys, a human already
-// enrolled is not an error: the keys are listed for them.
+// With keys, a human already enrolled (through any hub) is not an error:
+// the keys are listed for them, and no token is written.
 func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.EnrolRequest
 	if err := decodeBody(w, r, &req, false); err != nil {
@@ -73,30 +84,16 @@ func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 			return fmt.Errorf("ssh keys of human:%s: %w", name, err)
 		}
 	}
-	path := hubapi.OperatorTokenPath(h.cfg.Home.Dir, name)
 	enrolled, err := usecase.Once(r.Context(), h.cases, key, func(again bool) (hubapi.Enrolled, error) {
-		if keys != nil {
-			if err := h.cases.AddOperatorKeys(r.Context(), "human:"+name, keys); err != nil {
-				return hubapi.Enrolled{}, err
-			}
-		}
-		_, err := hubapi.EnrolOperator(h.cfg.Home.Dir, name, uid)
-		switch {
-		case errors.Is(err, hubapi.ErrAlreadyEnrolled) && (again || keys != nil):
-			// the first attempt wrote the token file, or keys are listed
-			// for a human already enrolled
-		case err != nil:
+		rec, err := h.enrolHere(r.Context(), name, uid, keys, again)
+		if err != nil {
 			return hubapi.Enrolled{}, err
 		}
-		o, err := hubapi.ReadOperator(path)
-		if err != nil {
-			return hubapi.Enrolled{}, fmt.Errorf("read the new enrolment back: %w", err)
-		}
-		e := o.Enrolled(h.cfg.Home.Dir)
+		e := hubapi.EnrolledOf(rec)
 		if e.SSHKeys, err = h.cases.OperatorKeys(r.Context(), e.Principal); err != nil {
 			return hubapi.Enrolled{}, err
 		}
-		h.log.Info("operator enrolled", "operator", e.Principal, "by", id.Principal, "uid", o.UID, "ssh_keys", len(e.SSHKeys))
+		h.log.Info("operator enrolled", "operator", e.Principal, "by", id.Principal, "uid", rec.UID, "host", rec.Host, "ssh_keys", len(e.SSHKeys))
 		return e, nil
 	})
 	if err != nil {
@@ -106,22 +103,76 @@ func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	return nil
 }
 
-// removeOperator is DELETE /v1/operators/{name}: revokes a human's token
-// and their SSH keys. Their requests are refused from the next one on, and
-// their open streams and SSH sessions end within a second (see
-// Hub.watchRevocation and sessions.go).
+// enrolHere enrols human name with a token file in this hub's home and
+// returns their record: the token file first, then the record (and keys)
+// in one transaction, the file removed if that does not commit. With keys,
+// an operator already enrolled has the keys listed; again (a repeat of an
+// enrolment whose answer was lost) takes the file the first attempt wrote.
+func (h *Hub) enrolHere(ctx context.Context, name string, uid int, keys []operatorkeys.Key, again bool) (operators.Enrolment, error) {
+	if err := h.tokens.refreshOperators(); err != nil {
+		return operators.Enrolment{}, err
+	}
+	if cur := h.tokens.enrolmentOf(name); cur.Active() && keys != nil {
+		if err := h.cases.AddOperatorKeys(ctx, cur.Principal(), keys); err != nil {
+			return operators.Enrolment{}, err
+		}
+		return cur, nil
+	}
+	path := hubapi.OperatorTokenPath(h.cfg.Home.Dir, name)
+	_, err := hubapi.EnrolOperator(h.cfg.Home.Dir, name, uid)
+	wrote := err == nil
+	if errors.Is(err, hubapi.ErrAlreadyEnrolled) && again {
+		err = nil // the first attempt wrote the token file
+	}
+	if err != nil {
+		return operators.Enrolment{}, err
+	}
+	o, err := hubapi.ReadOperator(path)
+	if err != nil {
+		return operators.Enrolment{}, fmt.Errorf("read the new enrolment back: %w", err)
+	}
+	rec := operators.Enrolment{Name: name, TokenSHA256: operators.HashToken(o.Token), UID: o.UID, Host: h.cfg.Host, Home: h.cfg.Home.Dir}
+	if err := h.cases.EnrolOperator(ctx, rec, keys); err != nil {
+		if wrote {
+			if rerr := os.Remove(path); rerr != nil {
+				h.log.Warn("the token file of an enrolment that did not commit could not be removed", "file", path, "err", rerr)
+			}
+		}
+		return operators.Enrolment{}, err
+	}
+	cur, err := operators.Get(ctx, h.st, name)
+	if err != nil {
+		return operators.Enrolment{}, err
+	}
+	h.tokens.learn(cur) // this hub accepts the token at once, before its watch brings the record
+	return cur, nil
+}
+
+// removeOperator is DELETE /v1/operators/{name}: ends a human's enrolment
+// and removes their SSH keys, in one transaction. Their requests are refused
+// from the next one on by every hub (each follows the record on its store
+// watch; this one at once), and their open streams and SSH sessions end
+// within a second (see Hub.watchRevocation and sessions.go). Their token
+// file is removed by the hub of the home it is in: this one now, another
+// host's when the record reaches it.
 func removeOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	name := strings.TrimPrefix(r.PathValue("name"), "human:")
-	if err := hubapi.RemoveOperator(h.cfg.Home.Dir, name); err != nil {
+	if !hubapi.ValidOperatorName(name) {
+		return fmt.Errorf("operator %q: %w", name, hubapi.ErrBadOperatorName)
+	}
+	if err := h.tokens.refreshOperators(); err != nil {
 		return err
 	}
-	// The token file is gone, so the keys already bind nobody
-	// (SSHKeyOwner checks enrolment); removing them frees them for
-	// another human, or for this one enrolled again.
-	if err := h.cases.RemoveOperatorKeys(r.Context(), "human:"+name); err != nil {
-		return fmt.Errorf("human:%s removed, but their SSH keys are still listed: %w", name, err)
+	was, err := h.cases.RemoveOperator(r.Context(), name)
+	if err != nil {
+		return err
 	}
-	h.log.Info("operator removed", "operator", "human:"+name, "by", id.Principal)
+	if cur, err := operators.Get(r.Context(), h.st, name); err == nil {
+		h.tokens.learn(cur)
+	} else {
+		return fmt.Errorf("human:%s removed, but this hub could not read the record back; its watch brings it: %w", name, err)
+	}
+	h.log.Info("operator removed", "operator", "human:"+name, "by", id.Principal, "enrolled_on", was.Host)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -21,7 +21,7 @@ func TestHubOnEtcd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Stop()
+	t.Cleanup(m.Stop) // after the hubs' own cleanups: they stop on a live cluster
 	t.Setenv(storeurl.Env, "etcd://"+m.Endpoint+"/virgo/hubtest")
 	home := shortHome(t)
 	th := startHub(t, home, Config{}, Timeouts{})

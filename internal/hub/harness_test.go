@@ -19,6 +19,9 @@ type testHub struct {
 	home registry.Home
 	hub  *Hub
 	stop func()
+	// crash ends the hub as a killed process would, for hubs on etcd (see
+	// crashHub).
+	crash func()
 }
 
 // shortHome makes a home whose socket path fits the 108-byte limit of Unix
@@ -61,6 +64,12 @@ func startHub(t testing.TB, home registry.Home, cfg Config, to Timeouts) *testHu
 		if err := <-done; err != nil {
 			t.Errorf("hub stopped with %v", err)
 		}
+	}
+	th.crash = func() {
+		stopped = true
+		crashHub(th.hub)
+		cancel()
+		<-done // its errors are the crash's
 	}
 	t.Cleanup(th.stop)
 	return th

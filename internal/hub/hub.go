@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -24,13 +26,10 @@ import (
 // presencePrefix is the store prefix of persisted presence entries.
 const presencePrefix = "presence/"
 
-// expirySweep is how often pending confirmations past their expiry are
-// recorded expired (they count as denied from their expiry on regardless).
-const expirySweep = 10 * time.Second
-
-// idempotencySweep is how often idempotency records past their window (or
-// beyond their bound) are dropped.
-const idempotencySweep = time.Minute
+// defaultExpirySweep is how often pending confirmations past their expiry
+// are recorded expired (they count as denied from their expiry on
+// regardless).
+const defaultExpirySweep = 10 * time.Second
 
 // Config is what a hub is built from. Zero fields take defaults.
 type Config struct {
@@ -50,11 +49,23 @@ type Config struct {
 	Coalesce time.Duration
 	// ConfirmTTL is how long a confirmation waits before it expires.
 	ConfirmTTL time.Duration
+	// ExpirySweep is how often the jobs' leader records expired
+	// confirmations; 10 s by default.
+	ExpirySweep time.Duration
+	// Lease is the TTL of this hub's leases on a store shared by several
+	// hubs (etcd): its presence lease, and its campaign for the run-once
+	// jobs. The presence it reported, and its leadership, outlive a dead
+	// hub by at most this. DefaultPresenceLease by default; unused on a
+	// store with one owner (bbolt).
+	Lease time.Duration
 	// Log receives operational messages; never tokens.
 	Log *slog.Logger
 	// Failpoint, for crash tests only, kills the hub at one step of one
 	// use case (usecase.FailpointEnv); nil in production.
 	Failpoint *usecase.Failpoint
+	// Host names the host this hub runs on in the operators it enrols (a
+	// uid binds a user of one host); os.Hostname() by default.
+	Host string
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over
@@ -70,6 +81,11 @@ type Hub struct {
 	tokens   *Tokens
 	stamps   stampWatch
 	log      *slog.Logger
+	// share is this hub's part in presence shared with other hubs on a
+	// store with leases; nil on a store with one owner.
+	share *presenceShare
+	// leading is set while this hub leads the run-once jobs' election.
+	leading atomic.Bool
 	// mail hands committed coordination messages to their seat's streams.
 	mail *mailboxes
 
@@ -124,13 +140,26 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.ExpirySweep <= 0 {
+		cfg.ExpirySweep = defaultExpirySweep
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultPresenceLease
+	}
+	if cfg.Host == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("hub: name this host for its operators' enrolments: %w", err)
+		}
+		cfg.Host = host
+	}
 	h := &Hub{
 		cfg:       cfg,
 		st:        cfg.Store,
 		reg:       registry.New(cfg.Store, cfg.Home, registry.WithClock(cfg.Clock.Now)),
 		presence:  NewTracker(cfg.Clock, cfg.Intervals),
 		stream:    NewStream(cfg.RingSize),
-		tokens:    NewTokens(cfg.Home.Dir + "/operators"),
+		tokens:    NewTokens(cfg.Store, cfg.Home.Dir, cfg.Host, cfg.Log),
 		log:       cfg.Log,
 		appliedCh: make(chan struct{}),
 
@@ -146,8 +175,16 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: usecase.Seats{Registry: h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
-	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
-		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence})
+	h.cases = h.casesOver(cfg.Store)
+	if leaser, ok := cfg.Store.(store.Leaser); ok {
+		// Several hubs may serve this store: the presence this one
+		// reports lives on its lease, and it follows the others'.
+		h.share = &presenceShare{leaser: leaser, ttl: cfg.Lease, hub: h.stream.Epoch(), log: cfg.Log}
+		h.presence.Share()
+		if _, _, err := h.share.current(ctx); err != nil {
+			return nil, fmt.Errorf("hub: %w", err)
+		}
+	}
 	if err := h.queue.IndexUndecided(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
@@ -156,6 +193,14 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	if err := h.reg.IndexNameSkeletons(ctx); err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	// Operators enrolled through any hub, then this home's token files
+	// recorded (an older home's, once; and any change since the last run).
+	if err := h.tokens.loadEnrolments(ctx); err != nil {
+		return nil, err
+	}
+	if err := h.tokens.refreshOperators(); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
 	rev, err := h.st.Rev(ctx)
@@ -217,6 +262,13 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	return h, nil
 }
 
+// casesOver is the hub's use cases writing through st: the hub's store,
+// or the same fenced by a term of the jobs' election (runJobs).
+func (h *Hub) casesOver(st store.Store) *usecase.Cases {
+	return usecase.New(usecase.Config{Store: st, Registry: h.reg, Queue: h.queue, Log: h.cfg.Log,
+		Now: h.cfg.Clock.Now, Failpoint: h.cfg.Failpoint, Presence: h.presence})
+}
+
 // Registry is the hub's registry over its store.
 func (h *Hub) Registry() *registry.Registry { return h.reg }
 
@@ -237,9 +289,17 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 		return fmt.Errorf("hub: restore presence: %w", err)
 	}
 	for _, kv := range kvs {
-		var p hubapi.Presence
-		if err := json.Unmarshal(kv.Value, &p); err != nil {
+		var rec presenceRecord
+		if err := json.Unmarshal(kv.Value, &rec); err != nil {
 			h.log.Warn("skipping unreadable presence record", "key", kv.Key, "err", err)
+			continue
+		}
+		p := rec.Presence
+		if h.share != nil && rec.Hub != "" {
+			// A live hub's report (a dead one's went with its lease).
+			if err := checkRemote(p); err == nil {
+				h.presence.ApplyRemote(rec.Hub, p)
+			}
 			continue
 		}
 		// What a run derives is derived again by this one: the waiting
@@ -288,31 +348,28 @@ func (h *Hub) trackPresence(p registry.Persona) {
 // flushes presence a last time before it returns.
 func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	started := h.started
 	h.started = nil
 	go func() { defer wg.Done(); h.checkAllStamps(ctx, started) }()
 	go func() { defer wg.Done(); h.watchStore(ctx) }()
 	go func() { defer wg.Done(); h.publishPresence(ctx) }()
+	go func() { defer wg.Done(); h.runJobs(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)
 	defer t.Stop()
-	expiry := time.NewTicker(expirySweep)
-	defer expiry.Stop()
-	idempotency := time.NewTicker(idempotencySweep)
-	defer idempotency.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
+			if h.share != nil {
+				// What it reported goes offline everywhere now (or, if
+				// the store does not answer soon, when the lease expires).
+				rctx, cancel := context.WithTimeout(context.Background(), stopRevoke)
+				defer cancel()
+				h.share.revoke(rctx)
+				return nil
+			}
 			return h.Flush(context.Background())
-		case <-idempotency.C:
-			if _, err := h.cases.SweepIdempotency(ctx); err != nil && ctx.Err() == nil {
-				h.log.Error("dropping old idempotency records failed; will retry", "err", err)
-			}
-		case <-expiry.C:
-			if _, err := h.cases.Sweep(ctx); err != nil && ctx.Err() == nil {
-				h.log.Error("expiring confirmations failed; will retry", "err", err)
-			}
 		case <-t.C:
 			h.presence.Sweep()
 			if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
@@ -324,19 +381,34 @@ func (h *Hub) Run(ctx context.Context) error {
 
 // Flush writes every presence entry changed since the last flush, in as
 // few store transactions as the store's limits allow (each record stands
-// alone, so a flush need not be atomic).
+// alone, so a flush need not be atomic). On a store shared by several
+// hubs it writes only what runtimes reported here, on this hub's lease
+// (granted anew, and everything reported here written again, when the
+// lease was lost).
 func (h *Hub) Flush(ctx context.Context) error {
+	var lease store.LeaseID
+	var hub string
+	if h.share != nil {
+		id, fresh, err := h.share.current(ctx)
+		if err != nil {
+			return fmt.Errorf("flush presence: %w", err)
+		}
+		if fresh {
+			h.presence.DirtyLocal()
+		}
+		lease, hub = id, h.share.hub
+	}
 	dirty := h.presence.TakeDirty()
 	if len(dirty) == 0 {
 		return nil
 	}
 	ops := make([]store.Op, 0, len(dirty))
 	for _, p := range dirty {
-		b, err := json.Marshal(p)
+		b, err := json.Marshal(presenceRecord{Presence: p, Hub: hub})
 		if err != nil {
 			return fmt.Errorf("flush presence: %w", err)
 		}
-		ops = append(ops, store.Put(presencePrefix+p.ID, b))
+		ops = append(ops, store.PutOnLease(presencePrefix+p.ID, b, lease))
 	}
 	if _, err := store.WriteAll(ctx, h.st, ops); err != nil {
 		h.presence.Redirty(dirty)

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,7 +9,19 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
+
+// bookOf is a token book over a real store in a temporary directory,
+// following home's token files, as a hub on host "here" keeps it.
+func bookOf(t *testing.T, home string) *Tokens {
+	t.Helper()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	mustNil(t, err)
+	t.Cleanup(func() { st.Close() })
+	return NewTokens(st, home, "here", nil)
+}
 
 // ageOperators sets the modification times of the operators directory and
 // its files an hour back, as they are when the hub has run a while (a scan
@@ -30,7 +43,7 @@ func TestDeletedOperatorTokenRefused(t *testing.T) {
 	home := t.TempDir()
 	tok, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
-	tk := NewTokens(filepath.Join(home, "operators"))
+	tk := bookOf(t, home)
 	id, err := tk.Authenticate(tok, hubapi.NoUID)
 	mustNil(t, err)
 	if id.Principal != "human:henry" || !id.IsHuman() {
@@ -48,7 +61,7 @@ func TestRotatedOperatorToken(t *testing.T) {
 	home := t.TempDir()
 	old, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
-	tk := NewTokens(filepath.Join(home, "operators"))
+	tk := bookOf(t, home)
 	_, err = tk.Authenticate(old, hubapi.NoUID)
 	mustNil(t, err)
 
@@ -74,7 +87,7 @@ func TestOperatorTokenRewrittenInPlace(t *testing.T) {
 	old, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	ageOperators(t, dir)
-	tk := NewTokens(dir)
+	tk := bookOf(t, home)
 	_, err = tk.Authenticate(old, hubapi.NoUID)
 	mustNil(t, err)
 	dirInfo, err := os.Stat(dir)
@@ -100,7 +113,7 @@ func TestUnknownTokensDoNotRescan(t *testing.T) {
 	_, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	ageOperators(t, dir)
-	tk := NewTokens(dir)
+	tk := bookOf(t, home)
 	if _, err := tk.Authenticate(hubapi.NewToken(), hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 		t.Fatalf("an unknown token: %v", err)
 	}
@@ -127,7 +140,7 @@ func TestUnknownTokensDoNotRescan(t *testing.T) {
 
 // A missing operators directory is one scan, not one per request.
 func TestMissingOperatorsDirScannedOnce(t *testing.T) {
-	tk := NewTokens(filepath.Join(t.TempDir(), "operators"))
+	tk := bookOf(t, t.TempDir())
 	for range 100 {
 		if _, err := tk.Authenticate(hubapi.NewToken(), hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 			t.Fatalf("an unknown token: %v", err)
@@ -153,4 +166,66 @@ func TestHubRefusesDeletedOperatorToken(t *testing.T) {
 	mustNil(t, os.Remove(hubapi.OperatorTokenPath(home.Dir, "henry")))
 	_, err = whoAmIWith(t, home, tok)
 	wantCode(t, err, "unauthenticated")
+}
+
+// An operator removed through another hub while this one was down: at its
+// start the hub finds the removal in the store, refuses the token and drops
+// the stale file from its home instead of recording it as a new enrolment.
+func TestARemovedOperatorsFileIsNotAdoptedAgain(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	mustNil(t, err)
+	defer st.Close()
+	for _, n := range []string{"henry", "ada"} {
+		_, err := hubapi.EnrolOperator(home, n, hubapi.NoUID)
+		mustNil(t, err)
+	}
+	ada, err := hubapi.OperatorToken(home, "ada")
+	mustNil(t, err)
+	first := NewTokens(st, home, "here", nil)
+	if id, err := first.Authenticate(ada, hubapi.NoUID); err != nil || id.Principal != "human:ada" {
+		t.Fatalf("ada's file recorded as her enrolment: %+v, %v", id, err)
+	}
+	_, plan, err := operators.PlanRemove(ctx, st, "ada") // through another hub
+	mustNil(t, err)
+	_, err = plan.Commit(ctx, st)
+	mustNil(t, err)
+
+	again := NewTokens(st, home, "here", nil)
+	mustNil(t, again.loadEnrolments(ctx))
+	if _, err := again.Authenticate(ada, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
+		t.Fatalf("a removed operator's token at the next start: %v, want %v", err, hubapi.ErrUnauthenticated)
+	}
+	if _, err := os.Stat(hubapi.OperatorTokenPath(home, "ada")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the removed operator's file is still in the home: %v", err)
+	}
+	if rec, _ := operators.Get(ctx, st, "ada"); !rec.Removed {
+		t.Fatalf("the stale file was recorded as an enrolment again: %+v", rec)
+	}
+}
+
+// A token file in this home for an operator enrolled on another host under
+// another token is not an enrolment: neither token changes, the record holds.
+func TestAFileForAnOperatorEnrolledElsewhereIsIgnored(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	mustNil(t, err)
+	defer st.Close()
+	theirs := hubapi.NewToken()
+	plan, err := operators.PlanEnrol(ctx, st, operators.Enrolment{Name: "ada", TokenSHA256: operators.HashToken(theirs), UID: hubapi.NoUID, Host: "elsewhere", Home: "/home/ada"})
+	mustNil(t, err)
+	_, err = plan.Commit(ctx, st)
+	mustNil(t, err)
+	planted, err := hubapi.EnrolOperator(home, "ada", hubapi.NoUID)
+	mustNil(t, err)
+	tk := NewTokens(st, home, "here", nil)
+	mustNil(t, tk.loadEnrolments(ctx))
+	if _, err := tk.Authenticate(planted, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
+		t.Fatalf("a file planted for an operator enrolled elsewhere: %v, want %v", err, hubapi.ErrUnauthenticated)
+	}
+	if id, err := tk.Authenticate(theirs, hubapi.NoUID); err != nil || id.Principal != "human:ada" {
+		t.Fatalf("the enrolled token: %+v, %v", id, err)
+	}
 }

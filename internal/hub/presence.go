@@ -65,6 +65,15 @@ type Tracker struct {
 	changed map[string]struct{} // for the stream
 	dirty   map[string]struct{} // for the store
 	notify  chan struct{}       // signalled (non-blocking) when changed grows
+
+	// shared: several hubs report presence into one store, each the
+	// runtimes connected to it (Share). local are the generations whose
+	// runtime reported here last; remote those another hub reports, by
+	// that hub's id. A shared tracker writes and sweeps only local
+	// entries: a remote one is its reporter's to age and to write.
+	shared bool
+	local  map[string]bool
+	remote map[string]string
 }
 
 // NewTracker returns an empty tracker.
@@ -79,7 +88,17 @@ func NewTracker(clock Clock, iv Intervals) *Tracker {
 		changed: make(map[string]struct{}),
 		dirty:   make(map[string]struct{}),
 		notify:  make(chan struct{}, 1),
+		local:   make(map[string]bool),
+		remote:  make(map[string]string),
 	}
+}
+
+// Share makes the tracker one of several hubs' on one store: from now on
+// TakeDirty returns, and Sweep ages, only the entries reported here.
+func (t *Tracker) Share() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.shared = true
 }
 
 // Notify is signalled after a change is recorded; a publisher waits on it.
@@ -172,6 +191,8 @@ func (t *Tracker) report(id string, apply func(*hubapi.Presence, time.Time)) err
 	}
 	e.LastSeen = now
 	e.Beats++
+	t.local[id] = true
+	delete(t.remote, id)
 	apply(e, now)
 	e.State = t.stateAt(e, now)
 	t.markLocked(id)
@@ -221,6 +242,9 @@ func (t *Tracker) Sweep() int {
 	defer t.mu.Unlock()
 	n := 0
 	for id, e := range t.entries {
+		if t.shared && !t.local[id] {
+			continue
+		}
 		if s := t.stateAt(e, now); s != e.State {
 			e.State = s
 			t.markLocked(id)
@@ -250,8 +274,14 @@ func (t *Tracker) stateAt(e *hubapi.Presence, now time.Time) hubapi.State {
 }
 
 func (t *Tracker) markLocked(id string) {
-	t.changed[id] = struct{}{}
 	t.dirty[id] = struct{}{}
+	t.markChangedLocked(id)
+}
+
+// markChangedLocked records a change for the stream only: what another
+// hub reported is its to write.
+func (t *Tracker) markChangedLocked(id string) {
+	t.changed[id] = struct{}{}
 	select {
 	case t.notify <- struct{}{}:
 	default:
@@ -296,13 +326,13 @@ func (t *Tracker) Len() int {
 // TakeChanged returns the entries changed since the last call, each once
 // however often it changed: the coalescing of the stream.
 func (t *Tracker) TakeChanged() []hubapi.Presence {
-	return t.take(&t.changed)
+	return t.take(&t.changed, func(string) bool { return true })
 }
 
 // TakeDirty returns the entries changed since the last call, for one
-// batched store write.
+// batched store write; a shared tracker's, only those reported here.
 func (t *Tracker) TakeDirty() []hubapi.Presence {
-	return t.take(&t.dirty)
+	return t.take(&t.dirty, func(id string) bool { return !t.shared || t.local[id] })
 }
 
 // Baseline forgets every change not yet taken: what the tracker holds now
@@ -325,7 +355,7 @@ func (t *Tracker) Redirty(ps []hubapi.Presence) {
 	}
 }
 
-func (t *Tracker) take(set *map[string]struct{}) []hubapi.Presence {
+func (t *Tracker) take(set *map[string]struct{}, keep func(id string) bool) []hubapi.Presence {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(*set) == 0 {
@@ -333,10 +363,76 @@ func (t *Tracker) take(set *map[string]struct{}) []hubapi.Presence {
 	}
 	out := make([]hubapi.Presence, 0, len(*set))
 	for id := range *set {
-		if e, ok := t.entries[id]; ok {
+		if e, ok := t.entries[id]; ok && keep(id) {
 			out = append(out, *e)
 		}
 	}
 	*set = make(map[string]struct{}, len(out))
 	return out
+}
+
+// ApplyRemote takes the presence another hub (named by hub) reported for
+// a generation: the newer report wins — one whose last-seen is not after
+// this tracker's own report of a runtime beating here, or after another
+// hub's, is ignored; the reporting hub's later reports always apply. What
+// this hub derives itself (the waiting count, a stamp problem, retirement)
+// stays. The change is published, never written back (it is hub's to
+// write), and the entry is not aged here. It reports whether it applied.
+func (t *Tracker) ApplyRemote(hub string, p hubapi.Presence) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[p.ID]
+	if !ok {
+		cp := p
+		cp.Waiting, cp.Problem = 0, ""
+		t.entries[p.ID] = &cp
+		t.remote[p.ID] = hub
+		t.markChangedLocked(p.ID)
+		return true
+	}
+	from, isRemote := t.remote[p.ID]
+	if (t.local[p.ID] || isRemote && from != hub) && !p.LastSeen.After(e.LastSeen) {
+		return false
+	}
+	delete(t.local, p.ID)
+	t.remote[p.ID] = hub
+	e.LastSeen, e.Beats = p.LastSeen, p.Beats
+	e.Activity, e.Summary, e.ActivityAt = p.Activity, p.Summary, p.ActivityAt
+	if e.State != hubapi.StateRetired && e.Problem == "" {
+		e.State = p.State
+	}
+	t.markChangedLocked(p.ID)
+	return true
+}
+
+// DropRemote is the end of a generation's stored presence (its reporting
+// hub's lease ended: the hub died or stopped). A generation another hub
+// reported goes offline here; one reported here is written again.
+func (t *Tracker) DropRemote(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.local[id] {
+		t.dirty[id] = struct{}{}
+		return
+	}
+	if _, ok := t.remote[id]; !ok {
+		return
+	}
+	delete(t.remote, id)
+	e := t.entries[id]
+	if e == nil || e.State == hubapi.StateRetired || e.State == hubapi.StateOffline {
+		return
+	}
+	e.State = hubapi.StateOffline
+	t.markChangedLocked(id)
+}
+
+// DirtyLocal marks every entry reported here for writing: its stored
+// records went with a lost lease.
+func (t *Tracker) DirtyLocal() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id := range t.local {
+		t.dirty[id] = struct{}{}
+	}
 }

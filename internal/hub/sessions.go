@@ -54,8 +54,9 @@ func (h *Hub) OpenSSHSession(human string, via confirm.Via) (token string, end f
 	}, nil
 }
 
-// enrolled reports whether human ("human:<name>") has an operator token
-// in the operators directory as it is now.
+// enrolled reports whether human ("human:<name>") is an enrolled operator:
+// by the store's enrolment records, with this home's token files as they
+// are now.
 func (t *Tokens) enrolled(human string) bool {
 	if err := t.refreshOperators(); err != nil {
 		return false

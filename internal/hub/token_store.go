@@ -3,7 +3,9 @@ package hub
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,6 +25,13 @@ import (
 // generation's token stays refused across restarts. A generation without a
 // recorded hash (a home from before hashes were recorded) has its file read,
 // or created, once, and its hash recorded then.
+//
+// Several hubs on several hosts serve one installation, and a runtime runs
+// on the host that registered its generation: only the hub whose home holds
+// the generation's directory issues its token (creates the file and records
+// the hash, on condition that none is recorded). Every other hub accepts the
+// hash it finds recorded, or the one that arrives later on its store watch
+// (followTokenHash), so a runtime's token works on every hub.
 
 // TokenHashPrefix is the store prefix of the persona token hashes (hex
 // SHA-256, never the token). The hub keeps it off the change stream.
@@ -84,6 +93,9 @@ func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[
 			continue
 		}
 		th, ok := known[p.ID]
+		if !ok && !h.registeredHere(p.ID) {
+			continue // its host's hub issues it; the hash arrives by the watch
+		}
 		if !ok {
 			var err error
 			if th, err = h.issueToken(p); err != nil {
@@ -103,26 +115,74 @@ func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[
 }
 
 // ensureToken makes sure an active generation holds a token: the one
-// already accepted, else its recorded hash, else one issued now (file
-// first, then its hash, so that a crash in between leaves a file that the
-// next start records).
+// already accepted, else its recorded hash, else — on the host that
+// registered it — one issued now (file first, then its hash, so that a
+// crash in between leaves a file that the next start records). A hub on
+// another host issues nothing: the registering host's hub records the hash,
+// and followTokenHash accepts it when it arrives.
 func (h *Hub) ensureToken(ctx context.Context, p registry.Persona) error {
 	if h.tokens.holds(p.ID) {
 		return nil
 	}
-	if kv, err := h.st.Get(ctx, TokenHashPrefix+p.ID); err == nil {
+	kv, err := h.st.Get(ctx, TokenHashPrefix+p.ID)
+	switch {
+	case err == nil:
 		if th, ok := parseTokenHash(kv.Value); ok {
 			h.tokens.accept(p.ID, p.Address, th)
 			return nil
 		}
+	case !errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("read the token hash of %s: %w", p.Address, err)
+	}
+	if !h.registeredHere(p.ID) {
+		return nil
 	}
 	th, err := h.issueToken(p)
 	if err != nil {
 		return err
 	}
-	if _, err := h.st.Txn(ctx, nil, []store.Op{tokenHashOp(p.ID, th)}); err != nil {
+	// Recorded only where none is (or over the unreadable one read), so
+	// no two hubs' tokens replace each other.
+	cond := store.Cond{Key: TokenHashPrefix + p.ID, ModRev: kv.ModRev}
+	if _, err := h.st.Txn(ctx, []store.Cond{cond}, []store.Op{tokenHashOp(p.ID, th)}); errors.Is(err, store.ErrConflict) {
+		h.log.Warn("another hub recorded this generation's token first; its token file here is not the one accepted", "persona", p.Address)
+		return h.ensureToken(ctx, p)
+	} else if err != nil {
 		return fmt.Errorf("record the token hash of %s: %w", p.Address, err)
 	}
 	h.tokens.accept(p.ID, p.Address, th)
 	return nil
+}
+
+// registeredHere reports whether this hub's home holds generation id's
+// private directory: it was registered on this host, where its runtime
+// reads its token file.
+func (h *Hub) registeredHere(id string) bool {
+	fi, err := os.Stat(h.cfg.Home.GenerationDir(id))
+	return err == nil && fi.IsDir()
+}
+
+// followTokenHash accepts a token hash recorded by another hub (or this
+// one) as it arrives on the store watch, for a generation that is active
+// and holds no token yet: a hub on another host than the registering one
+// learns its runtime's token this way.
+func (h *Hub) followTokenHash(ev store.Event) {
+	th, ok := parseTokenHash(ev.Value)
+	if ev.Delete || !ok {
+		return
+	}
+	id := strings.TrimPrefix(ev.Key, TokenHashPrefix)
+	if h.tokens.holds(id) {
+		return
+	}
+	p, err := h.reg.Get(context.Background(), id)
+	if err != nil {
+		h.log.Error("the persona of a recorded token hash cannot be read; its token is accepted when the persona next changes", "persona", id, "err", err)
+		return
+	}
+	// A generation refused by its stamp check was revoked and holds no
+	// token: its standing is checked again before one is accepted.
+	if p.State == registry.StateActive && h.checkStanding(p) {
+		h.tokens.accept(p.ID, p.Address, th)
+	}
 }

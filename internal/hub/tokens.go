@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 type tokenHash [sha256.Size]byte
@@ -22,45 +25,74 @@ func hashToken(tok string) tokenHash { return sha256.Sum256([]byte(tok)) }
 // Tokens maps token hashes to identities. Only hashes are kept in memory, so
 // a heap dump or a log of the map shows no token; lookups index by the hash
 // and confirm it with a constant-time comparison.
+//
+// Operators are the enrolment records of the installation's store
+// (internal/operators): every hub, on any host, accepts an operator
+// enrolled through any other, and a removal ends their access on all of
+// them, as each hub's book follows the records on its store watch (learn).
+// The token files in this hub's home are the operators enrolled here: a
+// scan of the directory brings the store in line with them (reconcile) — a
+// new file is recorded (a home from before the records, a first install),
+// a file deleted or rewritten by hand removes or rotates its enrolment.
 type Tokens struct {
 	opDir string
+	st    store.Store
+	// host and home name where this hub runs: the records it follows
+	// files for, and the host whose Unix users an operator's uid names.
+	host, home string
+	log        *slog.Logger
 
 	mu        sync.RWMutex
-	byHash    map[tokenHash]hubapi.Identity // persona tokens
-	persona   map[string]tokenHash          // generation id -> hash, to revoke
-	operators map[tokenHash]operatorEntry   // replaced whole by each scan of opDir
-	sessions  map[tokenHash]hubapi.Identity // SSH console sessions (sessions.go)
+	byHash    map[tokenHash]hubapi.Identity  // persona tokens
+	persona   map[string]tokenHash           // generation id -> hash, to revoke
+	operators map[tokenHash]operatorEntry    // the active enrolments, rebuilt from records
+	records   map[string]operators.Enrolment // every enrolment record, by name, as last seen
+	sessions  map[tokenHash]hubapi.Identity  // SSH console sessions (sessions.go)
 
 	scanMu sync.Mutex
 	seen   opDirStamp // what the last scan of opDir saw
 	scans  int        // scans of opDir so far; tests count them
 }
 
-// NewTokens returns an empty token book reading operator tokens from opDir.
-func NewTokens(opDir string) *Tokens {
+// NewTokens returns an empty token book over the enrolment records of st,
+// following the token files of home's operators directory, for a hub on
+// host.
+func NewTokens(st store.Store, home, host string, log *slog.Logger) *Tokens {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &Tokens{
-		opDir:     opDir,
+		opDir:     filepath.Join(home, "operators"),
+		st:        st,
+		host:      host,
+		home:      home,
+		log:       log,
 		byHash:    make(map[tokenHash]hubapi.Identity),
 		persona:   make(map[string]tokenHash),
 		operators: make(map[tokenHash]operatorEntry),
+		records:   make(map[string]operators.Enrolment),
 		sessions:  make(map[tokenHash]hubapi.Identity),
 	}
 }
 
-// operatorEntry is an enrolled operator as the last scan found them.
+// operatorEntry is an enrolled operator as their record says.
 type operatorEntry struct {
 	id hubapi.Identity
-	// uid is the Unix user the operator is bound to, or hubapi.NoUID.
-	uid int
+	// uid is the Unix user the operator is bound to, or hubapi.NoUID, on
+	// host.
+	uid  int
+	host string
 }
 
 // Authenticate returns the identity of a bearer token presented on a
 // connection from Unix user peerUID (hubapi.NoUID when unknown). Operator
-// tokens are the files in the operators directory as they are now: one
-// created, deleted or rotated while the hub runs is honoured on the next
-// request. Telling that costs a stat of the directory and of each token
-// file; the directory is read again only when one of them changed. An
-// operator bound to a uid is refused on a connection from any other user.
+// tokens are the enrolment records as this hub last saw them, with this
+// home's token files as they are now: one created, deleted or rotated while
+// the hub runs is honoured on the next request. Telling that costs a stat
+// of the directory and of each token file; the directory is read again only
+// when one of them changed. An operator bound to a uid is refused on a
+// connection from any other user, and on every host but the one they were
+// enrolled on (a uid names a user of one host only).
 func (t *Tokens) Authenticate(tok string, peerUID int) (hubapi.Identity, error) {
 	if !strings.HasPrefix(tok, hubapi.TokenPrefix) {
 		return hubapi.Identity{}, hubapi.ErrUnauthenticated
@@ -81,6 +113,10 @@ func (t *Tokens) Authenticate(tok string, peerUID int) (hubapi.Identity, error) 
 	}
 	if !ok {
 		return hubapi.Identity{}, hubapi.ErrUnauthenticated
+	}
+	if op.uid != hubapi.NoUID && op.host != t.host {
+		return hubapi.Identity{}, fmt.Errorf("%w: %s is bound to uid %d on host %q and this hub runs on %q; a uid names a user of one host only, so enrol them unbound or use the hub of that host (docs/security.md)",
+			hubapi.ErrWrongUser, op.id.Principal, op.uid, op.host, t.host)
 	}
 	if op.uid != hubapi.NoUID && op.uid != peerUID {
 		return hubapi.Identity{}, fmt.Errorf("%w: %s is bound to uid %d and this connection comes from uid %d (docs/security.md)",
@@ -195,13 +231,13 @@ func (t *Tokens) unchanged() bool {
 }
 
 // loadOperators reads every <name>.token in the operators directory and
-// replaces the operator tokens with what it found, so a token whose file is
-// gone or holds another token stops working.
+// brings the enrolment records in line with what it found (reconcile), so
+// a token whose file is gone or holds another token stops working.
 func (t *Tokens) loadOperators() error {
 	t.scans++
 	start := time.Now()
 	seen := opDirStamp{scanned: true, files: make(map[string]fileStamp)}
-	found := make(map[tokenHash]operatorEntry)
+	found := make(map[string]hubapi.Operator)
 	dfi, err := os.Stat(t.opDir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -236,10 +272,7 @@ func (t *Tokens) loadOperators() error {
 				// refused loudly, never taken as an operator.
 				return fmt.Errorf("read operator tokens: %w", err)
 			}
-			found[hashToken(o.Token)] = operatorEntry{
-				id:  hubapi.Identity{Kind: hubapi.PrincipalHuman, Principal: "human:" + name},
-				uid: o.UID,
-			}
+			found[name] = o
 		}
 	}
 	recent := start.Add(-racyWindow)
@@ -247,9 +280,9 @@ func (t *Tokens) loadOperators() error {
 	for _, st := range seen.files {
 		seen.racy = seen.racy || st.mod.After(recent)
 	}
+	if !t.reconcile(found) {
+		seen.racy = true // a record moved under a write: look again next time
+	}
 	t.seen = seen
-	t.mu.Lock()
-	t.operators = found
-	t.mu.Unlock()
 	return nil
 }

@@ -3,18 +3,21 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // watchStore publishes every committed store write (but presence, which the
-// tracker publishes itself) and keeps presence and tokens in line with
+// tracker publishes itself; on a store shared by several hubs the other
+// hubs' presence records feed the tracker, followPresence) and keeps presence and tokens in line with
 // persona records. A watch that ends while ctx lives is resumed from the
 // last revision; if that history is gone, readers are told to resync.
 func (h *Hub) watchStore(ctx context.Context) {
@@ -50,6 +53,21 @@ func (h *Hub) watchStore(ctx context.Context) {
 // not published) and keeps presence, tokens, inbox streams and waiting
 // counts in line with the records it carries.
 func (h *Hub) apply(sev store.Event) {
+	// Token hashes and enrolments make no event: a hash is never published.
+	// Presence is the tracker's to publish: another hub's feeds it.
+	switch {
+	case strings.HasPrefix(sev.Key, TokenHashPrefix):
+		h.followTokenHash(sev)
+		return
+	case strings.HasPrefix(sev.Key, operators.Prefix):
+		h.tokens.followEnrolment(sev)
+		return
+	case strings.HasPrefix(sev.Key, presencePrefix):
+		if h.share != nil {
+			h.followPresence(strings.TrimPrefix(sev.Key, presencePrefix), sev)
+		}
+		return
+	}
 	ev, ok, err := usecase.EventOf(sev)
 	if err != nil {
 		h.log.Error("a stored record cannot be read as its change event; it is not published", "err", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -87,16 +88,17 @@ func OperatorTokenPath(home, name string) string {
 
 // Named errors of operator enrolment.
 var (
-	// ErrNotEnrolled: a human principal with no operator token in the home.
-	ErrNotEnrolled = errors.New("not an enrolled operator")
+	// ErrNotEnrolled: a human principal with no operator token in the home
+	// (or no enrolment in the installation's store).
+	ErrNotEnrolled = operators.ErrNotEnrolled
 	// ErrAlreadyEnrolled: enrolment of a human who already has a token.
-	ErrAlreadyEnrolled = errors.New("operator already enrolled")
+	ErrAlreadyEnrolled = operators.ErrAlreadyEnrolled
 	// ErrBadTokenFile: a token file that does not hold what this tool writes.
 	ErrBadTokenFile = errors.New("token file does not hold a virgo token")
 )
 
 // NoUID is an operator not bound to a Unix user.
-const NoUID = -1
+const NoUID = operators.NoUID
 
 // Operator is an enrolled human as the home's token file records them.
 type Operator struct {
@@ -277,11 +279,24 @@ type EnrolRequest struct {
 // which stays in its 0600 file for the human to take.
 type Enrolled struct {
 	Principal string `json:"principal"`
+	// TokenFile is where the token file is, on Host.
 	TokenFile string `json:"token_file"`
+	// Host is the host the operator was enrolled on (by a hub there).
+	Host string `json:"host,omitempty"`
 	// UID is the bound Unix user, absent when unbound.
 	UID *int `json:"uid,omitempty"`
 	// SSHKeys are the public keys listed for the human (the SSH console).
 	SSHKeys []operatorkeys.Key `json:"ssh_keys,omitempty"`
+}
+
+// EnrolledOf is what may be said of enrolment e: never the token.
+func EnrolledOf(e operators.Enrolment) Enrolled {
+	out := Enrolled{Principal: e.Principal(), TokenFile: OperatorTokenPath(e.Home, e.Name), Host: e.Host}
+	if e.UID != NoUID {
+		uid := e.UID
+		out.UID = &uid
+	}
+	return out
 }
 
 // Enrolled is what may be said of operator o of home: never the token.
@@ -296,32 +311,4 @@ func (o Operator) Enrolled(home string) Enrolled {
 
 // ErrLastOperator: removing the only enrolled operator would leave nobody
 // to decide, and make the home a first install again.
-var ErrLastOperator = errors.New("the last enrolled operator cannot be removed")
-
-// RemoveOperator revokes human name's token by deleting its file: every
-// request and open stream with it is refused from then on. The last
-// operator is not removed.
-func RemoveOperator(home, name string) error {
-	name = strings.TrimPrefix(name, "human:")
-	if !ValidOperatorName(name) {
-		return fmt.Errorf("operator %q: %w", name, ErrBadOperatorName)
-	}
-	ops, err := Operators(home)
-	if err != nil {
-		return err
-	}
-	found := false
-	for _, o := range ops {
-		found = found || o.Name == name
-	}
-	switch {
-	case !found:
-		return fmt.Errorf("human:%s: %w", name, ErrNotEnrolled)
-	case len(ops) == 1:
-		return fmt.Errorf("human:%s: %w; enrol another first", name, ErrLastOperator)
-	}
-	if err := os.Remove(OperatorTokenPath(home, name)); err != nil {
-		return fmt.Errorf("remove human:%s: %w", name, err)
-	}
-	return nil
-}
+var ErrLastOperator = operators.ErrLastOperator

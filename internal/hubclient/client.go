@@ -239,9 +239,13 @@ func (c *Client) call(ctx context.Context, method, path string, body any) ([]byt
 	return answer, err
 }
 
-// newIdempotencyKey is a fresh 128-bit key for one write.
+// newIdempotencyKey is a fresh key for one write: the time in Unix
+// milliseconds as 11 hex digits, then 64 random bits. Keys made later sort
+// later, so the hub's records of them append to its store's B+tree instead
+// of landing on random leaves (usecase.Key's storeKey); the random bits
+// keep the keys of one millisecond, and of every client, apart.
 func newIdempotencyKey() string {
-	return strconv.FormatUint(rand.Uint64(), 36) + "-" + strconv.FormatUint(rand.Uint64(), 36)
+	return fmt.Sprintf("%011x-", time.Now().UnixMilli()) + strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // exchange is one attempt of a call: the request on a connection of the

@@ -162,6 +162,10 @@ type Stats struct {
 	// bbolt commits (fsyncs) that carried them. Txns/Commits is the
 	// group-commit factor.
 	Txns, Commits int64
+	// PageWrites counts bbolt's page writes since open (a node spanning
+	// several pages is one write; each commit adds one for its meta page):
+	// what a commit costs on disk, independent of the machine's load.
+	PageWrites int64
 	// WalkedAtOpen says whether the open walked every page of the file;
 	// it did not when the file was as its last clean close left it
 	// (docs/store.md, "Before the file is mapped").
@@ -170,7 +174,9 @@ type Stats struct {
 
 // Stats reads the counters of the store.
 func (b *Bolt) Stats() (Stats, error) {
-	s := Stats{Path: b.path, Txns: b.txns.Load(), Commits: b.commits.Load(), WalkedAtOpen: b.walkedAtOpen}
+	db := b.db.Stats()
+	s := Stats{Path: b.path, Txns: b.txns.Load(), Commits: b.commits.Load(), PageWrites: db.TxStats.GetWrite(),
+		WalkedAtOpen: b.walkedAtOpen}
 	err := b.view("stats", func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		var err error

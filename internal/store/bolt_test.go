@@ -42,8 +42,12 @@ func TestNoOpTxnWritesNothing(t *testing.T) {
 		t.Fatalf("delete of an absent key returned %d, want 1", rev)
 	}
 	after, _ := b.Stats()
-	if after.Commits != before.Commits || after.Rev != 1 {
+	if after.Commits != before.Commits || after.Rev != 1 || after.PageWrites != before.PageWrites {
 		t.Fatalf("no-op txns committed: %+v -> %+v", before, after)
+	}
+	mustTxn(t, b, nil, Put("a", []byte("2")))
+	if wrote, _ := b.Stats(); wrote.PageWrites <= after.PageWrites {
+		t.Fatalf("a commit wrote no pages: %+v -> %+v", after, wrote)
 	}
 	if _, err := b.Txn(ctx, []Cond{{Key: "a", ModRev: 7}}, nil); !errors.Is(err, ErrConflict) {
 		t.Fatalf("no-op txn with a failing cond: %v, want ErrConflict", err)

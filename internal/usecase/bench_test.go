@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // BenchmarkDecisionCommitVsFsync: one decision's commit through the use
@@ -31,6 +32,8 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	defer f.Close()
 	page := make([]byte, 4096)
 	var commit, fsync, fdatasync time.Duration
+	var pages int64
+	bolt := in.st.(*store.Bolt)
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
@@ -43,6 +46,7 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		before, _ := bolt.Stats()
 		b.StartTimer()
 		start := time.Now()
 		if _, err := in.cases.Decide(ctx, k, henry, res.Confirmation.ID, true, confirm.RememberNone, ""); err != nil {
@@ -50,6 +54,8 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 		}
 		commit += time.Since(start)
 		b.StopTimer()
+		after, _ := bolt.Stats()
+		pages += after.PageWrites - before.PageWrites
 		start = time.Now()
 		if _, err := f.WriteAt([]byte{byte(i)}, 0); err != nil {
 			b.Fatal(err)
@@ -73,4 +79,5 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	b.ReportMetric(float64(commit)/float64(fsync), "commit/fsync")
 	b.ReportMetric(float64(fdatasync.Nanoseconds())/float64(b.N), "fdatasync-ns/op")
 	b.ReportMetric(float64(commit)/float64(fdatasync), "commit/fdatasync")
+	b.ReportMetric(float64(pages)/float64(b.N), "pages/commit")
 }

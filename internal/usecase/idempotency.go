@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -30,7 +31,8 @@ const (
 	// (Config.IdempotencyLimit): beyond it the sweep drops the oldest
 	// first, however young.
 	MaxIdempotencyRecords = 100_000
-	// idempotencyPrefix + digest of caller and key → idempotencyRecord.
+	// idempotencyPrefix + the client's key + "/" + digest of caller and
+	// key → idempotencyRecord (Key.storeKey).
 	idempotencyPrefix = "idempotency/"
 )
 
@@ -74,9 +76,34 @@ func NewKey(caller, key string, request ...[]byte) (Key, error) {
 	return Key{Caller: caller, Key: key, Request: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-func (k Key) storeKey() string {
+// storeKey is where k's result is recorded: the client's key, then a
+// digest of caller and key (two callers' equal keys stay apart). Leading
+// with the client's key matters for the commit: the hub client makes its
+// keys in time order (hubclient), so the records of concurrent requests
+// append at the right edge of the store's B+tree and a group commit's
+// requests share its leaf pages; under a digest alone each record dirtied
+// a random leaf and its branch page (issue 11).
+func (k Key) storeKey() string { return idempotencyPrefix + k.Key + "/" + k.digest() }
+
+// formerStoreKey is where a record was kept before storeKey led with the
+// client's key: the digest alone. Such records are at most
+// IdempotencyWindow old; until the sweep has dropped them all, a repeat
+// still finds its result there (lookup).
+func (k Key) formerStoreKey() string { return idempotencyPrefix + k.digest() }
+
+func (k Key) digest() string {
 	sum := sha256.Sum256([]byte(k.Caller + "\x00" + k.Key))
-	return idempotencyPrefix + hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(sum[:16])
+}
+
+// lookup reads k's record, under its key or, while records of the former
+// layout may remain, under its former key.
+func (u *Cases) lookup(ctx context.Context, k Key) (store.KV, error) {
+	kv, err := u.st.Get(ctx, k.storeKey())
+	if errors.Is(err, store.ErrNotFound) && u.formerIdem.Load() {
+		return u.st.Get(ctx, k.formerStoreKey())
+	}
+	return kv, err
 }
 
 // idempotencyRecord is one stored result.
@@ -93,7 +120,7 @@ func (u *Cases) replayed(ctx context.Context, k Key, out any) (bool, error) {
 	if k == (Key{}) {
 		return false, nil
 	}
-	kv, err := u.st.Get(ctx, k.storeKey())
+	kv, err := u.lookup(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -135,7 +162,8 @@ func (u *Cases) record(k Key, result any) (store.Plan, error) {
 // SweepIdempotency drops the results older than IdempotencyWindow and,
 // past the bound (Config.IdempotencyLimit), the oldest, in as few
 // transactions as the store's limits allow (each deletion stands alone),
-// and returns how many it dropped.
+// and returns how many it dropped. Once no record of the former key layout
+// is left, repeats stop looking for one.
 func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 	kvs, err := u.st.List(ctx, idempotencyPrefix)
 	if err != nil {
@@ -146,7 +174,9 @@ func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 		at  time.Time
 	}
 	recs := make([]aged, 0, len(kvs))
+	former := false
 	for _, kv := range kvs {
+		former = former || !strings.Contains(strings.TrimPrefix(kv.Key, idempotencyPrefix), "/")
 		var rec idempotencyRecord
 		// An unreadable record is dropped as if it were the oldest.
 		_ = json.Unmarshal(kv.Value, &rec)
@@ -161,11 +191,13 @@ func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 		}
 		ops = append(ops, store.Op{Key: r.key, Delete: true})
 	}
-	if len(ops) == 0 {
-		return 0, nil
+	if len(ops) > 0 {
+		if _, err := store.WriteAll(ctx, u.st, ops); err != nil {
+			return 0, fmt.Errorf("sweep %d idempotency records: %w", len(ops), err)
+		}
 	}
-	if _, err := store.WriteAll(ctx, u.st, ops); err != nil {
-		return 0, fmt.Errorf("sweep %d idempotency records: %w", len(ops), err)
+	if !former {
+		u.formerIdem.Store(false)
 	}
 	return len(ops), nil
 }

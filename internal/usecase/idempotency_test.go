@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 func mustKey(t *testing.T, caller, key string, request ...string) Key {
@@ -92,6 +93,46 @@ func TestIdempotencyRecordsAreBounded(t *testing.T) {
 	in.clk.advance(IdempotencyWindow)
 	if n, err := in.cases.SweepIdempotency(ctx); err != nil || n != 3 {
 		t.Fatalf("sweep after the window dropped %d (%v), want the 3 left", n, err)
+	}
+}
+
+// Records are kept under the client's key first, so a client's keys made in
+// time order (the hub client's) append to the store's key order; a record
+// written under the former key (a digest alone, by a hub before this
+// layout) is still found and replayed until a sweep finds none left.
+func TestIdempotencyRecordsFollowTheClientKeysOrder(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	first, second := mustKey(t, "human:henry", "0193a1b2c3d-9", "x"), mustKey(t, "human:henry", "0193a1b2c3e-1", "x")
+	if first.storeKey() >= second.storeKey() {
+		t.Fatalf("store keys %s and %s do not follow their client keys' order", first.storeKey(), second.storeKey())
+	}
+	if first.storeKey() == mustKey(t, "human:alice", "0193a1b2c3d-9", "x").storeKey() {
+		t.Fatal("two callers' equal keys share a record")
+	}
+
+	// A registration recorded under its former key, as the former layout did.
+	k := mustKey(t, "human:henry", "k-former", "POST /v1/personas", "Spica")
+	reg := Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}}
+	orig, err := in.cases.Register(ctx, k, reg)
+	mustNil(t, err)
+	kv, err := in.st.Get(ctx, k.storeKey())
+	mustNil(t, err)
+	_, err = in.st.Txn(ctx, nil, []store.Op{{Key: k.storeKey(), Delete: true}, store.Put(k.formerStoreKey(), kv.Value)})
+	mustNil(t, err)
+	again, err := in.cases.Register(ctx, k, reg)
+	if err != nil || again.Persona.ID != orig.Persona.ID {
+		t.Fatalf("repeat of a request recorded under the former key: %v, %v; want the original %s", again.Persona.ID, err, orig.Persona.ID)
+	}
+	if _, err := in.cases.SweepIdempotency(ctx); err != nil || !in.cases.formerIdem.Load() {
+		t.Fatalf("a sweep that kept a former record stopped looking for them (%v)", err)
+	}
+	in.clk.advance(IdempotencyWindow + time.Minute)
+	if n, err := in.cases.SweepIdempotency(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep after the window dropped %d (%v), want the former record", n, err)
+	}
+	if _, err := in.cases.SweepIdempotency(ctx); err != nil || in.cases.formerIdem.Load() {
+		t.Fatalf("a sweep that found no former record still looks for them (%v)", err)
 	}
 }
 

@@ -67,7 +67,7 @@ const (
 // reports what it found; the recorded answer is decoded into out.
 func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 	for range maxAttempts {
-		kv, err := u.st.Get(ctx, k.storeKey())
+		kv, err := u.lookup(ctx, k)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			intent, err := u.record(k, nil)
@@ -100,8 +100,9 @@ func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 	return fresh, fmt.Errorf("Idempotency-Key %s: %w", k.Key, registry.ErrContention)
 }
 
-// forget removes k's record.
+// forget removes k's record (under either key: an intent lookup found
+// under the former one).
 func (u *Cases) forget(ctx context.Context, k Key) error {
-	_, err := u.st.Txn(ctx, nil, []store.Op{{Key: k.storeKey(), Delete: true}})
+	_, err := u.st.Txn(ctx, nil, []store.Op{{Key: k.storeKey(), Delete: true}, {Key: k.formerStoreKey(), Delete: true}})
 	return err
 }

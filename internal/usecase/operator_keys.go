@@ -20,14 +20,6 @@ func (u *Cases) AddOperatorKeys(ctx context.Context, human string, keys []operat
 	})
 }
 
-// RemoveOperatorKeys removes every key listed for human in one
-// transaction: a removed operator's keys name nobody.
-func (u *Cases) RemoveOperatorKeys(ctx context.Context, human string) error {
-	return u.commit(ctx, useOperatorKeys, "remove the SSH keys of "+human, func() (store.Plan, error) {
-		return operatorkeys.PlanRemoveAll(ctx, u.st, human)
-	})
-}
-
 // OperatorKeys lists the keys listed for human, or every key for "".
 func (u *Cases) OperatorKeys(ctx context.Context, human string) ([]operatorkeys.Key, error) {
 	return operatorkeys.List(ctx, u.st, human)

@@ -77,15 +77,11 @@ func (u *Cases) guarded(ctx context.Context, ref string) (registry.Persona, stor
 // lead or bound human assigned it (never ones a request asserts) and the
 // seats' active holders (an addressed tool reaches only an active one).
 func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy, error) {
-	st, err := u.LoadStamp(p)
+	base, err := u.stampPolicy(p)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := confirm.KeysOf(&st, p.StampHash)
-	if err != nil {
-		return nil, err
-	}
-	learned, err := u.queue.Prompts().Active(ctx, p.Address, string(p.Profile), keys)
+	learned, err := u.queue.Prompts().Active(ctx, p.Address, string(p.Profile), base.Keys())
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +89,7 @@ func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy
 	if err != nil {
 		return nil, err
 	}
-	return confirm.NewPolicy(&st, p.StampHash, confirm.Options{Learned: learned, Assignments: assigned,
-		Holders: activeSeats{ctx, Seats{u.reg}}})
+	return base.With(confirm.Options{Learned: learned, Assignments: assigned, Holders: activeSeats{ctx, Seats{u.reg}}}), nil
 }
 
 // operation is a request resolved under its persona's policy.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
@@ -58,7 +59,10 @@ type Cases struct {
 	fail  *Failpoint
 	// idemLimit bounds the idempotency records kept.
 	idemLimit int
-	stamps    stampCache
+	// formerIdem is set while records under the former idempotency keys
+	// may remain (see Key.formerStoreKey); a sweep that finds none clears it.
+	formerIdem atomic.Bool
+	stamps     stampCache
 	// coord is the coordination records: messages and instance fences.
 	coord *coord.Book
 	// human is the human channel; reactions its reaction outcomes.
@@ -79,10 +83,12 @@ func New(cfg Config) *Cases {
 	if cfg.IdempotencyLimit <= 0 {
 		cfg.IdempotencyLimit = MaxIdempotencyRecords
 	}
-	return &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
+	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now),
 		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
 		presence: cfg.Presence}
+	u.formerIdem.Store(true)
+	return u
 }
 
 // commit runs plan-and-commit until the plan's conditions hold: plan reads

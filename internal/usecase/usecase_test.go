@@ -174,7 +174,8 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 }
 
 // A stamp is read from disk and verified once per (generation, hash), then
-// served from memory: a request reads no file. A record naming another hash
+// served from memory: a request reads no file, and its policy index is
+// built once. A record naming another hash
 // is verified against the file again (and here refused).
 func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 	in := newInstallation(t)
@@ -189,9 +190,21 @@ func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 	if err != nil || again.Persona.ID != first.Persona.ID {
 		t.Fatalf("a verified stamp read again: %v; want it from memory", err)
 	}
+	// Its policy index is built once too: every request's policy shares
+	// the stamp it indexed, with the request's own options applied.
+	pol, err := in.cases.Policy(ctx, p)
+	mustNil(t, err)
+	pol2, err := in.cases.Policy(ctx, p)
+	mustNil(t, err)
+	if pol == pol2 || pol.Stamp() != pol2.Stamp() || pol.Hash() != p.StampHash {
+		t.Fatalf("two requests' policies: %p and %p over stamps %p and %p; want two policies over one kept index", pol, pol2, pol.Stamp(), pol2.Stamp())
+	}
 	p.StampHash = "sha256:00"
 	if _, err := in.cases.LoadStamp(p); err == nil {
 		t.Fatal("a stamp under another hash was served from memory; want it verified against the file")
+	}
+	if _, err := in.cases.Policy(ctx, p); err == nil {
+		t.Fatal("the policy of a stamp under another hash was served from memory; want its stamp verified against the file")
 	}
 }
 

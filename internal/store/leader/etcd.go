@@ -75,11 +75,36 @@ func (e *onEtcd) Campaign(ctx context.Context) (*Term, error) {
 		lease.Revoke(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("campaign for %s: read the leader key: %w", e.key(), err)
 	}
+	// The term is over as soon as its key changes (taken away, or its
+	// lease expired), not only at the next write the fence refuses.
+	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	changes, err := e.s.Watch(wctx, key, kv.ModRev)
+	if err != nil {
+		stop()
+		lease.Revoke(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("campaign for %s: watch the leader key: %w", e.key(), err)
+	}
 	resign := func(ctx context.Context) error {
 		// Revoking the lease deletes the key: the next candidate leads.
 		return lease.Revoke(ctx)
 	}
-	return newTerm(store.Cond{Key: key, ModRev: kv.ModRev}, lease.Done(), resign), nil
+	t := newTerm(store.Cond{Key: key, ModRev: kv.ModRev}, lease.Done(), resign)
+	go func() {
+		defer stop()
+		for {
+			select {
+			case ev, ok := <-changes:
+				// A watch that ends leaves the term unwatched: over.
+				if !ok || ev.Key == key {
+					t.lose()
+					return
+				}
+			case <-t.Done():
+				return
+			}
+		}
+	}()
+	return t, nil
 }
 
 // Leader reads the candidates' keys at one revision: the one created

@@ -119,6 +119,12 @@ func TestFencedWriteAfterLeadershipMovedOn(t *testing.T) {
 	if _, err := ss[1].Txn(ctx, nil, []store.Op{{Key: term.Fence.Key, Delete: true}}); err != nil {
 		t.Fatal(err)
 	}
+	select {
+	case <-term.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the term is not over 5s after its leader key went")
+	}
+	// A job that did not look (paused) writes, and is refused.
 	_, err = job.Txn(ctx, nil, []store.Op{store.Put("swept/2", nil)})
 	if !errors.Is(err, leader.ErrNotLeader) || !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), term.Fence.Key) {
 		t.Fatalf("a fenced write after the leader key went: %v; want ErrNotLeader and ErrConflict naming %q", err, term.Fence.Key)

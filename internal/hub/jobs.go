@@ -1,0 +1,113 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store/leader"
+)
+
+// idempotencySweep is how often idempotency records past their window (or
+// beyond their bound) are dropped.
+const idempotencySweep = time.Minute
+
+// jobsElection names the election of the run-once jobs under leader.Prefix.
+const jobsElection = "jobs"
+
+// campaignRetry is how long a hub waits to campaign again after a
+// campaign failed (the store unavailable).
+const campaignRetry = time.Second
+
+// The run-once jobs are the periodic writers whose work is the
+// installation's, not a hub's: run by every hub they would do it twice and
+// race each other. They run on the hub that leads the jobs' election, and
+// every write they make is fenced by its term (leader.Term.Store):
+//   - the expiry sweep (usecase.Cases.Sweep): records expired
+//     confirmations, and withdraws what retired generations left open;
+//   - the idempotency sweep (usecase.Cases.SweepIdempotency).
+//
+// Not jobs: the presence flush (each hub writes what its own runtimes
+// report, on its own lease), the stamp check and the stamp-directory sweep
+// (each hub's own home), re-routing (part of the activation's own
+// transaction, confirm.PlanReroute), and the one-time migrations at start
+// (IndexUndecided, MigrateAssignments, IndexNameSkeletons: conditioned
+// writes that a second hub finds done).
+func (h *Hub) runJobs(ctx context.Context) {
+	host, _ := os.Hostname()
+	e := leader.For(h.st, leader.Options{Name: jobsElection, TTL: h.cfg.Lease,
+		Holder: fmt.Sprintf("%s pid %d hub %s", host, os.Getpid(), h.stream.Epoch())})
+	for ctx.Err() == nil {
+		term, err := e.Campaign(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Error("campaign for the run-once jobs failed; will retry", "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(campaignRetry):
+				}
+			}
+			continue
+		}
+		h.lead(ctx, term)
+	}
+}
+
+// lead runs the jobs for one term, until ctx ends (the hub stops: it
+// resigns, so another hub leads at once) or the term is over.
+func (h *Hub) lead(ctx context.Context, term *leader.Term) {
+	h.leading.Store(true)
+	defer h.leading.Store(false)
+	if term.Fence.Key != "" {
+		h.log.Info("leading the run-once jobs", "key", term.Fence.Key, "revision", term.Fence.ModRev)
+	}
+	jobs := h.casesOver(term.Store(h.st))
+	expiry := time.NewTicker(h.cfg.ExpirySweep)
+	defer expiry.Stop()
+	idempotency := time.NewTicker(idempotencySweep)
+	defer idempotency.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRevoke)
+			if err := term.Resign(rctx); err != nil {
+				h.log.Warn("resigning the run-once jobs failed; another hub leads once the lease expires", "err", err)
+			}
+			cancel()
+			return
+		case <-term.Done():
+			h.log.Warn("no longer leader: the run-once jobs stop until this hub is elected again", "key", term.Fence.Key)
+			return
+		case <-idempotency.C:
+			if _, err := jobs.SweepIdempotency(ctx); failed(ctx, term, err) {
+				h.log.Error("dropping old idempotency records failed; will retry", "err", err)
+			}
+		case <-expiry.C:
+			if _, err := jobs.Sweep(ctx); failed(ctx, term, err) {
+				h.log.Error("expiring confirmations failed; will retry", "err", err)
+			}
+		}
+	}
+}
+
+// failed says whether a job's error is worth its own log line: not when
+// the hub stops, nor when the term is over (a use case that retries its
+// conflicts may report the fence's refusal as contention; the loop says
+// "no longer leader" next).
+func failed(ctx context.Context, term *leader.Term, err error) bool {
+	if err == nil || ctx.Err() != nil || errors.Is(err, leader.ErrNotLeader) {
+		return false
+	}
+	select {
+	case <-term.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// Leading reports whether this hub leads the run-once jobs now (always,
+// once running, on a store with one owner).
+func (h *Hub) Leading() bool { return h.leading.Load() }
