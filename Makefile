@@ -17,7 +17,7 @@ FUZZTIME  ?= 3000x
 # Flips `make bitflip` tries: all, or a sample size.
 BITFLIPS  ?= all
 
-.PHONY: run test unit fuzz bitflip race bench lint build install screenshots clean
+.PHONY: run test unit fuzz bitflip race bench test-etcd bench-etcd lint build install screenshots clean
 
 run: ## open the console on a demo installation
 	$(GO) run ./cmd/virgo-tui demo
@@ -42,10 +42,22 @@ race:
 bench: ## the benchmarks behind BENCHMARKS.md
 	$(GO) test -tags etcd -run '^$$' -bench . -benchmem $(PKGS)
 
+# The etcd tests beyond CI (docs/etcd.md): the etcd store's packages on an
+# embedded member, the hubs and commands on one, and the tests behind the
+# etcdcluster tag on a real three-member cluster in separate processes
+# (etcd built from go.mod's etcdmain, killed -9, paused, restarted).
+test-etcd: ## the etcd store on a real three-member cluster: leader killed, quorum lost and back (a few minutes)
+	$(GO) test -count=1 ./internal/store/etcdstore/... ./internal/store/storecopy
+	$(GO) test -count=1 -tags etcdcluster -timeout 30m -run 'Etcd' ./internal/store/etcdstore/etcdcluster ./internal/hub ./cmd/virgo-tui
+
+bench-etcd: ## decisions at 1, 8 and 64 callers: bbolt, an embedded etcd member and a three-member cluster, in one run
+	$(GO) test -tags etcd,etcdcluster -run '^$$' -bench 'ConcurrentDeciders' -benchmem -benchtime 300x -count 1 ./internal/confirm
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags etcd ./internal/confirm
+	$(GO) vet -tags etcdcluster ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 build:

@@ -15,13 +15,25 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
+// Waits between attempts to watch a store that is unavailable: doubling
+// from the first to the largest, so a hub notices a returned etcd quorum
+// within two seconds without busying a cluster that is down.
+const (
+	firstWatchWait = 100 * time.Millisecond
+	maxWatchWait   = 2 * time.Second
+)
+
 // watchStore publishes every committed store write (but presence, which the
 // tracker publishes itself; on a store shared by several hubs the other
 // hubs' presence records feed the tracker, followPresence) and keeps presence and tokens in line with
 // persona records. A watch that ends while ctx lives is resumed from the
-// last revision; if that history is gone, readers are told to resync.
+// last revision; if that history is gone, readers are told to resync. A
+// store that is unavailable (an etcd cluster without a quorum) is watched
+// again until it answers: a handler's Settle waits for the watch, so a
+// watch given up would hang every write after the outage.
 func (h *Hub) watchStore(ctx context.Context) {
 	after := h.startRev
+	wait := firstWatchWait
 	for ctx.Err() == nil {
 		events, err := h.st.Watch(ctx, "", after)
 		if errors.Is(err, store.ErrCompacted) {
@@ -30,12 +42,22 @@ func (h *Hub) watchStore(ctx context.Context) {
 			h.publish(usecase.Event{Kind: usecase.EventResync})
 			continue
 		}
+		if errors.Is(err, store.ErrUnavailable) {
+			h.log.Warn("store unavailable; its watch is tried again", "after", after, "in", wait, "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, maxWatchWait)
+			continue
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				h.log.Error("store watch failed", "err", err)
 			}
 			return
 		}
+		wait = firstWatchWait
 		for ev := range events {
 			h.apply(ev)
 			after = ev.Rev
