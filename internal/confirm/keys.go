@@ -36,6 +36,10 @@ const (
 )
 
 func keyConfirmation(id string) string { return PrefixConfirmation + id }
+
+// ConfirmationKey is the store key of confirmation id's record, whose value
+// is the confirmation's JSON.
+func ConfirmationKey(id string) string { return keyConfirmation(id) }
 func keyFingerprint(fp string) string  { return prefixFingerprint + fp }
 func keyUndecided(id string) string    { return prefixUndecided + id }
 func keyCorrelation(requester Principal, corr string) string {

@@ -40,7 +40,9 @@ func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id
 		if err != nil || d.Expired {
 			return plan, err // an expiry is not the decision asked for: nothing to replay
 		}
-		rec, err := u.record(k, d.Confirmation)
+		// A decided confirmation is terminal, never written again: its
+		// record, written by this transaction, is the original answer.
+		rec, err := u.recordRef(k, confirm.ConfirmationKey(d.Confirmation.ID))
 		plan.Join(rec)
 		return plan, err
 	})

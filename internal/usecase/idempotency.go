@@ -106,11 +106,13 @@ func (u *Cases) lookup(ctx context.Context, k Key) (store.KV, error) {
 	return kv, err
 }
 
-// idempotencyRecord is one stored result.
+// idempotencyRecord is one stored result: the result itself, or the key of
+// the record that is the result (recordRef).
 type idempotencyRecord struct {
 	Request string          `json:"request"`
 	At      time.Time       `json:"at"`
-	Result  json.RawMessage `json:"result"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Ref     string          `json:"ref,omitempty"`
 }
 
 // replayed answers a repeated request from its record: ok when k names a
@@ -134,7 +136,15 @@ func (u *Cases) replayed(ctx context.Context, k Key, out any) (bool, error) {
 	if rec.Request != k.Request {
 		return false, fmt.Errorf("%s: %w", k.Key, ErrIdempotencyKeyReused)
 	}
-	if err := json.Unmarshal(rec.Result, out); err != nil {
+	result := rec.Result
+	if rec.Ref != "" {
+		ref, err := u.st.Get(ctx, rec.Ref)
+		if err != nil {
+			return false, fmt.Errorf("read the result of Idempotency-Key %s (%s): %w", k.Key, rec.Ref, err)
+		}
+		result = ref.Value
+	}
+	if err := json.Unmarshal(result, out); err != nil {
 		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
 	}
 	return true, nil
@@ -151,7 +161,24 @@ func (u *Cases) record(k Key, result any) (store.Plan, error) {
 	if err != nil {
 		return store.Plan{}, fmt.Errorf("record the result of Idempotency-Key %s: %w", k.Key, err)
 	}
-	rec, err := json.Marshal(idempotencyRecord{Request: k.Request, At: u.now().UTC(), Result: b})
+	return u.recordAs(k, idempotencyRecord{Request: k.Request, At: u.now().UTC(), Result: b})
+}
+
+// recordRef plans recording under k that the result is the record at key,
+// which the same transaction writes as the result's JSON. Only for a record
+// that is never written again (a decided confirmation is terminal): a
+// repeat answers what is stored there, so it must still be the original
+// result. It keeps a large result from being stored twice, and its small
+// record shares its page with its neighbours.
+func (u *Cases) recordRef(k Key, key string) (store.Plan, error) {
+	if k == (Key{}) {
+		return store.Plan{}, nil
+	}
+	return u.recordAs(k, idempotencyRecord{Request: k.Request, At: u.now().UTC(), Ref: key})
+}
+
+func (u *Cases) recordAs(k Key, r idempotencyRecord) (store.Plan, error) {
+	rec, err := json.Marshal(r)
 	if err != nil {
 		return store.Plan{}, fmt.Errorf("record the result of Idempotency-Key %s: %w", k.Key, err)
 	}

@@ -2,9 +2,11 @@ package usecase
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,13 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	mustNil(t, err)
+	return string(b)
+}
 
 func mustKey(t *testing.T, caller, key string, request ...string) Key {
 	t.Helper()
@@ -57,6 +66,15 @@ func TestRepeatedRequestReturnsTheOriginalResult(t *testing.T) {
 	c2, err := in.cases.Decide(ctx, dk, henry, first.Confirmation.ID, true, confirm.RememberNone, "")
 	if err != nil || c2.State != confirm.StateApproved || c2.Decision.Decider != henry || c2.ID != c.ID {
 		t.Fatalf("repeated approval: %+v, %v; want the original approval by henry", c2, err)
+	}
+	// The decision's answer is recorded by reference to the decided
+	// confirmation (terminal, never written again), not as a second copy,
+	// and the repeat answers it exactly.
+	if orig, again := mustJSON(t, c), mustJSON(t, c2); orig != again {
+		t.Fatalf("repeated approval answered\n%s\nthe original was\n%s", again, orig)
+	}
+	if kv, err := in.st.Get(ctx, dk.storeKey()); err != nil || len(kv.Value) > 512 || !strings.Contains(string(kv.Value), `"ref":"`+confirm.ConfirmationKey(c.ID)+`"`) {
+		t.Fatalf("the decision's idempotency record: %s (%v); want a small record naming %s", kv.Value, err, confirm.ConfirmationKey(c.ID))
 	}
 	if _, err := in.cases.Decide(ctx, Key{}, henry, first.Confirmation.ID, true, confirm.RememberNone, ""); !errors.Is(err, confirm.ErrAlreadyDecided) {
 		t.Fatalf("an approval without the key: %v, want ErrAlreadyDecided", err)
