@@ -46,12 +46,13 @@ bench: ## the benchmarks behind BENCHMARKS.md
 # embedded member, the hubs and commands on one, and the tests behind the
 # etcdcluster tag on a real three-member cluster in separate processes
 # (etcd built from go.mod's etcdmain, killed -9, paused, restarted).
-test-etcd: ## the etcd store on a real three-member cluster: leader killed, quorum lost and back (a few minutes)
+test-etcd: ## the etcd store on a real three-member cluster: leader killed, quorum lost and back, a hub killed, a paused leader fenced (a few minutes)
 	$(GO) test -count=1 ./internal/store/etcdstore/... ./internal/store/storecopy
-	$(GO) test -count=1 -tags etcdcluster -timeout 30m -run 'Etcd' ./internal/store/etcdstore/etcdcluster ./internal/hub ./cmd/virgo-tui
+	$(GO) test -count=1 -tags etcdcluster -timeout 30m -run 'Etcd' ./internal/store/etcdstore/etcdcluster ./internal/store/leader ./internal/hub ./cmd/virgo-tui
 
-bench-etcd: ## decisions at 1, 8 and 64 callers: bbolt, an embedded etcd member and a three-member cluster, in one run
+bench-etcd: ## on a three-member cluster: decisions at 1, 8 and 64 callers (beside bbolt and an embedded member), and a confirmation from hub A to hub B's stream
 	$(GO) test -tags etcd,etcdcluster -run '^$$' -bench 'ConcurrentDeciders' -benchmem -benchtime 300x -count 1 ./internal/confirm
+	$(GO) test -tags etcdcluster -run '^$$' -bench 'OnEtcdCluster' -benchmem -benchtime 300x -count 1 ./internal/hub
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -10,8 +10,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +23,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -30,15 +35,31 @@ import (
 // clusterCLI is a cli whose installation lives on a new three-member etcd
 // cluster ($VIRGO_STORE), with `virgo-tui serve` running on it in a child
 // process and a lead persona, Spica, registered and active through it.
-func clusterCLI(t *testing.T) (*cli, *etcdcluster.Cluster) {
+func clusterCLI(t *testing.T) (*cli, *etcdcluster.Cluster, *exec.Cmd) {
 	t.Helper()
 	cl := etcdcluster.Start(t)
 	t.Setenv(storeurl.Env, cl.URL("virgo/cluster"))
 	c := newCLI(t)
 	c.ok("persona", "list") // the home exists, with its operator token
-	startServe(t, c.home, "")
+	hub := startServe(t, c.home, "")
 	c.activate("--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
-	return c, cl
+	return c, cl, hub
+}
+
+// secondHome is another host's home for the same installation: the
+// operator's token file copied into it, as README says an operator does to
+// act on another host (the enrolment's hash is in the store).
+func secondHome(t *testing.T, c *cli, operator string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "vt")
+	mustNil(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	tok, err := hubapi.OperatorToken(c.home, operator)
+	mustNil(t, err)
+	path := hubapi.OperatorTokenPath(dir, operator)
+	mustNil(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	mustNil(t, os.WriteFile(path, []byte(tok+"\n"), 0o600))
+	return dir
 }
 
 // openStore opens the cluster's installation directly, as a second client
@@ -89,7 +110,7 @@ func wantStoreUnavailable(t *testing.T, what string, err error) *hubapi.APIError
 // elected; the hub's change stream carries every approval (its watch
 // outlived the lost leader); and a failed approval tried again succeeds.
 func TestEtcdClusterLeaderKilledDuringDecisions(t *testing.T) {
-	c, cl := clusterCLI(t)
+	c, cl, _ := clusterCLI(t)
 	ctx := context.Background()
 	lead, err := hubclient.Dial(ctx, c.home, hubclient.WithTokenFile(personaTokenFile(t, c, "work/core/lead")))
 	mustNil(t, err)
@@ -243,7 +264,7 @@ func TestEtcdClusterLeaderKilledDuringDecisions(t *testing.T) {
 // unavailable, and `store status` says the cluster is degraded; once the
 // two are restarted the same approval succeeds.
 func TestEtcdClusterTwoMembersDownIsStoreUnavailableThenRecovers(t *testing.T) {
-	c, cl := clusterCLI(t)
+	c, cl, _ := clusterCLI(t)
 	ctx := context.Background()
 	id, _ := c.request("work/core/lead", "publish_deployment_v1", "external:https://example.org/release", "deploy", "deploy-1")
 	op, err := hubclient.Dial(ctx, c.home, hubclient.AsOperator("human:owner"))
@@ -331,4 +352,63 @@ func TestEtcdClusterTwoMembersDownIsStoreUnavailableThenRecovers(t *testing.T) {
 			t.Fatal("the approval after the members returned is not on the hub's change stream: its store watch did not resume")
 		}
 	}
+}
+
+// Issue 15: "kill -9 one hub → its personas go offline on the other within
+// the lease time". Two `virgo-tui serve` processes on two homes serve the
+// installation from the cluster; Spica's runtime beats to hub A, and hub
+// B's change stream shows her active. Hub A is killed -9 (its lease neither
+// renewed nor revoked): B's stream shows her offline within the hub lease's
+// TTL (hub.DefaultPresenceLease) and a margin for a loaded machine.
+func TestEtcdClusterHubKilledTakesItsPersonasOffline(t *testing.T) {
+	c, _, hubA := clusterCLI(t)
+	homeB := secondHome(t, c, "owner")
+	startServe(t, homeB, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runtime, err := hubclient.Dial(ctx, c.home, hubclient.WithTokenFile(personaTokenFile(t, c, "work/core/lead")),
+		hubclient.WithRetryBudget(0))
+	mustNil(t, err)
+	defer runtime.Close()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := runtime.Beat(ctx); err != nil {
+				return // hub A is gone
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}()
+	opB, err := hubclient.Dial(ctx, homeB, hubclient.AsOperator("human:owner"))
+	mustNil(t, err)
+	defer opB.Close()
+	var lead struct{ Persona struct{ ID string } }
+	mustNil(t, json.Unmarshal([]byte(c.ok("persona", "show", "work/core/lead", "-o", "json")), &lead))
+	streamB := opB.Subscribe(ctx, 0)
+	presenceOnB := func(timeout time.Duration, want hubapi.State) {
+		t.Helper()
+		deadline := time.After(timeout)
+		for {
+			select {
+			case batch, ok := <-streamB:
+				if !ok {
+					t.Fatal("hub B's change stream ended")
+				}
+				for _, ch := range batch {
+					var p hubapi.Presence
+					if ch.Kind == "presence" && ch.ID == lead.Persona.ID && json.Unmarshal(ch.Data, &p) == nil && p.State == want {
+						return
+					}
+				}
+			case <-deadline:
+				t.Fatalf("Spica is not %s on hub B's stream within %s", want, timeout)
+			}
+		}
+	}
+	presenceOnB(etcdcluster.ElectionTimeout, hubapi.StateActive)
+
+	mustNil(t, hubA.Process.Kill())
+	killed := time.Now()
+	const margin = 5 * time.Second
+	presenceOnB(hub.DefaultPresenceLease+margin, hubapi.StateOffline)
+	t.Logf("Spica offline on hub B %s after hub A was killed -9 (lease TTL %s)", time.Since(killed).Round(time.Millisecond), hub.DefaultPresenceLease)
 }

@@ -22,7 +22,7 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 
 func newServeCmd(a *app) *cobra.Command {
 	iv := hub.DefaultIntervals
-	var ttl time.Duration
+	var ttl, lease time.Duration
 	var verbose bool
 	var sshAddr string
 	sshLimits := sshconsole.DefaultLimits
@@ -38,6 +38,11 @@ last presence, and closes the database.
 
 Presence: a runtime beats every --heartbeat; it is stale after --stale without
 a beat, offline after --offline, idle after --idle without a new activity.
+
+On etcd (--store etcd://…, docs/etcd.md) several hubs may serve one
+installation: each holds a lease of --lease (whole seconds), on which the
+presence of its runtimes lives, and one of them runs the jobs that must run
+once (expiring confirmations), elected and fenced.
 
 A new confirmation expires (and counts as denied) after --confirm-ttl, else
 $VIRGO_CONFIRM_TTL, else 1h; a console's or command's in-process hub reads the
@@ -84,7 +89,7 @@ fingerprint printed at start, for the humans to pin.`,
 			err = hub.Serve(ctx, hub.ServeOptions{
 				Home:  home,
 				Store: a.storeFlag,
-				Hub:   hub.Config{Intervals: iv, ConfirmTTL: ttl},
+				Hub:   hub.Config{Intervals: iv, ConfirmTTL: ttl, Lease: lease},
 				Log:   log,
 				Ready: func(h *hub.Hub) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "hub serving %s on %s (pid %d); stop with Ctrl-C\n",
@@ -106,6 +111,7 @@ fingerprint printed at start, for the humans to pin.`,
 	f.DurationVar(&iv.Offline, "offline", iv.Offline, "a runtime without a beat for this long is offline")
 	f.DurationVar(&iv.Idle, "idle", iv.Idle, "a beating runtime without a new activity for this long is idle")
 	f.DurationVar(&ttl, "confirm-ttl", 0, "expiry of new confirmations (default $"+hub.ConfirmTTLEnv+", else 1h)")
+	f.DurationVar(&lease, "lease", hub.DefaultPresenceLease, "on etcd: this hub's lease; its personas go offline everywhere, and another hub takes over its jobs, within this after it dies")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
 	f.StringVar(&sshAddr, "ssh", "", "also serve the console over SSH on this address, e.g. :2222 (loopback unless a host is named; see docs/ssh.md)")
 	f.DurationVar(&sshLimits.Idle, "ssh-idle", sshLimits.Idle, "end an SSH console session after this long without a key")

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
+	"github.com/virgo-hub/virgo-tui/internal/store/leader"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -30,6 +34,18 @@ type storeStatus struct {
 	FileSize  int64  `json:"file_size"`
 	// Etcd is an etcd store's cluster.
 	Etcd *etcdstore.Status `json:"etcd"`
+	// Hubs are the live hubs of an etcd store's installation, each with
+	// its lease; Jobs who leads the run-once jobs (nil: no hub does).
+	Hubs []hubLease     `json:"hubs,omitempty"`
+	Jobs *leader.Holder `json:"jobs,omitempty"`
+}
+
+// hubLease is a live hub and the health of its lease: how long it has
+// left unless renewed (a hub that renews keeps it near its TTL).
+type hubLease struct {
+	hub.Peer
+	LeftSeconds int64  `json:"left_seconds"`
+	Error       string `json:"error,omitempty"`
 }
 
 func newStoreStatusCmd(a *app) *cobra.Command {
@@ -38,7 +54,9 @@ func newStoreStatusCmd(a *app) *cobra.Command {
 		Short: "Show which store the installation uses and its health",
 		Long: `Show the installation's store: the backend (bolt or etcd) and its revision; for a
 bbolt file its path and size; for an etcd cluster its members, which leads,
-and whether each answers (within 5 seconds). The exit status is 1 when the
+and whether each answers (within 5 seconds); the hubs that serve the
+installation, each with its lease (how long it has left unless renewed),
+and which hub leads the run-once jobs. The exit status is 1 when the
 cluster has no leader or a member does not answer.`,
 		Example: `  virgo-tui store status
   virgo-tui --store etcd://etcd1:2379,etcd2:2379,etcd3:2379/virgo/home store status -o json`,
@@ -83,12 +101,16 @@ cluster has no leader or a member does not answer.`,
 			if err != nil {
 				return err
 			}
-			st, err := s.(*etcdstore.Store).Status(ctx)
+			es := s.(*etcdstore.Store)
+			st, err := es.Status(ctx)
+			if err == nil {
+				res = storeStatus{Backend: "etcd", Revision: st.Revision, Etcd: &st}
+				err = res.readHubs(ctx, es)
+			}
 			s.Close()
 			if err != nil {
 				return err
 			}
-			res = storeStatus{Backend: "etcd", Revision: st.Revision, Etcd: &st}
 		}
 		w := cmd.OutOrStdout()
 		if *out == outputJSON {
@@ -102,6 +124,32 @@ cluster has no leader or a member does not answer.`,
 		return err
 	}
 	return cmd
+}
+
+// readHubs reads the live hubs of an etcd store, their leases' health,
+// and who leads the run-once jobs.
+func (s *storeStatus) readHubs(ctx context.Context, es *etcdstore.Store) error {
+	peers, err := hub.Peers(ctx, es)
+	if err != nil {
+		return err
+	}
+	for _, p := range peers {
+		hl := hubLease{Peer: p}
+		left, err := es.LeaseLeft(ctx, store.LeaseID(p.LeaseID))
+		if err != nil {
+			hl.Error = err.Error()
+		}
+		hl.LeftSeconds = int64(left / time.Second)
+		s.Hubs = append(s.Hubs, hl)
+	}
+	holder, ok, err := leader.For(es, leader.Options{Name: hub.JobsElection}).Leader(ctx)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.Jobs = &holder
+	}
+	return nil
 }
 
 // text is the status as lines; names and addresses come from the cluster
@@ -136,5 +184,21 @@ func (s storeStatus) text() string {
 		fmt.Fprintf(&b, "member    %s  %s  %s  %s  %s  %d bytes\n", termtext.Clean(m.Name), m.ID, role,
 			termtext.Clean(strings.Join(m.ClientURLs, ",")), health, m.DBSize)
 	}
+	if len(s.Hubs) == 0 {
+		b.WriteString("hubs      none running\n")
+	}
+	for _, h := range s.Hubs {
+		health := fmt.Sprintf("%ds of %ds left", h.LeftSeconds, h.TTLSeconds)
+		if h.Error != "" {
+			health = termtext.Clean(h.Error)
+		}
+		fmt.Fprintf(&b, "hub       %s pid %d  hub %s  lease %s  %s\n", termtext.Clean(h.Host), h.PID,
+			termtext.Clean(h.Hub), termtext.Clean(h.Lease), health)
+	}
+	jobs := "no hub leads"
+	if s.Jobs != nil {
+		jobs = fmt.Sprintf("%s (of %d candidates)", termtext.Clean(s.Jobs.Name), s.Jobs.Candidates)
+	}
+	fmt.Fprintf(&b, "jobs      %s\n", jobs)
 	return b.String()
 }

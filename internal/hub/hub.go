@@ -179,9 +179,9 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	if leaser, ok := cfg.Store.(store.Leaser); ok {
 		// Several hubs may serve this store: the presence this one
 		// reports lives on its lease, and it follows the others'.
-		h.share = &presenceShare{leaser: leaser, ttl: cfg.Lease, hub: h.stream.Epoch(), log: cfg.Log}
+		h.share = &presenceShare{leaser: leaser, ttl: cfg.Lease, hub: h.stream.Epoch(), log: cfg.Log, granted: h.announce}
 		h.presence.Share()
-		if _, _, err := h.share.current(ctx); err != nil {
+		if _, err := h.share.current(ctx); err != nil {
 			return nil, fmt.Errorf("hub: %w", err)
 		}
 	}
@@ -389,12 +389,9 @@ func (h *Hub) Flush(ctx context.Context) error {
 	var lease store.LeaseID
 	var hub string
 	if h.share != nil {
-		id, fresh, err := h.share.current(ctx)
+		id, err := h.share.current(ctx)
 		if err != nil {
 			return fmt.Errorf("flush presence: %w", err)
-		}
-		if fresh {
-			h.presence.DirtyLocal()
 		}
 		lease, hub = id, h.share.hub
 	}

@@ -200,7 +200,7 @@ func TestRunOnceJobsUnderElection(t *testing.T) {
 		return err == nil && c.State == "expired"
 	})
 
-	el := leader.For(b.st, leader.Options{Name: jobsElection})
+	el := leader.For(b.st, leader.Options{Name: JobsElection})
 	holder, ok, err := el.Leader(ctx)
 	mustNil(t, err)
 	if !ok || !strings.Contains(holder.Name, a.stream.Epoch()) || holder.Candidates != 2 {

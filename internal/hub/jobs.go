@@ -14,8 +14,8 @@ import (
 // beyond their bound) are dropped.
 const idempotencySweep = time.Minute
 
-// jobsElection names the election of the run-once jobs under leader.Prefix.
-const jobsElection = "jobs"
+// JobsElection names the election of the run-once jobs under leader.Prefix.
+const JobsElection = "jobs"
 
 // campaignRetry is how long a hub waits to campaign again after a
 // campaign failed (the store unavailable).
@@ -37,7 +37,7 @@ const campaignRetry = time.Second
 // writes that a second hub finds done).
 func (h *Hub) runJobs(ctx context.Context) {
 	host, _ := os.Hostname()
-	e := leader.For(h.st, leader.Options{Name: jobsElection, TTL: h.cfg.Lease,
+	e := leader.For(h.st, leader.Options{Name: JobsElection, TTL: h.cfg.Lease,
 		Holder: fmt.Sprintf("%s pid %d hub %s", host, os.Getpid(), h.stream.Epoch())})
 	for ctx.Err() == nil {
 		term, err := e.Campaign(ctx)

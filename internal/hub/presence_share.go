@@ -38,15 +38,18 @@ type presenceShare struct {
 	// hub is this hub's id in its records.
 	hub string
 	log *slog.Logger
+	// granted is called with each new lease before it is used (the hub
+	// announces itself on it); a lease it fails is revoked, and the next
+	// call grants another.
+	granted func(context.Context, store.Lease) error
 
 	mu    sync.Mutex
 	lease store.Lease
 }
 
-// current is the live lease, granted anew when there is none or it was
-// lost; fresh says it is new, so everything reported here must be written
-// (again) on it.
-func (ps *presenceShare) current(ctx context.Context) (id store.LeaseID, fresh bool, err error) {
+// current is the live lease, granted anew (and passed to granted) when
+// there is none or it was lost.
+func (ps *presenceShare) current(ctx context.Context) (store.LeaseID, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.lease != nil {
@@ -56,15 +59,19 @@ func (ps *presenceShare) current(ctx context.Context) (id store.LeaseID, fresh b
 				"lease", fmt.Sprintf("%x", ps.lease.ID()))
 			ps.lease = nil
 		default:
-			return ps.lease.ID(), false, nil
+			return ps.lease.ID(), nil
 		}
 	}
 	lease, err := ps.leaser.Grant(ctx, ps.ttl)
 	if err != nil {
-		return 0, false, fmt.Errorf("grant the presence lease: %w", err)
+		return 0, fmt.Errorf("grant the presence lease: %w", err)
+	}
+	if err := ps.granted(ctx, lease); err != nil {
+		lease.Revoke(context.WithoutCancel(ctx))
+		return 0, err
 	}
 	ps.lease = lease
-	return lease.ID(), true, nil
+	return lease.ID(), nil
 }
 
 // revoke ends the lease as the hub stops: the presence it reported goes

@@ -90,3 +90,22 @@ func (l *Lease) Revoke(ctx context.Context) error {
 	}
 	return nil
 }
+
+// LeaseLeft is how long lease id lives unless it is renewed (the cluster's
+// own count, read within the call timeout): a holder that renews keeps it
+// near the TTL. A lease that has ended is store.ErrLeaseLost.
+func (s *Store) LeaseLeft(ctx context.Context, id store.LeaseID) (time.Duration, error) {
+	if err := s.begin(ctx); err != nil {
+		return 0, err
+	}
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	resp, err := s.cli.TimeToLive(cctx, clientv3.LeaseID(id))
+	if err != nil {
+		return 0, s.fail(ctx, fmt.Sprintf("read lease %x", id), err)
+	}
+	if resp.TTL < 0 {
+		return 0, fmt.Errorf("lease %x: %w", id, store.ErrLeaseLost)
+	}
+	return time.Duration(resp.TTL) * time.Second, nil
+}
