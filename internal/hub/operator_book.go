@@ -82,9 +82,9 @@ func (t *Tokens) enrolmentOf(name string) operators.Enrolment {
 }
 
 // reconcile brings the store's enrolment records in line with the token
-// files found in this home (by name): a file with no record, or with the
-// record of a removed operator and another token, is recorded as enrolled
-// here; a file rewritten by hand rotates the record it made; an active
+// files found in this home (by name): a file with no record (where this
+// home enrols: enrolsHere), or with the record of a removed operator and
+// another token, is recorded as enrolled here; a file rewritten by hand rotates the record it made; an active
 // record of this home whose file is gone is marked removed. A file of an
 // operator enrolled elsewhere under another token is not an enrolment (it
 // is logged and left alone), and the file of a removed operator is
@@ -98,6 +98,10 @@ func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 		hash := operators.HashToken(o.Token)
 		mine := operators.Enrolment{Name: name, TokenSHA256: hash, UID: o.UID, Host: t.host, Home: t.home, ModRev: rec.ModRev}
 		switch {
+		case rec.ModRev == 0 && !t.enrolsHere():
+			t.log.Warn("a token file in this home is not an enrolment: the installation has operators and none was enrolled through this home; an enrolled operator enrols this human through a hub (operator add)",
+				"operator", "human:"+name, "file", hubapi.OperatorTokenPath(t.home, name))
+			continue
 		case rec.ModRev == 0:
 		case rec.TokenSHA256 == hash && rec.Removed:
 			t.dropStaleFile(rec)
@@ -125,6 +129,25 @@ func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 		clean = t.write(ctx, rec) && clean
 	}
 	return clean
+}
+
+// enrolsHere reports whether a new token file in this home may be recorded
+// as an enrolment: the installation has no enrolled operator yet (a first
+// install, or a store from before the records), or this home has enrolled
+// one before. A fresh home on another host — where a command finding no
+// operator file would take itself for a first install — enrols nobody by
+// writing files: its operators are enrolled through a hub.
+func (t *Tokens) enrolsHere() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	active := false
+	for _, e := range t.records {
+		if e.From(t.host, t.home) {
+			return true
+		}
+		active = active || e.Active()
+	}
+	return !active
 }
 
 // write records e over the record as read (e.ModRev) and learns it; a

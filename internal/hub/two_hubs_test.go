@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -119,18 +121,7 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 		t.Fatalf("the activation through B is %s", decided.State)
 	}
 	lead := reg.Persona
-	runtimeB := dialAs(t, homeB, waitForToken(t, homeA, lead))
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		id, err := runtimeB.WhoAmI(ctx)
-		if err == nil && id.PersonaID == lead.ID {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the runtime's token on hub B: %+v, %v", id, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	runtimeB := runtimeOn(t, homeB, homeA, lead)
 	if _, err := os.Stat(homeB.GenerationDir(lead.ID)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("hub B made the generation a directory in its home: %v", err)
 	}
@@ -154,6 +145,19 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 		}
 	}
 
+	// A message sent through A reaches the lead's message stream open on B
+	// (B's mailboxes follow its store watch).
+	inbox, err := runtimeB.OpenMessageStream(ctx, "")
+	mustNil(t, err)
+	defer inbox.Close()
+	deputy := reg2(t, henryA, henryB, "work/core/deputy", "Zaniah")
+	deputyA := runtimeOn(t, homeA, homeA, deputy)
+	_, err = deputyA.SendMessage(ctx, coord.Draft{To: lead.Address, Body: "through hub A"})
+	mustNil(t, err)
+	if m, err := inbox.Next(); err != nil || m.Body != "through hub A" || m.From.Address != deputy.Address {
+		t.Fatalf("the lead's stream on B: %+v, %v", m, err)
+	}
+
 	// Removed through B: refused by A, whose home's token file goes.
 	mustNil(t, henryB.RemoveOperator(ctx, "human:ada"))
 	settled(t, a, b)
@@ -162,6 +166,14 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 	if _, err := os.Stat(hubapi.OperatorTokenPath(homeA.Dir, "ada")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("ada's token file is still in A's home after her removal: %v", err)
 	}
+
+	// A fresh home enrols nobody by a file: a command on host B finding no
+	// operator file there takes itself for a first install and writes one,
+	// but the installation has operators, so hub B does not record it.
+	eveTok, err := hubapi.OperatorToken(homeB.Dir, "eve")
+	mustNil(t, err)
+	_, err = whoAmIWith(t, homeB, eveTok)
+	wantCode(t, err, "unauthenticated")
 
 	// A uid binds a user of one host: bob, bound on host A, is refused on B.
 	_, err = henryA.EnrolOperator(ctx, "bob", os.Getuid())
@@ -176,18 +188,36 @@ func TestTwoHubsServeOneInstallation(t *testing.T) {
 	wantCode(t, err, "wrong_user")
 }
 
-// waitForToken reads generation p's token file in home, once its hub has
-// issued it.
-func waitForToken(t *testing.T, home registry.Home, p registry.Persona) string {
+// reg2 registers a generation through the first client's hub, approves
+// its activation through the second's, and returns it.
+func reg2(t *testing.T, via, approver *hubclient.Client, addr, name string) registry.Persona {
+	t.Helper()
+	ctx := context.Background()
+	r, err := via.Register(ctx, hubapi.RegisterRequest{Address: addr, Name: name, Human: "human:henry"})
+	mustNil(t, err)
+	_, err = approver.Decide(ctx, r.Confirmation.ID, hubapi.DecideRequest{Approve: true})
+	mustNil(t, err)
+	return r.Persona
+}
+
+// runtimeOn is generation p's runtime on the hub serving home, with the
+// token its hub issued in tokenHome (the registering home), once that hub
+// accepts it: the token is issued when the activation reaches the
+// registering hub's watch, and reaches other hubs by theirs.
+func runtimeOn(t *testing.T, home, tokenHome registry.Home, p registry.Persona) *hubclient.Client {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		b, err := os.ReadFile(home.GenerationDir(p.ID) + "/" + hubapi.TokenFile)
-		if err == nil {
-			return string(b[:len(b)-1])
+		b, err := os.ReadFile(tokenHome.GenerationDir(p.ID) + "/" + hubapi.TokenFile)
+		if tok := strings.TrimSpace(string(b)); err == nil && strings.HasPrefix(tok, hubapi.TokenPrefix) {
+			c := dialAs(t, home, tok)
+			id, err := c.WhoAmI(context.Background())
+			if err == nil && id.PersonaID == p.ID {
+				return c
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no token file for %s in %s: %v", p.Address, home.Dir, err)
+			t.Fatalf("%s's runtime is not accepted by the hub of %s: %v", p.Address, home.Dir, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
