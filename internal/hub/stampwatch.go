@@ -66,7 +66,14 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 	}
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil // no local copy on this host: the stored one is the stamp
+		// No local copy on this host: the stored one is the stamp. It is
+		// remembered, so the next check is one stat, not a record read.
+		if !ok {
+			h.stamps.mu.Lock()
+			h.stamps.seen[personaID] = s
+			h.stamps.mu.Unlock()
+		}
+		return nil
 	}
 	if err == nil && ok && s.same(fi) {
 		return nil
