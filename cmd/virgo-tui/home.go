@@ -97,6 +97,25 @@ func (a *app) withClient(ctx context.Context, fn func(context.Context, *hubclien
 // lock before it goes through a hub instead (one may be starting).
 const directOpenTimeout = 200 * time.Millisecond
 
+// hubAnswers is readDirect's one look, without the retry budget, for a hub
+// serving home, made as the operator the command's client would dial
+// first (app.client). Looking as anyone else failed whenever that one was
+// not enrolled — the default operator, say, beside --as human:ada — and
+// sent the command to wait out the hub's lock on the file
+// (directOpenTimeout) before it went through the hub all the same.
+func (a *app) hubAnswers(ctx context.Context, home registry.Home) bool {
+	op := ""
+	if ref, human, err := a.principal(); err == nil && human {
+		op = ref
+	}
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(op), hubclient.WithRetryBudget(0))
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
 // readDirect runs a read-only fn on the database itself when no hub runs —
 // issue 5: "a one-shot subcommand may open the database directly" — so a
 // single read does not pay for starting a hub (which loads every persona's
@@ -107,9 +126,8 @@ func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry
 	if err != nil {
 		return true, err
 	}
-	// One look, without the retry budget: with no hub, read the file.
-	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), hubclient.WithRetryBudget(0)); err == nil {
-		return false, c.Close()
+	if a.hubAnswers(ctx, home) {
+		return false, nil
 	}
 	s, err := storeurl.Open(ctx, storeurl.Spec(a.storeFlag), home.DBPath(), store.Options{Timeout: directOpenTimeout})
 	if errors.Is(err, store.ErrLocked) {
