@@ -48,7 +48,7 @@ bench: ## the benchmarks behind BENCHMARKS.md
 # (etcd built from go.mod's etcdmain, killed -9, paused, restarted).
 test-etcd: ## the etcd store on a real three-member cluster: leader killed, quorum lost and back, a hub killed, a paused leader fenced (a few minutes)
 	$(GO) test -count=1 ./internal/store/etcdstore/... ./internal/store/storecopy
-	$(GO) test -count=1 -tags etcdcluster -timeout 30m -run 'Etcd' ./internal/store/etcdstore/etcdcluster ./internal/store/leader ./internal/hub ./cmd/virgo-tui
+	$(GO) test -count=1 -tags etcdcluster -timeout 30m -run 'Etcd|TwoConsolesOnTwoHubs' ./internal/store/etcdstore/etcdcluster ./internal/store/leader ./internal/hub ./cmd/virgo-tui ./e2e
 
 bench-etcd: ## on a three-member cluster: decisions at 1, 8 and 64 callers (beside bbolt and an embedded member), and a confirmation from hub A to hub B's stream
 	$(GO) test -tags etcd,etcdcluster -run '^$$' -bench 'ConcurrentDeciders' -benchmem -benchtime 300x -count 1 ./internal/confirm
