@@ -120,7 +120,10 @@ func (q *Queue) PlanRequest(ctx context.Context, caller Principal, p *Policy, op
 		return Result{Status: StatusDenied, Decision: d}, store.Plan{}, nil
 	}
 	st := p.Stamp()
-	return q.planEnqueue(ctx, caller, pendingInput{kind: KindOperation, op: op, stamp: st, hash: p.Hash(),
+	// The correlation id was looked up above: plan the new or joined
+	// confirmation without reading it again (the plan's condition on its
+	// key still refuses a concurrent request under the same id).
+	return q.planPending(ctx, caller, pendingInput{kind: KindOperation, op: op, stamp: st, hash: p.Hash(),
 		classKey: p.Keys().ClassKey, decision: d, corr: correlationID, fp: fp})
 }
 
@@ -188,6 +191,11 @@ func (q *Queue) planEnqueue(ctx context.Context, caller Principal, in pendingInp
 		res, err := q.retried(c, ok, in.fp, err)
 		return res, store.Plan{}, err
 	}
+	return q.planPending(ctx, caller, in)
+}
+
+// planPending is planEnqueue once its correlation id is known to be unused.
+func (q *Queue) planPending(ctx context.Context, caller Principal, in pendingInput) (Result, store.Plan, error) {
 	ck := keyCorrelation(caller, in.corr)
 	fk := keyFingerprint(in.fp)
 	now := q.now().UTC()
