@@ -98,6 +98,9 @@ human already enrolled to list more keys for them.`,
 			var e hubapi.Enrolled
 			if len(ops) == 0 {
 				// First install: nobody is enrolled yet to vouch for anyone.
+				if err := a.checkFirstInstall(cmd.Context(), home, name); err != nil {
+					return err
+				}
 				if _, err := hubapi.EnrolOperator(home.Dir, name, uid.uid); err != nil {
 					return err
 				}
@@ -109,7 +112,7 @@ human already enrolled to list more keys for them.`,
 				if keys != "" {
 					// The keys go to the store through the hub, as the
 					// human just enrolled: the only one who may.
-					if e, err = enrolKeysAs(cmd.Context(), home, name, uid.uid, keys); err != nil {
+					if e, err = enrolKeysAs(cmd.Context(), home, a.storeFlag, name, uid.uid, keys); err != nil {
 						return err
 					}
 				}
@@ -180,9 +183,10 @@ func readSSHKeys(values []string) (string, error) {
 }
 
 // enrolKeysAs lists keys for human name, acting as that human (at first
-// install, the one just enrolled).
-func enrolKeysAs(ctx context.Context, home registry.Home, name string, uid int, keys string) (hubapi.Enrolled, error) {
-	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(name), hubclient.WithStarter(hub.InProcess(home)))
+// install, the one just enrolled), through home's hub: when none answers,
+// one started in this process on the command's store (storeSpec: --store).
+func enrolKeysAs(ctx context.Context, home registry.Home, storeSpec, name string, uid int, keys string) (hubapi.Enrolled, error) {
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(name), hubclient.WithStarter(hub.InProcessOn(home, storeSpec)))
 	if err != nil {
 		return hubapi.Enrolled{}, err
 	}

@@ -186,7 +186,7 @@ func suggestNames(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 // health is GET /v1/health: no token needed; tells a client which hub runs.
 func health(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	writeJSON(w, http.StatusOK, hubapi.Health{PID: os.Getpid(), Epoch: h.stream.Epoch(), Head: h.stream.Head(),
-		Home: h.cfg.Home.Dir, Versions: hubapi.SupportedVersions})
+		Home: h.cfg.Home.Dir, Versions: hubapi.SupportedVersions, EnrolsByFile: h.tokens.enrolsHere()})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -132,22 +133,11 @@ func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 }
 
 // enrolsHere reports whether a new token file in this home may be recorded
-// as an enrolment: the installation has no enrolled operator yet (a first
-// install, or a store from before the records), or this home has enrolled
-// one before. A fresh home on another host — where a command finding no
-// operator file would take itself for a first install — enrols nobody by
-// writing files: its operators are enrolled through a hub.
+// as an enrolment (operators.EnrolsByFile over the book's records).
 func (t *Tokens) enrolsHere() bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	active := false
-	for _, e := range t.records {
-		if e.From(t.host, t.home) {
-			return true
-		}
-		active = active || e.Active()
-	}
-	return !active
+	return operators.EnrolsByFile(maps.Values(t.records), t.host, t.home)
 }
 
 // write records e over the record as read (e.ModRev) and learns it; a

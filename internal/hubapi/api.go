@@ -131,6 +131,11 @@ type Health struct {
 	Head     uint64   `json:"head"`
 	Home     string   `json:"home"`
 	Versions []string `json:"versions"`
+	// EnrolsByFile tells a command on this home whether a first install's
+	// token file written here would enrol its operator
+	// (operators.EnrolsByFile): false once the installation has operators
+	// enrolled elsewhere and none here.
+	EnrolsByFile bool `json:"enrols_by_file"`
 }
 
 // PresenceReport is the body of a beat or set: a heartbeat with, optionally,

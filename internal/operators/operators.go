@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -37,6 +38,9 @@ var (
 	ErrLastOperator = errors.New("the last enrolled operator cannot be removed")
 	// ErrBadRecord: an enrolment record that is not what this package writes.
 	ErrBadRecord = errors.New("enrolment record damaged")
+	// ErrNotFirstInstall: a home that may not enrol by writing a token file
+	// (see EnrolsByFile) was asked to take itself for a first install.
+	ErrNotFirstInstall = errors.New("not a first install: the installation already has enrolled operators, and a token file written in this home would enrol nobody")
 )
 
 // Enrolment is one operator's record. A removed operator keeps a record
@@ -72,6 +76,24 @@ func (e Enrolment) Active() bool { return e.ModRev != 0 && !e.Removed }
 
 // From reports whether e's token file is in home on host.
 func (e Enrolment) From(host, home string) bool { return e.Host == host && e.Home == home }
+
+// EnrolsByFile reports whether a new token file in home on host is recorded
+// as an enrolment, given every record of the installation: while it has no
+// enrolled operator yet (a first install, or a store from before the
+// records), or where home has enrolled one before. A fresh home on another
+// host enrols nobody by writing a file: its operators are enrolled through
+// a hub, by an enrolled operator. The hub's token book and the command
+// that writes a first install's file both ask this, so they cannot differ.
+func EnrolsByFile(all iter.Seq[Enrolment], host, home string) bool {
+	active := false
+	for e := range all {
+		if e.From(host, home) {
+			return true
+		}
+		active = active || e.Active()
+	}
+	return !active
+}
 
 // HashToken is the hex SHA-256 of a token, as an enrolment records it.
 func HashToken(tok string) string {
