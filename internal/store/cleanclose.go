@@ -95,22 +95,23 @@ func forgetCleanClose(path string) error {
 }
 
 // recordCleanClose writes the record of a clean close of the database at
-// path, which the caller has committed and still holds locked. It syncs the
-// file first (its times included). The record is kept only once the file
-// system's clock has moved past the file's change time, so that any later
-// write gives the file another change time: the record's own change time
-// shows the clock, and it is touched again, for a few milliseconds at most,
-// until it has passed. A record that cannot be written is not an error:
-// without one the next open walks every page, as it always did.
+// path, which the caller has committed and still holds locked. The record
+// is kept only once the file system's clock has moved past the file's
+// change time, so that any later write gives the file another change time:
+// the record's own change time shows the clock, and it is touched again,
+// for a few milliseconds at most, until it has passed. A record that cannot
+// be written is not an error: without one the next open walks every page,
+// as it always did.
+//
+// Nothing more is synced than private.Create's write of the record: every
+// commit's pages are already synced, and what a power loss can undo — the
+// file's times, the record's name — only ever makes the next open walk.
 func recordCleanClose(path string) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if f.Sync() != nil {
-		return
-	}
 	fi, err := f.Stat()
 	if err != nil {
 		return
@@ -135,7 +136,6 @@ func recordCleanClose(path string) {
 	if !clockPassed(side, s.CtimeNs) {
 		os.Remove(side)
 	}
-	syncDir(filepath.Dir(path))
 }
 
 // clockPassed reports whether the file system's clock, as the change time
