@@ -32,7 +32,7 @@ func TestConsoleStartsAHubWhenItsHubGoesAway(t *testing.T) {
 	}()
 	<-ready
 	ctx := context.Background()
-	cl, err := hubclient.Dial(ctx, c.home, hubclient.WithStarter(hub.InProcess(home)))
+	cl, err := hubclient.Dial(ctx, c.home, hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestHerdOfCommandsAcrossAHubHandOver(t *testing.T) {
 	c := newCLI(t)
 	home := registry.Home{Dir: c.home}
 	ctx := context.Background()
-	op, err := hubclient.Dial(ctx, c.home, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcess(home)))
+	op, err := hubclient.Dial(ctx, c.home, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestHerdOfCommandsAcrossAHubHandOver(t *testing.T) {
 	}
 	t.Logf("%d of %d commands finished on hubs started after the serving one stopped", handedOver, herd)
 
-	check, err := hubclient.Dial(ctx, c.home, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcess(home)))
+	check, err := hubclient.Dial(ctx, c.home, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}

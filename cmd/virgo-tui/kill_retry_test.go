@@ -112,7 +112,7 @@ func TestAddReportsItsRegistrationAfterTheHubDiesBeforeReplying(t *testing.T) {
 	r := c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
 	wantSIGKILL(t, child)
 	home := registry.Home{Dir: c.home}
-	op, err := hubclient.Dial(context.Background(), c.home, hubclient.WithStarter(hub.InProcess(home)))
+	op, err := hubclient.Dial(context.Background(), c.home, hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestAddReportsItsRegistrationAfterTheHubDiesBeforeReplying(t *testing.T) {
 func auditOf(t *testing.T, c *cli) []confirm.AuditEntry {
 	t.Helper()
 	home := registry.Home{Dir: c.home}
-	op, err := hubclient.Dial(context.Background(), c.home, hubclient.WithStarter(hub.InProcess(home)))
+	op, err := hubclient.Dial(context.Background(), c.home, hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func wizardOver(t *testing.T, c *cli) (wizardBackend, *hubclient.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcess(home)))
+	hc, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("human:owner"), hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}

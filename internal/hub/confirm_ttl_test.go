@@ -49,17 +49,17 @@ func TestEnvConfigSetsTheConfirmationExpiry(t *testing.T) {
 	}
 }
 
-// The hub a command or console starts in-process (InProcess) honours
+// The hub a command or console starts in-process (InProcessOn) honours
 // $VIRGO_CONFIRM_TTL as `serve` does, and refuses a bad value before it
 // starts anything.
 func TestConnectedHubHonoursConfirmTTL(t *testing.T) {
 	home := shortHome(t)
 	t.Setenv(ConfirmTTLEnv, "an hour")
-	if _, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home))); !errors.Is(err, ErrBadConfirmTTL) {
+	if _, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcessOn(home, ""))); !errors.Is(err, ErrBadConfirmTTL) {
 		t.Fatalf("starting a hub with a bad TTL: %v, want ErrBadConfirmTTL", err)
 	}
 	t.Setenv(ConfirmTTLEnv, "7m")
-	op, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home)))
+	op, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcessOn(home, "")))
 	mustNil(t, err)
 	defer func() { mustNil(t, op.Close()) }()
 	ctx := context.Background()

@@ -6,19 +6,16 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// InProcess returns a starter for a hub client (hubclient.WithStarter): when
+// InProcessOn returns a starter for a hub client (hubclient.WithStarter): when
 // no hub answers on home's socket, it starts one inside this process,
 // serving the same socket so that runtimes and other consoles connect too,
 // and honouring the environment as `serve` does. The stop it returns ends
 // that hub: it drains, flushes presence and closes the store. When another
 // process holds the home's hub lock it fails with hubapi.ErrHubRunning
 // (naming the pid), and the client waits for that hub to answer.
-func InProcess(home registry.Home) func(ctx context.Context) (stop func() error, err error) {
-	return InProcessOn(home, "")
-}
-
-// InProcessOn is InProcess with the hub on the store storeSpec names (a
-// command's --store; empty: $VIRGO_STORE, else the home's bbolt file).
+//
+// The hub runs on the store storeSpec names (a command's --store; empty:
+// $VIRGO_STORE, else the home's bbolt file).
 func InProcessOn(home registry.Home, storeSpec string) func(ctx context.Context) (stop func() error, err error) {
 	return func(ctx context.Context) (func() error, error) {
 		cfg, err := EnvConfig()

@@ -408,7 +408,7 @@ func TestRoutesDocumented(t *testing.T) {
 func TestAClientStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 	home := shortHome(t)
 	ctx := context.Background()
-	start := hubclient.WithStarter(InProcess(home))
+	start := hubclient.WithStarter(InProcessOn(home, ""))
 	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), start)
 	mustNil(t, err)
 	h, err := c.Health(ctx)

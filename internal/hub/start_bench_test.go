@@ -25,7 +25,7 @@ func BenchmarkConnectListStop10k(b *testing.B) {
 	ctx := context.Background()
 	once := func() (start, list, stop time.Duration) {
 		t0 := time.Now()
-		c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home)))
+		c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcessOn(home, "")))
 		mustNil(b, err)
 		t1 := time.Now()
 		vs, err := c.Personas(ctx, true)

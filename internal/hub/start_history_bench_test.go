@@ -129,7 +129,7 @@ func BenchmarkHubStartWithHistory(b *testing.B) {
 			ctx := context.Background()
 			start := func() time.Duration {
 				t0 := time.Now()
-				c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcess(home)))
+				c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(InProcessOn(home, "")))
 				mustNil(b, err)
 				d := time.Since(t0)
 				mustNil(b, c.Close())

@@ -32,7 +32,7 @@ import (
 const PrincipalEnv = "VIRGO_PRINCIPAL"
 
 // Starter starts a hub serving the client's home inside this process (see
-// hub.InProcess) and returns how to stop it. It fails with an error
+// hub.InProcessOn) and returns how to stop it. It fails with an error
 // wrapping hubapi.ErrHubRunning when another process's hub holds the home:
 // the client then waits for that hub to answer.
 type Starter func(ctx context.Context) (stop func() error, err error)

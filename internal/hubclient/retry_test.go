@@ -64,7 +64,7 @@ func TestDialWaitsForAHubThatHoldsTheLock(t *testing.T) {
 	const held = 300 * time.Millisecond
 	go func() { time.Sleep(held); release() }()
 	t0 := time.Now()
-	c, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(hub.InProcess(home)))
+	c, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"), hubclient.WithStarter(hub.InProcessOn(home, "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestNoHubFailsWithinTheBudgetSayingWhatWasTried(t *testing.T) {
 	const budget = 400 * time.Millisecond
 	t0 := time.Now()
 	_, err := hubclient.Dial(context.Background(), home.Dir, hubclient.AsOperator("henry"),
-		hubclient.WithStarter(hub.InProcess(home)), hubclient.WithRetryBudget(budget))
+		hubclient.WithStarter(hub.InProcessOn(home, "")), hubclient.WithRetryBudget(budget))
 	waited := time.Since(t0)
 	if !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("Dial: %v, want ErrNoHub", err)
