@@ -84,22 +84,8 @@ func TestCleanCloseWriteAfterwardsIsCaught(t *testing.T) {
 	requireCleanCloseRecords(t)
 	path := varied(t)
 	rec := cleanRecord(t, path)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := walkBytes(t, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf := 0
-	for id, k := range w.kind {
-		if k == pageLeaf {
-			leaf = id
-			break
-		}
-	}
-	ps := int64(w.pageSize)
+	data, leaf, pageSize := aLeafPage(t, path)
+	ps := int64(pageSize)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -310,22 +296,8 @@ func TestCleanCloseAfterKill(t *testing.T) {
 func TestCheckFileWalksDespiteTheRecord(t *testing.T) {
 	requireCleanCloseRecords(t)
 	path := varied(t)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := walkBytes(t, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf := 0
-	for id, k := range w.kind {
-		if k == pageLeaf {
-			leaf = id
-			break
-		}
-	}
-	at := int64(leaf)*int64(w.pageSize) + pageHeaderSize
+	data, leaf, pageSize := aLeafPage(t, path)
+	at := int64(leaf)*int64(pageSize) + pageHeaderSize
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -352,4 +324,25 @@ func TestCheckFileWalksDespiteTheRecord(t *testing.T) {
 	if walkedAtOpen(t, path) {
 		t.Error("the open did not trust a record that matches the file")
 	}
+}
+
+// aLeafPage reads the database file at path and finds a leaf page in use:
+// the file's bytes, the page's id and the page size.
+func aLeafPage(t *testing.T, path string) (data []byte, leaf, pageSize int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := walkBytes(t, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, k := range w.kind {
+		if k == pageLeaf {
+			return data, id, int(w.pageSize)
+		}
+	}
+	t.Fatal("no leaf page in use")
+	return nil, 0, 0
 }

@@ -82,7 +82,7 @@ func Start(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(2 * Size)
+	ports, err := FreePorts(2 * Size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,10 +333,11 @@ func binary() (string, error) {
 	return build.path, build.err
 }
 
-// freePorts asks the kernel for n free loopback ports. Another process
-// could take one before etcd binds it; the member then fails to start and
-// its log says which port.
-func freePorts(n int) ([]int, error) {
+// FreePorts asks the kernel for n free loopback ports, for etcd members
+// of a test (these, and etcdtest's embedded one). Another process could
+// take one before etcd binds it; the member then fails to start, naming
+// the port.
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

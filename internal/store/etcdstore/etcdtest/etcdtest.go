@@ -6,7 +6,6 @@ package etcdtest
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"testing"
@@ -14,6 +13,8 @@ import (
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdcluster"
 )
 
 // Member is one running embedded etcd member.
@@ -26,7 +27,7 @@ type Member struct {
 // Start runs a single-member cluster in dir until Stop. etcd's limits keep their defaults (128 operations,
 // 1.5 MiB per request), which the store's limits are checked against.
 func Start(dir string) (*Member, error) {
-	ports, err := freePorts(2)
+	ports, err := etcdcluster.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -72,19 +73,4 @@ func Run(m *testing.M, started func(*Member)) int {
 	defer mem.Stop()
 	started(mem)
 	return m.Run()
-}
-
-// freePorts asks the kernel for n free loopback ports. Another process
-// could take one before etcd binds it; Start then fails, naming it.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
