@@ -312,22 +312,7 @@ func (m *Model) ackSelected() tea.Cmd {
 // jump selects the newest item of a persona (address or name, exact first,
 // then by prefix), clearing a filter that hides it.
 func (v *inboxView) jump(q string) bool {
-	q = strings.ToLower(strings.TrimSpace(q))
-	if q == "" {
-		return false
-	}
-	exact := func(r *inboxRow) bool { return r.Persona == q || strings.ToLower(r.Name) == q }
-	prefix := func(r *inboxRow) bool {
-		return strings.HasPrefix(r.Persona, q) || strings.HasPrefix(strings.ToLower(r.Name), q)
-	}
-	if v.table.SelectFirst(exact) || v.table.SelectFirst(prefix) {
-		return true
-	}
-	if v.table.Filter() == "" {
-		return false
-	}
-	v.table.SetFilter("")
-	return v.table.SelectFirst(exact) || v.table.SelectFirst(prefix)
+	return v.table.Jump(q, func(r *inboxRow) (string, string) { return r.Persona, r.Name })
 }
 
 // inboxHelp is the inbox view's help.

@@ -194,22 +194,7 @@ func (v *presenceView) upsert(p Persona, now time.Time) {
 // jump selects the persona at an address or with a name (exact first, then
 // by prefix), clearing a filter that hides it.
 func (v *presenceView) jump(q string) bool {
-	q = strings.ToLower(strings.TrimSpace(q))
-	if q == "" {
-		return false
-	}
-	exact := func(p *Persona) bool { return p.Address == q || strings.ToLower(p.Name) == q }
-	prefix := func(p *Persona) bool {
-		return strings.HasPrefix(p.Address, q) || strings.HasPrefix(strings.ToLower(p.Name), q)
-	}
-	if v.table.SelectFirst(exact) || v.table.SelectFirst(prefix) {
-		return true
-	}
-	if v.table.Filter() == "" {
-		return false
-	}
-	v.table.SetFilter("")
-	return v.table.SelectFirst(exact) || v.table.SelectFirst(prefix)
+	return v.table.Jump(q, func(p *Persona) (string, string) { return p.Address, p.Name })
 }
 
 // setSize lays the view out in width×height cells.

@@ -440,6 +440,30 @@ func (t *Table[T]) SelectFirst(pred func(v *T) bool) bool {
 	return false
 }
 
+// Jump selects the first row whose address or name is q (names compared
+// without case), else the first whose address or name starts with it,
+// clearing a filter that hides every match. label gives a row's address and
+// name.
+func (t *Table[T]) Jump(q string, label func(v *T) (address, name string)) bool {
+	q = strings.ToLower(strings.TrimSpace(q))
+	if q == "" {
+		return false
+	}
+	exact := func(v *T) bool { a, n := label(v); return a == q || strings.ToLower(n) == q }
+	prefix := func(v *T) bool {
+		a, n := label(v)
+		return strings.HasPrefix(a, q) || strings.HasPrefix(strings.ToLower(n), q)
+	}
+	if t.SelectFirst(exact) || t.SelectFirst(prefix) {
+		return true
+	}
+	if t.Filter() == "" {
+		return false
+	}
+	t.SetFilter("")
+	return t.SelectFirst(exact) || t.SelectFirst(prefix)
+}
+
 // Move moves the selection by delta rows.
 func (t *Table[T]) Move(delta int) {
 	vis := t.visible()
