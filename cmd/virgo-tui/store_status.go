@@ -101,7 +101,11 @@ cluster has no leader or a member does not answer.`,
 			if err != nil {
 				return err
 			}
-			es := s.(*etcdstore.Store)
+			es, ok := s.(*etcdstore.Store)
+			if !ok {
+				s.Close()
+				return fmt.Errorf("store status: %s opened as %T, not an etcd store", spec, s)
+			}
 			st, err := es.Status(ctx)
 			if err == nil {
 				res = storeStatus{Backend: "etcd", Revision: st.Revision, Etcd: &st}

@@ -250,7 +250,7 @@ func result(out any) *mcp.CallToolResult {
 	if err != nil {
 		return toolError(err, nil)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+	return resultJSON(b)
 }
 
 // pending is the answer of a call whose confirmation is still pending.

@@ -286,15 +286,5 @@ func (r *Runtime) Close() error {
 // Persona is the identity the runtime acts as.
 func (r *Runtime) Persona() hubapi.Identity { return r.who }
 
-// Tools are the names of the tools the runtime serves, in order: the
-// stamp's MCP projection.
-func (r *Runtime) Tools() []string {
-	out := make([]string, len(r.tools))
-	for i, t := range r.tools {
-		out[i] = t.Name
-	}
-	return out
-}
-
 // Workspace is the persona's own workspace tree.
 func (r *Runtime) Workspace() *workspace.Root { return r.own }
