@@ -200,6 +200,9 @@ func PlanRemove(ctx context.Context, st store.Store, name string) (Enrolment, st
 	gone := cur
 	gone.Removed = true
 	op, err := store.PutJSON(Key(name), gone)
+	if err != nil {
+		return Enrolment{}, store.Plan{}, err
+	}
 	p.Ops = append(p.Ops, op)
-	return cur, p, err
+	return cur, p, nil
 }

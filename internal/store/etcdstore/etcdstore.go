@@ -280,10 +280,9 @@ func (s *Store) writes(ops []store.Op) []clientv3.Op {
 		case last[op.Key] != i:
 		case op.Delete:
 			out = append(out, clientv3.OpDelete(s.prefix+op.Key))
-		case op.Lease != 0:
-			out = append(out, clientv3.OpPut(s.prefix+op.Key, string(op.Value), clientv3.WithLease(clientv3.LeaseID(op.Lease))))
 		default:
-			out = append(out, clientv3.OpPut(s.prefix+op.Key, string(op.Value)))
+			// Lease 0 is etcd's NoLease: a put on no lease.
+			out = append(out, clientv3.OpPut(s.prefix+op.Key, string(op.Value), clientv3.WithLease(clientv3.LeaseID(op.Lease))))
 		}
 	}
 	return out

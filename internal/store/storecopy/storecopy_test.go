@@ -128,7 +128,7 @@ func TestSummarizeTellsContentsApart(t *testing.T) {
 		}
 		return r
 	}
-	a, b, c := sum("k", "ab", "l", "c"), sum("k", "ab", "l", "d"), sum("k", "a", "bl", "c")
+	a, b, c := sum("k", "ab", "l", "c"), sum("k", "ab", "l", "d"), sum("ka", "b", "l", "c")
 	if a.Keys != 2 || a.Keys != b.Keys || a.Bytes != b.Bytes || a.SHA256 == b.SHA256 || a.Bytes != c.Bytes || a.SHA256 == c.SHA256 {
 		t.Fatalf("summaries %+v %+v %+v", a, b, c)
 	}

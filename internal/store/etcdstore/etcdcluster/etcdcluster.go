@@ -3,9 +3,9 @@
 // etcdmain by the command in ./etcd, at the version go.mod names), each with
 // its own data directory and free loopback ports, so that a test can kill -9
 // the leader, pause a member (SIGSTOP), take two away and bring them back —
-// what an embedded single member (etcdtest) cannot show. Nothing of
-// virgo-tui imports it; the tests that use it sit behind the etcdcluster
-// build tag (`make test-etcd`).
+// what an embedded single member (etcdtest) cannot show. Only test
+// support imports it (etcdtest, for FreePorts); the tests that start a
+// cluster sit behind the etcdcluster build tag (`make test-etcd`).
 package etcdcluster
 
 import (
