@@ -175,7 +175,8 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: usecase.Seats{Registry: h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
-	h.cases = h.casesOver(cfg.Store)
+	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
+		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence})
 	if leaser, ok := cfg.Store.(store.Leaser); ok {
 		// Several hubs may serve this store: the presence this one
 		// reports lives on its lease, and it follows the others'.
@@ -260,13 +261,6 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 	// there is nothing to write back until something changes.
 	h.presence.Baseline()
 	return h, nil
-}
-
-// casesOver is the hub's use cases writing through st: the hub's store,
-// or the same fenced by a term of the jobs' election (runJobs).
-func (h *Hub) casesOver(st store.Store) *usecase.Cases {
-	return usecase.New(usecase.Config{Store: st, Registry: h.reg, Queue: h.queue, Log: h.cfg.Log,
-		Now: h.cfg.Clock.Now, Failpoint: h.cfg.Failpoint, Presence: h.presence})
 }
 
 // Registry is the hub's registry over its store.

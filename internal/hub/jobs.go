@@ -36,9 +36,8 @@ const campaignRetry = time.Second
 // (IndexUndecided, MigrateAssignments, IndexNameSkeletons: conditioned
 // writes that a second hub finds done).
 func (h *Hub) runJobs(ctx context.Context) {
-	host, _ := os.Hostname()
 	e := leader.For(h.st, leader.Options{Name: JobsElection, TTL: h.cfg.Lease,
-		Holder: fmt.Sprintf("%s pid %d hub %s", host, os.Getpid(), h.stream.Epoch())})
+		Holder: fmt.Sprintf("%s pid %d hub %s", h.cfg.Host, os.Getpid(), h.stream.Epoch())})
 	for ctx.Err() == nil {
 		term, err := e.Campaign(ctx)
 		if err != nil {
@@ -63,7 +62,7 @@ func (h *Hub) lead(ctx context.Context, term *leader.Term) {
 	if term.Fence.Key != "" {
 		h.log.Info("leading the run-once jobs", "key", term.Fence.Key, "revision", term.Fence.ModRev)
 	}
-	jobs := h.casesOver(term.Store(h.st))
+	jobs := h.cases.Over(term.Store(h.st))
 	expiry := time.NewTicker(h.cfg.ExpirySweep)
 	defer expiry.Stop()
 	idempotency := time.NewTicker(idempotencySweep)
