@@ -94,16 +94,22 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
 	}
 	var batch store.Plan
-	size, copied, elsewhere, refused := 0, 0, 0, 0
+	size, inBatch, copied, elsewhere, refused, conflicted := 0, 0, 0, 0, 0, 0
 	flush := func() error {
 		if batch.Empty() {
 			return nil
 		}
-		if _, err := batch.Commit(ctx, u.st); err != nil && !errors.Is(err, store.ErrConflict) {
+		switch _, err := batch.Commit(ctx, u.st); {
+		case errors.Is(err, store.ErrConflict):
+			// Another hub copying the same stamps: theirs hold, but this
+			// batch may have held others, so the next start looks again.
+			conflicted += inBatch
+		case err != nil:
 			return fmt.Errorf("copy stamp files into the store: %w", err)
+		default:
+			copied += inBatch
 		}
-		// A conflict is another hub copying the same stamps: theirs hold.
-		batch, size = store.Plan{}, 0
+		batch, size, inBatch = store.Plan{}, 0, 0
 		return nil
 	}
 	for _, p := range ps {
@@ -141,7 +147,7 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 		}
 		batch.Join(storeStampPlan(p.ID, b))
 		size += len(b)
-		copied++
+		inBatch++
 	}
 	if err := flush(); err != nil {
 		return copied, err
@@ -152,7 +158,7 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 	if elsewhere > 0 {
 		u.log.Warn("stamps not in the store and not in this home; the hub of the home that registered them copies them when it starts", "count", elsewhere)
 	}
-	if elsewhere+refused > 0 {
+	if elsewhere+refused+conflicted > 0 {
 		return copied, nil // the next start tries again
 	}
 	if _, err := u.st.Txn(ctx, nil, []store.Op{store.Put(stampsInStore, []byte("1"))}); err != nil {

@@ -126,3 +126,42 @@ func TestCopyStampFilesOnce(t *testing.T) {
 		t.Fatalf("a marked store was copied into again: %d (%v)", n, err)
 	}
 }
+
+// conflictOnce is a store whose first transaction fails as a conflict and
+// writes nothing, as when another hub commits first.
+type conflictOnce struct {
+	store.Store
+	done bool
+}
+
+func (c *conflictOnce) Txn(ctx context.Context, conds []store.Cond, ops []store.Op) (int64, error) {
+	if !c.done {
+		c.done = true
+		return 0, store.ErrConflict
+	}
+	return c.Store.Txn(ctx, conds, ops)
+}
+
+// A batch lost to a conflict (another hub copying) may have held stamps
+// the other hub did not copy: the copy is not marked done, and the next
+// start copies them.
+func TestCopyStampFilesAfterAConflictLooksAgain(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	a := in.register(t, "work/core/lead", "Spica")
+	_, err := in.st.Txn(ctx, nil, []store.Op{{Key: StampPrefix + a.ID, Delete: true}})
+	mustNil(t, err)
+	ps := []registry.Persona{a}
+	if n, err := in.cases.Over(&conflictOnce{Store: in.st}).CopyStampFiles(ctx, ps); err != nil || n != 0 {
+		t.Fatalf("copied %d (%v) through a conflict, want 0", n, err)
+	}
+	if _, err := in.st.Get(ctx, stampsInStore); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the copy was marked done though its batch was lost: %v", err)
+	}
+	if n, err := in.cases.CopyStampFiles(ctx, ps); err != nil || n != 1 {
+		t.Fatalf("copied %d (%v) at the next start, want 1", n, err)
+	}
+	if _, err := in.st.Get(ctx, stampsInStore); err != nil {
+		t.Fatalf("every stamp is stored, but the copy is not marked done: %v", err)
+	}
+}
