@@ -146,6 +146,13 @@ func (k *Client) Subscribe(ctx context.Context, after uint64) (<-chan ui.Batch, 
 // map to none. A registration or retirement changes its seat's history,
 // so every generation of the seat is sent again with the new history.
 func (k *Client) change(ch hubapi.Change) []ui.Change {
+	switch ch.Kind {
+	case hubapi.KindPresence, hubapi.KindPersona, hubapi.KindConfirmation, hubapi.KindChannelItem, hubapi.KindTyping:
+	default:
+		// Not decoded: audit entries, runs, messages and the rest are
+		// most of the stream, and the console shows none of them.
+		return nil
+	}
 	payload, err := ch.Payload()
 	if err != nil {
 		return nil
