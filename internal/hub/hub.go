@@ -118,7 +118,7 @@ type Hub struct {
 
 // New loads the installation's personas and persisted presence and
 // returns a hub ready to Run.
-func New(ctx context.Context, cfg Config) (*Hub, error) {
+func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	if cfg.Store == nil {
 		return nil, errors.New("hub: no store")
 	}
@@ -185,6 +185,15 @@ func New(ctx context.Context, cfg Config) (*Hub, error) {
 		if _, err := h.share.current(ctx); err != nil {
 			return nil, fmt.Errorf("hub: %w", err)
 		}
+		// A start that fails from here on gives its lease back, so that
+		// no other hub or `store status` counts a hub that never ran.
+		defer func() {
+			if err != nil {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRevoke)
+				defer cancel()
+				h.share.revoke(rctx)
+			}
+		}()
 	}
 	if err := h.queue.IndexUndecided(ctx); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)

@@ -279,3 +279,33 @@ func TestLostPresenceLeaseIsGrantedAnewAndRewritten(t *testing.T) {
 		t.Fatalf("hub a is not announced on a new lease: %+v (lost %x)", peers, lost)
 	}
 }
+
+// failingRev is an etcd store whose Rev fails, so a hub start on it fails
+// after its presence lease is granted and announced.
+type failingRev struct{ *etcdstore.Store }
+
+func (failingRev) Rev(context.Context) (int64, error) { return 0, store.ErrUnavailable }
+
+// A hub whose start fails gives its lease back at once: no hub announcement
+// outlives it to be counted by other hubs or `store status`.
+func TestAFailedStartGivesItsLeaseBack(t *testing.T) {
+	m, err := etcdtest.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	ctx := context.Background()
+	st, err := etcdstore.Open(ctx, etcdstore.Options{Endpoints: []string{m.Endpoint}, Prefix: "virgo/failed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	home := registry.Home{Dir: t.TempDir()}
+	if _, err := New(ctx, Config{Home: home, Store: failingRev{st}, Lease: time.Minute}); err == nil {
+		t.Fatal("a start whose store cannot tell its revision succeeded")
+	}
+	kvs, err := st.List(ctx, PeersPrefix)
+	if err != nil || len(kvs) != 0 {
+		t.Fatalf("after a failed start the store still announces %d hubs (%v)", len(kvs), err)
+	}
+}
