@@ -93,3 +93,36 @@ func TestHTTPSessionsAuthenticateByTheRuntimeToken(t *testing.T) {
 		t.Errorf("the retired persona's token: HTTP %d, want 401", got)
 	}
 }
+
+// A token check the hub does not answer (here: a cancelled request) does
+// not drop the token's runtime: the next request finds the same one, and
+// no second boot claims a new instance fence over the live sessions.
+func TestHTTPTokenCheckThatFailsKeepsTheRuntime(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
+		return hubclient.Dial(ctx, f.home.Dir, hubclient.WithToken(token), hubclient.WithRetryBudget(0))
+	}
+	h := &httpFront{address: p.Address, dial: dial, opts: Options{Home: f.home.Dir}, byToken: map[[32]byte]*Runtime{}}
+	b, err := os.ReadFile(f.home.GenerationDir(p.ID) + "/" + hubapi.TokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimSpace(string(b))
+	first, err := h.verify(context.Background(), tok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.verify(cancelled, tok, nil); err == nil {
+		t.Fatal("a token check with a cancelled request passed")
+	}
+	again, err := h.verify(context.Background(), tok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Extra["runtime"] != first.Extra["runtime"] {
+		t.Fatal("a failed token check dropped the runtime; the next request booted another")
+	}
+}

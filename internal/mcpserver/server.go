@@ -125,11 +125,21 @@ func (h *httpFront) verify(ctx context.Context, token string, _ *http.Request) (
 			return nil, err
 		}
 		who, err := r.c.WhoAmI(ctx)
+		if err != nil && !errors.Is(err, hubapi.ErrUnauthenticated) {
+			// The hub did not answer (a cancelled request, a restart):
+			// the token is not refused, and its runtime stays.
+			return nil, fmt.Errorf("check the token with the hub: %w", err)
+		}
 		if err != nil || who != r.who {
-			// Rotated or retired: forget it, so the map holds live tokens only.
+			// Rotated or retired: forget it and close it, so the map holds
+			// live tokens only.
 			h.mu.Lock()
-			delete(h.byToken, key)
+			if h.byToken[key] == r {
+				delete(h.byToken, key)
+			}
 			h.mu.Unlock()
+			r.Close()
+			r.c.Close()
 			return nil, fmt.Errorf("%w: the hub no longer accepts this token for %s", auth.ErrInvalidToken, h.address)
 		}
 		return &auth.TokenInfo{UserID: who.PersonaID, Extra: map[string]any{"runtime": r}}, nil
