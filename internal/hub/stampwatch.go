@@ -62,7 +62,7 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 		if p.StampHash == "" {
 			return nil // registered without a stamp: nothing to hold it to
 		}
-		s = stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: p.StampHash}
+		s = stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: keep(p.StampHash)}
 	}
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
