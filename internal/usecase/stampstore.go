@@ -21,8 +21,8 @@ import (
 // against the recorded hash. The file CAPABILITY-STAMP.json in the
 // generation's directory is the local copy on the host that registered it,
 // for the runtime there; a copy that no longer matches the recorded hash is
-// still refused (LocalStampProblem), because it is authority material that
-// something on that host changed.
+// still refused (the hub's stamp watch), because it is authority material
+// that something on that host changed.
 
 // StampPrefix is the store prefix of stamp bytes, by generation id. No
 // change event is made of it (the persona record carries the hash).
@@ -63,21 +63,6 @@ func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.
 // localStampPath is the local copy of generation id's stamp on this host.
 func (u *Cases) localStampPath(id string) string {
 	return filepath.Join(u.home.GenerationDir(id), stamp.FileName)
-}
-
-// LocalStampProblem checks the local copy of p's stamp, when this host has
-// one: a copy that does not match the recorded hash (or cannot be read) is
-// the problem returned. A host without a copy (the generation was
-// registered through another host's hub) has nothing to check.
-func (u *Cases) LocalStampProblem(p registry.Persona) error {
-	if p.StampHash == "" {
-		return nil
-	}
-	_, err := stamp.Load(u.localStampPath(p.ID), p.StampHash)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
 }
 
 // CopyStampFiles copies into the store, once, the stamp files of the
