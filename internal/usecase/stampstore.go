@@ -37,6 +37,10 @@ const stampsInStore = "stamp-bytes-stored"
 // registering host's hub has not started since.
 var ErrStampNotStored = errors.New("capability stamp bytes not in the store")
 
+// stampPage is how many stored stamps one read of CopyStampFiles' walk
+// returns: at most MaxBytes each, a page stays within a few MiB.
+const stampPage = 64
+
 // stampStoreKey is the store key of generation id's stamp bytes.
 func stampStoreKey(id string) string { return StampPrefix + id }
 
@@ -78,6 +82,17 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
 	}
+	// Which stamps are stored is one walk of their prefix (a page per
+	// read), not a read per persona.
+	stored := make(map[string]bool)
+	if err := store.Walk(ctx, u.st, StampPrefix, stampPage, func(kvs []store.KV) error {
+		for _, kv := range kvs {
+			stored[kv.Key] = true
+		}
+		return nil
+	}); err != nil {
+		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
+	}
 	var batch store.Plan
 	size, inBatch, copied, elsewhere, refused, conflicted := 0, 0, 0, 0, 0, 0
 	flush := func() error {
@@ -101,10 +116,8 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 		if p.StampHash == "" {
 			continue
 		}
-		if _, err := u.st.Get(ctx, stampStoreKey(p.ID)); err == nil {
+		if stored[stampStoreKey(p.ID)] {
 			continue
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return copied, fmt.Errorf("copy stamp files into the store: %w", err)
 		}
 		path := u.localStampPath(p.ID)
 		b, err := os.ReadFile(path)
