@@ -33,7 +33,7 @@ var (
 	ErrMismatch = errors.New("the copy does not match its source")
 )
 
-// pageSize is how many keys one read of a walk returns: the copy and the
+// pageSize is how many keys one read of a store.Walk returns: the copy and the
 // check hold one page at a time, whatever the installation's size.
 const pageSize = 128
 
@@ -58,20 +58,23 @@ type Summary struct {
 // Report is what a copy did and checked.
 type Report struct {
 	// Replaced counts the destination's keys deleted first (Options.Replace).
-	Replaced    int64   `json:"replaced"`
+	Replaced int64 `json:"replaced"`
+	// Leased counts the source's keys on a lease, left out of the copy.
+	Leased      int64   `json:"leased"`
 	Source      Summary `json:"source"`
 	Destination Summary `json:"destination"`
 }
 
-// Copy writes every key of from into to and checks that both then hold
-// the same keys and values. The source must not change meanwhile: no hub
+// Copy writes every key of from into to, except keys on a lease (a live
+// hub's state, which would become permanent keys there: Report.Leased
+// counts them), and checks that both then hold the same keys and values. The source must not change meanwhile: no hub
 // may run on it (a bbolt source is locked by being open; an etcd source is
 // the operator's to quiesce), else the check fails with ErrMismatch. On an
 // error midway the destination holds part of the installation; running the
 // copy again with Replace starts it over.
 func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, error) {
 	var rep Report
-	if err := walk(ctx, to, func(kvs []store.KV) error {
+	if err := store.Walk(ctx, to, "", pageSize, func(kvs []store.KV) error {
 		if !opts.Replace {
 			return fmt.Errorf("%w: it holds keys (the first: %q); copy into an empty store, or replace its contents", ErrDestinationNotEmpty, kvs[0].Key)
 		}
@@ -85,10 +88,14 @@ func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, erro
 	}); err != nil {
 		return rep, fmt.Errorf("clear the destination: %w", err)
 	}
-	if err := walk(ctx, from, func(kvs []store.KV) error {
-		ops := make([]store.Op, len(kvs))
-		for i, kv := range kvs {
-			ops[i] = store.Put(kv.Key, kv.Value)
+	if err := store.Walk(ctx, from, "", pageSize, func(kvs []store.KV) error {
+		ops := make([]store.Op, 0, len(kvs))
+		for _, kv := range kvs {
+			if kv.Lease != 0 {
+				rep.Leased++
+				continue
+			}
+			ops = append(ops, store.Put(kv.Key, kv.Value))
 		}
 		_, err := store.WriteAll(ctx, to, ops)
 		return err
@@ -110,7 +117,10 @@ func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, erro
 	return rep, nil
 }
 
-// Summarize counts and hashes every key and value of s, in key order.
+// Summarize counts and hashes every key and value of s, in key order,
+// except keys on a lease: those are live hubs' run-time state (presence,
+// announcements, election candidates), which the copy leaves out and which
+// come and go while the installation stays the same.
 func Summarize(ctx context.Context, s store.Store) (Summary, error) {
 	rev, err := s.Rev(ctx)
 	if err != nil {
@@ -118,8 +128,11 @@ func Summarize(ctx context.Context, s store.Store) (Summary, error) {
 	}
 	sum := Summary{Revision: rev}
 	h := sha256.New()
-	err = walk(ctx, s, func(kvs []store.KV) error {
+	err = store.Walk(ctx, s, "", pageSize, func(kvs []store.KV) error {
 		for _, kv := range kvs {
+			if kv.Lease != 0 {
+				continue
+			}
 			writeField(h, []byte(kv.Key))
 			writeField(h, kv.Value)
 			sum.Keys++
@@ -138,24 +151,4 @@ func writeField(h hash.Hash, b []byte) {
 	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
 	h.Write(n[:])
 	h.Write(b)
-}
-
-// walk hands every key of s to page, one page at a time, in key order.
-func walk(ctx context.Context, s store.Store, page func([]store.KV) error) error {
-	after := ""
-	for {
-		kvs, more, err := s.Range(ctx, "", after, pageSize)
-		if err != nil {
-			return err
-		}
-		if len(kvs) > 0 {
-			if err := page(kvs); err != nil {
-				return err
-			}
-			after = kvs[len(kvs)-1].Key
-		}
-		if !more || len(kvs) == 0 {
-			return nil
-		}
-	}
 }
