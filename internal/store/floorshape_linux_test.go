@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,8 +15,8 @@ import (
 )
 
 // decisionShape is a bare bbolt file laid out as the store's (a meta bucket
-// of counters, one bucket of records, the change log) holding 20,000
-// records, on which a commit of a decision's shape can be tried under
+// of counters, one bucket of records, the change log) holding 4,000 decided
+// confirmations (16,000 records and their change log), on which a commit of a decision's shape can be tried under
 // different bbolt options and key layouts. It writes what the use case's
 // decision writes, at the sizes it writes them: the confirmation (3.2 kB)
 // and its undecided entry (made by the registration just before, so near
@@ -24,8 +25,11 @@ import (
 // at a random place) rewritten, one change-log entry per record and the
 // four counters.
 type decisionShape struct {
-	db       *bolt.DB
-	colocate bool // the confirmation's records under one key range, by its time-ordered id
+	db *bolt.DB
+	// colocate keys a confirmation's records (itself, its undecided entry,
+	// audit entry and idempotency record) by its time-ordered id first, so
+	// they share a leaf; the persona keeps its own range.
+	colocate bool
 	seq      uint64
 	rev      uint64
 	persona  []byte
@@ -59,12 +63,16 @@ func newDecisionShape(tb testing.TB, opts bolt.Options, colocate bool) *decision
 	}); err != nil {
 		tb.Fatal(err)
 	}
-	// 4,000 decided confirmations: about 16,000 records in five ranges.
+	// 4,000 decided confirmations, 100 to a transaction.
 	for n := 0; n < 4000; n += 100 {
 		if err := db.Update(func(tx *bolt.Tx) error {
 			for range 100 {
-				d.register(tx)
-				d.decide(tx)
+				if err := d.register(tx); err != nil {
+					return err
+				}
+				if err := d.decide(tx); err != nil {
+					return err
+				}
 			}
 			return nil
 		}); err != nil {
@@ -157,7 +165,7 @@ func (d *decisionShape) commit(tb testing.TB, m *meter) {
 // a file whose commits wrote no freelist has its free pages found by
 // walking every page of every bucket at each read-write open, so the open
 // grows with the file. It opens bare bbolt files of 20,000 and 200,000
-// records of 600 B (about 25 and 250 MB) written with and without a
+// records of 600 B (file-MB says their size) written with and without a
 // freelist; a store of 10,000 personas and 100,000 decided confirmations
 // is a 548 MB file.
 func BenchmarkFreelistRebuild(b *testing.B) {
@@ -191,6 +199,11 @@ func BenchmarkFreelistRebuild(b *testing.B) {
 					b.Fatal(err)
 				}
 				db.Close()
+				fi, err := os.Stat(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
 				opts.NoSync = false
 				for b.Loop() {
 					db, err := bolt.Open(path, 0o600, opts)
