@@ -203,7 +203,6 @@ func BenchmarkFreelistRebuild(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
 				opts.NoSync = false
 				for b.Loop() {
 					db, err := bolt.Open(path, 0o600, opts)
@@ -212,6 +211,7 @@ func BenchmarkFreelistRebuild(b *testing.B) {
 					}
 					db.Close()
 				}
+				b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
 			})
 		}
 	}
