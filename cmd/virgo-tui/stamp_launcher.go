@@ -34,8 +34,8 @@ func (a *app) stampBytes(ctx context.Context, arg string) (stamp.Stamp, []byte, 
 	if err != nil {
 		return stamp.Stamp{}, nil, err
 	}
-	if h, err := stamp.Hash(b); err != nil || h != v.Hash {
-		return stamp.Stamp{}, nil, fmt.Errorf("stamp of %s: %w: recorded %s, the stamp served hashes to %s", v.Address, stamp.ErrHashMismatch, v.Hash, h)
+	if err := stamp.VerifyHash("the stamp served of "+v.Address, b, v.Hash); err != nil {
+		return stamp.Stamp{}, nil, err
 	}
 	return v.Stamp, b, nil
 }

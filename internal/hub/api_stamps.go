@@ -23,8 +23,8 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 		return err
 	}
 	// The stored stamp is intact, but a local copy on this host that
-	// differs is refused as the generation is (stampwatch.go).
-	if err := h.cases.LocalStampProblem(p); err != nil {
+	// differs refuses the generation (stampwatch.go).
+	if err := h.checkStamp(r.Context(), p.ID); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, hubapi.StampView{PersonaID: p.ID, Address: p.Address, Hash: p.StampHash, Stamp: st})

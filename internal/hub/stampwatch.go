@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -47,9 +48,10 @@ func (s stampSeen) same(fi os.FileInfo) bool {
 	return fi.Size() == s.size && fi.ModTime().Equal(s.mod) && changeTime(fi).Equal(s.ctime)
 }
 
-// checkStamp verifies the stamp of the generation behind a persona token.
-// A mismatch revokes the token and shows the problem in presence, as the
-// start's check does, and answers stamp_hash_mismatch.
+// checkStamp holds the local copy of the stamp of a persona's generation
+// to its recorded hash: on every request of its runtime and on every read
+// of its stamp. A mismatch refuses the generation (refuseStamp) and answers
+// stamp_hash_mismatch.
 func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 	h.stamps.mu.Lock()
 	s, ok := h.stamps.seen[personaID]
@@ -59,40 +61,75 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 		if err != nil {
 			return err
 		}
-		if p.StampHash == "" {
-			return nil // registered without a stamp: nothing to hold it to
-		}
-		s = stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: p.StampHash}
+		s = h.stampFile(p)
+	}
+	if err := h.stamps.check(personaID, s, ok); err != nil {
+		h.refuseStamp(personaID, err)
+		return fmt.Errorf("the capability stamp of this generation no longer matches the hash recorded at registration; it is refused until an operator looks: %w", err)
+	}
+	return nil
+}
+
+// stampFile is where this host keeps the local copy of p's stamp, and the
+// hash it is held to.
+func (h *Hub) stampFile(p registry.Persona) stampSeen {
+	return stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: p.StampHash}
+}
+
+// refuseStamp refuses a generation whose stamp failed a check: its token
+// is revoked and presence shows the problem until an operator looks.
+func (h *Hub) refuseStamp(personaID string, err error) {
+	h.stamps.forget(personaID)
+	h.tokens.Revoke(personaID)
+	h.presence.Invalidate(personaID, "capability stamp refused: "+err.Error())
+	h.log.Error("persona refused: its capability stamp failed its check", "persona", personaID, "err", err)
+}
+
+// check is the one check of a local stamp copy, by hash alone (the stamp
+// every hub decides by is the store's, read in full): s is remembered once
+// it matched, so while the file's stat is unchanged (known) the check is one
+// stat. A generation registered without a stamp, or a host without a copy
+// (registered through another host's hub), has nothing to check, which is
+// remembered too.
+func (w *stampWatch) check(personaID string, s stampSeen, known bool) error {
+	if s.hash == "" {
+		w.remember(personaID, s, known)
+		return nil
 	}
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		// No local copy on this host: the stored one is the stamp. It is
-		// remembered, so the next check is one stat, not a record read.
-		if !ok {
-			h.stamps.mu.Lock()
-			h.stamps.seen[personaID] = s
-			h.stamps.mu.Unlock()
-		}
+		w.remember(personaID, s, known)
 		return nil
 	}
-	if err == nil && ok && s.same(fi) {
+	if err == nil && known && s.same(fi) {
 		return nil
+	}
+	var b []byte
+	if err == nil {
+		b, err = os.ReadFile(s.path)
 	}
 	if err == nil {
-		_, err = stamp.Load(s.path, s.hash)
+		err = stamp.VerifyHash(s.path, b, s.hash)
 	}
 	if err != nil {
-		h.stamps.forget(personaID)
-		h.tokens.Revoke(personaID)
-		h.presence.Invalidate(personaID, "capability stamp refused: "+err.Error())
-		h.log.Error("persona refused: its capability stamp changed under the running hub", "persona", personaID, "err", err)
-		return fmt.Errorf("your capability stamp no longer matches the hash recorded at registration; this generation is refused until an operator looks: %w", err)
+		return err
 	}
+	// The stat is the one taken before the read: a change in between
+	// shows as a changed stat at the next check, which hashes again.
 	s.size, s.mod, s.ctime = fi.Size(), fi.ModTime(), changeTime(fi)
-	h.stamps.mu.Lock()
-	h.stamps.seen[personaID] = s
-	h.stamps.mu.Unlock()
+	w.remember(personaID, s, false)
 	return nil
+}
+
+// remember keeps s as what the next check of personaID compares with,
+// unless it is already what is kept (known).
+func (w *stampWatch) remember(personaID string, s stampSeen, known bool) {
+	if known {
+		return
+	}
+	w.mu.Lock()
+	w.seen[personaID] = s
+	w.mu.Unlock()
 }
 
 // forget drops what is remembered of a retired generation's stamp file.

@@ -68,3 +68,31 @@ func TestARunningHubNoticesAChangedStamp(t *testing.T) {
 		t.Fatalf("another persona's beat: %v", err)
 	}
 }
+
+// Reading a stamp through the hub holds the local copy to the recorded
+// hash with the same check a runtime's request gets: a copy changed on this
+// host refuses the read and the generation, whoever noticed first.
+func TestAStampReadNoticesAChangedLocalCopy(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx := context.Background()
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	rt := th.runtime(t, lead)
+	_, err := rt.Beat(ctx)
+	mustNil(t, err)
+	henry := th.operator(t, "henry")
+	if _, err := henry.Stamp(ctx, lead.Address); err != nil {
+		t.Fatalf("reading an intact stamp: %v", err)
+	}
+
+	path := filepath.Join(th.home.GenerationDir(lead.ID), stamp.FileName)
+	b, err := os.ReadFile(path)
+	mustNil(t, err)
+	mustNil(t, os.Chmod(path, 0o600))
+	mustNil(t, os.WriteFile(path, bytes.Replace(b, []byte(`"confirm"`), []byte(`"allow"`), 1), 0o600))
+
+	_, err = henry.Stamp(ctx, lead.Address)
+	wantCode(t, err, "stamp_hash_mismatch")
+	// The generation is refused as a runtime's own request would have it.
+	_, err = rt.Beat(ctx)
+	wantCode(t, err, "unauthenticated")
+}

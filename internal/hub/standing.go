@@ -6,15 +6,19 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// checkStanding checks an active generation's capability stamp
-// (usecase.Cases.CheckStanding) before the hub advertises it as standing.
-// A refused stamp leaves the generation offline with the problem, and its
-// token is not accepted.
+// checkStanding checks an active generation's capability stamp before the
+// hub advertises it as standing: the stored stamp in full
+// (usecase.Cases.CheckStanding), then this host's local copy by hash, as
+// every request of its runtime does later (checkStamp). A refused stamp
+// leaves the generation offline with the problem, and its token is not
+// accepted.
 func (h *Hub) checkStanding(p registry.Persona) bool {
-	if err := h.cases.CheckStanding(p); err != nil {
-		h.tokens.Revoke(p.ID)
-		h.presence.Invalidate(p.ID, "capability stamp refused: "+err.Error())
-		h.log.Error("persona is not standing: its capability stamp is refused", "persona", p.Address, "err", err)
+	err := h.cases.CheckStanding(p)
+	if err == nil {
+		err = h.stamps.check(p.ID, h.stampFile(p), false)
+	}
+	if err != nil {
+		h.refuseStamp(p.ID, err)
 		return false
 	}
 	return true

@@ -38,9 +38,6 @@ var (
 	ErrNotPersona = errors.New("the MCP server acts with a persona's own runtime token, never an operator's")
 	// ErrWrongPersona: the token is another persona's than the one served.
 	ErrWrongPersona = errors.New("the token is not the served persona's")
-	// ErrStampBytes: the stamp the hub served does not hash to the hash
-	// its record holds.
-	ErrStampBytes = errors.New("the stamp served does not hash to the persona's recorded stamp hash")
 	// ErrNoRepository: a call named the bound repository and the stamp
 	// binds none.
 	ErrNoRepository = errors.New("the stamp binds no repository")
@@ -191,12 +188,8 @@ func prove(v hubapi.StampView) (rows []tools.Tool, err error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := stamp.Hash(b)
-	if err != nil {
+	if err := stamp.VerifyHash("the stamp served of "+v.Address, b, v.Hash); err != nil {
 		return nil, err
-	}
-	if h != v.Hash {
-		return nil, fmt.Errorf("%w: recorded %s, served %s", ErrStampBytes, v.Hash, h)
 	}
 	p, err := stamp.Project(b)
 	if err != nil {

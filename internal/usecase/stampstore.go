@@ -21,8 +21,8 @@ import (
 // against the recorded hash. The file CAPABILITY-STAMP.json in the
 // generation's directory is the local copy on the host that registered it,
 // for the runtime there; a copy that no longer matches the recorded hash is
-// still refused (LocalStampProblem), because it is authority material that
-// something on that host changed.
+// still refused (the hub's stamp watch), because it is authority material
+// that something on that host changed.
 
 // StampPrefix is the store prefix of stamp bytes, by generation id. No
 // change event is made of it (the persona record carries the hash).
@@ -36,6 +36,10 @@ const stampsInStore = "stamp-bytes-stored"
 // not in the store — an installation from before stamps were stored whose
 // registering host's hub has not started since.
 var ErrStampNotStored = errors.New("capability stamp bytes not in the store")
+
+// stampPage is how many stored stamps one read of CopyStampFiles' walk
+// returns: at most MaxBytes each, a page stays within a few MiB.
+const stampPage = 64
 
 // stampStoreKey is the store key of generation id's stamp bytes.
 func stampStoreKey(id string) string { return StampPrefix + id }
@@ -65,21 +69,6 @@ func (u *Cases) localStampPath(id string) string {
 	return filepath.Join(u.home.GenerationDir(id), stamp.FileName)
 }
 
-// LocalStampProblem checks the local copy of p's stamp, when this host has
-// one: a copy that does not match the recorded hash (or cannot be read) is
-// the problem returned. A host without a copy (the generation was
-// registered through another host's hub) has nothing to check.
-func (u *Cases) LocalStampProblem(p registry.Persona) error {
-	if p.StampHash == "" {
-		return nil
-	}
-	_, err := stamp.Load(u.localStampPath(p.ID), p.StampHash)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
 // CopyStampFiles copies into the store, once, the stamp files of the
 // generations whose hash is recorded but whose bytes are not stored (a home
 // from before stamps were stored), each verified against its hash first, in
@@ -91,6 +80,17 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 	if _, err := u.st.Get(ctx, stampsInStore); err == nil {
 		return 0, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
+		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
+	}
+	// Which stamps are stored is one walk of their prefix (a page per
+	// read), not a read per persona.
+	stored := make(map[string]bool)
+	if err := store.Walk(ctx, u.st, StampPrefix, stampPage, func(kvs []store.KV) error {
+		for _, kv := range kvs {
+			stored[kv.Key] = true
+		}
+		return nil
+	}); err != nil {
 		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
 	}
 	var batch store.Plan
@@ -116,10 +116,8 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 		if p.StampHash == "" {
 			continue
 		}
-		if _, err := u.st.Get(ctx, stampStoreKey(p.ID)); err == nil {
+		if stored[stampStoreKey(p.ID)] {
 			continue
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return copied, fmt.Errorf("copy stamp files into the store: %w", err)
 		}
 		path := u.localStampPath(p.ID)
 		b, err := os.ReadFile(path)

@@ -6,23 +6,21 @@ import (
 )
 
 // CheckStanding checks an active generation's capability stamp — the
-// stored bytes, and this host's local copy if it has one, against its
-// recorded hash, the JSON Schema and the semantic validator (so
-// a stamp missing a required tool names it), then the boot check — before
-// a front end advertises the generation as standing (spec: boot validation
-// "refuses to advertise the persona as standing"). It returns why the
-// generation is not standing, or nil; the front end then leaves it offline
-// and accepts no token of it. A generation registered without a stamp has
-// nothing to check.
+// stored bytes against its recorded hash, the JSON Schema and the semantic
+// validator (so a stamp missing a required tool names it), then the boot
+// check — before a front end advertises the generation as standing (spec:
+// boot validation "refuses to advertise the persona as standing"). It
+// returns why the generation is not standing, or nil; the front end then
+// leaves it offline and accepts no token of it. A generation registered
+// without a stamp has nothing to check. A local copy of the stamp on the
+// front end's host is the front end's to hold to the hash (it watches the
+// file while it serves).
 func (u *Cases) CheckStanding(p registry.Persona) error {
 	if p.StampHash == "" {
 		return nil
 	}
 	st, err := u.LoadStamp(p)
 	if err != nil {
-		return err
-	}
-	if err := u.LocalStampProblem(p); err != nil {
 		return err
 	}
 	return bootCheck(st)

@@ -33,7 +33,7 @@ var (
 	ErrMismatch = errors.New("the copy does not match its source")
 )
 
-// pageSize is how many keys one read of a walk returns: the copy and the
+// pageSize is how many keys one read of a store.Walk returns: the copy and the
 // check hold one page at a time, whatever the installation's size.
 const pageSize = 128
 
@@ -71,7 +71,7 @@ type Report struct {
 // copy again with Replace starts it over.
 func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, error) {
 	var rep Report
-	if err := walk(ctx, to, func(kvs []store.KV) error {
+	if err := store.Walk(ctx, to, "", pageSize, func(kvs []store.KV) error {
 		if !opts.Replace {
 			return fmt.Errorf("%w: it holds keys (the first: %q); copy into an empty store, or replace its contents", ErrDestinationNotEmpty, kvs[0].Key)
 		}
@@ -85,7 +85,7 @@ func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, erro
 	}); err != nil {
 		return rep, fmt.Errorf("clear the destination: %w", err)
 	}
-	if err := walk(ctx, from, func(kvs []store.KV) error {
+	if err := store.Walk(ctx, from, "", pageSize, func(kvs []store.KV) error {
 		ops := make([]store.Op, len(kvs))
 		for i, kv := range kvs {
 			ops[i] = store.Put(kv.Key, kv.Value)
@@ -118,7 +118,7 @@ func Summarize(ctx context.Context, s store.Store) (Summary, error) {
 	}
 	sum := Summary{Revision: rev}
 	h := sha256.New()
-	err = walk(ctx, s, func(kvs []store.KV) error {
+	err = store.Walk(ctx, s, "", pageSize, func(kvs []store.KV) error {
 		for _, kv := range kvs {
 			writeField(h, []byte(kv.Key))
 			writeField(h, kv.Value)
@@ -138,24 +138,4 @@ func writeField(h hash.Hash, b []byte) {
 	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
 	h.Write(n[:])
 	h.Write(b)
-}
-
-// walk hands every key of s to page, one page at a time, in key order.
-func walk(ctx context.Context, s store.Store, page func([]store.KV) error) error {
-	after := ""
-	for {
-		kvs, more, err := s.Range(ctx, "", after, pageSize)
-		if err != nil {
-			return err
-		}
-		if len(kvs) > 0 {
-			if err := page(kvs); err != nil {
-				return err
-			}
-			after = kvs[len(kvs)-1].Key
-		}
-		if !more || len(kvs) == 0 {
-			return nil
-		}
-	}
 }
