@@ -118,6 +118,11 @@ func (m storeMigration) write(w io.Writer) error {
 			return err
 		}
 	}
+	if m.Leased > 0 {
+		if _, err := fmt.Fprintf(w, "leased    %d keys on a lease left out (live hubs' presence, announcements, candidates)\n", m.Leased); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintf(w, "copied    %d keys, %d bytes\n"+
 		"from      %s  revision %d\n"+
 		"to        %s  revision %d\n"+

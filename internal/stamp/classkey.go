@@ -1,12 +1,10 @@
 package stamp
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // classContent is what a class-overlay learned choice is keyed by: the
@@ -60,53 +58,5 @@ func ClassKey(s Stamp) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("class key of %s: %w", s.Path.Address, err)
 	}
-	return classKeys.hash(b)
-}
-
-// maxClassKeys bounds the memo of class keys: one entry per distinct
-// capability content, so an installation's classes fit many times over;
-// past it an entry is dropped (and computed again when next asked for).
-const maxClassKeys = 10_000
-
-// classKeys memoizes Hash over class contents. The canonical (RFC 8785)
-// form costs about as much as the rest of a confirmation request, and the
-// hub asks for the class key of the requester's stamp on every request.
-var classKeys = classKeyMemo{max: maxClassKeys, m: make(map[[sha256.Size]byte]string)}
-
-// classKeyMemo maps the SHA-256 of the exact bytes hashed to their Hash:
-// a hit is the hash of the same bytes, whatever stamp they came from.
-type classKeyMemo struct {
-	max int
-	mu  sync.Mutex
-	m   map[[sha256.Size]byte]string
-}
-
-func (c *classKeyMemo) hash(b []byte) (string, error) {
-	k := sha256.Sum256(b)
-	c.mu.Lock()
-	h, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
-		return h, nil
-	}
-	h, err := Hash(b)
-	if err != nil {
-		return "", err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		for old := range c.m { // any one: map order is random
-			delete(c.m, old)
-			break
-		}
-	}
-	c.m[k] = h
-	return h, nil
-}
-
-func (c *classKeyMemo) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
+	return Hash(b)
 }

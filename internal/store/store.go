@@ -57,6 +57,10 @@ type KV struct {
 	CreateRev int64
 	// ModRev is the revision of the transaction that last wrote the key.
 	ModRev int64
+	// Lease is the lease the key lives on (Op.Lease), 0 for none: a key on
+	// a lease is a live holder's run-time state, gone with the lease. A
+	// store without leases reports 0.
+	Lease LeaseID
 }
 
 // Cond is a compare-and-swap guard: the key's ModRev must equal ModRev at

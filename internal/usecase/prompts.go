@@ -10,13 +10,14 @@ import (
 )
 
 // LearnKeys are the keys p's learned choices match under now: its stamp
-// hash and the class key of its stamp.
+// hash and the class key of its stamp, as its policy index keeps them
+// (computed once per generation and hash).
 func (u *Cases) LearnKeys(p registry.Persona) (confirm.Keys, error) {
-	st, err := u.LoadStamp(p)
+	pol, err := u.stampPolicy(p)
 	if err != nil {
 		return confirm.Keys{}, err
 	}
-	return confirm.KeysOf(&st, p.StampHash)
+	return pol.Keys(), nil
 }
 
 // staleChoice finds the learned choice choiceID among the stale ones of

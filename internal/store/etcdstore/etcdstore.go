@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -170,12 +171,17 @@ func (s *Store) Get(ctx context.Context, key string) (store.KV, error) {
 	case len(resp.Kvs) == 0:
 		return store.KV{}, fmt.Errorf("get %q: %w", key, store.ErrNotFound)
 	}
-	return s.kv(resp.Kvs[0].Key, resp.Kvs[0].Value, resp.Kvs[0].CreateRevision, resp.Kvs[0].ModRevision), nil
+	return s.kv(resp.Kvs[0]), nil
 }
 
-func (s *Store) kv(key, value []byte, create, mod int64) store.KV {
-	return store.KV{Key: strings.TrimPrefix(string(key), s.prefix), Value: value, CreateRev: create, ModRev: mod}
+// kv is an etcd key-value as the store's KV: its key without the
+// installation's prefix.
+func (s *Store) kv(kv *mvccpb.KeyValue) store.KV {
+	return store.KV{Key: s.key(kv.Key), Value: kv.Value, CreateRev: kv.CreateRevision, ModRev: kv.ModRevision, Lease: store.LeaseID(kv.Lease)}
 }
+
+// key is an etcd key without the installation's prefix.
+func (s *Store) key(k []byte) string { return strings.TrimPrefix(string(k), s.prefix) }
 
 // List returns every key with the prefix, in key order, read in pages at
 // the revision of the first, so the whole is one snapshot. If that
@@ -214,7 +220,7 @@ func (s *Store) list(ctx context.Context, prefix string) ([]store.KV, error) {
 			rev = resp.Header.Revision
 		}
 		for _, kv := range resp.Kvs {
-			out = append(out, s.kv(kv.Key, kv.Value, kv.CreateRevision, kv.ModRevision))
+			out = append(out, s.kv(kv))
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
 			return out, nil
@@ -344,7 +350,7 @@ func (s *Store) Range(ctx context.Context, prefix, after string, limit int) ([]s
 	}
 	out := make([]store.KV, len(resp.Kvs))
 	for i, kv := range resp.Kvs {
-		out[i] = s.kv(kv.Key, kv.Value, kv.CreateRevision, kv.ModRevision)
+		out[i] = s.kv(kv)
 	}
 	return out, resp.More, nil
 }

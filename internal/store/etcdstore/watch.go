@@ -64,7 +64,7 @@ func (s *Store) Watch(ctx context.Context, prefix string, afterRev int64) (<-cha
 			for i, ev := range resp.Events {
 				e := store.Event{
 					Rev:    ev.Kv.ModRevision,
-					Key:    s.kv(ev.Kv.Key, nil, 0, 0).Key,
+					Key:    s.key(ev.Kv.Key),
 					Delete: ev.Type == clientv3.EventTypeDelete,
 					Last:   i == len(resp.Events)-1 || resp.Events[i+1].Kv.ModRevision != ev.Kv.ModRevision,
 				}

@@ -58,13 +58,16 @@ type Summary struct {
 // Report is what a copy did and checked.
 type Report struct {
 	// Replaced counts the destination's keys deleted first (Options.Replace).
-	Replaced    int64   `json:"replaced"`
+	Replaced int64 `json:"replaced"`
+	// Leased counts the source's keys on a lease, left out of the copy.
+	Leased      int64   `json:"leased"`
 	Source      Summary `json:"source"`
 	Destination Summary `json:"destination"`
 }
 
-// Copy writes every key of from into to and checks that both then hold
-// the same keys and values. The source must not change meanwhile: no hub
+// Copy writes every key of from into to, except keys on a lease (a live
+// hub's state, which would become permanent keys there: Report.Leased
+// counts them), and checks that both then hold the same keys and values. The source must not change meanwhile: no hub
 // may run on it (a bbolt source is locked by being open; an etcd source is
 // the operator's to quiesce), else the check fails with ErrMismatch. On an
 // error midway the destination holds part of the installation; running the
@@ -86,9 +89,13 @@ func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, erro
 		return rep, fmt.Errorf("clear the destination: %w", err)
 	}
 	if err := store.Walk(ctx, from, "", pageSize, func(kvs []store.KV) error {
-		ops := make([]store.Op, len(kvs))
-		for i, kv := range kvs {
-			ops[i] = store.Put(kv.Key, kv.Value)
+		ops := make([]store.Op, 0, len(kvs))
+		for _, kv := range kvs {
+			if kv.Lease != 0 {
+				rep.Leased++
+				continue
+			}
+			ops = append(ops, store.Put(kv.Key, kv.Value))
 		}
 		_, err := store.WriteAll(ctx, to, ops)
 		return err
@@ -110,7 +117,10 @@ func Copy(ctx context.Context, from, to store.Store, opts Options) (Report, erro
 	return rep, nil
 }
 
-// Summarize counts and hashes every key and value of s, in key order.
+// Summarize counts and hashes every key and value of s, in key order,
+// except keys on a lease: those are live hubs' run-time state (presence,
+// announcements, election candidates), which the copy leaves out and which
+// come and go while the installation stays the same.
 func Summarize(ctx context.Context, s store.Store) (Summary, error) {
 	rev, err := s.Rev(ctx)
 	if err != nil {
@@ -120,6 +130,9 @@ func Summarize(ctx context.Context, s store.Store) (Summary, error) {
 	h := sha256.New()
 	err = store.Walk(ctx, s, "", pageSize, func(kvs []store.KV) error {
 		for _, kv := range kvs {
+			if kv.Lease != 0 {
+				continue
+			}
 			writeField(h, []byte(kv.Key))
 			writeField(h, kv.Value)
 			sum.Keys++

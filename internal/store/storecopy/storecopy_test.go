@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
@@ -158,5 +159,49 @@ func TestCopyOfAChangingSourceFailsItsCheck(t *testing.T) {
 	rep, err := storecopy.Copy(context.Background(), &busySource{Store: src}, openBolt(t), storecopy.Options{})
 	if !errors.Is(err, storecopy.ErrMismatch) || rep.Source.Keys != 6 || rep.Destination.Keys != 5 {
 		t.Fatalf("copy of a changing source: %+v, %v", rep, err)
+	}
+}
+
+// Keys on a lease (a live hub's presence and announcement, election
+// candidates) are the source's hubs' run-time state, not the
+// installation's: the copy leaves them out, so none becomes a permanent key
+// that outlives its hub (a dead hub listed for good, an election that never
+// moves past a candidate), and the check compares what is copied.
+func TestCopyLeavesOutKeysOnALease(t *testing.T) {
+	ctx := context.Background()
+	m, err := etcdtest.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	e, err := etcdstore.Open(ctx, etcdstore.Options{Endpoints: []string{m.Endpoint}, Prefix: "virgo/leased"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	fill(t, e, 10)
+	lease, err := e.Grant(ctx, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Revoke(ctx)
+	if _, err := e.Txn(ctx, nil, []store.Op{
+		store.PutOnLease("hubs/e1", []byte(`{"host":"h1"}`), lease.ID()),
+		store.PutOnLease("presence/p1", []byte(`{"id":"p1"}`), lease.ID()),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dst := openBolt(t)
+	rep, err := storecopy.Copy(ctx, e, dst, storecopy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"hubs/e1", "presence/p1"} {
+		if _, err := dst.Get(ctx, k); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s, on a lease in the source, was copied as a plain key (%v)", k, err)
+		}
+	}
+	if rep.Leased != 2 || rep.Source.Keys != 10 || rep.Destination.Keys != 10 || rep.Destination.SHA256 != rep.Source.SHA256 {
+		t.Fatalf("report %+v; want 10 keys on each side and 2 left out on a lease", rep)
 	}
 }

@@ -36,6 +36,13 @@ func testLeases(t *testing.T, s store.Store) {
 	}
 	r1 := txn(t, s, nil, store.PutOnLease("live/a", []byte("a"), lease.ID()), store.Put("plain", []byte("p")))
 	collect(t, ch, r1)
+	// A key names the lease it lives on; a plain key none.
+	if kv, err := s.Get(bg, "live/a"); err != nil || kv.Lease != lease.ID() {
+		t.Fatalf("a key on lease %x reads as %+v, %v; want its lease named", lease.ID(), kv, err)
+	}
+	if kvs, _, err := s.Range(bg, "plain", "", 1); err != nil || len(kvs) != 1 || kvs[0].Lease != 0 {
+		t.Fatalf("a key on no lease reads as %+v, %v; want lease 0", kvs, err)
+	}
 	// A lease kept alive outlives its TTL.
 	time.Sleep(lease.TTL() + 500*time.Millisecond)
 	if kv, err := s.Get(bg, "live/a"); err != nil || string(kv.Value) != "a" {
