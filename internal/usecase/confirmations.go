@@ -45,7 +45,7 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 			return store.Plan{}, err
 		}
 		plan.Conds = append(plan.Conds, o.guard)
-		if answer, err = json.Marshal(res); err != nil {
+		if answer, err = confirm.ResultJSON(res, plan); err != nil {
 			return store.Plan{}, err
 		}
 		rec, err := u.recordEncoded(k, answer)
