@@ -32,6 +32,12 @@ type Options struct {
 	// this policy's stamp hash (persona layer) or class key (class overlay)
 	// are used.
 	Learned []Choice
+	// LearnedRead says Learned is all that Prompts.Active found for the
+	// policy's keys, none included: a confirm verdict Authorize leaves
+	// standing then has no remembered choice, and a request under the
+	// policy does not look one up in the store again (two reads per
+	// confirmation request).
+	LearnedRead bool
 }
 
 // toolEntry is one indexed stamp tool.
@@ -75,6 +81,7 @@ type Policy struct {
 	mutable     globSet
 	surfaces    map[string]bool
 	learned     map[learnedKey]Choice
+	learnedRead bool // Options.LearnedRead
 	assignments Assignments
 	holders     Holders
 }
@@ -129,7 +136,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 	for _, b := range st.HumanSurfaces {
 		p.surfaces[b.Surface+"/"+b.Target] = true
 	}
-	p.learned = indexLearned(keys, opts.Learned)
+	p.learned, p.learnedRead = indexLearned(keys, opts.Learned), opts.LearnedRead
 	return p, nil
 }
 
@@ -141,7 +148,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 func (p *Policy) With(opts Options) *Policy {
 	q := *p
 	q.assignments, q.holders = opts.Assignments, opts.Holders
-	q.learned = indexLearned(p.keys, opts.Learned)
+	q.learned, q.learnedRead = indexLearned(p.keys, opts.Learned), opts.LearnedRead
 	return &q
 }
 

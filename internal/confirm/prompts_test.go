@@ -145,3 +145,32 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 		t.Fatalf("remembering an activation: %v", err)
 	}
 }
+
+// A policy given all its learned choices (Options.LearnedRead, as the use
+// cases build it from Prompts.Active) answers from them: a request under it
+// does not look the operation up in the store a second time. Given the
+// choices, the remembered approval allows; told none were found, it asks.
+func TestRequestUnderLearnedReadPolicyUsesOnlyItsChoices(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	learned := op(t, p, "workspace_write", "path:memory/old.md", stamp.ShapeDelete)
+	r := mustRequest(t, q, me, p, learned, "c1")
+	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberPersona); err != nil {
+		t.Fatal(err)
+	}
+	active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Keys())
+	if err != nil || len(active) != 1 {
+		t.Fatalf("active choices: %v, %v", active, err)
+	}
+	if r := mustRequest(t, q, me, p.With(Options{Learned: active, LearnedRead: true}), learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered {
+		t.Fatalf("under the policy given the choice: %+v, want allowed as remembered", r)
+	}
+	if r := mustRequest(t, q, me, p.With(Options{LearnedRead: true}), learned, "c3"); r.Status == StatusAllowed || r.Decision.Remembered {
+		t.Fatalf("under a policy told no choice was found: %+v, want a confirmation (no second lookup)", r)
+	}
+	if r := mustRequest(t, q, me, p, learned, "c4"); r.Status != StatusAllowed || !r.Decision.Remembered {
+		t.Fatalf("under a policy not given its choices: %+v, want the store's choice", r)
+	}
+}

@@ -85,7 +85,8 @@ func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Ope
 
 // PlanRequest plans answering caller's request to do op under p. Allow and
 // deny answer at once and plan nothing; a confirm verdict first consults
-// the prompt registry, then plans joining a pending confirmation with the
+// the prompt registry (unless p was given all its learned choices:
+// Options.LearnedRead), then plans joining a pending confirmation with the
 // same fingerprint or queueing a new one routed to its authority. Retrying
 // under the same correlation id answers the same result, planning nothing:
 // the terminal one once it is known, StatusUnknown until then. The caller
@@ -104,7 +105,7 @@ func (q *Queue) PlanRequest(ctx context.Context, caller Principal, p *Policy, op
 		return res, store.Plan{}, err
 	}
 	d := p.Authorize(op)
-	if d.Verdict == Confirm {
+	if d.Verdict == Confirm && !p.learnedRead {
 		c, ok, err := q.prompts.Lookup(ctx, p.Address(), p.Profile(), p.Keys(), op)
 		if err != nil {
 			return Result{}, store.Plan{}, err

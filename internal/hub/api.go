@@ -176,8 +176,10 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 	if !utf8.Valid(body) {
 		return hubapi.Errorf(hubapi.ErrInvalidUTF8, "request body is not valid UTF-8 (at byte %d)", invalidUTF8At(body))
 	}
-	if err := oneObject(body); err != nil {
-		return err
+	if !plainObject(body) {
+		if err := oneObject(body); err != nil {
+			return err
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -50,7 +50,9 @@ func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
 	}
 	var kv KV
 	var found bool
-	err := b.view("get "+key, func(tx *bolt.Tx) error {
+	// "get", not "get "+key: the name is only read if bbolt panics, and
+	// the error below names the key; a Get runs several times per request.
+	err := b.view("get", func(tx *bolt.Tx) error {
 		k := []byte(key)
 		raw := tx.Bucket(bucketKV).Get(k)
 		if raw == nil {
@@ -65,10 +67,18 @@ func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
 	case err != nil:
 		return KV{}, fmt.Errorf("get %q: %w", key, err)
 	case !found:
-		return KV{}, fmt.Errorf("get %q: %w", key, ErrNotFound)
+		return KV{}, &notFoundError{key}
 	}
 	return kv, nil
 }
+
+// notFoundError is Get's ErrNotFound, naming the key. Most misses are
+// expected (an idempotency key or a correlation id not used before) and
+// their error is dropped unread: it is formatted only when read.
+type notFoundError struct{ key string }
+
+func (e *notFoundError) Error() string { return fmt.Sprintf("get %q: %v", e.key, ErrNotFound) }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // List returns every key with the prefix, in key order, from one snapshot.
 func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {

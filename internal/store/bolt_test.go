@@ -102,3 +102,12 @@ func TestLargeValuesReopen(t *testing.T) {
 		t.Fatalf("large value after reopen: %d bytes, %v", len(kv.Value), err)
 	}
 }
+
+// A missing key's error is ErrNotFound and names the key.
+func TestGetMissNamesTheKey(t *testing.T) {
+	b, _ := openT(t, Options{})
+	_, err := b.Get(context.Background(), "confirm/c-1")
+	if !errors.Is(err, ErrNotFound) || err.Error() != `get "confirm/c-1": not found` {
+		t.Fatalf("get of a missing key: %v, want ErrNotFound naming the key", err)
+	}
+}

@@ -122,7 +122,8 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 		if next <= compacted {
 			return fmt.Errorf("revision %d: %w", next, ErrCompacted)
 		}
-		kv := tx.Bucket(bucketKV)
+		// One cursor reads every value (kv.Get would make one per event).
+		at := tx.Bucket(bucketKV).Cursor()
 		c := tx.Bucket(bucketLog).Cursor()
 		n := 0
 		for k, v := c.Seek(logKey(next, 0)); k != nil; k, v = c.Next() {
@@ -144,8 +145,8 @@ func (b *Bolt) readLog(prefix []byte, next int64) (events []Event, after int64, 
 			if del {
 				ev.Key = string(key)
 			} else {
-				raw := kv.Get(key)
-				if raw == nil {
+				k, raw := at.Seek(key)
+				if !bytes.Equal(k, key) {
 					continue // deleted since; that event follows
 				}
 				rec, err := decodeKV(key, raw)

@@ -84,6 +84,20 @@ func TestRepeatedRequestReturnsTheOriginalResult(t *testing.T) {
 	}
 }
 
+// A key is 1 to 128 letters, digits, '.', '_', ':' or '-' (ErrBadIdempotencyKey's words).
+func TestIdempotencyKeyCharacters(t *testing.T) {
+	for _, ok := range []string{"a", "019a1b2c3d4-zz9", "Az09._:-", strings.Repeat("k", 128)} {
+		if _, err := NewKey("human:henry", ok); err != nil {
+			t.Errorf("key %q: %v, want accepted", ok, err)
+		}
+	}
+	for _, bad := range []string{strings.Repeat("k", 129), "a/b", "a b", "ключ", "a\x00", "a+b", "key!"} {
+		if _, err := NewKey("human:henry", bad); !errors.Is(err, ErrBadIdempotencyKey) {
+			t.Errorf("key %q: %v, want ErrBadIdempotencyKey", bad, err)
+		}
+	}
+}
+
 // Records live for the window and no more than the bound: the sweep drops
 // what is past the window, then the oldest beyond the bound.
 func TestIdempotencyRecordsAreBounded(t *testing.T) {
