@@ -30,7 +30,7 @@ func newPersonaListCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include retired and refused personas")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		direct, err := a.readDirect(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			list, err := r.List(ctx, registry.ListOptions{All: all})
+			list, err := r.ListRecords(ctx, registry.ListOptions{All: all})
 			if err != nil {
 				return err
 			}
@@ -40,13 +40,9 @@ func newPersonaListCmd(a *app) *cobra.Command {
 			return err
 		}
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-			views, err := c.Personas(ctx, all)
+			list, err := c.PersonaRecords(ctx, all)
 			if err != nil {
 				return err
-			}
-			list := make([]registry.Persona, len(views))
-			for i, v := range views {
-				list[i] = v.Persona
 			}
 			return writePersonaList(cmd.OutOrStdout(), a.name, *out, list)
 		})
@@ -55,10 +51,10 @@ func newPersonaListCmd(a *app) *cobra.Command {
 }
 
 // writePersonaList renders a list: a JSON array with one persona per line
-// (never null), or a table.
-func writePersonaList(w io.Writer, prog string, o outputFormat, list []registry.Persona) error {
+// (never null), the records' bytes as the store holds them, or a table.
+func writePersonaList(w io.Writer, prog string, o outputFormat, list []registry.Record) error {
 	if o == outputJSON {
-		_, err := w.Write(registry.AppendJSONArray(make([]byte, 0, 64+700*len(list)), list))
+		_, err := w.Write(registry.AppendJSONArray(nil, list))
 		return err
 	}
 	if len(list) == 0 {
@@ -67,7 +63,11 @@ func writePersonaList(w io.Writer, prog string, o outputFormat, list []registry.
 	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "ADDRESS\tGEN\tNAME\tSTATE\tPROFILE\tHUMAN\tSINCE")
-	for _, p := range list {
+	for _, r := range list {
+		p, err := r.Persona()
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.Address(), err)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Address, p.Generation, p.Name, p.State, p.Profile, p.Human, since(p))
 	}
 	return tw.Flush()

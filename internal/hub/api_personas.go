@@ -20,17 +20,21 @@ func (h *Hub) view(p registry.Persona) hubapi.PersonaView {
 	return v
 }
 
-// listPersonas is GET /v1/personas[?all=true].
+// listPersonas is GET /v1/personas[?all=true][&presence=false]: each
+// record as the store holds it (registry.Record: no decode and encode of
+// every persona), with its presence unless presence=false — `persona list`
+// reads only the records.
 func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
-	ps, err := h.reg.List(r.Context(), registry.ListOptions{All: r.URL.Query().Get("all") == "true"})
+	q := r.URL.Query()
+	recs, err := h.reg.ListRecords(r.Context(), registry.ListOptions{All: q.Get("all") == "true"})
 	if err != nil {
 		return err
 	}
-	vs := make([]hubapi.PersonaView, len(ps))
-	for i, p := range ps {
-		vs[i] = h.view(p)
+	presence := h.presence.Get
+	if q.Get("presence") == "false" {
+		presence = nil
 	}
-	b, err := hubapi.AppendViews(make([]byte, 0, 2+hubapi.ViewBytes*len(vs)), vs)
+	b, err := hubapi.AppendRecordViews(nil, recs, presence)
 	if err != nil {
 		return err
 	}

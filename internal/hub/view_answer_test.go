@@ -46,7 +46,8 @@ func oldEncoding(t *testing.T, v any) []byte {
 
 // The persona list answer keeps its wire format: its bytes are what
 // encoding/json wrote before, and they decode — with encoding/json and with
-// the client's fast decoder — to the registry's records and the presence.
+// the client's fast decoder — to the registry's records and the presence;
+// without presence, to the registry's records as it stores them.
 func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	th.addPersona(t, "work/core/lead", "Spica")
@@ -90,6 +91,30 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	}
 	if len(fast) != len(want) || len(viaClient) != len(want) {
 		t.Fatalf("decoded %d and %d views, want %d", len(fast), len(viaClient), len(want))
+	}
+
+	// Without presence (presence=false, what `persona list` asks): the same
+	// records, and the client reads each as the registry's own bytes.
+	bare := make([]viewFields, len(want))
+	for i := range want {
+		bare[i] = viewFields{Persona: want[i].Persona}
+	}
+	if got, old := getRaw(t, th, "/v1/personas?all=true&presence=false"), oldEncoding(t, bare); !bytes.Equal(got, old) {
+		t.Fatalf("GET /v1/personas?presence=false:\n got %s\nwant %s", got, old)
+	}
+	for _, all := range []bool{false, true} {
+		recs, err := th.operator(t, "henry").PersonaRecords(ctx, all)
+		mustNil(t, err)
+		list, err := th.hub.Registry().List(ctx, registry.ListOptions{All: all})
+		mustNil(t, err)
+		if len(recs) != len(list) {
+			t.Fatalf("all=%v: %d records, %d personas", all, len(recs), len(list))
+		}
+		for i, p := range list {
+			if !bytes.Equal(recs[i].JSON(), p.AppendJSON(nil)) {
+				t.Fatalf("all=%v: record %d is %s, want %s", all, i, recs[i].JSON(), p.AppendJSON(nil))
+			}
+		}
 	}
 
 	one := getRaw(t, th, "/v1/personas/work/web/lead")

@@ -3,8 +3,8 @@ package hubapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
@@ -20,45 +20,54 @@ import (
 // viewFields is PersonaView without its methods, for encoding/json.
 type viewFields PersonaView
 
-// ViewBytes is the size a view is expected to take, to grow buffers once.
-const ViewBytes = 800
+// ViewBytes is the size a view is expected to take, to grow buffers once;
+// presenceBytes is its presence's share.
+const (
+	ViewBytes     = 800
+	presenceBytes = 256
+)
 
 // AppendView appends v's JSON object to b.
 func AppendView(b []byte, v PersonaView) ([]byte, error) {
 	return appendViewList(b, []PersonaView{v})
 }
 
-// AppendViews appends vs as a JSON array (never null) to b. A large list
-// is encoded in two halves side by side: a one-shot command's client
-// waits idle on the other core meanwhile.
-func AppendViews(b []byte, vs []PersonaView) ([]byte, error) {
-	b = append(b, '[')
-	mid := len(vs)
-	if len(vs)*ViewBytes >= splitAt {
-		mid = len(vs) / 2
+// AppendRecordViews appends the views of recs as a JSON array (never null)
+// to b, each record's bytes as they are (registry.Record: the stored bytes,
+// already AppendJSON's) and, when presence is not nil, the presence it
+// gives for the record's generation. A list is not decoded and encoded
+// again on its way from the store to the socket.
+func AppendRecordViews(b []byte, recs []registry.Record, presence func(id string) (Presence, bool)) ([]byte, error) {
+	n := 2
+	for _, r := range recs {
+		n += len(`{"persona":},`) + len(r.JSON())
 	}
-	type half struct {
-		b   []byte
-		err error
+	if presence != nil {
+		n += len(recs) * presenceBytes
 	}
-	second := make(chan half, 1)
-	if mid < len(vs) {
-		go func() {
-			b, err := appendViewList(make([]byte, 0, ViewBytes*(len(vs)-mid)), vs[mid:])
-			second <- half{b, err}
-		}()
-	}
-	b, err := appendViewList(b, vs[:mid])
-	if mid < len(vs) {
-		h := <-second
-		if err = errors.Join(err, h.err); err == nil {
-			b = append(append(b, ','), h.b...)
+	buf := bytes.NewBuffer(slices.Grow(b, n))
+	buf.WriteByte('[')
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	for i, r := range recs {
+		if i > 0 {
+			buf.WriteByte(',')
 		}
+		buf.WriteString(`{"persona":`)
+		buf.Write(r.JSON())
+		if presence != nil {
+			if pr, ok := presence(r.ID()); ok {
+				buf.WriteString(`,"presence":`)
+				if err := enc.Encode(&pr); err != nil {
+					return nil, fmt.Errorf("encode the presence of %s: %w", r.Address(), err)
+				}
+				buf.Truncate(buf.Len() - 1) // Encode's newline
+			}
+		}
+		buf.WriteByte('}')
 	}
-	if err != nil {
-		return nil, err
-	}
-	return append(b, ']'), nil
+	buf.WriteByte(']')
+	return buf.Bytes(), nil
 }
 
 // appendViewList appends vs, comma separated, to b: each record by its
@@ -101,6 +110,83 @@ func DecodeViews(data []byte) ([]PersonaView, error) {
 		vs[i] = PersonaView(f)
 	}
 	return vs, nil
+}
+
+// DecodeRecords reads a JSON array of views as their persona records,
+// each checked as registry.NewRecord checks a stored one (so each Record's
+// JSON is what `persona list -o json` prints for it); a view's presence is
+// not read. The fast path is for what AppendRecordViews writes;
+// encoding/json reads anything else.
+func DecodeRecords(data []byte) ([]registry.Record, error) {
+	if rs, ok := fastRecords(data); ok {
+		return rs, nil
+	}
+	return stdRecords(data)
+}
+
+// stdRecords is DecodeRecords through encoding/json.
+func stdRecords(data []byte) ([]registry.Record, error) {
+	var vs []struct {
+		Persona json.RawMessage `json:"persona"`
+	}
+	if err := json.Unmarshal(data, &vs); err != nil {
+		return nil, err
+	}
+	rs := make([]registry.Record, len(vs))
+	for i, v := range vs {
+		r, err := registry.NewRecord(v.Persona)
+		if err != nil {
+			return nil, fmt.Errorf("view %d: %w", i, err)
+		}
+		rs[i] = r
+	}
+	return rs, nil
+}
+
+// fastRecords reads the records of views as AppendRecordViews writes them;
+// a presence is checked to be JSON and skipped.
+func fastRecords(data []byte) ([]registry.Record, bool) {
+	s := viewScanner{b: data}
+	s.space()
+	if !s.lit("[") {
+		return nil, false
+	}
+	rs := make([]registry.Record, 0, len(data)/ViewBytes+1)
+	if s.space(); s.lit("]") {
+		return rs, s.end()
+	}
+	for {
+		if !s.lit(`{"persona":`) {
+			return nil, false
+		}
+		r, rest, ok := registry.CutRecord(s.b[s.i:])
+		if ok {
+			s.i = len(s.b) - len(rest)
+		} else {
+			obj, ok := s.flatObject()
+			if !ok {
+				return nil, false
+			}
+			var err error
+			if r, err = registry.NewRecord(obj); err != nil {
+				return nil, false
+			}
+		}
+		rs = append(rs, r)
+		if s.lit(`,"presence":`) {
+			if obj, ok := s.flatObject(); !ok || !json.Valid(obj) {
+				return nil, false
+			}
+		}
+		if !s.lit("}") {
+			return nil, false
+		}
+		if s.space(); !s.lit(",") {
+			break
+		}
+		s.space()
+	}
+	return rs, s.lit("]") && s.end()
 }
 
 // viewSeam is the text between two views as AppendViews writes them.

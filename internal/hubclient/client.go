@@ -359,6 +359,26 @@ func (c *Client) Personas(ctx context.Context, all bool) ([]hubapi.PersonaView, 
 	return vs, nil
 }
 
+// PersonaRecords lists the records of seat holders (pending and active), or
+// of every generation with all, without their presence: each record is the
+// store's bytes, checked (registry.Record), for a caller that prints them
+// or reads only a few fields.
+func (c *Client) PersonaRecords(ctx context.Context, all bool) ([]registry.Record, error) {
+	path := "/v1/personas?presence=false"
+	if all {
+		path += "&all=true"
+	}
+	b, err := c.get(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := hubapi.DecodeRecords(b)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: unreadable answer: %w", path, err)
+	}
+	return rs, nil
+}
+
 // Persona finds one persona by generation id, address or name.
 func (c *Client) Persona(ctx context.Context, ref string) (hubapi.PersonaView, error) {
 	var p hubapi.PersonaView

@@ -81,7 +81,7 @@ func BenchmarkRegister(b *testing.B) {
 }
 
 // BenchmarkListJSON10k is `persona list -o json` over 10,000 personas minus
-// process start and store open: List (read, decode, sort) and the JSON
+// process start and store open: ListRecords (read, check, sort) and the JSON
 // document written to io.Discard. Goal < 100 ms. (cmd/virgo-tui's
 // BenchmarkPersonaListJSON10k runs the whole command.)
 func BenchmarkListJSON10k(b *testing.B) {
@@ -91,9 +91,9 @@ func BenchmarkListJSON10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		list, err := r.List(ctx, ListOptions{All: true})
+		list, err := r.ListRecords(ctx, ListOptions{All: true})
 		if err != nil || len(list) != benchPersonas {
-			b.Fatalf("List = %d, %v", len(list), err)
+			b.Fatalf("ListRecords = %d, %v", len(list), err)
 		}
 		if _, err := io.Discard.Write(AppendJSONArray(nil, list)); err != nil {
 			b.Fatal(err)

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -282,24 +281,4 @@ func (d *decoder) time() (*time.Time, bool) {
 		return nil, false
 	}
 	return &t, true
-}
-
-// AppendJSONArray appends list as a JSON array with one persona object per
-// line — the `persona list -o json` document: valid JSON for jq, and one
-// line per persona for grep. An empty list is "[]".
-func AppendJSONArray(b []byte, list []Persona) []byte {
-	// A persona object is about 600 bytes: grow once, not log(n) times.
-	b = slices.Grow(b, 4+700*len(list))
-	b = append(b, '[')
-	for i, p := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n  "...)
-		b = p.AppendJSON(b)
-	}
-	if len(list) > 0 {
-		b = append(b, '\n')
-	}
-	return append(b, ']', '\n')
 }

@@ -114,18 +114,3 @@ func FuzzDecodePersona(f *testing.F) {
 		}
 	})
 }
-
-func TestAppendJSONArray(t *testing.T) {
-	if got := string(AppendJSONArray(nil, nil)); got != "[]\n" {
-		t.Errorf("empty = %q", got)
-	}
-	list := []Persona{samplePersona("Spica", "", 1), samplePersona("Porrima", "", 2)}
-	out := AppendJSONArray(nil, list)
-	var back []plainPersona
-	if err := json.Unmarshal(out, &back); err != nil || len(back) != 2 || back[1].Name != "Porrima" {
-		t.Fatalf("array = %s: %v", out, err)
-	}
-	if lines := bytes.Count(out, []byte("\n")); lines != 4 {
-		t.Errorf("want one persona per line, got %d lines:\n%s", lines, out)
-	}
-}

@@ -34,6 +34,9 @@ var (
 	ErrNotDeputy = errors.New("not a deputy address")
 	// ErrInvalidCount: a suggestion count below one.
 	ErrInvalidCount = errors.New("count must be at least 1")
+	// ErrRecord: a persona record is not JSON of the persona object
+	// (docs/json-output.md).
+	ErrRecord = errors.New("unreadable persona record")
 	// ErrContention: the store kept changing under a transaction; retry later.
 	ErrContention = errors.New("too much concurrent change; try again")
 )

@@ -231,3 +231,25 @@ func (r *Registry) FirstPersonaDefault(ctx context.Context) (addr, name string, 
 	}
 	return FirstPersonaAddress, names[0], true, nil
 }
+
+// ListRecords is List as Records: the same personas in the same order, each
+// the bytes the store holds (see Record) instead of a decoded Persona —
+// what the hub serves and `persona list -o json` prints.
+func (r *Registry) ListRecords(ctx context.Context, opts ListOptions) ([]Record, error) {
+	kvs, err := r.s.List(ctx, personaPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list personas: %w", err)
+	}
+	out := make([]Record, 0, len(kvs))
+	for _, kv := range kvs {
+		rec, err := NewRecord(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
+		}
+		if opts.All || rec.state.HoldsSeat() {
+			out = append(out, rec)
+		}
+	}
+	SortRecords(out)
+	return out, nil
+}

@@ -124,6 +124,34 @@ func TestWriterKeepsJSONValidAndLossless(t *testing.T) {
 	}
 }
 
+// passesReference is passes, one rune at a time.
+func passesReference(s string) bool {
+	for _, r := range s {
+		if Unsafe(r) && r != '\n' && r != '\t' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// Text with nothing to escape is written as it is, and text with anything
+// to escape is not: every byte value at every place of a word that passes
+// reads eight bytes at a time.
+func TestWriterPassesOnlySafeText(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			b := []byte(strings.Repeat("json: {\"a\"}", 2))[:20]
+			b[at] = byte(c)
+			if got, want := passes(b), passesReference(string(b)); got != want {
+				t.Fatalf("passes(%q) = %v, want %v", b, got, want)
+			}
+			if want := passesReference(string(b)); want && writeAll(t, string(b), len(b)) != string(b) {
+				t.Fatalf("safe %q was changed", b)
+			}
+		}
+	}
+}
+
 func FuzzWriter(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s, 3)
@@ -131,6 +159,9 @@ func FuzzWriter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		if n < 1 || n > 64 {
 			n = 1 + (n&63+64)%64
+		}
+		if passes([]byte(s)) != passesReference(s) {
+			t.Fatalf("passes(%q) = %v", s, !passesReference(s))
 		}
 		got := writeAll(t, s, n)
 		if !utf8.ValidString(got) {

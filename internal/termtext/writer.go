@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -31,6 +32,14 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write writes p, escaped, and reports len(p) on success: the caller's bytes
 // were all consumed even though more were written.
 func (w *Writer) Write(p []byte) (int, error) {
+	if len(w.pending) == 0 && passes(p) {
+		// The common case — a command's own words, the JSON of clean
+		// records — has nothing to escape: it is not copied.
+		if _, err := w.w.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	buf := p
 	if len(w.pending) > 0 {
 		buf = append(append([]byte(nil), w.pending...), p...) // rare: a split sequence
@@ -66,6 +75,35 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// passes reports whether Write writes p as it is: printable ASCII, line
+// feeds, tabs and complete UTF-8 sequences of safe characters. Printable
+// ASCII is checked eight bytes at a time: a 10,000-persona list is 7 MB.
+func passes(p []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i := 0; i < len(p); {
+		if len(p)-i >= 8 {
+			x := binary.LittleEndian.Uint64(p[i:])
+			// No byte below 0x20, none above 0x7e (0x7f and up reach the
+			// high bit when one is added).
+			if (x-0x20*ones)&^x&highs == 0 && (x+ones|x)&highs == 0 {
+				i += 8
+				continue
+			}
+		}
+		c := p[i]
+		if c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && n <= 1 || Unsafe(r) {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // Flush writes a UTF-8 sequence left incomplete by the last Write, escaped

@@ -1,0 +1,349 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// recordKeysOf lists the keys of a JSON object in the order they appear,
+// each with the kind of value it holds.
+func recordKeysOf(t *testing.T, obj []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", obj)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, fmt.Sprintf("%s:%T", k, v))
+	}
+	return keys
+}
+
+// The scanner's key table and AppendJSON write the same keys, in the same
+// order, with the same kinds of value: the one is not edited without the
+// other.
+func TestRecordKeysAreAppendJSONs(t *testing.T) {
+	kinds := map[valueKind][2]string{
+		text: {"string", "string"}, integer: {"json.Number", "json.Number"},
+		instant: {"string", "string"}, instantOrNull: {"string", "<nil>"},
+	}
+	full := samplePersona("Spica", "why", 2)
+	full.RefusedAt = full.ActivatedAt
+	bare := samplePersona("Spica", "", 1)
+	bare.ActivatedAt, bare.RetiredAt = nil, nil
+	for i, p := range []Persona{full, bare} {
+		var want []string
+		for _, f := range recordKeys {
+			want = append(want, f.key+":"+kinds[f.kind][i])
+		}
+		if got := recordKeysOf(t, p.AppendJSON(nil)); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("AppendJSON writes\n%v\nthe scanner reads\n%v", got, want)
+		}
+	}
+}
+
+// hostilePersona holds, in text a persona may have written, every escape
+// appendString writes.
+func hostilePersona() Persona {
+	p := samplePersona("ctl\x00\x1b]0;x\x07 \"q\" \\ \n\t\r\b\f", "sep \u2028\u2029 <&> 🙂 Mönch", 3)
+	p.State = StateRetired
+	return p
+}
+
+// A record in AppendJSON's form is passed through as it is (not copied,
+// not rewritten), with its list fields read.
+func TestNewRecordKeepsCanonicalBytes(t *testing.T) {
+	bare := samplePersona("Heze", "", 1)
+	bare.ActivatedAt, bare.RetiredAt, bare.State = nil, nil, StatePending
+	neg := samplePersona("Alcor", "", -4)
+	for _, p := range []Persona{samplePersona("Spica", "", 1), bare, hostilePersona(), neg} {
+		data := p.AppendJSON(nil)
+		if _, n, ok := scanRecord(data); !ok || n != len(data) {
+			t.Errorf("canonical record not recognised: %s", data)
+			continue
+		}
+		r, err := NewRecord(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if &r.JSON()[0] != &data[0] || !bytes.Equal(r.JSON(), data) {
+			t.Errorf("canonical record was rewritten: %s", r.JSON())
+		}
+		if r.ID() != p.ID || r.Address() != p.Address || r.Generation() != p.Generation || r.State() != p.State {
+			t.Errorf("record fields = %q %q %d %q, want those of %+v", r.ID(), r.Address(), r.Generation(), r.State(), p)
+		}
+		back, err := r.Persona()
+		if err != nil || !bytes.Equal(back.AppendJSON(nil), data) {
+			t.Errorf("Persona() = %+v, %v", back, err)
+		}
+	}
+}
+
+// Any other JSON of the record — written by encoding/json, indented, with
+// times in another zone or with trailing zeros, escapes written otherwise —
+// is read and written again in AppendJSON's form.
+func TestNewRecordRewritesOtherForms(t *testing.T) {
+	p := hostilePersona()
+	canon := p.AppendJSON(nil)
+	indented, _ := json.MarshalIndent(plainPersona(p), "", "  ")
+	htmlEscaped, _ := json.Marshal(plainPersona(samplePersona("<b>", "a&b", 2)))
+	zoned := bytes.Replace(samplePersona("Spica", "", 1).AppendJSON(nil), []byte(`"2026-08-04T09:30:00.123456789Z"`),
+		[]byte(`"2026-08-04T11:30:00.123456789+02:00"`), 1)
+	zeros := bytes.Replace(samplePersona("Spica", "", 1).AppendJSON(nil), []byte(`"2026-08-04T11:00:00Z"`),
+		[]byte(`"2026-08-04T11:00:00.000Z"`), 1)
+	lowerHex := bytes.Replace(canon, []byte(`\u001b`), []byte(`\u001B`), 1)
+	// Invalid UTF-8 is written as \ufffd, which reads back as U+FFFD, which
+	// AppendJSON writes as it is.
+	replaced := samplePersona("bad \xff", "", 1).AppendJSON(nil)
+	solidus := bytes.Replace(samplePersona("a/b", "", 1).AppendJSON(nil), []byte(`"a/b"`), []byte(`"a\/b"`), 1)
+	for name, data := range map[string][]byte{"indented": indented, "html escaped": htmlEscaped, "zoned": zoned,
+		"trailing zeros": zeros, "upper hex": lowerHex, "escaped solidus": solidus,
+		"replacement": replaced} {
+		if bytes.Equal(data, canon) {
+			t.Fatalf("%s: the test's input is canonical already", name)
+		}
+		if _, _, ok := scanRecord(data); ok {
+			t.Errorf("%s: scanner took a record AppendJSON would write otherwise: %s", name, data)
+		}
+		want, err := decodePersona(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r, err := NewRecord(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(r.JSON(), want.AppendJSON(nil)) || r.Address() != want.Address || r.State() != want.State {
+			t.Errorf("%s: record = %s", name, r.JSON())
+		}
+	}
+	for _, bad := range []string{"", "{", `{"id":"x"`, "[1]", `{"generation":"one"}`} {
+		if _, err := NewRecord([]byte(bad)); err == nil {
+			t.Errorf("NewRecord(%q) accepted", bad)
+		}
+	}
+}
+
+// FuzzRecord: no input panics; a record NewRecord accepts is AppendJSON of
+// what the input decodes to, its list fields are that persona's, and the
+// scanner takes only what AppendJSON writes.
+func FuzzRecord(f *testing.F) {
+	f.Add(samplePersona("Spica", "r", 1).AppendJSON(nil))
+	f.Add(hostilePersona().AppendJSON(nil))
+	bare := samplePersona("Heze", "", 0)
+	bare.ActivatedAt, bare.RetiredAt = nil, nil
+	f.Add(bare.AppendJSON(nil))
+	f.Add([]byte(`{"id":"a","generation":-0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, n, scanned := scanRecord(data)
+		scanned = scanned && n == len(data)
+		r, err := NewRecord(data)
+		p, derr := decodePersona(data)
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("NewRecord: %v, decodePersona: %v, for %q", err, derr, data)
+		}
+		if err != nil {
+			return
+		}
+		want := p.AppendJSON(nil)
+		if !bytes.Equal(r.JSON(), want) {
+			t.Fatalf("record of %q is\n%s\nwant\n%s", data, r.JSON(), want)
+		}
+		if scanned && !bytes.Equal(data, want) {
+			t.Fatalf("scanner took %q, which AppendJSON writes as %s", data, want)
+		}
+		if r.ID() != p.ID || r.Address() != p.Address || r.Generation() != p.Generation || r.State() != p.State {
+			t.Fatalf("record fields %q %q %d %q of %q", r.ID(), r.Address(), r.Generation(), r.State(), data)
+		}
+	})
+}
+
+// CutRecord reads records one after another in one pass, each over its own
+// bytes; it declines a record in another form, leaving the text as it was.
+func TestCutRecord(t *testing.T) {
+	a, b := samplePersona("Spica", "", 1).AppendJSON(nil), hostilePersona().AppendJSON(nil)
+	data := append(append(append(append([]byte(nil), a...), ',', ' '), b...), ']')
+	r, rest, ok := CutRecord(data)
+	if !ok || !bytes.Equal(r.JSON(), a) || cap(r.JSON()) != len(a) || string(rest[:2]) != ", " {
+		t.Fatalf("first = %s, %q, %v", r.JSON(), rest, ok)
+	}
+	r, rest, ok = CutRecord(rest[2:])
+	if !ok || !bytes.Equal(r.JSON(), b) || string(rest) != "]" {
+		t.Fatalf("second = %s, %q, %v", r.JSON(), rest, ok)
+	}
+	indented, _ := json.MarshalIndent(plainPersona(samplePersona("Spica", "", 1)), "", " ")
+	if _, rest, ok := CutRecord(indented); ok || !bytes.Equal(rest, indented) {
+		t.Errorf("CutRecord took an indented record")
+	}
+}
+
+// plain8 is the byte loop's verdict on eight bytes at once: every byte
+// value at every place of a word.
+func TestPlain8(t *testing.T) {
+	for c := range 256 {
+		for at := range 8 {
+			w := []byte("abc XYZ~")
+			w[at] = byte(c)
+			want := c >= 0x20 && c < 0x80 && c != '"' && c != '\\'
+			if got := plain8(binary.LittleEndian.Uint64(w)); got != want {
+				t.Fatalf("plain8(%q) = %v", w, got)
+			}
+		}
+	}
+}
+
+func TestAppendJSONArray(t *testing.T) {
+	if got := string(AppendJSONArray(nil, nil)); got != "[]\n" {
+		t.Errorf("empty = %q", got)
+	}
+	list := []Record{RecordOf(samplePersona("Spica", "", 1)), RecordOf(samplePersona("Porrima", "", 2))}
+	out := AppendJSONArray(nil, list)
+	var back []plainPersona
+	if err := json.Unmarshal(out, &back); err != nil || len(back) != 2 || back[1].Name != "Porrima" {
+		t.Fatalf("array = %s: %v", out, err)
+	}
+	if lines := bytes.Count(out, []byte("\n")); lines != 4 {
+		t.Errorf("want one persona per line, got %d lines:\n%s", lines, out)
+	}
+}
+
+// ListRecords lists what List lists, in its order, filtered alike, each
+// record AppendJSON of List's persona — a record stored in another form
+// (an older writer's) included.
+func TestListRecordsIsList(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	in.step(func(r *Registry) {
+		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"})
+		mustRegister(t, r, Registration{Address: "root/secretary", Name: "Porrima"})
+		mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Rijl al Awwa", Pending: true})
+		if _, err := r.Retire(ctx, "work/core/lead", "rotated \x1b[2J"); err != nil {
+			t.Fatal(err)
+		}
+		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Heze"})
+	})
+	// An older writer's form of Porrima's record: encoding/json, indented.
+	s, err := store.OpenBolt(in.home.DBPath(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kvs, err := s.List(ctx, personaPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrote := false
+	for _, kv := range kvs {
+		if p, _ := decodePersona(kv.Value); p.Name == "Porrima" {
+			old, _ := json.MarshalIndent(plainPersona(p), "", " ")
+			if _, err := s.Txn(ctx, []store.Cond{{Key: kv.Key, ModRev: kv.ModRev}}, []store.Op{store.Put(kv.Key, old)}); err != nil {
+				t.Fatal(err)
+			}
+			rewrote = true
+		}
+	}
+	if err := s.Close(); err != nil || !rewrote {
+		t.Fatalf("rewrite Porrima: %v, %v", rewrote, err)
+	}
+	in.step(func(r *Registry) {
+		for _, all := range []bool{false, true} {
+			list, err := r.List(ctx, ListOptions{All: all})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := r.ListRecords(ctx, ListOptions{All: all})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != len(list) || len(list) != map[bool]int{false: 3, true: 4}[all] {
+				t.Fatalf("all=%v: %d records, %d personas", all, len(recs), len(list))
+			}
+			for i, p := range list {
+				if want := p.AppendJSON(nil); !bytes.Equal(recs[i].JSON(), want) {
+					t.Errorf("all=%v [%d] = %s, want %s", all, i, recs[i].JSON(), want)
+				}
+			}
+		}
+	})
+}
+
+// A stored value that is not a persona record is the store's corruption,
+// named with its key.
+func TestListRecordsNamesACorruptRecord(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
+	s, err := store.OpenBolt(in.home.DBPath(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Txn(ctx, nil, []store.Op{store.Put(personaPrefix+"ffff", []byte("{not json"))}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	in.step(func(r *Registry) {
+		_, err := r.ListRecords(ctx, ListOptions{All: true})
+		if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), personaPrefix+"ffff") {
+			t.Errorf("ListRecords over a corrupt record: %v", err)
+		}
+	})
+}
+
+// canonicalTimeReference is canonicalTime by time's own parser and
+// formatter: a string appendTime writes for the time it parses to.
+func canonicalTimeReference(s []byte) bool {
+	var t time.Time
+	if t.UnmarshalText(s) != nil {
+		return false
+	}
+	return string(t.UTC().AppendFormat(nil, time.RFC3339Nano)) == string(s)
+}
+
+// canonicalTime agrees with time's parser and formatter: on every byte at
+// every place of a few times, and on many times made of random fields,
+// out-of-range ones (month 13, 31 April, 29 February, second 60) included.
+func TestCanonicalTime(t *testing.T) {
+	check := func(s []byte) {
+		t.Helper()
+		if got, want := canonicalTime(s), canonicalTimeReference(s); got != want {
+			t.Fatalf("canonicalTime(%q) = %v, time says %v", s, got, want)
+		}
+	}
+	for _, base := range []string{"2026-08-04T09:30:00Z", "2024-02-29T23:59:59.123456789Z", "0000-01-01T00:00:00.1Z"} {
+		for at := range len(base) {
+			for c := range 256 {
+				s := []byte(base)
+				s[at] = byte(c)
+				check(s)
+			}
+			check([]byte(base[:at] + base[at+1:]))
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50_000 {
+		s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d", rng.IntN(10000), rng.IntN(14), rng.IntN(33), rng.IntN(25), rng.IntN(61), rng.IntN(61))
+		if k := rng.IntN(12); k > 0 { // up to 11 digits: more than a time holds
+			s += "." + fmt.Sprintf("%011d", rng.Int64N(100_000_000_000))[:k]
+		}
+		check([]byte(s + "Z"))
+	}
+}
