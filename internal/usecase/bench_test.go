@@ -31,7 +31,7 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	}
 	defer f.Close()
 	page := make([]byte, 4096)
-	var commit, fsync, fdatasync time.Duration
+	var commit, cpu, fsync, fdatasync time.Duration
 	var pages int64
 	bolt := in.st.(*store.Bolt)
 	i := 0
@@ -48,11 +48,12 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 		}
 		before, _ := bolt.Stats()
 		b.StartTimer()
-		start := time.Now()
+		cpu0, start := processCPU(), time.Now()
 		if _, err := in.cases.Decide(ctx, k, henry, res.Confirmation.ID, true, confirm.RememberNone, ""); err != nil {
 			b.Fatal(err)
 		}
 		commit += time.Since(start)
+		cpu += processCPU() - cpu0
 		b.StopTimer()
 		after, _ := bolt.Stats()
 		pages += after.PageWrites - before.PageWrites
@@ -80,4 +81,5 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	b.ReportMetric(float64(fdatasync.Nanoseconds())/float64(b.N), "fdatasync-ns/op")
 	b.ReportMetric(float64(commit)/float64(fdatasync), "commit/fdatasync")
 	b.ReportMetric(float64(pages)/float64(b.N), "pages/commit")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
