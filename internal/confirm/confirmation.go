@@ -1,6 +1,11 @@
 package confirm
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
 
 // State is where a confirmation is in its life.
 type State string
@@ -124,6 +129,31 @@ type Result struct {
 	Decision Decision `json:"decision"`
 	// Confirmation is the queued confirmation, when the verdict was confirm.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+}
+
+// ResultJSON is r encoded as JSON. When plan writes r's confirmation (a
+// request that queued a new one), its record's bytes, the confirmation's
+// JSON, are spliced in rather than encoded a second time: the same bytes
+// encoding/json would write there.
+func ResultJSON(r Result, plan store.Plan) ([]byte, error) {
+	if r.Confirmation == nil {
+		return json.Marshal(r)
+	}
+	key := keyConfirmation(r.Confirmation.ID)
+	for _, op := range plan.Ops {
+		if op.Key != key || op.Delete {
+			continue
+		}
+		r.Confirmation = nil
+		head, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, len(head)+len(`,"confirmation":`)+len(op.Value))
+		out = append(append(append(out, head[:len(head)-1]...), `,"confirmation":`...), op.Value...)
+		return append(out, '}'), nil
+	}
+	return json.Marshal(r)
 }
 
 // resultOf maps a confirmation to what its requester may do at now.

@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -372,4 +373,43 @@ func TestUndecidedIndexOfManyPending(t *testing.T) {
 	if _, err := q.st.Get(ctx, keyUndecidedIndexed); err != nil {
 		t.Fatalf("not marked indexed: %v", err)
 	}
+}
+
+// ResultJSON writes what encoding/json writes for a result, taking the
+// confirmation's bytes from the plan's record when the plan queues it:
+// for a new confirmation, a joined one and an allowed operation alike.
+func TestResultJSONIsTheResultsEncoding(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	check := func(what string, res Result, plan store.Plan) {
+		t.Helper()
+		got, err := ResultJSON(res, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(res)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: ResultJSON wrote\n%s\nencoding/json\n%s", what, got, want)
+		}
+	}
+	res, plan, err := q.PlanRequest(ctx, me, p, deployOp(t, p), "new-1")
+	if err != nil || res.Confirmation == nil {
+		t.Fatalf("plan a new confirmation: %+v, %v", res, err)
+	}
+	check("new", res, plan)
+	if _, err := plan.Commit(ctx, q.st); err != nil {
+		t.Fatal(err)
+	}
+	res, plan, err = q.PlanRequest(ctx, me, p, deployOp(t, p), "join-1")
+	if err != nil || res.Confirmation == nil {
+		t.Fatalf("plan joining it: %+v, %v", res, err)
+	}
+	check("joined", res, plan)
+	res, plan, err = q.PlanRequest(ctx, me, p, op(t, p, "workspace_read", "path:README.md", stamp.ShapeReadRange), "read-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("allowed", res, plan)
 }

@@ -54,14 +54,14 @@ func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id huba
 		return err
 	}
 	ctx := r.Context()
-	res, err := h.cases.RequestConfirmation(ctx, key, caller, operationRequest(req))
+	_, answer, err := h.cases.RequestConfirmation(ctx, key, caller, operationRequest(req))
 	if err != nil {
 		return err
 	}
 	if err := h.Settle(ctx); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSONBytes(w, http.StatusOK, answer)
 	return nil
 }
 

@@ -171,6 +171,9 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 		MaxIdleConns:        64,
 		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     time.Minute,
+		// The hub never compresses its answers: no Accept-Encoding header
+		// for it to parse on every request.
+		DisableCompression: true,
 	}
 	return &Client{home: home, socket: sock, token: cfg.token, http: &http.Client{Transport: tr},
 		budget: cfg.budget, starter: cfg.starter}, nil

@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -21,9 +22,13 @@ import (
 // With a Key, a request that queued or joined a confirmation is answered
 // again from its record; the correlation id already makes retries of the
 // same operation answer the same confirmation.
-func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, req OperationRequest) (confirm.Result, error) {
-	var res confirm.Result
-	err := u.commit(ctx, UseRequest, "request confirmation", func() (store.Plan, error) {
+//
+// answer is res encoded as JSON, what the hub sends: a request that queues
+// or joins records these very bytes as its result, so the result is
+// encoded once, not once for the record and again for the reply.
+func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, req OperationRequest) (res confirm.Result, answer []byte, err error) {
+	err = u.commit(ctx, UseRequest, "request confirmation", func() (store.Plan, error) {
+		answer = nil
 		if ok, err := u.replayed(ctx, k, &res); ok || err != nil {
 			return store.Plan{}, err
 		}
@@ -40,12 +45,18 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 			return store.Plan{}, err
 		}
 		plan.Conds = append(plan.Conds, o.guard)
-		rec, err := u.record(k, res)
+		if answer, err = confirm.ResultJSON(res, plan); err != nil {
+			return store.Plan{}, err
+		}
+		rec, err := u.recordEncoded(k, answer)
 		plan.Join(rec)
 		return plan, err
 	})
 	if err != nil {
-		return confirm.Result{}, err
+		return confirm.Result{}, nil, err
 	}
-	return res, nil
+	if answer == nil { // answered without a write: allowed, denied, or a repeat
+		answer, err = json.Marshal(res)
+	}
+	return res, answer, err
 }

@@ -1,8 +1,11 @@
 package usecase
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -72,7 +75,7 @@ func TestRequestInFlightDuringRetirementIsNotAdmitted(t *testing.T) {
 			t.Errorf("approve the retirement: %v", err)
 		}
 	}
-	res, err := requests.RequestConfirmation(ctx, Key{}, caller, deploy("in-flight-1"))
+	res, _, err := requests.RequestConfirmation(ctx, Key{}, caller, deploy("in-flight-1"))
 	if !errors.Is(err, ErrForbidden) {
 		t.Fatalf("a request of a generation retired while it was in flight: %+v, %v; want ErrForbidden", res, err)
 	}
@@ -95,9 +98,39 @@ func TestRequestOfAnActiveLeadIsQueued(t *testing.T) {
 	ctx := context.Background()
 	lead := activeLead(t, in)
 	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
-	res, err := in.cases.RequestConfirmation(ctx, Key{}, caller, deploy("calm-1"))
+	res, _, err := in.cases.RequestConfirmation(ctx, Key{}, caller, deploy("calm-1"))
 	mustNil(t, err)
 	if res.Confirmation == nil || res.Confirmation.State != confirm.StatePending || res.Confirmation.Authority != henry {
 		t.Fatalf("the lead's deploy: %+v; want pending for %s", res, henry)
+	}
+}
+
+// A queued request's answer is its result encoded once: the bytes the hub
+// sends are the result its idempotency record holds, and a repeat under
+// the same key answers the same bytes.
+func TestRequestAnswerIsTheRecordedResult(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	lead := activeLead(t, in)
+	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
+	k := mustKey(t, "persona:"+lead.ID, "019a1b2c3d4-a1", "POST", "/v1/confirmations", "deploy")
+	res, answer, err := in.cases.RequestConfirmation(ctx, k, caller, deploy("once-1"))
+	mustNil(t, err)
+	var sent confirm.Result
+	mustNil(t, json.Unmarshal(answer, &sent))
+	if !reflect.DeepEqual(sent, res) {
+		t.Fatalf("the answer %s decodes to %+v, not the result %+v", answer, sent, res)
+	}
+	kv, err := in.st.Get(ctx, k.storeKey())
+	mustNil(t, err)
+	var rec idempotencyRecord
+	mustNil(t, json.Unmarshal(kv.Value, &rec))
+	if !bytes.Equal(rec.Result, answer) || rec.Request != k.Request || rec.At.IsZero() {
+		t.Fatalf("the record %s does not hold the answer %s", kv.Value, answer)
+	}
+	again, answerAgain, err := in.cases.RequestConfirmation(ctx, k, caller, deploy("once-1"))
+	mustNil(t, err)
+	if !bytes.Equal(answerAgain, answer) || again.Confirmation.ID != res.Confirmation.ID {
+		t.Fatalf("the repeat answered %s, want %s", answerAgain, answer)
 	}
 }

@@ -174,6 +174,30 @@ func (u *Cases) record(k Key, result any) (store.Plan, error) {
 	return u.recordAs(k, resultRecord{Request: k.Request, At: u.now().UTC(), Result: result})
 }
 
+// recordEncoded plans storing under k a result the caller has already
+// encoded as JSON (the answer it sends), spliced into the record as is:
+// as a json.RawMessage it would be scanned and compacted again.
+func (u *Cases) recordEncoded(k Key, result []byte) (store.Plan, error) {
+	if k == (Key{}) {
+		return store.Plan{}, nil
+	}
+	head, err := json.Marshal(recordHead{Request: k.Request, At: u.now().UTC()})
+	if err != nil {
+		return store.Plan{}, fmt.Errorf("record the result of Idempotency-Key %s: %w", k.Key, err)
+	}
+	rec := make([]byte, 0, len(head)+len(`,"result":`)+len(result))
+	rec = append(append(append(rec, head[:len(head)-1]...), `,"result":`...), result...)
+	rec = append(rec, '}')
+	sk := k.storeKey()
+	return store.Plan{Conds: []store.Cond{{Key: sk}}, Ops: []store.Op{store.Put(sk, rec)}}, nil
+}
+
+// recordHead is the part of an idempotencyRecord before its result.
+type recordHead struct {
+	Request string    `json:"request"`
+	At      time.Time `json:"at"`
+}
+
 // resultRecord is an idempotencyRecord as record writes it: the result is
 // encoded in the record's own pass (as a json.RawMessage it would be
 // encoded, then scanned and compacted again: a few per cent of a
