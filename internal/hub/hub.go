@@ -39,8 +39,12 @@ type Config struct {
 	Clock Clock
 	// Intervals are the presence thresholds; DefaultIntervals by default.
 	Intervals Intervals
-	// RingSize is how many changes the stream keeps for resuming.
+	// RingSize is how many changes the stream keeps for resuming;
+	// DefaultRingSize by default.
 	RingSize int
+	// RingBytes bounds the memory of the changes the stream keeps (their
+	// payloads and slots); DefaultRingBytes by default.
+	RingBytes int
 	// FlushEvery is how often changed presence is written to the store
 	// (one transaction for all of it) and time-driven states are swept.
 	FlushEvery time.Duration
@@ -158,7 +162,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		st:        cfg.Store,
 		reg:       registry.New(cfg.Store, cfg.Home, registry.WithClock(cfg.Clock.Now)),
 		presence:  NewTracker(cfg.Clock, cfg.Intervals),
-		stream:    NewStream(cfg.RingSize),
+		stream:    NewStream(cfg.RingSize, cfg.RingBytes),
 		tokens:    NewTokens(cfg.Store, cfg.Home.Dir, cfg.Host, cfg.Log),
 		log:       cfg.Log,
 		appliedCh: make(chan struct{}),

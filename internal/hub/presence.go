@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,19 +114,27 @@ func (t *Tracker) Track(p hubapi.Presence) {
 	e, ok := t.entries[p.ID]
 	if !ok {
 		cp := p
+		cp.ID, cp.Address, cp.Name = keep(p.ID), keep(p.Address), keep(p.Name)
 		if cp.State == "" {
 			cp.State = hubapi.StateStanding
 		}
-		t.entries[p.ID] = &cp
-		t.markLocked(p.ID)
+		t.entries[cp.ID] = &cp
+		t.markLocked(cp.ID)
 		return
 	}
 	if e.Address == p.Address && e.Name == p.Name && e.Generation == p.Generation {
 		return
 	}
-	e.Address, e.Name, e.Generation = p.Address, p.Name, p.Generation
-	t.markLocked(p.ID)
+	e.Address, e.Name, e.Generation = keep(p.Address), keep(p.Name), p.Generation
+	t.markLocked(e.ID)
 }
+
+// keep copies a name kept for the hub's life (by the tracker, the token
+// book) out of the record text it was decoded from, which would be kept
+// with it: a persona record is about 600 bytes, its id, address and name
+// about 50. A map keyed by it is given the copy too: assigning to a
+// string key already in a map replaces the key.
+func keep(s string) string { return strings.Clone(s) }
 
 // Beat records a heartbeat: the runtime is connected.
 func (t *Tracker) Beat(id string) error {

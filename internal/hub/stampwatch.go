@@ -73,7 +73,7 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 // stampFile is where this host keeps the local copy of p's stamp, and the
 // hash it is held to.
 func (h *Hub) stampFile(p registry.Persona) stampSeen {
-	return stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: p.StampHash}
+	return stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: keep(p.StampHash)}
 }
 
 // refuseStamp refuses a generation whose stamp failed a check: its token

@@ -146,6 +146,7 @@ func (t *Tokens) lookup(h tokenHash) (hubapi.Identity, bool) {
 // accept makes h the one token hash of generation id (at address),
 // replacing the one it had.
 func (t *Tokens) accept(id, address string, h tokenHash) {
+	id, address = keep(id), keep(address)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if old, ok := t.persona[id]; ok && old != h {
