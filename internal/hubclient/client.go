@@ -9,6 +9,7 @@ package hubclient
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,6 +182,11 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 
 // Home is the home this client's hub serves.
 func (c *Client) Home() string { return c.home }
+
+// TokenSHA256 is the SHA-256 of the client's token: what a front end that
+// keeps something per presented token keys it by, without holding the
+// token itself.
+func (c *Client) TokenSHA256() [32]byte { return sha256.Sum256([]byte(c.token)) }
 
 // Close releases the client's idle connections and stops the hubs it
 // started (each drains, flushes presence and closes the store), returning
