@@ -76,7 +76,7 @@ the current tool call); when the client leaves it stops beating.`,
 				if httpAddr == "" {
 					return r.ServeStdio(ctx, &mcp.StdioTransport{})
 				}
-				return serveMCPHTTP(ctx, cmd, home, persona, httpAddr, opts)
+				return serveMCPHTTP(ctx, cmd, home, persona, httpAddr, opts, r)
 			})
 		},
 	}
@@ -92,8 +92,9 @@ the current tool call); when the client leaves it stops beating.`,
 
 // serveMCPHTTP serves the streamable HTTP transport until ctx ends; each
 // request's bearer token is checked with the hub, and a session acts with
-// the token it presented.
-func serveMCPHTTP(ctx context.Context, cmd *cobra.Command, home registry.Home, persona, addr string, opts mcpserver.Options) error {
+// the token it presented. booted, the runtime the start-up proof booted,
+// serves the requests that present its token.
+func serveMCPHTTP(ctx context.Context, cmd *cobra.Command, home registry.Home, persona, addr string, opts mcpserver.Options, booted *mcpserver.Runtime) error {
 	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
 		return hubclient.Dial(ctx, home.Dir, hubclient.WithToken(token))
 	}
@@ -101,7 +102,7 @@ func serveMCPHTTP(ctx context.Context, cmd *cobra.Command, home registry.Home, p
 	if err != nil {
 		return fmt.Errorf("mcp --http: %w", err)
 	}
-	srv := &http.Server{Handler: mcpserver.HTTPHandler(persona, dial, opts), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mcpserver.HTTPHandler(persona, dial, opts, booted), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(cmd.ErrOrStderr(), "serving %s over MCP at http://%s/ (bearer: the persona's runtime token)\n", persona, ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

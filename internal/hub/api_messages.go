@@ -20,25 +20,17 @@ import (
 // boundary, one waiting on a confirmation names it for the retry through
 // POST /v1/tools/{tool}.
 func (h *Hub) messageTool(r *http.Request, id hubapi.Identity, key usecase.Key, tool string, args any) (json.RawMessage, error) {
-	caller, err := id.Caller()
-	if err != nil {
-		return nil, err
-	}
-	if caller.Fence, err = hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader)); err != nil {
-		return nil, err
-	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, err
 	}
-	ctx := r.Context()
-	call, err := h.cases.CallTool(ctx, key, caller, usecase.ToolRequest{Tool: tool, Args: raw})
+	call, err := h.toolCall(r, id, key, usecase.ToolRequest{Tool: tool, Args: raw})
 	if err != nil {
 		return nil, err
 	}
 	switch call.Status {
 	case usecase.ToolDone:
-		return call.Result, h.Settle(ctx)
+		return call.Result, nil
 	case usecase.ToolConfirm:
 		return nil, hubapi.Errorf(hubapi.ErrConfirmationRequired, "%s on %s waits on confirmation %s (%s): once it is approved, call POST /v1/tools/%s with correlation_id %s",
 			tool, call.Operation.Target, call.ConfirmationID, call.Decision, tool, call.CorrelationID)

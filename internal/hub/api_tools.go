@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -15,26 +16,40 @@ func callTool(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	caller, err := id.Caller()
-	if err != nil {
-		return err
-	}
-	if caller.Fence, err = hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader)); err != nil {
-		return err
-	}
 	key, err := idempotencyKey(r, id, req)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	call, err := h.cases.CallTool(ctx, key, caller, usecase.ToolRequest{Persona: req.Persona, Tool: r.PathValue("tool"),
+	call, err := h.toolCall(r, id, key, usecase.ToolRequest{Persona: req.Persona, Tool: r.PathValue("tool"),
 		Args: req.Arguments, CorrelationID: req.CorrelationID})
 	if err != nil {
 		return err
 	}
-	if err := h.Settle(ctx); err != nil {
-		return err
-	}
 	writeJSON(w, http.StatusOK, call)
 	return nil
+}
+
+// toolCall is one persona tool call, whichever route it came by: the
+// caller from the token and its fence from the header, decided and carried
+// out by usecase.CallTool. When the call may have written (a write carried
+// out, a confirmation queued) it waits for the hub to apply the store
+// (Settle), so the caller's next read of the stream sees it; a read, a
+// denial or a runtime tool's answer wrote nothing and is not held up.
+func (h *Hub) toolCall(r *http.Request, id hubapi.Identity, key usecase.Key, req usecase.ToolRequest) (usecase.ToolCall, error) {
+	caller, err := id.Caller()
+	if err != nil {
+		return usecase.ToolCall{}, err
+	}
+	if caller.Fence, err = hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader)); err != nil {
+		return usecase.ToolCall{}, err
+	}
+	call, err := h.cases.CallTool(r.Context(), key, caller, req)
+	if err != nil {
+		return call, err
+	}
+	inv, known := stamp.LookupTool(call.Tool)
+	if call.Status == usecase.ToolConfirm || call.Status == usecase.ToolDone && (!known || inv.Kind.Mutates()) {
+		err = h.Settle(r.Context())
+	}
+	return call, err
 }

@@ -382,6 +382,7 @@ func (h *Hub) Run(ctx context.Context) error {
 			}
 			return h.Flush(context.Background())
 		case <-t.C:
+			h.tokens.retryEnrolments()
 			h.presence.Sweep()
 			if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
 				h.log.Error("presence flush failed; will retry", "err", err)

@@ -85,51 +85,64 @@ func (t *Tokens) enrolmentOf(name string) operators.Enrolment {
 // reconcile brings the store's enrolment records in line with the token
 // files found in this home (by name): a file with no record (where this
 // home enrols: enrolsHere), or with the record of a removed operator and
-// another token, is recorded as enrolled here; a file rewritten by hand rotates the record it made; an active
-// record of this home whose file is gone is marked removed. A file of an
-// operator enrolled elsewhere under another token is not an enrolment (it
-// is logged and left alone), and the file of a removed operator is
-// dropped. It reports false when a record moved under one of its writes
-// (another hub wrote it): the next scan reconciles again.
+// another token, is recorded as enrolled here; a file rewritten by hand
+// rotates the record it made; an active record of this home whose file is
+// gone is marked removed. A file of an operator enrolled elsewhere under
+// another token is not an enrolment (it is logged and left alone), and the
+// file of a removed operator is dropped. A record another hub wrote
+// meanwhile is read again and the file judged against it (settle). It
+// reports false when a write failed otherwise (the store did not answer):
+// the hub's tick scans again (retryEnrolments), no request does.
 func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 	ctx := context.Background() // each store call is bounded by the store
-	clean := true
+	recorded := true
 	for name, o := range found {
-		rec := t.enrolmentOf(name)
-		hash := operators.HashToken(o.Token)
-		mine := operators.Enrolment{Name: name, TokenSHA256: hash, UID: o.UID, Host: t.host, Home: t.home, ModRev: rec.ModRev}
-		switch {
-		case rec.ModRev == 0 && !t.enrolsHere():
-			t.log.Warn("a token file in this home is not an enrolment: the installation has operators and none was enrolled through this home; an enrolled operator enrols this human through a hub (operator add)",
-				"operator", "human:"+name, "file", hubapi.OperatorTokenPath(t.home, name))
-			continue
-		case rec.ModRev == 0:
-		case rec.TokenSHA256 == hash && rec.Removed:
-			t.dropStaleFile(rec)
-			continue
-		case rec.TokenSHA256 == hash && (rec.UID == o.UID || !rec.From(t.host, t.home)):
-			continue
-		case rec.From(t.host, t.home) || rec.Removed:
-		default:
-			t.log.Warn("a token file in this home is not the operator's enrolment: they are enrolled on another host with another token",
-				"operator", rec.Principal(), "enrolled_on", rec.Host, "file", hubapi.OperatorTokenPath(t.home, name))
-			continue
-		}
-		clean = t.write(ctx, mine) && clean
+		recorded = t.settle(ctx, name, func(rec operators.Enrolment) (operators.Enrolment, bool) {
+			return t.fileEnrolment(name, o, rec)
+		}) && recorded
 	}
 	t.mu.RLock()
-	var gone []operators.Enrolment
+	var gone []string
 	for name, rec := range t.records {
 		if _, ok := found[name]; !ok && rec.Active() && rec.From(t.host, t.home) {
-			rec.Removed = true
-			gone = append(gone, rec)
+			gone = append(gone, name)
 		}
 	}
 	t.mu.RUnlock()
-	for _, rec := range gone {
-		clean = t.write(ctx, rec) && clean
+	for _, name := range gone {
+		recorded = t.settle(ctx, name, func(rec operators.Enrolment) (operators.Enrolment, bool) {
+			write := rec.Active() && rec.From(t.host, t.home)
+			rec.Removed = true
+			return rec, write
+		}) && recorded
 	}
-	return clean
+	return recorded
+}
+
+// fileEnrolment is the record that this home's token file o of operator
+// name makes of rec, the record as the book has it, and whether it must be
+// written.
+func (t *Tokens) fileEnrolment(name string, o hubapi.Operator, rec operators.Enrolment) (operators.Enrolment, bool) {
+	hash := operators.HashToken(o.Token)
+	mine := operators.Enrolment{Name: name, TokenSHA256: hash, UID: o.UID, Host: t.host, Home: t.home, ModRev: rec.ModRev}
+	switch {
+	case rec.ModRev == 0 && !t.enrolsHere():
+		t.log.Warn("a token file in this home is not an enrolment: the installation has operators and none was enrolled through this home; an enrolled operator enrols this human through a hub (operator add)",
+			"operator", "human:"+name, "file", hubapi.OperatorTokenPath(t.home, name))
+		return mine, false
+	case rec.ModRev == 0:
+	case rec.TokenSHA256 == hash && rec.Removed:
+		t.dropStaleFile(rec)
+		return mine, false
+	case rec.TokenSHA256 == hash && (rec.UID == o.UID || !rec.From(t.host, t.home)):
+		return mine, false
+	case rec.From(t.host, t.home) || rec.Removed:
+	default:
+		t.log.Warn("a token file in this home is not the operator's enrolment: they are enrolled on another host with another token",
+			"operator", rec.Principal(), "enrolled_on", rec.Host, "file", hubapi.OperatorTokenPath(t.home, name))
+		return mine, false
+	}
+	return mine, true
 }
 
 // enrolsHere reports whether a new token file in this home may be recorded
@@ -140,26 +153,58 @@ func (t *Tokens) enrolsHere() bool {
 	return operators.EnrolsByFile(maps.Values(t.records), t.host, t.home)
 }
 
-// write records e over the record as read (e.ModRev) and learns it; a
-// record that moved is read again and learnt instead (false).
-func (t *Tokens) write(ctx context.Context, e operators.Enrolment) bool {
-	plan, err := operators.PlanPut(e)
-	if err == nil {
+// maxEnrolmentTries bounds how often one scan writes a record that other
+// hubs keep moving under it.
+const maxEnrolmentTries = 4
+
+// settle writes the record that want makes of operator name's record as
+// the book has it, over that record (its ModRev), and learns it. When
+// another hub wrote the record first (a conflict) it reads the record
+// again and asks want anew. It reports false when the record could not be
+// written: the store did not answer, or the record kept moving.
+func (t *Tokens) settle(ctx context.Context, name string, want func(operators.Enrolment) (operators.Enrolment, bool)) bool {
+	var err error
+	for range maxEnrolmentTries {
+		e, write := want(t.enrolmentOf(name))
+		if !write {
+			return true
+		}
+		var plan store.Plan
 		var rev int64
-		if rev, err = plan.Commit(ctx, t.st); err == nil {
+		if plan, err = operators.PlanPut(e); err == nil {
+			rev, err = plan.Commit(ctx, t.st)
+		}
+		if err == nil {
 			e.ModRev = rev
 			t.learn(e)
 			return true
 		}
-	}
-	if errors.Is(err, store.ErrConflict) {
-		if cur, gerr := operators.Get(ctx, t.st, e.Name); gerr == nil {
-			t.learn(cur)
+		if !errors.Is(err, store.ErrConflict) {
+			break
 		}
-		return false
+		cur, gerr := operators.Get(ctx, t.st, name)
+		if gerr != nil {
+			err = gerr
+			break
+		}
+		t.learn(cur)
 	}
-	t.log.Error("the enrolment of a token file in this home could not be recorded; the next scan tries again", "operator", e.Principal(), "err", err)
+	t.log.Error("the enrolment of a token file in this home could not be recorded; the hub tries again shortly", "operator", "human:"+name, "err", err)
 	return false
+}
+
+// retryEnrolments scans the operators directory again when the last scan
+// could not record an enrolment. The hub's tick calls it, so no request
+// waits on a store that did not answer.
+func (t *Tokens) retryEnrolments() {
+	t.scanMu.Lock()
+	defer t.scanMu.Unlock()
+	if !t.seen.retry {
+		return
+	}
+	if err := t.loadOperators(); err != nil {
+		t.log.Error("the operators directory could not be read again", "err", err)
+	}
 }
 
 // dropStaleFile removes this home's token file of removed operator e, if

@@ -3,8 +3,10 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,5 +229,80 @@ func TestAFileForAnOperatorEnrolledElsewhereIsIgnored(t *testing.T) {
 	}
 	if id, err := tk.Authenticate(theirs, hubapi.NoUID); err != nil || id.Principal != "human:ada" {
 		t.Fatalf("the enrolled token: %+v, %v", id, err)
+	}
+}
+
+// downStore is a store whose transactions fail as unavailable while down.
+type downStore struct {
+	store.Store
+	down atomic.Bool
+}
+
+func (d *downStore) Txn(ctx context.Context, conds []store.Cond, ops []store.Op) (int64, error) {
+	if d.down.Load() {
+		return 0, fmt.Errorf("txn: %w", store.ErrUnavailable)
+	}
+	return d.Store.Txn(ctx, conds, ops)
+}
+
+// An enrolment the store could not record (it did not answer) is not
+// tried again by every request that follows — each would wait on the
+// store, one at a time — but by the hub's own tick; once recorded, the
+// operator's token works. A conflict, by contrast, is settled within the
+// scan: the record is read again and the file reconciled against it.
+func TestAFailedEnrolmentWriteIsRetriedOffTheRequestPath(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "operators")
+	henry, err := hubapi.OperatorToken(home, "henry")
+	mustNil(t, err)
+	ageOperators(t, dir)
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	mustNil(t, err)
+	t.Cleanup(func() { st.Close() })
+	ds := &downStore{Store: st}
+	ds.down.Store(true)
+	tk := NewTokens(ds, home, "here", nil)
+	for range 50 {
+		if _, err := tk.Authenticate(henry, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
+			t.Fatalf("a token whose enrolment is not recorded: %v", err)
+		}
+	}
+	if tk.scans != 1 {
+		t.Fatalf("50 requests while the store was down made %d scans (each a store write), want 1", tk.scans)
+	}
+	tk.retryEnrolments() // still down: nothing recorded
+	ds.down.Store(false)
+	tk.retryEnrolments()
+	if id, err := tk.Authenticate(henry, hubapi.NoUID); err != nil || id.Principal != "human:henry" {
+		t.Fatalf("after the store came back and the tick retried: %+v, %v", id, err)
+	}
+	if tk.scans != 3 {
+		t.Fatalf("%d scans in all, want 3 (the first, and one per retry)", tk.scans)
+	}
+	tk.retryEnrolments() // nothing left to retry
+	if tk.scans != 3 {
+		t.Fatalf("a retry with nothing left made a scan: %d", tk.scans)
+	}
+}
+
+// A record another hub wrote under the book (here: the same home's
+// operator, rotated there first) makes the scan's write conflict: the scan
+// reads the record again and records the file against it, so the very
+// request that found the file is answered — not the next one.
+func TestAnEnrolmentConflictIsSettledInTheScan(t *testing.T) {
+	home := t.TempDir()
+	henry, err := hubapi.OperatorToken(home, "henry")
+	mustNil(t, err)
+	ageOperators(t, filepath.Join(home, "operators"))
+	tk := bookOf(t, home)
+	plan, err := operators.PlanPut(operators.Enrolment{Name: "henry", TokenSHA256: operators.HashToken(hubapi.NewToken()), UID: hubapi.NoUID, Host: "here", Home: home})
+	mustNil(t, err)
+	_, err = plan.Commit(context.Background(), tk.st)
+	mustNil(t, err)
+	if id, err := tk.Authenticate(henry, hubapi.NoUID); err != nil || id.Principal != "human:henry" {
+		t.Fatalf("the file's token after a conflicting write: %+v, %v", id, err)
+	}
+	if tk.scans != 1 {
+		t.Fatalf("%d scans, want 1", tk.scans)
 	}
 }

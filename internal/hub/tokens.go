@@ -193,6 +193,9 @@ type opDirStamp struct {
 	// racy: something changed so close to the scan that a later change could
 	// carry the same modification time; the next check scans again.
 	racy bool
+	// retry: an enrolment the scan found could not be recorded (the store
+	// did not answer); the hub's tick scans again (retryEnrolments).
+	retry bool
 }
 
 // racyWindow is how close to a scan a modification time makes the scan
@@ -281,9 +284,7 @@ func (t *Tokens) loadOperators() error {
 	for _, st := range seen.files {
 		seen.racy = seen.racy || st.mod.After(recent)
 	}
-	if !t.reconcile(found) {
-		seen.racy = true // a record moved under a write: look again next time
-	}
+	seen.retry = !t.reconcile(found)
 	t.seen = seen
 	return nil
 }

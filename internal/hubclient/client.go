@@ -9,6 +9,7 @@ package hubclient
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -182,6 +183,11 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 // Home is the home this client's hub serves.
 func (c *Client) Home() string { return c.home }
 
+// TokenSHA256 is the SHA-256 of the client's token: what a front end that
+// keeps something per presented token keys it by, without holding the
+// token itself.
+func (c *Client) TokenSHA256() [32]byte { return sha256.Sum256([]byte(c.token)) }
+
 // Close releases the client's idle connections and stops the hubs it
 // started (each drains, flushes presence and closes the store), returning
 // their stop errors. A client is not used after Close.
@@ -276,9 +282,12 @@ func (c *Client) exchange(ctx context.Context, method, path string, payload []by
 		// that decides (and counts) every attempt.
 		req.GetBody = nil
 	}
-	resp, err := c.http.Do(req)
+	// The transport itself, not c.http.Do: the hub never redirects, and
+	// http.Client copies every request's headers to follow a redirect.
+	resp, err := c.http.Transport.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		// Named as http.Client names it: `Post "http://hub/v1/…": …`.
+		return nil, &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: req.URL.String(), Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {

@@ -140,8 +140,12 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 		return tc, r.hubError(err)
 	}
 	if tc.Status == usecase.ToolConfirm {
-		if tc, err = r.wait(ctx, s, req, tool, args, tc); err != nil {
+		var waiting Answer
+		if tc, waiting, err = r.wait(ctx, s, req, tool, args, tc); err != nil {
 			return tc, r.hubError(err)
+		}
+		if tc.Status == usecase.ToolConfirm {
+			return tc, pending(waiting)
 		}
 	}
 	switch tc.Status {
@@ -156,8 +160,10 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 
 // wait calls again under the pending call's correlation id until it is
 // decided, ConfirmWait has passed or the call is cancelled, notifying
-// progress when the client asked for it (a progress token).
-func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest, tool string, args json.RawMessage, tc hubapi.ToolCall) (hubapi.ToolCall, error) {
+// progress when the client asked for it (a progress token). It returns the
+// call as last answered, and the pending answer (who decides it), looked
+// up once.
+func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest, tool string, args json.RawMessage, tc hubapi.ToolCall) (hubapi.ToolCall, Answer, error) {
 	start := time.Now()
 	deadline := time.NewTimer(r.opts.ConfirmWait)
 	defer deadline.Stop()
@@ -181,18 +187,18 @@ func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest
 	for {
 		select {
 		case <-ctx.Done():
-			return tc, ctx.Err()
+			return tc, a, ctx.Err()
 		case <-deadline.C:
-			return tc, nil
+			return tc, a, nil
 		case <-progress.C:
 			notify()
 		case <-poll.C:
 			next, err := r.c.CallTool(ctx, "", tool, args, tc.CorrelationID)
 			if err != nil {
-				return tc, err
+				return tc, a, err
 			}
 			if tc = next; tc.Status != usecase.ToolConfirm {
-				return tc, nil
+				return tc, a, nil
 			}
 		}
 	}

@@ -32,7 +32,7 @@ func TestHTTPSessionsAuthenticateByTheRuntimeToken(t *testing.T) {
 	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
 		return hubclient.Dial(ctx, f.home.Dir, hubclient.WithToken(token), hubclient.WithRetryBudget(0))
 	}
-	srv := httptest.NewServer(HTTPHandler(p.Address, dial, Options{Home: f.home.Dir}))
+	srv := httptest.NewServer(HTTPHandler(p.Address, dial, Options{Home: f.home.Dir}, nil))
 	defer srv.Close()
 	token := func(id string) string {
 		b, err := os.ReadFile(f.home.GenerationDir(id) + "/" + hubapi.TokenFile)
@@ -124,5 +124,32 @@ func TestHTTPTokenCheckThatFailsKeepsTheRuntime(t *testing.T) {
 	}
 	if again.Extra["runtime"] != first.Extra["runtime"] {
 		t.Fatal("a failed token check dropped the runtime; the next request booted another")
+	}
+}
+
+// `mcp --http` boots the runtime once at start (the boot proof fails the
+// command early): the first request with that token is served by that
+// runtime, not by a second boot whose fence would fence the first out.
+func TestHTTPServesTheRuntimeBootedAtStart(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	booted := f.runtime(t, p, Options{})
+	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
+		return hubclient.Dial(ctx, f.home.Dir, hubclient.WithToken(token), hubclient.WithRetryBudget(0))
+	}
+	h := httpFrontFor(p.Address, dial, Options{Home: f.home.Dir}, booted)
+	b, err := os.ReadFile(f.tokenFile(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := h.verify(context.Background(), strings.TrimSpace(string(b)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Extra["runtime"] != booted {
+		t.Fatal("the first request booted a second runtime beside the one booted at start")
+	}
+	if _, err := booted.c.Beat(context.Background()); err != nil {
+		t.Fatalf("the runtime booted at start, after the first request: %v", err)
 	}
 }

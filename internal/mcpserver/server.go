@@ -85,9 +85,10 @@ func CheckListen(addr string, remote bool) error {
 // Every request carries a bearer token; it must be the persona's runtime
 // token as the hub knows it now (a bad, rotated or retired token is 401),
 // and each session is bound to the generation that opened it. A session
-// acts with the token it presented, through a client dial makes.
-func HTTPHandler(address string, dial func(ctx context.Context, token string) (*hubclient.Client, error), opts Options) http.Handler {
-	h := &httpFront{address: address, dial: dial, opts: opts, byToken: map[[32]byte]*Runtime{}}
+// acts with the token it presented, through a client dial makes; one that
+// presents booted's token is served by booted (see httpFrontFor).
+func HTTPHandler(address string, dial func(ctx context.Context, token string) (*hubclient.Client, error), opts Options, booted *Runtime) http.Handler {
+	h := httpFrontFor(address, dial, opts, booted)
 	mh := mcp.NewStreamableHTTPHandler(func(req *http.Request) *mcp.Server {
 		ti := auth.TokenInfoFromContext(req.Context())
 		if ti == nil {
@@ -100,6 +101,18 @@ func HTTPHandler(address string, dial func(ctx context.Context, token string) (*
 		return r.server()
 	}, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
 	return auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mh)
+}
+
+// httpFrontFor is the front of address's runtimes over HTTP. booted, when
+// not nil, is a runtime already booted (the command's start-up proof): a
+// request presenting its token is served by it, and no second boot claims
+// a fence over it.
+func httpFrontFor(address string, dial func(ctx context.Context, token string) (*hubclient.Client, error), opts Options, booted *Runtime) *httpFront {
+	h := &httpFront{address: address, dial: dial, opts: opts, byToken: map[[32]byte]*Runtime{}}
+	if booted != nil {
+		h.byToken[booted.c.TokenSHA256()] = booted
+	}
+	return h
 }
 
 // httpFront authenticates the HTTP transport's requests and keeps one
