@@ -61,7 +61,9 @@ type Tracker struct {
 	clock Clock
 	iv    Intervals
 
-	mu      sync.Mutex
+	// mu is read-locked by Get, List and Len: every persona request reads
+	// its entry (Hub.authorize), and those reads need not wait on each other.
+	mu      sync.RWMutex
 	entries map[string]*hubapi.Presence
 	changed map[string]struct{} // for the stream
 	dirty   map[string]struct{} // for the store
@@ -299,8 +301,8 @@ func (t *Tracker) markChangedLocked(id string) {
 
 // Get returns one entry.
 func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	e, ok := t.entries[id]
 	if !ok {
 		return hubapi.Presence{}, false
@@ -310,12 +312,12 @@ func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
 
 // List returns every entry, ordered by address then generation.
 func (t *Tracker) List() []hubapi.Presence {
-	t.mu.Lock()
+	t.mu.RLock()
 	out := make([]hubapi.Presence, 0, len(t.entries))
 	for _, e := range t.entries {
 		out = append(out, *e)
 	}
-	t.mu.Unlock()
+	t.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Address != out[j].Address {
 			return out[i].Address < out[j].Address
@@ -327,8 +329,8 @@ func (t *Tracker) List() []hubapi.Presence {
 
 // Len is the number of tracked generations.
 func (t *Tracker) Len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	return len(t.entries)
 }
 
