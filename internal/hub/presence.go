@@ -366,7 +366,7 @@ func (t *Tracker) Redirty(ps []hubapi.Presence) {
 	}
 }
 
-func (t *Tracker) take(set *map[string]struct{}, keep func(id string) bool) []hubapi.Presence {
+func (t *Tracker) take(set *map[string]struct{}, want func(id string) bool) []hubapi.Presence {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(*set) == 0 {
@@ -374,7 +374,7 @@ func (t *Tracker) take(set *map[string]struct{}, keep func(id string) bool) []hu
 	}
 	out := make([]hubapi.Presence, 0, len(*set))
 	for id := range *set {
-		if e, ok := t.entries[id]; ok && keep(id) {
+		if e, ok := t.entries[id]; ok && want(id) {
 			out = append(out, *e)
 		}
 	}
