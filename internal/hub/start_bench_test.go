@@ -20,7 +20,7 @@ func BenchmarkConnectListStop10k(b *testing.B) {
 	home := shortHome(b)
 	st, err := store.OpenBolt(home.DBPath(), store.Options{})
 	mustNil(b, err)
-	registerMany(b, registry.New(st, home), n)
+	registerMany(b, n, throughRegistry(registry.New(st, home)))
 	mustNil(b, st.Close())
 	ctx := context.Background()
 	once := func() (start, list, stop time.Duration) {

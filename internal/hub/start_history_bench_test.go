@@ -122,7 +122,7 @@ func BenchmarkHubStartWithHistory(b *testing.B) {
 			home := shortHome(b)
 			st, err := store.OpenBolt(home.DBPath(), store.Options{})
 			mustNil(b, err)
-			issueTokens(b, home, registerMany(b, registry.New(st, home), 10_000))
+			issueTokens(b, home, registerMany(b, 10_000, throughRegistry(registry.New(st, home))))
 			mustNil(b, st.Close())
 			decidedHistory(b, home, decided)
 			enrol(b, home.Dir, "henry")
