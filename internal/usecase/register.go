@@ -97,7 +97,11 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		if err != nil {
 			return store.Plan{}, err
 		}
-		plan.Join(storeStampPlan(p.ID, stampBytes))
+		stored, err := storeStampPlan(p.ID, stampBytes)
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan.Join(stored)
 		res, activation, err := u.queue.PlanActivation(ctx, &st, hash, diff)
 		if err != nil {
 			return store.Plan{}, err

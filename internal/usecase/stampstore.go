@@ -24,7 +24,8 @@ import (
 // still refused (the hub's stamp watch), because it is authority material
 // that something on that host changed.
 
-// StampPrefix is the store prefix of stamp bytes, by generation id. No
+// StampPrefix is the store prefix of stamp bytes, by generation id, in
+// their stored form (stampform.go). No
 // change event is made of it (the persona record carries the hash).
 const StampPrefix = "stamp/"
 
@@ -44,10 +45,15 @@ const stampPage = 64
 // stampStoreKey is the store key of generation id's stamp bytes.
 func stampStoreKey(id string) string { return StampPrefix + id }
 
-// storeStampPlan is the guarded write of a new generation's stamp bytes:
-// absent before, so a stamp is never replaced.
-func storeStampPlan(id string, b []byte) store.Plan {
-	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), b)}}
+// storeStampPlan is the guarded write of a new generation's stamp bytes b,
+// in their stored form (packStamp): absent before, so a stamp is never
+// replaced.
+func storeStampPlan(id string, b []byte) (store.Plan, error) {
+	v, err := packStamp(b)
+	if err != nil {
+		return store.Plan{}, err
+	}
+	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), v)}}, nil
 }
 
 // readStoredStamp reads generation p's stamp bytes from the store and
@@ -61,7 +67,12 @@ func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.
 	if err != nil {
 		return stamp.Stamp{}, fmt.Errorf("read the stamp of %s: %w", p.Address, err)
 	}
-	return stamp.Verify("the stored stamp of "+p.Address, kv.Value, p.StampHash)
+	source := "the stored stamp of " + p.Address
+	b, err := unpackStamp(kv.Value)
+	if err != nil {
+		return stamp.Stamp{}, fmt.Errorf("load %s: %w", source, err)
+	}
+	return stamp.Verify(source, b, p.StampHash)
 }
 
 // localStampPath is the local copy of generation id's stamp on this host.
@@ -143,7 +154,11 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 				return copied, err
 			}
 		}
-		batch.Join(storeStampPlan(p.ID, b))
+		plan, err := storeStampPlan(p.ID, b)
+		if err != nil {
+			return copied, err
+		}
+		batch.Join(plan)
 		size += len(b)
 		inBatch++
 	}

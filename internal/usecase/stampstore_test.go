@@ -38,7 +38,9 @@ func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
 	mustNil(t, err)
 	kv, err := in.st.Get(ctx, StampPrefix+p.ID)
 	mustNil(t, err)
-	if !bytes.Equal(kv.Value, file) {
+	stored, err := unpackStamp(kv.Value)
+	mustNil(t, err)
+	if !bytes.Equal(stored, file) {
 		t.Fatal("the stored stamp differs from the file the registration wrote")
 	}
 	_, cond, err := in.reg.GetGuarded(ctx, p.ID)
@@ -58,7 +60,8 @@ func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
 	}
 
 	// The stored bytes are verified on read: changed bytes are refused.
-	changed := bytes.Replace(kv.Value, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1)
+	changed, err := packStamp(bytes.Replace(stored, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1))
+	mustNil(t, err)
 	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, changed)})
 	mustNil(t, err)
 	if _, err := in.fresh().LoadStamp(p); !errors.Is(err, stamp.ErrHashMismatch) {
