@@ -1,6 +1,7 @@
 package usecase
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"sync"
@@ -10,71 +11,114 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// maxCachedStamps bounds the stamp cache: an installation's live
-// generations fit many times over; past it, an entry is dropped (and read
-// from the store again when next asked for).
-const maxCachedStamps = 50_000
+// MaxCachedStamps bounds the stamp cache: the parsed stamps (and their
+// policy indexes) kept in memory, least recently used dropped first. It
+// holds the stamps of the generations that act — a request reads none —
+// while an installation's idle majority costs no heap; a stamp dropped is
+// read from the store and verified again when next asked for (about a
+// registration's stamp check, well under a millisecond).
+const MaxCachedStamps = 2048
 
 // stampKey is what a cached stamp was verified against: its generation and
 // the hash its registration recorded. A stamp is written once, so the pair
 // names one file content for good.
 type stampKey struct{ id, hash string }
 
+// stampEntry is one cached stamp and its policy index (nil until a request
+// needs it).
+type stampEntry struct {
+	key    stampKey
+	stamp  stamp.Stamp
+	policy *confirm.Policy
+}
+
 // stampCache holds stamps verified once (hash, schema, semantics), so a
 // request reads nothing: the stamp is checked when a generation is first
 // asked about after a start — the hub checks every active one right after
-// it starts, and each activation — and not again.
+// it starts, and each activation — and not again while it stays cached.
 //
 // Beside each stamp it keeps the stamp's policy index (confirm.Policy
 // without any request's options), built the first time a request needs it:
 // indexing a stamp — its tools, globs and class key (a canonical JSON hash)
 // — cost a tenth of a confirmation request's CPU when done per request.
+//
+// At most MaxCachedStamps entries (max, when set, for tests): the least
+// recently used goes first.
 type stampCache struct {
-	mu       sync.Mutex
-	m        map[stampKey]stamp.Stamp
-	policies map[stampKey]*confirm.Policy
+	mu  sync.Mutex
+	max int
+	m   map[stampKey]*list.Element // of *stampEntry
+	lru list.List                  // most recently used at the front
+}
+
+// entry is k's entry, marked most recently used; nil when not cached.
+// The caller holds mu.
+func (c *stampCache) entry(k stampKey) *stampEntry {
+	el, ok := c.m[k]
+	if !ok {
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*stampEntry)
 }
 
 func (c *stampCache) get(k stampKey) (stamp.Stamp, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st, ok := c.m[k]
-	return st, ok
+	if e := c.entry(k); e != nil {
+		return e.stamp, true
+	}
+	return stamp.Stamp{}, false
 }
 
+// put caches st for k, dropping the least recently used entry past the
+// bound.
 func (c *stampCache) put(k stampKey, st stamp.Stamp) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m = putBounded(c.m, k, st)
+	if e := c.entry(k); e != nil {
+		e.stamp = st
+		return
+	}
+	if c.m == nil {
+		c.m = make(map[stampKey]*list.Element)
+	}
+	c.m[k] = c.lru.PushFront(&stampEntry{key: k, stamp: st})
+	bound := c.max
+	if bound <= 0 {
+		bound = MaxCachedStamps
+	}
+	for c.lru.Len() > bound {
+		oldest := c.lru.Back()
+		c.lru.Remove(oldest)
+		delete(c.m, oldest.Value.(*stampEntry).key)
+	}
+}
+
+// len is how many stamps are cached.
+func (c *stampCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
 }
 
 func (c *stampCache) policy(k stampKey) (*confirm.Policy, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p, ok := c.policies[k]
-	return p, ok
+	if e := c.entry(k); e != nil && e.policy != nil {
+		return e.policy, true
+	}
+	return nil, false
 }
 
+// putPolicy keeps p beside k's stamp; a stamp dropped meanwhile is not
+// cached again here (the next request reads it).
 func (c *stampCache) putPolicy(k stampKey, p *confirm.Policy) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.policies = putBounded(c.policies, k, p)
-}
-
-// putBounded sets m[k], first dropping an entry when m holds
-// maxCachedStamps, and returns m (made when nil).
-func putBounded[V any](m map[stampKey]V, k stampKey, v V) map[stampKey]V {
-	if m == nil {
-		m = make(map[stampKey]V)
+	if e := c.entry(k); e != nil {
+		e.policy = p
 	}
-	if len(m) >= maxCachedStamps {
-		for old := range m { // any one: map order is random
-			delete(m, old)
-			break
-		}
-	}
-	m[k] = v
-	return m
 }
 
 // LoadStamp returns a generation's stamp, read from the store and verified

@@ -1,0 +1,58 @@
+package usecase
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+)
+
+// The stamp cache keeps at most its bound of parsed stamps and policies,
+// dropping the least recently used; a stamp dropped is read again from the
+// store on its next use.
+func TestStampCacheStaysWithinItsBound(t *testing.T) {
+	in := newInstallation(t)
+	const bound = 3
+	u := in.fresh()
+	u.stamps.max = bound
+	var ps []string
+	for i := range 6 {
+		p := in.register(t, fmt.Sprintf("w%d/core/lead", i), fmt.Sprintf("Star %d", i))
+		ps = append(ps, p.ID)
+		if _, err := u.stampPolicy(p); err != nil {
+			t.Fatal(err)
+		}
+		if n := u.stamps.len(); n > bound {
+			t.Fatalf("%d stamps cached after %d loads; the bound is %d", n, i+1, bound)
+		}
+		// The first generation is used before each new one: it stays.
+		if _, err := u.stampPolicy(mustPersona(t, in, ps[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.stamps.len() != bound {
+		t.Fatalf("%d stamps cached, want the bound %d", u.stamps.len(), bound)
+	}
+	for i, id := range ps {
+		_, cached := u.stamps.m[stampKey{id, mustPersona(t, in, id).StampHash}]
+		if want := i == 0 || i >= len(ps)-bound+1; cached != want {
+			t.Errorf("generation %d cached = %v, want %v (least recently used out)", i, cached, want)
+		}
+	}
+	// A dropped stamp is read again, and is then the most recent.
+	dropped := mustPersona(t, in, ps[1])
+	if _, err := u.LoadStamp(dropped); err != nil {
+		t.Fatalf("a dropped stamp is not read again: %v", err)
+	}
+	if _, ok := u.stamps.get(stampKey{dropped.ID, dropped.StampHash}); !ok || u.stamps.len() != bound {
+		t.Fatalf("after reading a dropped stamp again: cached %v, %d entries", ok, u.stamps.len())
+	}
+}
+
+// mustPersona is generation id's record.
+func mustPersona(t *testing.T, in *installation, id string) registry.Persona {
+	t.Helper()
+	p, err := in.reg.Get(t.Context(), id)
+	mustNil(t, err)
+	return p
+}
