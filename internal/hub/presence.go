@@ -63,9 +63,14 @@ type Tracker struct {
 
 	mu      sync.Mutex
 	entries map[string]*hubapi.Presence
-	changed map[string]struct{} // for the stream
-	dirty   map[string]struct{} // for the store
-	notify  chan struct{}       // signalled (non-blocking) when changed grows
+	// byAddress is every entry, ordered by address then generation once
+	// ordered is set: sorted again only after an entry was added or its
+	// address changed, not for every page read.
+	byAddress []*hubapi.Presence
+	ordered   bool
+	changed   map[string]struct{} // for the stream
+	dirty     map[string]struct{} // for the store
+	notify    chan struct{}       // signalled (non-blocking) when changed grows
 
 	// shared: several hubs report presence into one store, each the
 	// runtimes connected to it (Share). local are the generations whose
@@ -119,6 +124,7 @@ func (t *Tracker) Track(p hubapi.Presence) {
 			cp.State = hubapi.StateStanding
 		}
 		t.entries[cp.ID] = &cp
+		t.byAddress, t.ordered = append(t.byAddress, &cp), false
 		t.markLocked(cp.ID)
 		return
 	}
@@ -126,6 +132,7 @@ func (t *Tracker) Track(p hubapi.Presence) {
 		return
 	}
 	e.Address, e.Name, e.Generation = keep(p.Address), keep(p.Name), p.Generation
+	t.ordered = false
 	t.markLocked(e.ID)
 }
 
@@ -311,18 +318,50 @@ func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
 // List returns every entry, ordered by address then generation.
 func (t *Tracker) List() []hubapi.Presence {
 	t.mu.Lock()
-	out := make([]hubapi.Presence, 0, len(t.entries))
-	for _, e := range t.entries {
-		out = append(out, *e)
+	defer t.mu.Unlock()
+	sorted := t.sortedLocked()
+	out := make([]hubapi.Presence, len(sorted))
+	for i, e := range sorted {
+		out[i] = *e
 	}
-	t.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Address != out[j].Address {
-			return out[i].Address < out[j].Address
-		}
-		return out[i].Generation < out[j].Generation
-	})
 	return out
+}
+
+// After is one page of List: at most limit entries whose address sorts
+// after after and that keep accepts, in List's order, and whether more
+// follow. It copies only the page.
+func (t *Tracker) After(after string, limit int, keep func(hubapi.Presence) bool) ([]hubapi.Presence, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sorted := t.sortedLocked()
+	i := sort.Search(len(sorted), func(i int) bool { return sorted[i].Address > after })
+	var page []hubapi.Presence
+	for ; i < len(sorted); i++ {
+		if !keep(*sorted[i]) {
+			continue
+		}
+		if len(page) == limit {
+			return page, true
+		}
+		page = append(page, *sorted[i])
+	}
+	return page, false
+}
+
+// sortedLocked is byAddress, sorted if an entry was added or moved since
+// it last was; t.mu is held.
+func (t *Tracker) sortedLocked() []*hubapi.Presence {
+	if !t.ordered {
+		sort.Slice(t.byAddress, func(i, j int) bool {
+			a, b := t.byAddress[i], t.byAddress[j]
+			if a.Address != b.Address {
+				return a.Address < b.Address
+			}
+			return a.Generation < b.Generation
+		})
+		t.ordered = true
+	}
+	return t.byAddress
 }
 
 // Len is the number of tracked generations.
@@ -395,6 +434,7 @@ func (t *Tracker) ApplyRemote(hub string, p hubapi.Presence) bool {
 		cp := p
 		cp.Waiting, cp.Problem = 0, ""
 		t.entries[p.ID] = &cp
+		t.byAddress, t.ordered = append(t.byAddress, &cp), false
 		t.remote[p.ID] = hub
 		t.markChangedLocked(p.ID)
 		return true
