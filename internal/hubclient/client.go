@@ -282,9 +282,12 @@ func (c *Client) exchange(ctx context.Context, method, path string, payload []by
 		// that decides (and counts) every attempt.
 		req.GetBody = nil
 	}
-	resp, err := c.http.Do(req)
+	// The transport itself, not c.http.Do: the hub never redirects, and
+	// http.Client copies every request's headers to follow a redirect.
+	resp, err := c.http.Transport.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		// Named as http.Client names it: `Post "http://hub/v1/…": …`.
+		return nil, &url.Error{Op: method[:1] + strings.ToLower(method[1:]), URL: req.URL.String(), Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {

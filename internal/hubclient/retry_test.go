@@ -96,7 +96,7 @@ func TestNoHubFailsWithinTheBudgetSayingWhatWasTried(t *testing.T) {
 		t.Fatalf("Dial: %v, want ErrNoHub", err)
 	}
 	for _, want := range []string{hubapi.SocketPath(home.Dir), "attempts over", "no socket", "starting a hub here",
-		fmt.Sprintf("pid %d", os.Getpid()), "virgo-tui serve"} {
+		fmt.Sprintf("pid %d", os.Getpid()), "virgo-tui serve", `last: Get "http://hub/v1/health": dial unix`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %q", err, want)
 		}

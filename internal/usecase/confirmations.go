@@ -27,30 +27,42 @@ import (
 // or joins records these very bytes as its result, so the result is
 // encoded once, not once for the record and again for the reply.
 func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, req OperationRequest) (res confirm.Result, answer []byte, err error) {
+	attempt := 0
+	// replay answers from k's record, into a fresh result (decoding into
+	// one a plan filled would keep the fields the record leaves out).
+	replay := func() (bool, error) {
+		var recorded confirm.Result
+		ok, err := u.replayed(ctx, k, &recorded)
+		if ok {
+			res, answer = recorded, nil
+		}
+		return ok, err
+	}
 	err = u.commit(ctx, UseRequest, "request confirmation", func() (store.Plan, error) {
-		answer = nil
-		if ok, err := u.replayed(ctx, k, &res); ok || err != nil {
-			return store.Plan{}, err
-		}
-		o, err := u.resolveOperation(ctx, caller, req)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		if o.escape != nil {
-			return store.Plan{}, invalidOperation(o.escape)
+		attempt++
+		// The first attempt plans before it looks for a recorded result,
+		// which saves a read on every new request: its write is guarded on
+		// k's record being absent, so the repeat of a committed request
+		// conflicts, and the next attempt looks first. A first attempt
+		// that writes nothing or fails looks at once: it may be a repeat.
+		if attempt > 1 {
+			if ok, err := replay(); ok || err != nil {
+				return store.Plan{}, err
+			}
 		}
 		var plan store.Plan
-		res, plan, err = u.queue.PlanRequest(ctx, caller.Principal, o.policy, o.op, req.CorrelationID)
-		if err != nil || plan.Empty() {
-			return store.Plan{}, err
+		var perr error
+		res, plan, answer, perr = u.planRequest(ctx, k, caller, req)
+		if perr == nil && !plan.Empty() {
+			return plan, nil
 		}
-		plan.Conds = append(plan.Conds, o.guard)
-		if answer, err = confirm.ResultJSON(res, plan); err != nil {
-			return store.Plan{}, err
+		answer = nil
+		if attempt == 1 {
+			if ok, err := replay(); ok || err != nil {
+				return store.Plan{}, err
+			}
 		}
-		rec, err := u.recordEncoded(k, answer)
-		plan.Join(rec)
-		return plan, err
+		return store.Plan{}, perr
 	})
 	if err != nil {
 		return confirm.Result{}, nil, err
@@ -59,4 +71,30 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 		answer, err = json.Marshal(res)
 	}
 	return res, answer, err
+}
+
+// planRequest plans one attempt of RequestConfirmation: the result, the
+// transaction that queues or joins its confirmation with k's record of
+// the result (none for allow and deny), and the result's JSON when it
+// writes.
+func (u *Cases) planRequest(ctx context.Context, k Key, caller Caller, req OperationRequest) (confirm.Result, store.Plan, []byte, error) {
+	o, err := u.resolveOperation(ctx, caller, req)
+	if err != nil {
+		return confirm.Result{}, store.Plan{}, nil, err
+	}
+	if o.escape != nil {
+		return confirm.Result{}, store.Plan{}, nil, invalidOperation(o.escape)
+	}
+	res, plan, err := u.queue.PlanRequest(ctx, caller.Principal, o.policy, o.op, req.CorrelationID)
+	if err != nil || plan.Empty() {
+		return res, store.Plan{}, nil, err
+	}
+	plan.Conds = append(plan.Conds, o.guard)
+	answer, err := confirm.ResultJSON(res, plan)
+	if err != nil {
+		return confirm.Result{}, store.Plan{}, nil, err
+	}
+	rec, err := u.recordEncoded(k, answer)
+	plan.Join(rec)
+	return res, plan, answer, err
 }

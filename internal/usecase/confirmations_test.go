@@ -134,3 +134,42 @@ func TestRequestAnswerIsTheRecordedResult(t *testing.T) {
 		t.Fatalf("the repeat answered %s, want %s", answerAgain, answer)
 	}
 }
+
+// The repeat of a request that queued a confirmation answers the original
+// result whatever happened since — the confirmation approved, the persona
+// retired — and a key sent again with another request is refused, although
+// a first attempt plans before it looks for the key's record.
+func TestRequestRepeatAnswersTheOriginalResultAfterChanges(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	lead := activeLead(t, in)
+	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
+	k := mustKey(t, "persona:"+lead.ID, "019a1b2c3d4-b1", "POST", "/v1/confirmations", "deploy")
+	first, answer, err := in.cases.RequestConfirmation(ctx, k, caller, deploy("repeat-1"))
+	mustNil(t, err)
+	if first.Status != confirm.StatusUnknown || first.Confirmation == nil {
+		t.Fatalf("the first request: %+v, want a pending confirmation", first)
+	}
+	_, err = in.cases.Decide(ctx, Key{}, henry, first.Confirmation.ID, true, confirm.RememberNone, "")
+	mustNil(t, err)
+	again, answerAgain, err := in.cases.RequestConfirmation(ctx, k, caller, deploy("repeat-1"))
+	mustNil(t, err)
+	if !bytes.Equal(answerAgain, answer) || again.Status != confirm.StatusUnknown || again.Confirmation.State != confirm.StatePending {
+		t.Fatalf("the repeat after the approval answered %s, want the original %s", answerAgain, answer)
+	}
+	if fresh, _, err := in.cases.RequestConfirmation(ctx, Key{}, caller, deploy("repeat-1")); err != nil || fresh.Status != confirm.StatusAllowed {
+		t.Fatalf("the same correlation id without the key: %+v, %v; want the decided answer (allowed)", fresh, err)
+	}
+	other := mustKey(t, "persona:"+lead.ID, "019a1b2c3d4-b1", "POST", "/v1/confirmations", "another")
+	if _, _, err := in.cases.RequestConfirmation(ctx, other, caller, deploy("repeat-2")); !errors.Is(err, ErrIdempotencyKeyReused) {
+		t.Fatalf("the key with another request: %v, want ErrIdempotencyKeyReused", err)
+	}
+	retirement, err := in.cases.Retire(ctx, Key{}, Caller{Principal: henry}, lead.Address, "project closed")
+	mustNil(t, err)
+	_, err = in.cases.Decide(ctx, Key{}, henry, retirement.Confirmation.ID, true, confirm.RememberNone, "")
+	mustNil(t, err)
+	_, answerRetired, err := in.cases.RequestConfirmation(ctx, k, caller, deploy("repeat-1"))
+	if err != nil || !bytes.Equal(answerRetired, answer) {
+		t.Fatalf("the repeat after the retirement: %s, %v; want the original %s", answerRetired, err, answer)
+	}
+}
