@@ -54,8 +54,7 @@ func newPersonaListCmd(a *app) *cobra.Command {
 // (never null), the records' bytes as the store holds them, or a table.
 func writePersonaList(w io.Writer, prog string, o outputFormat, list []registry.Record) error {
 	if o == outputJSON {
-		_, err := w.Write(registry.AppendJSONArray(nil, list))
-		return err
+		return registry.WriteJSONArray(w, list)
 	}
 	if len(list) == 0 {
 		_, err := fmt.Fprintf(w, "no personas; register one with: %s persona add --help\n", prog)

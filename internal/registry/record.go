@@ -1,11 +1,13 @@
 package registry
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -87,27 +89,25 @@ func SortRecords(rs []Record) {
 	})
 }
 
-// AppendJSONArray appends the records as a JSON array with one persona
-// object per line — the `persona list -o json` document: valid JSON for jq,
-// and one line per persona for grep. An empty list is "[]".
-func AppendJSONArray(b []byte, rs []Record) []byte {
-	n := 4
-	for _, r := range rs {
-		n += len(r.json) + 4
-	}
-	b = slices.Grow(b, n)
-	b = append(b, '[')
+// WriteJSONArray writes the records as a JSON array with one persona object
+// per line — the `persona list -o json` document: valid JSON for jq, and one
+// line per persona for grep. An empty list is "[]". It is written in pieces
+// of 64 KiB, not built whole first (a 10,000-persona list is 5 MB).
+func WriteJSONArray(w io.Writer, rs []Record) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteByte('[')
 	for i, r := range rs {
 		if i > 0 {
-			b = append(b, ',')
+			bw.WriteByte(',')
 		}
-		b = append(b, "\n  "...)
-		b = append(b, r.json...)
+		bw.WriteString("\n  ")
+		bw.Write(r.json)
 	}
 	if len(rs) > 0 {
-		b = append(b, '\n')
+		bw.WriteByte('\n')
 	}
-	return append(b, ']', '\n')
+	bw.WriteString("]\n")
+	return bw.Flush()
 }
 
 // valueKind is the kind of value AppendJSON writes for a key.

@@ -212,18 +212,29 @@ func TestPlain8(t *testing.T) {
 	}
 }
 
-func TestAppendJSONArray(t *testing.T) {
-	if got := string(AppendJSONArray(nil, nil)); got != "[]\n" {
-		t.Errorf("empty = %q", got)
+func TestWriteJSONArray(t *testing.T) {
+	var empty bytes.Buffer
+	if err := WriteJSONArray(&empty, nil); err != nil || empty.String() != "[]\n" {
+		t.Errorf("empty = %q, %v", empty.String(), err)
 	}
-	list := []Record{RecordOf(samplePersona("Spica", "", 1)), RecordOf(samplePersona("Porrima", "", 2))}
-	out := AppendJSONArray(nil, list)
+	// More than one piece of 64 KiB: 200 records of about 600 bytes.
+	var list []Record
+	for i := range 200 {
+		list = append(list, RecordOf(samplePersona(fmt.Sprintf("Spica %d", i), "", i+1)))
+	}
+	var out bytes.Buffer
+	if err := WriteJSONArray(&out, list); err != nil {
+		t.Fatal(err)
+	}
 	var back []plainPersona
-	if err := json.Unmarshal(out, &back); err != nil || len(back) != 2 || back[1].Name != "Porrima" {
-		t.Fatalf("array = %s: %v", out, err)
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || len(back) != 200 || back[199].Name != "Spica 199" {
+		t.Fatalf("array of %d bytes: %d personas, %v", out.Len(), len(back), err)
 	}
-	if lines := bytes.Count(out, []byte("\n")); lines != 4 {
-		t.Errorf("want one persona per line, got %d lines:\n%s", lines, out)
+	if lines := bytes.Count(out.Bytes(), []byte("\n")); lines != 202 {
+		t.Errorf("want one persona per line, got %d lines", lines)
+	}
+	if !bytes.HasPrefix(out.Bytes(), []byte("[\n  {")) || !bytes.HasSuffix(out.Bytes(), []byte("}\n]\n")) {
+		t.Errorf("array = %.40q … %q", out.String(), out.Bytes()[out.Len()-10:])
 	}
 }
 
