@@ -61,7 +61,9 @@ type Tracker struct {
 	clock Clock
 	iv    Intervals
 
-	mu      sync.Mutex
+	// mu is read-locked by Get, List and Len: every persona request reads
+	// its entry (Hub.authorize), and those reads need not wait on each other.
+	mu      sync.RWMutex
 	entries map[string]*hubapi.Presence
 	// byAddress is every entry, ordered by address then generation once
 	// ordered is set: sorted again only after an entry was added or its
@@ -306,8 +308,8 @@ func (t *Tracker) markChangedLocked(id string) {
 
 // Get returns one entry.
 func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	e, ok := t.entries[id]
 	if !ok {
 		return hubapi.Presence{}, false
@@ -317,13 +319,13 @@ func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
 
 // List returns every entry, ordered by address then generation.
 func (t *Tracker) List() []hubapi.Presence {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	sorted := t.sortedLocked()
-	out := make([]hubapi.Presence, len(sorted))
-	for i, e := range sorted {
-		out[i] = *e
-	}
+	var out []hubapi.Presence
+	t.readSorted(func(sorted []*hubapi.Presence) {
+		out = make([]hubapi.Presence, len(sorted))
+		for i, e := range sorted {
+			out[i] = *e
+		}
+	})
 	return out
 }
 
@@ -331,25 +333,42 @@ func (t *Tracker) List() []hubapi.Presence {
 // after after and that keep accepts, in List's order, and whether more
 // follow. It copies only the page.
 func (t *Tracker) After(after string, limit int, keep func(hubapi.Presence) bool) ([]hubapi.Presence, bool) {
+	var page []hubapi.Presence
+	more := false
+	t.readSorted(func(sorted []*hubapi.Presence) {
+		i := sort.Search(len(sorted), func(i int) bool { return sorted[i].Address > after })
+		for ; i < len(sorted); i++ {
+			if !keep(*sorted[i]) {
+				continue
+			}
+			if len(page) == limit {
+				more = true
+				return
+			}
+			page = append(page, *sorted[i])
+		}
+	})
+	return page, more
+}
+
+// readSorted runs read over the entries in address order, under the
+// shared lock while they are in order; when an entry was added or moved
+// since they last were, it sorts them and reads under the exclusive lock.
+func (t *Tracker) readSorted(read func([]*hubapi.Presence)) {
+	t.mu.RLock()
+	if t.ordered {
+		defer t.mu.RUnlock()
+		read(t.byAddress)
+		return
+	}
+	t.mu.RUnlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sorted := t.sortedLocked()
-	i := sort.Search(len(sorted), func(i int) bool { return sorted[i].Address > after })
-	var page []hubapi.Presence
-	for ; i < len(sorted); i++ {
-		if !keep(*sorted[i]) {
-			continue
-		}
-		if len(page) == limit {
-			return page, true
-		}
-		page = append(page, *sorted[i])
-	}
-	return page, false
+	read(t.sortedLocked())
 }
 
 // sortedLocked is byAddress, sorted if an entry was added or moved since
-// it last was; t.mu is held.
+// it last was; t.mu is held exclusively.
 func (t *Tracker) sortedLocked() []*hubapi.Presence {
 	if !t.ordered {
 		sort.Slice(t.byAddress, func(i, j int) bool {
@@ -366,8 +385,8 @@ func (t *Tracker) sortedLocked() []*hubapi.Presence {
 
 // Len is the number of tracked generations.
 func (t *Tracker) Len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	return len(t.entries)
 }
 
@@ -403,7 +422,7 @@ func (t *Tracker) Redirty(ps []hubapi.Presence) {
 	}
 }
 
-func (t *Tracker) take(set *map[string]struct{}, keep func(id string) bool) []hubapi.Presence {
+func (t *Tracker) take(set *map[string]struct{}, want func(id string) bool) []hubapi.Presence {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(*set) == 0 {
@@ -411,7 +430,7 @@ func (t *Tracker) take(set *map[string]struct{}, keep func(id string) bool) []hu
 	}
 	out := make([]hubapi.Presence, 0, len(*set))
 	for id := range *set {
-		if e, ok := t.entries[id]; ok && keep(id) {
+		if e, ok := t.entries[id]; ok && want(id) {
 			out = append(out, *e)
 		}
 	}

@@ -96,7 +96,7 @@ func appendViewList(b []byte, vs []PersonaView) ([]byte, error) {
 }
 
 // DecodeViews reads a JSON array of views: the fast path for what
-// AppendViews writes, encoding/json for anything else.
+// AppendRecordViews writes, encoding/json for anything else.
 func DecodeViews(data []byte) ([]PersonaView, error) {
 	if vs, ok := fastViewsSplit(data); ok {
 		return vs, nil
@@ -189,7 +189,7 @@ func fastRecords(data []byte) ([]registry.Record, bool) {
 	return rs, s.lit("]") && s.end()
 }
 
-// viewSeam is the text between two views as AppendViews writes them.
+// viewSeam is the text between two views as AppendRecordViews writes them.
 // Outside a string it can only be structure, and no JSON string holds it
 // (a string's quotes are escaped), so cutting a valid array at one gives
 // two valid arrays once their brackets are restored.

@@ -250,6 +250,6 @@ func (r *Registry) ListRecords(ctx context.Context, opts ListOptions) ([]Record,
 			out = append(out, rec)
 		}
 	}
-	SortRecords(out)
+	sortRecords(out)
 	return out, nil
 }

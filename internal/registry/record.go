@@ -81,9 +81,9 @@ func (r Record) State() State { return r.state }
 // Persona decodes the whole record.
 func (r Record) Persona() (Persona, error) { return decodePersona(r.json) }
 
-// SortRecords orders rs as List orders personas: by address, then
+// sortRecords orders rs as List orders personas: by address, then
 // generation.
-func SortRecords(rs []Record) {
+func sortRecords(rs []Record) {
 	slices.SortFunc(rs, func(a, b Record) int {
 		return cmp.Or(strings.Compare(a.address, b.address), cmp.Compare(a.generation, b.generation))
 	})

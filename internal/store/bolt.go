@@ -67,18 +67,10 @@ func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
 	case err != nil:
 		return KV{}, fmt.Errorf("get %q: %w", key, err)
 	case !found:
-		return KV{}, &notFoundError{key}
+		return KV{}, NotFound(key)
 	}
 	return kv, nil
 }
-
-// notFoundError is Get's ErrNotFound, naming the key. Most misses are
-// expected (an idempotency key or a correlation id not used before) and
-// their error is dropped unread: it is formatted only when read.
-type notFoundError struct{ key string }
-
-func (e *notFoundError) Error() string { return fmt.Sprintf("get %q: %v", e.key, ErrNotFound) }
-func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // List returns every key with the prefix, in key order, from one snapshot.
 func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {

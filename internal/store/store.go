@@ -15,6 +15,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Named errors of every Store implementation.
@@ -48,6 +49,16 @@ var (
 	// etcd cluster without quorum), within the time a call is given.
 	ErrUnavailable = errors.New("store unavailable")
 )
+
+// NotFound is Get's ErrNotFound, naming the key. Most misses are expected
+// (an idempotency key or a correlation id not used before) and their error
+// is dropped unread, so it is formatted only when read.
+func NotFound(key string) error { return &notFoundError{key} }
+
+type notFoundError struct{ key string }
+
+func (e *notFoundError) Error() string { return fmt.Sprintf("get %q: %v", e.key, ErrNotFound) }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // KV is one stored key with its value and revisions.
 type KV struct {

@@ -169,7 +169,7 @@ func (s *Store) Get(ctx context.Context, key string) (store.KV, error) {
 	case err != nil:
 		return store.KV{}, s.fail(ctx, fmt.Sprintf("get %q", key), err)
 	case len(resp.Kvs) == 0:
-		return store.KV{}, fmt.Errorf("get %q: %w", key, store.ErrNotFound)
+		return store.KV{}, store.NotFound(key)
 	}
 	return s.kv(resp.Kvs[0]), nil
 }

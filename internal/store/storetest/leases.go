@@ -90,4 +90,9 @@ func testNoLeases(t *testing.T, s store.Store) {
 	if rev(t, s) != r0 {
 		t.Fatal("a refused transaction wrote something")
 	}
+	// Every key of a store without leases names none.
+	txn(t, s, nil, store.Put("plain", []byte("p")))
+	if kv, err := s.Get(bg, "plain"); err != nil || kv.Lease != 0 {
+		t.Fatalf("a key of a store without leases: lease %x, %v; want 0", kv.Lease, err)
+	}
 }
