@@ -495,3 +495,39 @@ func TestGlobSemantics(t *testing.T) {
 		}
 	}
 }
+
+// consulted is Assignments that records whether Authorize asked it.
+type consulted struct{ asked *bool }
+
+func (c consulted) IsAssigned(string, string) bool { *c.asked = true; return false }
+
+// A policy reads assigned tasks only when a tool of its stamp must be
+// assigned its task (ReadsAssignments): a deputy's does, a lead's does not,
+// and a lead's own task is decided without asking for assignments — so the
+// use cases skip reading them for it.
+func TestOnlyAPolicyThatReadsAssignmentsIsAskedForThem(t *testing.T) {
+	if !policyFor(t, "work/core/deputy", Options{}).ReadsAssignments() {
+		t.Error("a deputy's policy does not read its assigned tasks")
+	}
+	var asked bool
+	lead := policyFor(t, "work/core/lead", Options{}).With(Options{Assignments: consulted{&asked}})
+	if lead.ReadsAssignments() {
+		t.Error("a lead's policy reads assigned tasks")
+	}
+	for _, tool := range []string{"report_task", "get_task"} {
+		shape := stamp.ShapeRecordWrite
+		if tool == "get_task" {
+			shape = stamp.ShapeReadMeta
+		}
+		lead.Authorize(op(t, lead, tool, "task:work/core/t-1", shape))
+	}
+	if asked {
+		t.Error("a lead's policy asked for assigned tasks, which ReadsAssignments says it never reads")
+	}
+	var deputyAsked bool
+	deputy := policyFor(t, "work/core/deputy", Options{}).With(Options{Assignments: consulted{&deputyAsked}})
+	deputy.Authorize(op(t, deputy, "report_task", "task:work/core/t-1", stamp.ShapeRecordWrite))
+	if !deputyAsked {
+		t.Error("a deputy's report_task on a task did not ask for its assigned tasks (the test's probe is wrong)")
+	}
+}

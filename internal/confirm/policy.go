@@ -82,8 +82,11 @@ type Policy struct {
 	surfaces    map[string]bool
 	learned     map[learnedKey]Choice
 	learnedRead bool // Options.LearnedRead
-	assignments Assignments
-	holders     Holders
+	// readsAssignments: a tool of the stamp must be assigned its task
+	// (Authorize's mustBeAssigned), so Options.Assignments is consulted.
+	readsAssignments bool
+	assignments      Assignments
+	holders          Holders
 }
 
 // NewPolicy indexes a stamp whose canonical hash is hash. It refuses a stamp
@@ -130,6 +133,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 			return nil, fmt.Errorf("stamp of %s: tool %q is not in the tool inventory, so the shapes it carries are unknown", addr, t.Name)
 		}
 		actions[t.HandlerAction] = true
+		p.readsAssignments = p.readsAssignments || rule.assigned || rule.deputyTasks && p.deputy
 		p.tools[t.Name] = toolEntry{action: t.HandlerAction, access: t.Access, scope: t.Scope, rule: rule,
 			kind: inv.Kind, shapes: shapesOf(inv.Shapes), shapeList: inv.Shapes, reach: reaching(inv.Reaches)}
 	}
@@ -170,6 +174,12 @@ func indexLearned(keys Keys, learned []Choice) map[learnedKey]Choice {
 	}
 	return m
 }
+
+// ReadsAssignments reports whether Authorize consults Options.Assignments
+// for any of the stamp's tools (a tool scoped to assigned tasks, or a
+// deputy's own-scope tasks). When it does not, a caller need not read the
+// persona's assigned tasks to build its policy.
+func (p *Policy) ReadsAssignments() bool { return p.readsAssignments }
 
 // Stamp is the indexed stamp.
 func (p *Policy) Stamp() *stamp.Stamp { return p.stamp }

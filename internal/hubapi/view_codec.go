@@ -29,7 +29,9 @@ const (
 
 // AppendView appends v's JSON object to b.
 func AppendView(b []byte, v PersonaView) ([]byte, error) {
-	return appendViewList(b, []PersonaView{v})
+	buf := bytes.NewBuffer(b)
+	err := appendView(buf, viewEncoder(buf), v.Persona.AppendJSON(nil), v.Persona.Address, v.Presence)
+	return buf.Bytes(), err
 }
 
 // AppendRecordViews appends the views of recs as a JSON array (never null)
@@ -47,52 +49,48 @@ func AppendRecordViews(b []byte, recs []registry.Record, presence func(id string
 	}
 	buf := bytes.NewBuffer(slices.Grow(b, n))
 	buf.WriteByte('[')
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
+	enc := viewEncoder(buf)
 	for i, r := range recs {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.WriteString(`{"persona":`)
-		buf.Write(r.JSON())
+		var pr *Presence
 		if presence != nil {
-			if pr, ok := presence(r.ID()); ok {
-				buf.WriteString(`,"presence":`)
-				if err := enc.Encode(&pr); err != nil {
-					return nil, fmt.Errorf("encode the presence of %s: %w", r.Address(), err)
-				}
-				buf.Truncate(buf.Len() - 1) // Encode's newline
+			if p, ok := presence(r.ID()); ok {
+				pr = &p
 			}
 		}
-		buf.WriteByte('}')
+		if err := appendView(buf, enc, r.JSON(), r.Address(), pr); err != nil {
+			return nil, err
+		}
 	}
 	buf.WriteByte(']')
 	return buf.Bytes(), nil
 }
 
-// appendViewList appends vs, comma separated, to b: each record by its
-// own encoder, each presence by one encoding/json encoder writing in place
-// and, like the record, without HTML escaping ('<', '>' and '&' stay).
-func appendViewList(b []byte, vs []PersonaView) ([]byte, error) {
-	buf := bytes.NewBuffer(b)
+// viewEncoder is the encoder a view's presence is written with: in place,
+// and like the record without HTML escaping ('<', '>' and '&' stay).
+func viewEncoder(buf *bytes.Buffer) *json.Encoder {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	for i, v := range vs {
-		if i > 0 {
-			buf.WriteByte(',')
+	return enc
+}
+
+// appendView writes one view's object to buf: the persona's JSON as given
+// and its presence, if any, by enc (which writes to buf); address names the
+// persona in an error.
+func appendView(buf *bytes.Buffer, enc *json.Encoder, persona []byte, address string, pr *Presence) error {
+	buf.WriteString(`{"persona":`)
+	buf.Write(persona)
+	if pr != nil {
+		buf.WriteString(`,"presence":`)
+		if err := enc.Encode(pr); err != nil {
+			return fmt.Errorf("encode the presence of %s: %w", address, err)
 		}
-		buf.WriteString(`{"persona":`)
-		buf.Write(v.Persona.AppendJSON(buf.AvailableBuffer()))
-		if v.Presence != nil {
-			buf.WriteString(`,"presence":`)
-			if err := enc.Encode(v.Presence); err != nil {
-				return nil, fmt.Errorf("encode the presence of %s: %w", v.Persona.Address, err)
-			}
-			buf.Truncate(buf.Len() - 1) // Encode's newline
-		}
-		buf.WriteByte('}')
+		buf.Truncate(buf.Len() - 1) // Encode's newline
 	}
-	return buf.Bytes(), nil
+	buf.WriteByte('}')
+	return nil
 }
 
 // DecodeViews reads a JSON array of views: the fast path for what

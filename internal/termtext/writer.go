@@ -32,18 +32,21 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write writes p, escaped, and reports len(p) on success: the caller's bytes
 // were all consumed even though more were written.
 func (w *Writer) Write(p []byte) (int, error) {
-	if len(w.pending) == 0 && passes(p) {
-		// The common case — a command's own words, the JSON of clean
-		// records — has nothing to escape: it is not copied.
-		if _, err := w.w.Write(p); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
 	buf := p
 	if len(w.pending) > 0 {
 		buf = append(append([]byte(nil), w.pending...), p...) // rare: a split sequence
 		w.pending = w.pending[:0]
+	} else if n := safePrefix(p); n > 0 {
+		// The common case — a command's own words, the JSON of clean
+		// records — has nothing to escape: up to the first byte that
+		// needs it, p is written as it is, not copied.
+		if _, err := w.w.Write(p[:n]); err != nil {
+			return 0, err
+		}
+		if n == len(p) {
+			return len(p), nil
+		}
+		buf = p[n:]
 	}
 	out := w.out[:0]
 	for i := 0; i < len(buf); {
@@ -77,10 +80,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// passes reports whether Write writes p as it is: printable ASCII, line
-// feeds, tabs and complete UTF-8 sequences of safe characters. Printable
-// ASCII is checked eight bytes at a time: a 10,000-persona list is 7 MB.
-func passes(p []byte) bool {
+// safePrefix is the length of the start of p that Write writes as it is:
+// printable ASCII, line feeds, tabs and complete UTF-8 sequences of safe
+// characters. Printable ASCII is checked eight bytes at a time: a
+// 10,000-persona list is 7 MB.
+func safePrefix(p []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i := 0; i < len(p); {
 		if len(p)-i >= 8 {
@@ -99,11 +103,11 @@ func passes(p []byte) bool {
 		}
 		r, n := utf8.DecodeRune(p[i:])
 		if r == utf8.RuneError && n <= 1 || Unsafe(r) {
-			return false
+			return i
 		}
 		i += n
 	}
-	return true
+	return len(p)
 }
 
 // Flush writes a UTF-8 sequence left incomplete by the last Write, escaped
