@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,110 +197,261 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
 }
 
-// BenchmarkHubMemory10000Personas: a hub holding 10,000 active persona
-// generations (registry records loaded, presence tracked, tokens issued),
-// after every one has reported an activity and a summary, measured in a
-// process of its own (TestHubMemoryProcess: the test binary run again), so
-// that the fixture's own memory is not counted: heap-MB is the hub's heap
-// in use, rss-MB the process's resident set then (the hub, the Go runtime
-// and the database pages it touched), split into rss-anon-MB (the heap and
-// the runtime) and rss-file-MB (the binary's text and the database's mapped
-// pages), db-MB the database file's size once that presence is flushed. Goals (issue 11): RSS < 100 MB, database < 50 MB.
+// BenchmarkHubMemory10000Personas: the memory of a real `virgo-tui serve`
+// process (the binary built from this checkout) serving 10,000 active
+// persona generations, after each one's runtime has connected with its
+// token and reported an activity and a summary over the socket, and the
+// hub has published and flushed them. From /proc/PID/status and smaps:
+// rss-MB is the resident set an operator sees, split into rss-anon-MB (the
+// Go heap, its headroom, stacks, the runtime) and rss-file-MB (file-backed:
+// rss-db-MB of the database's map, rss-bin-MB of the binary's text and
+// data, the rest shared libraries); heap-MB is the live heap after the last
+// collection (GODEBUG=gctrace=1); db-MB the database file's size once the
+// hub stopped. Goals (issue 11): RSS < 100 MB, database < 50 MB.
 func BenchmarkHubMemory10000Personas(b *testing.B) {
-	const n = 10_000
-	home := shortHome(b)
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	bin := serveBinary(b)
+	fixture := shortHome(b)
+	st, err := store.OpenBolt(fixture.DBPath(), store.Options{})
 	mustNil(b, err)
-	registerMany(b, registry.New(st, home), n)
+	ps := registerMany(b, registry.New(st, fixture), 10_000)
 	mustNil(b, st.Close())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHubMemoryProcess$")
-		cmd.Env = append(os.Environ(), hubMemoryEnv+"="+home.Dir)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
+		m, full := measureServe(b, bin, fixture, ps)
+		b.ReportMetric(full.heap, "full-heap-MB")
+		b.ReportMetric(full.rss, "full-rss-MB")
+		b.ReportMetric(full.anon, "full-rss-anon-MB")
+		b.ReportMetric(m.heap, "heap-MB")
+		b.ReportMetric(m.rss, "rss-MB")
+		b.ReportMetric(m.anon, "rss-anon-MB")
+		b.ReportMetric(m.file, "rss-file-MB")
+		b.ReportMetric(m.db, "rss-db-MB")
+		b.ReportMetric(m.bin, "rss-bin-MB")
+		fi, err := os.Stat(fixture.DBPath())
 		mustNil(b, err)
-		var m hubMemory
-		if err := json.Unmarshal(jsonLine(out), &m); err != nil {
-			b.Fatalf("the hub's process answered %q: %v", out, err)
-		}
-		if m.Tracked != n {
-			b.Fatalf("tracking %d, want %d", m.Tracked, n)
-		}
-		fi, err := os.Stat(home.DBPath())
-		mustNil(b, err)
-		b.ReportMetric(m.HeapMB, "heap-MB")
-		b.ReportMetric(m.RSSMB, "rss-MB")
-		b.ReportMetric(m.AnonMB, "rss-anon-MB")
-		b.ReportMetric(m.FileMB, "rss-file-MB")
 		b.ReportMetric(float64(fi.Size())/1e6, "db-MB")
 	}
 }
 
-// hubMemoryEnv names the home TestHubMemoryProcess runs its hub on.
-const hubMemoryEnv = "VIRGO_HUB_TEST_MEMORY"
+// serveBinEnv names a virgo-tui binary for BenchmarkHubMemory10000Personas
+// to measure instead of building this checkout's (a build of another
+// commit, to compare in one run).
+const serveBinEnv = "VIRGO_BENCH_SERVE_BIN"
 
-// hubMemory is what TestHubMemoryProcess reports, as one JSON line.
-type hubMemory struct {
-	Tracked int     `json:"tracked"`
-	HeapMB  float64 `json:"heap_mb"`
-	RSSMB   float64 `json:"rss_mb"`
-	AnonMB  float64 `json:"anon_mb"`
-	FileMB  float64 `json:"file_mb"`
+// serveBinary builds the virgo-tui binary of this checkout for a
+// benchmark, unless serveBinEnv names one.
+func serveBinary(b *testing.B) string {
+	b.Helper()
+	if bin := os.Getenv(serveBinEnv); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(b.TempDir(), "virgo-tui")
+	build := exec.Command("go", "build", "-o", bin, "github.com/virgo-hub/virgo-tui/cmd/virgo-tui")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
-// TestHubMemoryProcess is not a test: BenchmarkHubMemory10000Personas runs
-// the test binary again with it, to start a hub on a home and report its
-// memory once every persona has reported an activity and a summary.
-func TestHubMemoryProcess(t *testing.T) {
-	dir := os.Getenv(hubMemoryEnv)
-	if dir == "" {
-		t.Skip("helper process for BenchmarkHubMemory10000Personas")
+// serveMemory is what measureServe read of a serving hub's process, in MiB.
+type serveMemory struct{ heap, rss, anon, file, db, bin float64 }
+
+// liveHeap finds the live heap after a collection in a gctrace line
+// ("gc 12 @3.1s 0%: …, 43->44->22 MB, 46 MB goal, …").
+var liveHeap = regexp.MustCompile(`\d+->\d+->(\d+) MB`)
+
+// measureServe runs `bin serve` on home, has the runtime of each
+// generation of ps report an activity and a summary, reads the process's
+// memory once the hub has published and flushed them (afterReports), and
+// again once its change stream holds all it keeps (ringFull, fillStream),
+// and stops it; each generation must then have its activity stored.
+func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Persona) (afterReports, ringFull serveMemory) {
+	b.Helper()
+	cmd := exec.Command(bin, "serve", "--home", home.Dir)
+	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	log := &serveLog{ready: make(chan struct{})}
+	cmd.Stderr = log
+	mustNil(b, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	select {
+	case <-log.ready:
+	case <-time.After(2 * time.Minute):
+		b.Fatal("virgo-tui serve did not start in 2 minutes")
 	}
-	home := registry.Home{Dir: dir}
+
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	work := make(chan registry.Persona)
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := reportOnce(home, p); err != nil {
+					failed.Store(err)
+				}
+			}
+		}()
+	}
+	for _, p := range ps {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	// The hub publishes presence within its coalescing window and writes
+	// it within a second (FlushEvery); its memory is read after both.
+	time.Sleep(2 * time.Second)
+	read := func() serveMemory {
+		var m serveMemory
+		m.rss, m.anon, m.file = residentMB(b, cmd.Process.Pid)
+		m.db, m.bin = mappedMB(b, cmd.Process.Pid, home.DBPath()), mappedMB(b, cmd.Process.Pid, bin)
+		m.heap = log.liveHeap()
+		return m
+	}
+	m := read()
+	fillStream(b, home, ps[:100])
+	time.Sleep(2 * time.Second)
+	full := read()
+	mustNil(b, cmd.Process.Signal(syscall.SIGTERM))
+	mustNil(b, cmd.Wait())
 	st, err := store.OpenBolt(home.DBPath(), store.Options{})
-	mustNil(t, err)
+	mustNil(b, err)
 	defer st.Close()
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	h, err := New(context.Background(), Config{Home: home, Store: st})
-	mustNil(t, err)
-	for _, p := range h.presence.List() {
-		mustNil(t, h.presence.SetActivity(p.ID, "working on task "+p.ID))
-		mustNil(t, h.presence.SetSummary(p.ID, "summary of "+p.Address))
-	}
-	h.publishPresenceNow()
-	mustNil(t, h.Flush(context.Background()))
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	rss, anon, file := residentMB(t)
-	line, err := json.Marshal(hubMemory{Tracked: h.presence.Len(),
-		HeapMB: float64(after.HeapInuse-before.HeapInuse) / (1 << 20), RSSMB: rss, AnonMB: anon, FileMB: file})
-	mustNil(t, err)
-	fmt.Printf("\n%s\n", line)
-	runtime.KeepAlive(h)
-}
-
-// jsonLine is the line of out that is a JSON object (the test binary
-// writes its own verdict after it).
-func jsonLine(out []byte) []byte {
-	for line := range bytes.Lines(out) {
-		if bytes.HasPrefix(line, []byte("{")) {
-			return line
+	kvs, err := st.List(context.Background(), presencePrefix)
+	mustNil(b, err)
+	stored := 0
+	for _, kv := range kvs {
+		if bytes.Contains(kv.Value, []byte(`"activity":"working on task `)) {
+			stored++
 		}
 	}
-	return out
+	if stored != len(ps) {
+		b.Fatalf("%d of %d presence records hold the activity reported", stored, len(ps))
+	}
+	return m, full
 }
 
-// residentMB reads the process's resident set from /proc/self/status, in
-// MiB: in all (VmRSS), anonymous (RssAnon: the heap, stacks, the runtime)
-// and file-backed (RssFile: the binary's text and the database pages the
-// hub's reads touched through bbolt's map, which the kernel may drop).
-func residentMB(tb testing.TB) (rss, anon, file float64) {
+// fillStream has the runtimes of ps beat over beat streams until the hub's
+// change stream has published 70,000 changes, more than its ring keeps: the
+// hub then holds as many changes as it ever does, as it does once 10,000
+// runtimes have each beaten a few times (one presence change a beat).
+func fillStream(b *testing.B, home registry.Home, ps []registry.Persona) {
+	b.Helper()
+	const changes = 70_000
+	enrol(b, home.Dir, "bench")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	op, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("bench"))
+	mustNil(b, err)
+	defer op.Close()
+	beating, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for _, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(filepath.Join(home.GenerationDir(p.ID), hubapi.TokenFile)))
+			if err != nil {
+				failed.Store(err)
+				return
+			}
+			defer c.Close()
+			s, err := c.OpenBeatStream(ctx)
+			if err != nil {
+				failed.Store(err)
+				return
+			}
+			for beating.Err() == nil {
+				if err := s.Beat(); err != nil {
+					failed.Store(err)
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if _, err := s.Close(); err != nil {
+				failed.Store(err)
+			}
+		}()
+	}
+	for {
+		snap, err := op.Snapshot(ctx)
+		if err != nil || snap.Seq >= changes {
+			stop()
+			wg.Wait()
+			mustNil(b, err)
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// serveLog reads a serving hub's standard error: it says when the hub
+// serves, and (with GODEBUG=gctrace=1) the live heap after each collection.
+type serveLog struct {
+	ready chan struct{} // closed at the "hub serving" line
+
+	mu      sync.Mutex
+	partial []byte  // a line not yet ended
+	heapMB  float64 // the last collection's live heap, MiB
+	serving bool
+}
+
+func (l *serveLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(l.partial[:i])
+		l.partial = l.partial[i+1:]
+		if strings.HasPrefix(line, "hub serving ") && !l.serving {
+			l.serving = true
+			close(l.ready)
+		}
+		if m := liveHeap.FindStringSubmatch(line); m != nil {
+			mb, _ := strconv.ParseFloat(m[1], 64)
+			l.heapMB = mb * 1e6 / (1 << 20)
+		}
+	}
+}
+
+func (l *serveLog) liveHeap() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.heapMB
+}
+
+// reportOnce is a runtime's visit: it connects with its generation's token
+// and reports an activity and a summary.
+func reportOnce(home registry.Home, p registry.Persona) error {
+	ctx := context.Background()
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(filepath.Join(home.GenerationDir(p.ID), hubapi.TokenFile)))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	activity, summary := "working on task "+p.ID, "summary of "+p.Address
+	_, err = c.SetPresence(ctx, &activity, &summary)
+	return err
+}
+
+// residentMB reads a process's resident set from /proc/PID/status, in MiB:
+// in all (VmRSS), anonymous (RssAnon: the heap, stacks, the runtime) and
+// file-backed (RssFile: the binary's pages, the database pages the hub's
+// reads left mapped, shared libraries).
+func residentMB(tb testing.TB, pid int) (rss, anon, file float64) {
 	tb.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	mustNil(tb, err)
 	for _, line := range strings.Split(string(b), "\n") {
 		for _, f := range []struct {
@@ -313,7 +466,28 @@ func residentMB(tb testing.TB) (rss, anon, file float64) {
 		}
 	}
 	if rss == 0 {
-		tb.Fatal("no VmRSS in /proc/self/status")
+		tb.Fatalf("no VmRSS in /proc/%d/status", pid)
 	}
 	return rss, anon, file
+}
+
+// mappedMB is how much of file's mappings is resident in process pid, in
+// MiB (the Rss lines of its mappings in /proc/PID/smaps).
+func mappedMB(tb testing.TB, pid int, file string) float64 {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	mustNil(tb, err)
+	kb, in := 0, false
+	for _, line := range strings.Split(string(b), "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-") && len(fields[1]) == 4:
+			in = len(fields) == 6 && fields[5] == file
+		case in && len(fields) == 3 && fields[0] == "Rss:":
+			n, err := strconv.Atoi(fields[1])
+			mustNil(tb, err)
+			kb += n
+		}
+	}
+	return float64(kb) / 1024
 }

@@ -128,7 +128,7 @@ func (w *stampWatch) remember(personaID string, s stampSeen, known bool) {
 		return
 	}
 	w.mu.Lock()
-	w.seen[personaID] = s
+	w.seen[keep(personaID)] = s
 	w.mu.Unlock()
 }
 

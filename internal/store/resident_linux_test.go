@@ -1,0 +1,83 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mappedKiB is how much of the map of file is resident in this process
+// (the Rss of its mappings in /proc/self/smaps).
+func mappedKiB(t *testing.T, file string) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	total, in := 0, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-") && len(fields[1]) == 4:
+			in = len(fields) == 6 && fields[5] == file
+		case in && fields[0] == "Rss:":
+			kb, err := strconv.Atoi(fields[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += kb
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return total
+}
+
+func TestReleasePagesLetsGoOfWhatReadsLeftResident(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "virgo.db")
+	s, err := OpenBolt(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	value := []byte(strings.Repeat("v", 500))
+	var ops []Op
+	for i := 0; i < 20_000; i++ {
+		ops = append(ops, Put(fmt.Sprintf("persona/%08d", i), value))
+	}
+	if _, err := WriteAll(ctx, s, ops); err != nil {
+		t.Fatal(err)
+	}
+	// A start reads every record: 10 MB, resident through the map.
+	kvs, err := s.List(ctx, "persona/")
+	if err != nil || len(kvs) != 20_000 {
+		t.Fatalf("listed %d: %v", len(kvs), err)
+	}
+	if read := mappedKiB(t, path); read < 8<<10 {
+		t.Fatalf("%d KiB of the map resident after reading 10 MB: the test reads nothing", read)
+	}
+	if err := s.ReleasePages(); err != nil {
+		t.Fatal(err)
+	}
+	if left := mappedKiB(t, path); left > 256 {
+		t.Fatalf("%d KiB of the map still resident after ReleasePages", left)
+	}
+	// Nothing is lost: every record reads back whole.
+	kvs, err = s.List(ctx, "persona/")
+	if err != nil || len(kvs) != 20_000 || string(kvs[19_999].Value) != string(value) {
+		t.Fatalf("after ReleasePages: listed %d: %v", len(kvs), err)
+	}
+	s.Close()
+	if err := s.ReleasePages(); err == nil {
+		t.Fatal("ReleasePages of a closed store answered nil")
+	}
+}
