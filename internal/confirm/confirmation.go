@@ -149,9 +149,7 @@ func ResultJSON(r Result, plan store.Plan) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]byte, 0, len(head)+len(`,"confirmation":`)+len(op.Value))
-		out = append(append(append(out, head[:len(head)-1]...), `,"confirmation":`...), op.Value...)
-		return append(out, '}'), nil
+		return store.AppendField(head, "confirmation", op.Value), nil
 	}
 	return json.Marshal(r)
 }

@@ -32,12 +32,6 @@ type Options struct {
 	// this policy's stamp hash (persona layer) or class key (class overlay)
 	// are used.
 	Learned []Choice
-	// LearnedRead says Learned is all that Prompts.Active found for the
-	// policy's keys, none included: a confirm verdict Authorize leaves
-	// standing then has no remembered choice, and a request under the
-	// policy does not look one up in the store again (two reads per
-	// confirmation request).
-	LearnedRead bool
 }
 
 // toolEntry is one indexed stamp tool.
@@ -74,14 +68,13 @@ type Policy struct {
 	rootScope  bool
 	// deputy: the stamp binds an owning lead, so tasks outside the assigned
 	// ones route to it (scopeRule.deputyTasks).
-	deputy      bool
-	workspace   string
-	repository  string
-	tools       map[string]toolEntry
-	mutable     globSet
-	surfaces    map[string]bool
-	learned     map[learnedKey]Choice
-	learnedRead bool // Options.LearnedRead
+	deputy     bool
+	workspace  string
+	repository string
+	tools      map[string]toolEntry
+	mutable    globSet
+	surfaces   map[string]bool
+	learned    map[learnedKey]Choice
 	// readsAssignments: a tool of the stamp must be assigned its task
 	// (Authorize's mustBeAssigned), so Options.Assignments is consulted.
 	readsAssignments bool
@@ -140,7 +133,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 	for _, b := range st.HumanSurfaces {
 		p.surfaces[b.Surface+"/"+b.Target] = true
 	}
-	p.learned, p.learnedRead = indexLearned(keys, opts.Learned), opts.LearnedRead
+	p.learned = indexLearned(keys, opts.Learned)
 	return p, nil
 }
 
@@ -152,7 +145,7 @@ func NewPolicy(st *stamp.Stamp, hash string, opts Options) (*Policy, error) {
 func (p *Policy) With(opts Options) *Policy {
 	q := *p
 	q.assignments, q.holders = opts.Assignments, opts.Holders
-	q.learned, q.learnedRead = indexLearned(p.keys, opts.Learned), opts.LearnedRead
+	q.learned = indexLearned(p.keys, opts.Learned)
 	return &q
 }
 

@@ -202,37 +202,6 @@ func (r *Prompts) Review(ctx context.Context, persona, profile string, current K
 	return out, err
 }
 
-// Lookup finds the exact choice for an operation under the persona's keys:
-// its own first, then a class-common one.
-func (r *Prompts) Lookup(ctx context.Context, persona, profile string, current Keys, op Operation) (Choice, bool, error) {
-	mine := PromptKey{StampHash: current.StampHash, HandlerAction: op.HandlerAction, Target: op.Target, Shape: op.Shape}
-	shared := PromptKey{ClassKey: current.ClassKey, HandlerAction: op.HandlerAction, Target: op.Target, Shape: op.Shape}
-	for _, k := range []struct {
-		store string
-		key   PromptKey
-	}{{PrefixPromptsPersona + persona + "/" + mine.id(), mine}, {PrefixPromptsClass + profile + "/" + shared.id(), shared}} {
-		if k.key.StampHash == "" && k.key.ClassKey == "" {
-			continue
-		}
-		key := k.store
-		kv, err := r.st.Get(ctx, key)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return Choice{}, false, fmt.Errorf("look up learned choice: %w", err)
-		}
-		var c Choice
-		if err := json.Unmarshal(kv.Value, &c); err != nil {
-			return Choice{}, false, fmt.Errorf("learned choice %s: %w", key, err)
-		}
-		if c.Key == k.key {
-			return c, true, nil
-		}
-	}
-	return Choice{}, false, nil
-}
-
 // CarryForward re-keys a stale choice to the persona's current keys (a
 // class-overlay choice to its current class key, which moves it: personas
 // still under the old key ask again), on a human's word; the stale one is

@@ -24,7 +24,7 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 	}
 	// The exact operation is now allowed without asking, through the queue
 	// and through a policy built with the active choices.
-	if r := mustRequest(t, q, me, p, learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered || r.Confirmation != nil {
+	if r := mustRequest(t, q, me, learnedPolicy(t, q, p), learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered || r.Confirmation != nil {
 		t.Fatalf("remembered approval: %+v", r)
 	}
 	active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Keys())
@@ -109,7 +109,7 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, corr := range []string{"c2", "c3"} {
-		r := mustRequest(t, q, me, p, deployOp(t, p), corr)
+		r := mustRequest(t, q, me, learnedPolicy(t, q, p), deployOp(t, p), corr)
 		if r.Status != StatusDenied || r.Decision.Boundary != BoundaryRememberedDenial || r.Confirmation != nil {
 			t.Fatalf("%s: %+v", corr, r)
 		}
@@ -146,11 +146,11 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 	}
 }
 
-// A policy given all its learned choices (Options.LearnedRead, as the use
-// cases build it from Prompts.Active) answers from them: a request under it
-// does not look the operation up in the store a second time. Given the
-// choices, the remembered approval allows; told none were found, it asks.
-func TestRequestUnderLearnedReadPolicyUsesOnlyItsChoices(t *testing.T) {
+// A request answers from the learned choices its policy was given
+// (Options.Learned, as the use cases build it from Prompts.Active), and
+// looks none up in the store itself: given the choice, the remembered
+// approval allows; given none, it asks.
+func TestRequestUsesOnlyItsPolicysChoices(t *testing.T) {
 	ctx := context.Background()
 	q, _ := queueFor(t, QueueOptions{})
 	p := policyFor(t, "work/core/lead", Options{})
@@ -164,13 +164,10 @@ func TestRequestUnderLearnedReadPolicyUsesOnlyItsChoices(t *testing.T) {
 	if err != nil || len(active) != 1 {
 		t.Fatalf("active choices: %v, %v", active, err)
 	}
-	if r := mustRequest(t, q, me, p.With(Options{Learned: active, LearnedRead: true}), learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered {
+	if r := mustRequest(t, q, me, p.With(Options{Learned: active}), learned, "c2"); r.Status != StatusAllowed || !r.Decision.Remembered {
 		t.Fatalf("under the policy given the choice: %+v, want allowed as remembered", r)
 	}
-	if r := mustRequest(t, q, me, p.With(Options{LearnedRead: true}), learned, "c3"); r.Status == StatusAllowed || r.Decision.Remembered {
-		t.Fatalf("under a policy told no choice was found: %+v, want a confirmation (no second lookup)", r)
-	}
-	if r := mustRequest(t, q, me, p, learned, "c4"); r.Status != StatusAllowed || !r.Decision.Remembered {
-		t.Fatalf("under a policy not given its choices: %+v, want the store's choice", r)
+	if r := mustRequest(t, q, me, p, learned, "c3"); r.Status == StatusAllowed || r.Decision.Remembered {
+		t.Fatalf("under a policy given no choice: %+v, want a confirmation (no lookup of its own)", r)
 	}
 }

@@ -84,10 +84,9 @@ func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Ope
 }
 
 // PlanRequest plans answering caller's request to do op under p. Allow and
-// deny answer at once and plan nothing; a confirm verdict first consults
-// the prompt registry (unless p was given all its learned choices:
-// Options.LearnedRead), then plans joining a pending confirmation with the
-// same fingerprint or queueing a new one routed to its authority. Retrying
+// deny answer at once and plan nothing — p applies the remembered choices
+// it was given (Options.Learned, from Prompts.Active); a confirm verdict
+// plans joining a pending confirmation with the same fingerprint or queueing a new one routed to its authority. Retrying
 // under the same correlation id answers the same result, planning nothing:
 // the terminal one once it is known, StatusUnknown until then. The caller
 // commits the plan (with any conditions of its own: the persona's record
@@ -105,15 +104,6 @@ func (q *Queue) PlanRequest(ctx context.Context, caller Principal, p *Policy, op
 		return res, store.Plan{}, err
 	}
 	d := p.Authorize(op)
-	if d.Verdict == Confirm && !p.learnedRead {
-		c, ok, err := q.prompts.Lookup(ctx, p.Address(), p.Profile(), p.Keys(), op)
-		if err != nil {
-			return Result{}, store.Plan{}, err
-		}
-		if ok {
-			d = c.apply(d)
-		}
-	}
 	switch d.Verdict {
 	case Allow:
 		return Result{Status: StatusAllowed, Decision: d}, store.Plan{}, nil

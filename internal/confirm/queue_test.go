@@ -39,6 +39,20 @@ func mustRequest(t testing.TB, q *Queue, caller Principal, p *Policy, o Operatio
 	return r
 }
 
+// learnedPolicy is p given the learned choices current for it, as the use
+// cases build a request's policy (usecase.Policy from Prompts.Active): a
+// request applies only the choices its policy was given.
+func learnedPolicy(t testing.TB, q *Queue, p *Policy) *Policy {
+	t.Helper()
+	active, err := q.Prompts().Active(context.Background(), p.Address(), p.Profile(), p.Keys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := *p
+	l.learned = indexLearned(p.keys, active)
+	return &l
+}
+
 func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
 	ctx := context.Background()
 	q, _ := queueFor(t, QueueOptions{})

@@ -250,7 +250,7 @@ func TestClassOverlayIsSharedByTheClass(t *testing.T) {
 	for name, p := range map[string]*Policy{"another seat": peer, "a later generation": nextGen,
 		"a changed bound human": otherHuman, "changed mutable paths": morePaths} {
 		shared := p.Keys().ClassKey == learner.Keys().ClassKey
-		r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, publish(p), "c-"+strings.ReplaceAll(name, " ", "-"))
+		r := mustRequest(t, q, PersonaPrincipal(p.Address()), learnedPolicy(t, q, p), publish(p), "c-"+strings.ReplaceAll(name, " ", "-"))
 		if got := r.Status == StatusAllowed && r.Decision.Remembered; got != shared {
 			t.Errorf("%s through the queue: %+v, want remembered allow %v", name, r, shared)
 		}

@@ -22,11 +22,11 @@ import (
 // a write and a sync is counted there, the wait for the disk is not) and
 // its pages.
 type meter struct {
-	name        string
-	wall, cpu   time.Duration
-	pages       int64
-	wall0, cpu0 time.Duration
-	t0          time.Time
+	name      string
+	wall, cpu time.Duration
+	pages     int64
+	cpu0      time.Duration
+	t0        time.Time
 }
 
 // threadCPU is the calling thread's CPU time so far, to the nanosecond

@@ -34,3 +34,14 @@ func PutJSON(key string, v any) (Op, error) {
 	}
 	return Put(key, raw), nil
 }
+
+// AppendField is the JSON object obj (as encoding/json writes one, ending in
+// '}' and not empty) with one more member, name, whose value is raw: JSON
+// already encoded — a stored record spliced into another as it is rather
+// than decoded and encoded again.
+func AppendField(obj []byte, name string, raw []byte) []byte {
+	out := make([]byte, 0, len(obj)+len(name)+len(raw)+4)
+	out = append(append(out, obj[:len(obj)-1]...), `,"`...)
+	out = append(append(append(out, name...), `":`...), raw...)
+	return append(out, '}')
+}

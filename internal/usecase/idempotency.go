@@ -185,9 +185,7 @@ func (u *Cases) recordEncoded(k Key, result []byte) (store.Plan, error) {
 	if err != nil {
 		return store.Plan{}, fmt.Errorf("record the result of Idempotency-Key %s: %w", k.Key, err)
 	}
-	rec := make([]byte, 0, len(head)+len(`,"result":`)+len(result))
-	rec = append(append(append(rec, head[:len(head)-1]...), `,"result":`...), result...)
-	rec = append(rec, '}')
+	rec := store.AppendField(head, "result", result)
 	sk := k.storeKey()
 	return store.Plan{Conds: []store.Cond{{Key: sk}}, Ops: []store.Op{store.Put(sk, rec)}}, nil
 }

@@ -94,7 +94,7 @@ func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy
 		}
 		assigned = set
 	}
-	return base.With(confirm.Options{Learned: learned, LearnedRead: true, Assignments: assigned, Holders: activeSeats{ctx, Seats{u.reg}}}), nil
+	return base.With(confirm.Options{Learned: learned, Assignments: assigned, Holders: activeSeats{ctx, Seats{u.reg}}}), nil
 }
 
 // operation is a request resolved under its persona's policy.
