@@ -196,8 +196,8 @@ func (s storeStatus) text() string {
 		if h.Error != "" {
 			health = termtext.Clean(h.Error)
 		}
-		fmt.Fprintf(&b, "hub       %s pid %d  hub %s  lease %s  %s\n", termtext.Clean(h.Host), h.PID,
-			termtext.Clean(h.Hub), termtext.Clean(h.Lease), health)
+		fmt.Fprintf(&b, "hub       %s pid %d  hub %s  lease %x  %s\n", termtext.Clean(h.Host), h.PID,
+			termtext.Clean(h.Hub), h.LeaseID, health)
 	}
 	jobs := "no hub leads"
 	if s.Jobs != nil {

@@ -192,15 +192,15 @@ func TestRunOnceJobsUnderElection(t *testing.T) {
 		func(a *testHub) { lead = a.addPersona(t, "work/core/lead", "Spica") })
 	ctx := context.Background()
 	a, b := hs.a.hub, hs.b.hub
-	waitFor(t, "hub a leads the jobs", func() bool { return a.Leading() })
-	if b.Leading() {
+	waitFor(t, "hub a leads the jobs", func() bool { return a.leading.Load() })
+	if b.leading.Load() {
 		t.Fatal("two hubs lead the run-once jobs")
 	}
 	asked, err := hs.a.runtime(t, lead).RequestConfirmation(ctx, deployOp("expire-1"))
 	mustNil(t, err)
 	henryB := hs.henryOn(t, hs.b)
 	waitFor(t, "the confirmation expired by the leader's sweep", func() bool {
-		if a.Leading() && b.Leading() {
+		if a.leading.Load() && b.leading.Load() {
 			t.Fatal("two hubs lead the run-once jobs")
 		}
 		c, err := henryB.Confirmation(ctx, asked.Confirmation.ID)
@@ -216,14 +216,14 @@ func TestRunOnceJobsUnderElection(t *testing.T) {
 	// Take a's leader key away (as an expired lease would).
 	_, err = b.st.Txn(ctx, nil, []store.Op{{Key: holder.Key, Delete: true}})
 	mustNil(t, err)
-	waitFor(t, "hub b leads after hub a's key went", func() bool { return b.Leading() && !a.Leading() })
+	waitFor(t, "hub b leads after hub a's key went", func() bool { return b.leading.Load() && !a.leading.Load() })
 	if !strings.Contains(hs.logs[0].String(), "no longer leader") {
 		t.Fatalf("hub a did not log that it stopped leading:\n%s", hs.logs[0].String())
 	}
 	// A hub that stops resigns: the other leads without waiting out a lease.
 	stopped := time.Now()
 	hs.b.stop()
-	waitFor(t, "hub a leads after hub b stopped", func() bool { return a.Leading() })
+	waitFor(t, "hub a leads after hub b stopped", func() bool { return a.leading.Load() })
 	if took := time.Since(stopped); took > testLease {
 		t.Fatalf("hub a led %s after hub b stopped; a resignation hands over at once", took)
 	}
@@ -304,7 +304,7 @@ func TestAFailedStartGivesItsLeaseBack(t *testing.T) {
 	if _, err := New(ctx, Config{Home: home, Store: failingRev{st}, Lease: time.Minute}); err == nil {
 		t.Fatal("a start whose store cannot tell its revision succeeded")
 	}
-	kvs, err := st.List(ctx, PeersPrefix)
+	kvs, err := st.List(ctx, peersPrefix)
 	if err != nil || len(kvs) != 0 {
 		t.Fatalf("after a failed start the store still announces %d hubs (%v)", len(kvs), err)
 	}

@@ -106,7 +106,3 @@ func failed(ctx context.Context, term *leader.Term, err error) bool {
 		return true
 	}
 }
-
-// Leading reports whether this hub leads the run-once jobs now (always,
-// once running, on a store with one owner).
-func (h *Hub) Leading() bool { return h.leading.Load() }

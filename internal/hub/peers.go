@@ -10,10 +10,10 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// PeersPrefix is where every hub on a store shared by several hubs
+// peersPrefix is where every hub on a store shared by several hubs
 // announces itself, on its lease: the keys under it are the live hubs (a
 // dead hub's went with its lease). `store status` lists them.
-const PeersPrefix = "hubs/"
+const peersPrefix = "hubs/"
 
 // Peer is one live hub's announcement.
 type Peer struct {
@@ -21,8 +21,7 @@ type Peer struct {
 	Hub  string `json:"hub"`
 	Host string `json:"host"`
 	PID  int    `json:"pid"`
-	// Lease is its lease's id (hex) and TTL as granted.
-	Lease      string    `json:"lease"`
+	// LeaseID is its lease's id, and TTLSeconds the TTL as granted.
 	LeaseID    int64     `json:"lease_id"`
 	TTLSeconds int64     `json:"ttl_seconds"`
 	Since      time.Time `json:"since"`
@@ -32,12 +31,12 @@ type Peer struct {
 // started, or its last lease was lost).
 func (h *Hub) announce(ctx context.Context, lease store.Lease) error {
 	b, err := json.Marshal(Peer{Hub: h.stream.Epoch(), Host: h.cfg.Host, PID: os.Getpid(),
-		Lease: fmt.Sprintf("%x", lease.ID()), LeaseID: int64(lease.ID()),
+		LeaseID:    int64(lease.ID()),
 		TTLSeconds: int64(lease.TTL() / time.Second), Since: h.cfg.Clock.Now().UTC()})
 	if err != nil {
 		return fmt.Errorf("announce this hub: %w", err)
 	}
-	if _, err := h.st.Txn(ctx, nil, []store.Op{store.PutOnLease(PeersPrefix+h.stream.Epoch(), b, lease.ID())}); err != nil {
+	if _, err := h.st.Txn(ctx, nil, []store.Op{store.PutOnLease(peersPrefix+h.stream.Epoch(), b, lease.ID())}); err != nil {
 		return fmt.Errorf("announce this hub on its lease: %w", err)
 	}
 	// Everything its runtimes reported goes on the new lease.
@@ -49,7 +48,7 @@ func (h *Hub) announce(ctx context.Context, lease store.Lease) error {
 // themselves (none on a store with one owner, whose hub holds it locked).
 // A record that cannot be read is skipped.
 func Peers(ctx context.Context, st store.Store) ([]Peer, error) {
-	kvs, err := st.List(ctx, PeersPrefix)
+	kvs, err := st.List(ctx, peersPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("read the live hubs: %w", err)
 	}

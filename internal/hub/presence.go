@@ -65,9 +65,14 @@ type Tracker struct {
 	// its entry (Hub.authorize), and those reads need not wait on each other.
 	mu      sync.RWMutex
 	entries map[string]*hubapi.Presence
-	changed map[string]struct{} // for the stream
-	dirty   map[string]struct{} // for the store
-	notify  chan struct{}       // signalled (non-blocking) when changed grows
+	// byAddress is every entry, ordered by address then generation once
+	// ordered is set: sorted again only after an entry was added or its
+	// address changed, not for every page read.
+	byAddress []*hubapi.Presence
+	ordered   bool
+	changed   map[string]struct{} // for the stream
+	dirty     map[string]struct{} // for the store
+	notify    chan struct{}       // signalled (non-blocking) when changed grows
 
 	// shared: several hubs report presence into one store, each the
 	// runtimes connected to it (Share). local are the generations whose
@@ -121,6 +126,7 @@ func (t *Tracker) Track(p hubapi.Presence) {
 			cp.State = hubapi.StateStanding
 		}
 		t.entries[cp.ID] = &cp
+		t.byAddress, t.ordered = append(t.byAddress, &cp), false
 		t.markLocked(cp.ID)
 		return
 	}
@@ -128,6 +134,7 @@ func (t *Tracker) Track(p hubapi.Presence) {
 		return
 	}
 	e.Address, e.Name, e.Generation = keep(p.Address), keep(p.Name), p.Generation
+	t.ordered = false
 	t.markLocked(e.ID)
 }
 
@@ -312,19 +319,68 @@ func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
 
 // List returns every entry, ordered by address then generation.
 func (t *Tracker) List() []hubapi.Presence {
-	t.mu.RLock()
-	out := make([]hubapi.Presence, 0, len(t.entries))
-	for _, e := range t.entries {
-		out = append(out, *e)
-	}
-	t.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Address != out[j].Address {
-			return out[i].Address < out[j].Address
+	var out []hubapi.Presence
+	t.readSorted(func(sorted []*hubapi.Presence) {
+		out = make([]hubapi.Presence, len(sorted))
+		for i, e := range sorted {
+			out[i] = *e
 		}
-		return out[i].Generation < out[j].Generation
 	})
 	return out
+}
+
+// After is one page of List: at most limit entries whose address sorts
+// after after and that keep accepts, in List's order, and whether more
+// follow. It copies only the page.
+func (t *Tracker) After(after string, limit int, keep func(hubapi.Presence) bool) ([]hubapi.Presence, bool) {
+	var page []hubapi.Presence
+	more := false
+	t.readSorted(func(sorted []*hubapi.Presence) {
+		i := sort.Search(len(sorted), func(i int) bool { return sorted[i].Address > after })
+		for ; i < len(sorted); i++ {
+			if !keep(*sorted[i]) {
+				continue
+			}
+			if len(page) == limit {
+				more = true
+				return
+			}
+			page = append(page, *sorted[i])
+		}
+	})
+	return page, more
+}
+
+// readSorted runs read over the entries in address order, under the
+// shared lock while they are in order; when an entry was added or moved
+// since they last were, it sorts them and reads under the exclusive lock.
+func (t *Tracker) readSorted(read func([]*hubapi.Presence)) {
+	t.mu.RLock()
+	if t.ordered {
+		defer t.mu.RUnlock()
+		read(t.byAddress)
+		return
+	}
+	t.mu.RUnlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	read(t.sortedLocked())
+}
+
+// sortedLocked is byAddress, sorted if an entry was added or moved since
+// it last was; t.mu is held exclusively.
+func (t *Tracker) sortedLocked() []*hubapi.Presence {
+	if !t.ordered {
+		sort.Slice(t.byAddress, func(i, j int) bool {
+			a, b := t.byAddress[i], t.byAddress[j]
+			if a.Address != b.Address {
+				return a.Address < b.Address
+			}
+			return a.Generation < b.Generation
+		})
+		t.ordered = true
+	}
+	return t.byAddress
 }
 
 // Len is the number of tracked generations.
@@ -397,6 +453,7 @@ func (t *Tracker) ApplyRemote(hub string, p hubapi.Presence) bool {
 		cp := p
 		cp.Waiting, cp.Problem = 0, ""
 		t.entries[p.ID] = &cp
+		t.byAddress, t.ordered = append(t.byAddress, &cp), false
 		t.remote[p.ID] = hub
 		t.markChangedLocked(p.ID)
 		return true

@@ -204,3 +204,33 @@ func TestTrackerTokensAndStampWatchKeepNamesNotTheRecordsTheyCameFrom(t *testing
 		t.Fatalf("tracking %d, want %d", tr.Len(), n)
 	}
 }
+
+// A page of the tracker (After) is in address order, whatever order the
+// entries came in, also after one is added or moves between reads.
+func TestTrackerPagesStayInAddressOrder(t *testing.T) {
+	tr := NewTracker(nil, Intervals{})
+	for _, p := range []hubapi.Presence{{ID: "2", Address: "work/core/lead"}, {ID: "1", Address: "root/secretary"}} {
+		tr.Track(p)
+	}
+	all := func(hubapi.Presence) bool { return true }
+	addrs := func(ps []hubapi.Presence) (out []string) {
+		for _, p := range ps {
+			out = append(out, p.Address)
+		}
+		return out
+	}
+	page, more := tr.After("", 1, all)
+	if got := addrs(page); !more || len(got) != 1 || got[0] != "root/secretary" {
+		t.Fatalf("first page %v (more %v)", got, more)
+	}
+	tr.Track(hubapi.Presence{ID: "3", Address: "home/secretary"})
+	tr.Track(hubapi.Presence{ID: "2", Address: "a/b"}) // moved
+	page, more = tr.After("", 10, all)
+	if got := strings.Join(addrs(page), " "); more || got != "a/b home/secretary root/secretary" {
+		t.Fatalf("after an add and a move: %q (more %v)", got, more)
+	}
+	page, _ = tr.After("home/secretary", 10, func(p hubapi.Presence) bool { return p.ID != "1" })
+	if len(page) != 0 {
+		t.Fatalf("after home/secretary, without root/secretary: %v", addrs(page))
+	}
+}

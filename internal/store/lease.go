@@ -49,18 +49,16 @@ func PutOnLease(key string, value []byte, lease LeaseID) Op {
 	return Op{Key: key, Value: value, Lease: lease}
 }
 
-// checkLeases refuses a delete that names a lease (a delete ends a key
-// whatever it lives on) and, on a store without leases, any op that names
-// one.
-func checkLeases(ops []Op, leases bool) error {
-	for i, op := range ops {
-		switch {
-		case op.Lease == 0:
-		case op.Delete:
-			return fmt.Errorf("%w: op %d deletes %q on lease %x: a delete names no lease", ErrInvalidOp, i, op.Key, op.Lease)
-		case !leases:
-			return fmt.Errorf("%w: op %d puts %q on lease %x, and this store has no leases (only etcd does)", ErrInvalidOp, i, op.Key, op.Lease)
-		}
+// checkLease refuses op i when it is a delete that names a lease (a delete
+// ends a key whatever it lives on) or, on a store without leases, when it
+// names one at all.
+func checkLease(op Op, i int, leases bool) error {
+	switch {
+	case op.Lease == 0:
+	case op.Delete:
+		return fmt.Errorf("%w: op %d deletes %q on lease %x: a delete names no lease", ErrInvalidOp, i, op.Key, op.Lease)
+	case !leases:
+		return fmt.Errorf("%w: op %d puts %q on lease %x, and this store has no leases (only etcd does)", ErrInvalidOp, i, op.Key, op.Lease)
 	}
 	return nil
 }

@@ -27,7 +27,10 @@ const (
 // delete that names a lease (ErrInvalidOp).
 // Every Store implementation calls it first, so the refusal is the same
 // everywhere and never fails a group of transactions midway.
-func CheckTxn(conds []Cond, ops []Op) error {
+//
+// leases says whether the store keeps keys on leases (a Leaser): one that
+// does not refuses any op that names a lease (ErrInvalidOp).
+func CheckTxn(conds []Cond, ops []Op, leases bool) error {
 	if len(conds) > MaxTxnOps {
 		return fmt.Errorf("%w: %d conditions, the limit is %d", ErrTxnTooLarge, len(conds), MaxTxnOps)
 	}
@@ -45,10 +48,10 @@ func CheckTxn(conds []Cond, ops []Op) error {
 		if err := checkKey(op.Key, "op", i); err != nil {
 			return err
 		}
+		if err := checkLease(op, i, leases); err != nil {
+			return err
+		}
 		size += len(op.Key) + len(op.Value)
-	}
-	if err := checkLeases(ops, true); err != nil {
-		return err
 	}
 	if size > MaxTxnBytes {
 		return fmt.Errorf("%w: %d bytes of keys and values, the limit is %d", ErrTxnTooLarge, size, MaxTxnBytes)

@@ -42,11 +42,8 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := CheckTxn(conds, ops); err != nil {
-		return 0, err
-	}
 	// One process owns the file: there is no one for a lease to outlive.
-	if err := checkLeases(ops, false); err != nil {
+	if err := CheckTxn(conds, ops, false); err != nil {
 		return 0, err
 	}
 	r := &request{ctx: ctx, conds: conds, ops: ops, wake: make(chan bool, 1)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -17,9 +16,10 @@ import (
 type PresenceBook interface {
 	// Get returns the presence of one generation (by persona id).
 	Get(id string) (Presence, bool)
-	// List returns every tracked generation, ordered by address then
-	// generation.
-	List() []Presence
+	// After returns at most limit tracked generations whose address sorts
+	// after after and that keep accepts, ordered by address then
+	// generation, and whether more follow.
+	After(after string, limit int, keep func(Presence) bool) ([]Presence, bool)
 	// Report records one beat of generation id with, when given, a new
 	// activity and summary, all or nothing; each text is checked against
 	// the limits table (length, no control, bidi or invisible character).
@@ -77,20 +77,15 @@ func listPeers(_ context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	if err != nil {
 		return nil, store.Plan{}, err
 	}
-	all := book.List()
-	// List is ordered by address: start after the token's address.
-	i := sort.Search(len(all), func(i int) bool { return all[i].Address > after })
-	page := paging.Page[Peer]{Items: make([]Peer, 0, min(limit, len(all)-i))}
-	for ; i < len(all); i++ {
-		p := all[i]
-		if p.State == PresenceRetired || p.ID == c.Persona.ID {
-			continue
-		}
-		if len(page.Items) == limit {
-			page.Next = paging.Token("", page.Items[limit-1].Address)
-			break
-		}
+	ps, more := book.After(after, limit, func(p Presence) bool {
+		return p.State != PresenceRetired && p.ID != c.Persona.ID
+	})
+	page := paging.Page[Peer]{Items: make([]Peer, 0, len(ps))}
+	for _, p := range ps {
 		page.Items = append(page.Items, peerOf(p))
+	}
+	if more && len(ps) > 0 {
+		page.Next = paging.Token("", ps[len(ps)-1].Address)
 	}
 	return page, store.Plan{}, nil
 }

@@ -237,7 +237,7 @@ func (s *Store) Txn(ctx context.Context, conds []store.Cond, ops []store.Op) (in
 	if err := s.begin(ctx); err != nil {
 		return 0, err
 	}
-	if err := store.CheckTxn(conds, ops); err != nil {
+	if err := store.CheckTxn(conds, ops, true); err != nil {
 		return 0, err
 	}
 	cmps := make([]clientv3.Cmp, len(conds))

@@ -29,8 +29,8 @@ func Spec(flag string) string {
 	return strings.TrimSpace(os.Getenv(Env))
 }
 
-// IsEtcd reports whether spec names an etcd cluster.
-func IsEtcd(spec string) bool { return strings.HasPrefix(spec, etcdstore.Scheme) }
+// isEtcd reports whether spec names an etcd cluster.
+func isEtcd(spec string) bool { return strings.HasPrefix(spec, etcdstore.Scheme) }
 
 // BoltPath is the bbolt file spec names: "" and "bolt" mean home's
 // (homeDB), "bolt:PATH" PATH. ok is false for an etcd spec.
@@ -43,7 +43,7 @@ func BoltPath(spec, homeDB string) (path string, ok bool, err error) {
 			return p, true, nil
 		}
 		return "", false, fmt.Errorf("%w: %q names no file; write bolt:PATH", ErrBadSpec, spec)
-	case IsEtcd(spec):
+	case isEtcd(spec):
 		return "", false, nil
 	}
 	return "", false, fmt.Errorf("%w: %q; write bolt:PATH or %shost:2379[,host:2379…]/PREFIX", ErrBadSpec, spec, etcdstore.Scheme)

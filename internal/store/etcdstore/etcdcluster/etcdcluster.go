@@ -26,9 +26,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// Size is the number of members: the smallest cluster that survives the
+// size is the number of members: the smallest cluster that survives the
 // loss of one.
-const Size = 3
+const size = 3
 
 // Times a test waits for the cluster. Generous: the tests run on a shared,
 // loaded machine, where a member's start and an election take seconds.
@@ -82,13 +82,13 @@ func Start(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports, err := FreePorts(2 * Size)
+	ports, err := FreePorts(2 * size)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &Cluster{t: t}
 	var initial []string
-	for i := range Size {
+	for i := range size {
 		m := &Member{Name: fmt.Sprintf("m%d", i), Endpoint: fmt.Sprintf("127.0.0.1:%d", ports[2*i]),
 			peerURL: fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]), dir: t.TempDir()}
 		initial = append(initial, m.Name+"="+m.peerURL)
