@@ -238,7 +238,9 @@ func (v *inboxView) upsert(it InboxItem, now time.Time) {
 	}
 }
 
-// setTyping shows (or, with a zero Until, clears) a typing indicator.
+// setTyping shows (or, with a zero Until, clears) a typing indicator. One
+// is kept per generation, so the indicators never outnumber the personas;
+// the hub's status replaces them all.
 func (v *inboxView) setTyping(t Typing) {
 	if t.Until.IsZero() {
 		delete(v.typing, t.ID)
@@ -248,12 +250,13 @@ func (v *inboxView) setTyping(t Typing) {
 	v.typing[t.ID] = t
 }
 
-// typingLine names who is typing now, in address order.
+// typingLine names who is typing now, in address order. It is part of the
+// render, so it changes nothing: an indicator past its time (the persona
+// stopped without saying so) is not shown.
 func (v *inboxView) typingLine(now time.Time) string {
 	var who []string
-	for id, t := range v.typing {
+	for _, t := range v.typing {
 		if !now.Before(t.Until) {
-			delete(v.typing, id) // lapsed: the persona stopped without saying so
 			continue
 		}
 		w := t.Persona + " is typing"
@@ -289,13 +292,13 @@ func (v *inboxView) paneHeight() int { return v.pane.under(v.height-1, 1, 2) }
 
 // paneLines is the selected item whole.
 func (v *inboxView) paneLines(now time.Time) (string, []string) {
-	it, ok := v.selected()
+	r, ok := v.table.Get(v.table.Selected())
 	if !ok {
 		v.pane.show("")
 		return "item", []string{"nothing here yet: what personas send you shows in this view"}
 	}
-	v.pane.show(it.ID)
-	return it.Kind + " #" + strconv.FormatInt(itemSeq(it.ID), 10), wrapFields(v.styles, itemDetail(it, now), v.width)
+	v.pane.show(r.ID)
+	return r.Kind + " #" + strconv.FormatInt(r.seq, 10), wrapFields(v.styles, itemDetail(&r.InboxItem, now), v.width)
 }
 
 // itemDetail is everything an item holds, whole.

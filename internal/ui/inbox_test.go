@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/ui/golden"
+	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 )
 
 // inboxDouble is a hub double with the human channel: it records every
@@ -206,5 +207,21 @@ func TestGoldenInbox(t *testing.T) {
 				golden.Check(t, name, got)
 			})
 		}
+	}
+}
+
+// Drawing the typing line changes nothing: an indicator past its time is
+// not shown, and stays the view's until the indicators change.
+func TestTypingLineIsARenderOnly(t *testing.T) {
+	v := newInboxView(newStyles(styles.Default()))
+	v.setTyping(Typing{ID: "p1", Persona: "work/core/lead", Thread: "h-3", Until: t0.Add(time.Second)})
+	if line := v.typingLine(t0); !strings.Contains(line, "work/core/lead is typing in #3") {
+		t.Fatalf("typing line %q", line)
+	}
+	if line := v.typingLine(t0.Add(2 * time.Second)); !strings.Contains(line, "nobody is typing") {
+		t.Fatalf("a lapsed indicator is shown: %q", line)
+	}
+	if len(v.typing) != 1 {
+		t.Fatalf("drawing the line changed the indicators: %d left, want 1", len(v.typing))
 	}
 }
