@@ -86,7 +86,8 @@ func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Ope
 // PlanRequest plans answering caller's request to do op under p. Allow and
 // deny answer at once and plan nothing — p applies the remembered choices
 // it was given (Options.Learned, from Prompts.Active); a confirm verdict
-// plans joining a pending confirmation with the same fingerprint or queueing a new one routed to its authority. Retrying
+// plans joining a pending confirmation with the same fingerprint or
+// queueing a new one routed to its authority. Retrying
 // under the same correlation id answers the same result, planning nothing:
 // the terminal one once it is known, StatusUnknown until then. The caller
 // commits the plan (with any conditions of its own: the persona's record

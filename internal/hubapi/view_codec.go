@@ -30,7 +30,9 @@ const (
 // AppendView appends v's JSON object to b.
 func AppendView(b []byte, v PersonaView) ([]byte, error) {
 	buf := bytes.NewBuffer(b)
-	err := appendView(buf, viewEncoder(buf), v.Persona.AppendJSON(nil), v.Persona.Address, v.Presence)
+	buf.WriteString(`{"persona":`)
+	buf.Write(v.Persona.AppendJSON(buf.AvailableBuffer()))
+	err := endView(buf, viewEncoder(buf), v.Persona.Address, v.Presence)
 	return buf.Bytes(), err
 }
 
@@ -60,7 +62,9 @@ func AppendRecordViews(b []byte, recs []registry.Record, presence func(id string
 				pr = &p
 			}
 		}
-		if err := appendView(buf, enc, r.JSON(), r.Address(), pr); err != nil {
+		buf.WriteString(`{"persona":`)
+		buf.Write(r.JSON())
+		if err := endView(buf, enc, r.Address(), pr); err != nil {
 			return nil, err
 		}
 	}
@@ -76,12 +80,9 @@ func viewEncoder(buf *bytes.Buffer) *json.Encoder {
 	return enc
 }
 
-// appendView writes one view's object to buf: the persona's JSON as given
-// and its presence, if any, by enc (which writes to buf); address names the
-// persona in an error.
-func appendView(buf *bytes.Buffer, enc *json.Encoder, persona []byte, address string, pr *Presence) error {
-	buf.WriteString(`{"persona":`)
-	buf.Write(persona)
+// endView ends a view's object, whose persona buf holds: its presence, if
+// any, by enc (which writes to buf); address names the persona in an error.
+func endView(buf *bytes.Buffer, enc *json.Encoder, address string, pr *Presence) error {
 	if pr != nil {
 		buf.WriteString(`,"presence":`)
 		if err := enc.Encode(pr); err != nil {

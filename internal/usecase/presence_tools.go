@@ -84,7 +84,7 @@ func listPeers(_ context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	for _, p := range ps {
 		page.Items = append(page.Items, peerOf(p))
 	}
-	if more && len(ps) > 0 {
+	if more {
 		page.Next = paging.Token("", ps[len(ps)-1].Address)
 	}
 	return page, store.Plan{}, nil
