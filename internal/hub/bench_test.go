@@ -297,6 +297,34 @@ var liveHeap = regexp.MustCompile(`\d+->\d+->(\d+) MB`)
 // memory once the hub has published and flushed them (afterReports), and
 // again once its change stream holds all it keeps (ringFull, fillStream),
 // and stops it; each generation must then have its activity stored.
+// eachPersona runs fn on every persona of ps from workers goroutines, and
+// fails tb with an error fn returned, once all are done.
+func eachPersona(tb testing.TB, ps []registry.Persona, workers int, fn func(registry.Persona) error) {
+	tb.Helper()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	work := make(chan registry.Persona)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := fn(p); err != nil {
+					failed.Store(err)
+				}
+			}
+		}()
+	}
+	for _, p := range ps {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Persona) (afterReports, ringFull serveMemory) {
 	b.Helper()
 	cmd := exec.Command(bin, "serve", "--home", home.Dir)
@@ -311,28 +339,7 @@ func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Pe
 		b.Fatal("virgo-tui serve did not start in 2 minutes")
 	}
 
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	work := make(chan registry.Persona)
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				if err := reportOnce(home, p); err != nil {
-					failed.Store(err)
-				}
-			}
-		}()
-	}
-	for _, p := range ps {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
-	}
+	eachPersona(b, ps, 16, func(p registry.Persona) error { return reportOnce(home, p) })
 	// The hub publishes presence within its coalescing window and writes
 	// it within a second (FlushEvery); its memory is read after both.
 	time.Sleep(2 * time.Second)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,28 +82,10 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 // the fixture's minutes issuing them).
 func issueTokens(tb testing.TB, home registry.Home, ps []registry.Persona) {
 	tb.Helper()
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	work := make(chan registry.Persona)
-	for range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				if _, err := hubapi.ReadOrCreateToken(filepath.Join(home.GenerationDir(p.ID), hubapi.TokenFile)); err != nil {
-					failed.Store(err)
-				}
-			}
-		}()
-	}
-	for _, p := range ps {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		tb.Fatal(err)
-	}
+	eachPersona(tb, ps, 64, func(p registry.Persona) error {
+		_, err := hubapi.ReadOrCreateToken(filepath.Join(home.GenerationDir(p.ID), hubapi.TokenFile))
+		return err
+	})
 }
 
 // BenchmarkHubStartWithHistory: a hub start, from opening the store to
