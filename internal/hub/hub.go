@@ -104,6 +104,8 @@ type Hub struct {
 	waitFor   map[string]string // pending confirmation id -> authority
 	waitCount map[string]int    // persona id -> pending confirmations
 	authCount map[string]int    // authority -> pending confirmations routed to it
+	// decided wakes the requests waiting for a confirmation's decision.
+	decided decisionWaits
 
 	openMu sync.Mutex
 	open   map[tokenHash]int // open streams per token
