@@ -370,6 +370,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); h.runJobs(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)
 	defer t.Stop()
+	flushing := newRetryLog(h.log, "presence flush")
 	for {
 		select {
 		case <-ctx.Done():
@@ -386,8 +387,11 @@ func (h *Hub) Run(ctx context.Context) error {
 		case <-t.C:
 			h.tokens.retryEnrolments()
 			h.presence.Sweep()
-			if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
-				h.log.Error("presence flush failed; will retry", "err", err)
+			switch err := h.Flush(ctx); {
+			case err == nil:
+				flushing.succeeded()
+			case ctx.Err() == nil:
+				flushing.failed(err)
 			}
 		}
 	}
