@@ -20,6 +20,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
@@ -448,22 +449,10 @@ func residentMB(tb testing.TB, pid int) (rss, anon, file float64) {
 }
 
 // mappedMB is how much of file's mappings is resident in process pid, in
-// MiB (the Rss lines of its mappings in /proc/PID/smaps).
+// MiB.
 func mappedMB(tb testing.TB, pid int, file string) float64 {
 	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	kib, err := procmem.MappedKiB(pid, file)
 	mustNil(tb, err)
-	kb, in := 0, false
-	for _, line := range strings.Split(string(b), "\n") {
-		fields := strings.Fields(line)
-		switch {
-		case len(fields) >= 5 && strings.Contains(fields[0], "-") && len(fields[1]) == 4:
-			in = len(fields) == 6 && fields[5] == file
-		case in && len(fields) == 3 && fields[0] == "Rss:":
-			n, err := strconv.Atoi(fields[1])
-			mustNil(tb, err)
-			kb += n
-		}
-	}
-	return float64(kb) / 1024
+	return float64(kib) / 1024
 }
