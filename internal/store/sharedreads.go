@@ -37,9 +37,12 @@ import (
 // commits; a read after a write of its own must not share the plan's.
 
 // slowCommit is how long a commit runs before it ends the shared read
-// transactions: far above a commit's usual time (about a millisecond, a
-// few under load), so that only a commit that waits on them does.
-const slowCommit = 10 * time.Millisecond
+// transactions: far above a commit's usual time (about a millisecond idle,
+// more than 10 ms on a loaded machine, whose disk other writers keep
+// busy), so that sharing goes on under load, and short enough that a
+// commit growing the map waits on it at most a tenth of a second — once
+// per growth (bbolt doubles its map up to 1 GiB).
+const slowCommit = 100 * time.Millisecond
 
 // ReadSharer is a Store whose reads under one context can share read
 // transactions.
