@@ -360,8 +360,12 @@ func (h *Hub) Run(ctx context.Context) error {
 	h.started = nil
 	go func() {
 		defer wg.Done()
-		h.checkAllStamps(ctx, started)
+		began := time.Now()
+		n := h.checkAllStamps(ctx, started)
 		h.releaseStartPages()
+		if ctx.Err() == nil {
+			h.log.Info(StartChecked, "generations", n, "took", time.Since(began).Round(time.Millisecond))
+		}
 	}()
 	go func() { defer wg.Done(); h.watchStore(ctx) }()
 	go func() { defer wg.Done(); h.publishPresence(ctx) }()
