@@ -15,7 +15,7 @@ import (
 func (h *Hub) checkStanding(p registry.Persona) bool {
 	err := h.cases.CheckStanding(p)
 	if err == nil {
-		err = h.stamps.check(p.ID, h.stampFile(p), false)
+		err = h.stamps.check(p.ID, h.stampPath(p.ID), stampSeen{hash: keep(p.StampHash)}, false)
 	}
 	if err != nil {
 		h.refuseStamp(p.ID, err)
