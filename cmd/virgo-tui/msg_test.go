@@ -46,7 +46,8 @@ func TestMsgSendListAck(t *testing.T) {
 }
 
 // seedChannel writes, before any hub runs, what a secretary sent its
-// human: a message, a todo card and a file from its workspace.
+// human through its tool calls: a message, a todo card and a file from its
+// workspace.
 func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
 	t.Helper()
 	h := registry.Home{Dir: home}
@@ -58,16 +59,23 @@ func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
 	ctx := context.Background()
 	sec, err := reg.Get(ctx, secretaryID)
 	mustNil(t, err)
-	me := usecase.Instance{Persona: sec}
-	msg, err := cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "the review is done"})
-	mustNil(t, err)
-	todo, err := cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindTodo, Title: "Release", Todo: []string{"sign", "tag"}})
-	mustNil(t, err)
+	me := usecase.Caller{Principal: confirm.PersonaPrincipal(sec.Address), PersonaID: sec.ID}
+	send := func(tool, args string) channel.Item {
+		call, err := cases.CallTool(ctx, usecase.Key{}, me, usecase.ToolRequest{Tool: tool, Args: json.RawMessage(args)})
+		mustNil(t, err)
+		if call.Status != usecase.ToolDone {
+			t.Fatalf("%s: %+v, want done", tool, call)
+		}
+		var it channel.Item
+		mustNil(t, json.Unmarshal(call.Result, &it))
+		return it
+	}
+	msg := send("send_human_message", `{"text":"the review is done"}`)
+	todo := send("send_human_todo", `{"title":"Release","items":["sign","tag"]}`)
 	dir := workspace.HomeDir(home, sec.Address)
 	mustNil(t, os.MkdirAll(dir, 0o700))
 	mustNil(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# notes\n"), 0o600))
-	file, err := cases.SendFileToHuman(ctx, usecase.Key{}, me, "notes.md", "")
-	mustNil(t, err)
+	file := send("send_human_file", `{"path":"notes.md"}`)
 	return []channel.Item{msg, todo, file}
 }
 

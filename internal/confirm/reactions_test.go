@@ -4,9 +4,21 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
+
+// record commits requester's outcome o of id as a reaction does: the plan
+// of PlanOutcome in one transaction.
+func record(ctx context.Context, st store.Store, r *Reactions, requester Principal, id string, o Outcome) error {
+	plan, err := r.PlanOutcome(requester, id, o)
+	if err != nil {
+		return err
+	}
+	_, err = plan.Commit(ctx, st)
+	return err
+}
 
 // Spec: "Human-surface reactions return a definitive terminal result:
 // applied: true or applied: false with a reason. unknown is not a terminal
@@ -16,59 +28,56 @@ func TestDefinitiveReactionOutcomes(t *testing.T) {
 	s, _ := openStore(t)
 	r := NewReactions(s, newClock().Now)
 	me := PersonaPrincipal("root/secretary")
-	calls := 0
-	flaky := func(context.Context) Outcome {
-		calls++
-		if calls < 3 {
-			return Unknown // the surface did not answer
-		}
-		return Applied()
+	// Unknown is never recorded: a retry under the id decides again.
+	if plan, err := r.PlanOutcome(me, "react-1", Unknown); err != nil || !plan.Empty() {
+		t.Fatalf("unknown planned %+v, %v; want nothing", plan, err)
 	}
-	for i := 1; i <= 2; i++ {
-		o, err := r.Do(ctx, me, "react-1", flaky)
-		if err != nil || o.Known {
-			t.Fatalf("attempt %d: %+v, %v (unknown is never terminal)", i, o, err)
-		}
+	if o, err := r.Get(ctx, me, "react-1"); err != nil || o.Known {
+		t.Fatalf("after an unknown: %+v, %v", o, err)
 	}
-	o, err := r.Do(ctx, me, "react-1", flaky)
-	if err != nil || !o.Known || !o.Applied {
-		t.Fatalf("third attempt: %+v, %v", o, err)
+	if err := record(ctx, s, r, me, "react-1", Applied()); err != nil {
+		t.Fatal(err)
 	}
-	// Terminal now: later retries return it without applying again.
-	o, err = r.Do(ctx, me, "react-1", func(context.Context) Outcome { return NotApplied("would change the result") })
-	if err != nil || !o.Applied || calls != 3 {
-		t.Fatalf("retry after terminal: %+v, %v, %d calls", o, err, calls)
+	// Terminal now: a second outcome under the id does not commit.
+	if err := record(ctx, s, r, me, "react-1", NotApplied("would change the result")); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second outcome: %v, want ErrConflict", err)
 	}
-	if got, _ := r.Get(ctx, me, "react-1"); !got.Applied {
+	if got, _ := r.Get(ctx, me, "react-1"); !got.Known || !got.Applied || got.At.IsZero() {
 		t.Fatalf("stored: %+v", got)
 	}
 	// applied:false carries its reason and is as terminal.
-	o, _ = r.Do(ctx, me, "react-2", func(context.Context) Outcome { return NotApplied("message deleted") })
-	if o.Applied || o.Reason != "message deleted" || !o.Known {
+	if err := record(ctx, s, r, me, "react-2", NotApplied("message deleted")); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := r.Get(ctx, me, "react-2"); o.Applied || o.Reason != "message deleted" || !o.Known {
 		t.Fatalf("not applied: %+v", o)
 	}
-	// Concurrent retries under one id end in one terminal result.
-	var n atomic.Int32
+	// Concurrent outcomes under one id: exactly one commits.
 	var wg sync.WaitGroup
-	results := make([]Outcome, 16)
-	for i := range results {
+	errs := make([]error, 16)
+	for i := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], _ = r.Do(ctx, me, "react-3", func(context.Context) Outcome {
-				if n.Add(1)%2 == 0 {
-					return NotApplied("even")
-				}
-				return Applied()
-			})
+			o := Applied()
+			if i%2 == 0 {
+				o = NotApplied("even")
+			}
+			errs[i] = record(ctx, s, r, me, "react-3", o)
 		}()
 	}
 	wg.Wait()
-	first, _ := r.Get(ctx, me, "react-3")
-	for _, o := range results {
-		if o.Applied != first.Applied || o.Reason != first.Reason {
-			t.Fatalf("two terminal results: %+v and %+v", o, first)
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, store.ErrConflict):
+			t.Fatal(err)
 		}
+	}
+	if won != 1 {
+		t.Fatalf("%d outcomes committed under one id, want 1", won)
 	}
 }
 
@@ -80,25 +89,22 @@ func TestReactionOutcomesArePerRequester(t *testing.T) {
 	s, _ := openStore(t)
 	r := NewReactions(s, newClock().Now)
 	secretary, coordinator := PersonaPrincipal("root/secretary"), PersonaPrincipal("work/coordinator")
-	o, err := r.Do(ctx, secretary, "react-1", func(context.Context) Outcome { return Applied() })
-	if err != nil || !o.Applied {
-		t.Fatalf("secretary: %+v, %v", o, err)
+	if err := record(ctx, s, r, secretary, "react-1", Applied()); err != nil {
+		t.Fatal(err)
 	}
 	if o, err := r.Get(ctx, coordinator, "react-1"); err != nil || o.Known {
 		t.Fatalf("coordinator sees the secretary's outcome: %+v, %v", o, err)
 	}
-	applied := false
-	o, err = r.Do(ctx, coordinator, "react-1", func(context.Context) Outcome {
-		applied = true
-		return NotApplied("message deleted")
-	})
-	if err != nil || !applied || o.Applied || o.Reason != "message deleted" {
-		t.Fatalf("coordinator: %+v, %v (applied %v); want its own terminal result", o, err, applied)
+	if err := record(ctx, s, r, coordinator, "react-1", NotApplied("message deleted")); err != nil {
+		t.Fatalf("coordinator: %v; want its own terminal result", err)
 	}
 	if o, _ := r.Get(ctx, secretary, "react-1"); !o.Applied {
 		t.Fatalf("the secretary's outcome changed: %+v", o)
 	}
-	if _, err := r.Do(ctx, Principal{}, "react-1", func(context.Context) Outcome { return Applied() }); !errors.Is(err, ErrBadPrincipal) {
+	if _, err := r.PlanOutcome(Principal{}, "react-1", Applied()); !errors.Is(err, ErrBadPrincipal) {
 		t.Fatalf("no requester: %v, want ErrBadPrincipal", err)
+	}
+	if _, err := r.PlanOutcome(secretary, "bad id/", Applied()); err == nil {
+		t.Fatal("a malformed correlation id was planned")
 	}
 }

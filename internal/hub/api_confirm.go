@@ -1,9 +1,11 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -90,14 +92,53 @@ func listConfirmations(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi
 	return nil
 }
 
-// getConfirmation is GET /v1/confirmations/{id}.
+// getConfirmation is GET /v1/confirmations/{id}[?wait=DURATION]. With
+// wait, a pending confirmation is answered once it is decided (or
+// withdrawn, or expired), or as still pending when wait has passed, the
+// confirmation's expiry came or the hub stops: a runtime waits for its
+// human without asking again and again. A held request counts against the
+// token's streams_per_token and ends when the token is revoked.
 func getConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
-	c, err := h.queue.Get(r.Context(), r.PathValue("id"))
+	wait, err := waitOf(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c, err := h.queue.Get(ctx, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	if !visible(id, c) {
 		return fmt.Errorf("confirmation %s: %w", c.ID, confirm.ErrNoConfirmation)
+	}
+	if wait > 0 && c.State == confirm.StatePending {
+		held, release, err := h.holdStream(r)
+		if err != nil {
+			return err
+		}
+		defer release()
+		decided, leave := h.decided.wait(c.ID)
+		defer leave()
+		// Read again now that the wait is registered: a decision the
+		// watch applied between the first read and the registration is
+		// in this read, one applied after it closes decided.
+		if c, err = h.queue.Get(held, c.ID); err != nil {
+			return err
+		}
+		if c.State == confirm.StatePending {
+			timer := time.NewTimer(min(wait, max(time.Until(c.ExpiresAt), 0)))
+			defer timer.Stop()
+			select {
+			case <-decided:
+				if c, err = h.queue.Get(held, c.ID); err != nil {
+					return err
+				}
+			case <-timer.C:
+			case <-h.streamsDone:
+			case <-held.Done():
+				return context.Cause(held)
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, c)
 	return nil

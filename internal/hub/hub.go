@@ -104,6 +104,8 @@ type Hub struct {
 	waitFor   map[string]string // pending confirmation id -> authority
 	waitCount map[string]int    // persona id -> pending confirmations
 	authCount map[string]int    // authority -> pending confirmations routed to it
+	// decided wakes the requests waiting for a confirmation's decision.
+	decided decisionWaits
 
 	openMu sync.Mutex
 	open   map[tokenHash]int // open streams per token
@@ -372,6 +374,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); h.runJobs(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)
 	defer t.Stop()
+	flushing := newRetryLog(h.log, "presence flush")
 	for {
 		select {
 		case <-ctx.Done():
@@ -388,8 +391,11 @@ func (h *Hub) Run(ctx context.Context) error {
 		case <-t.C:
 			h.tokens.retryEnrolments()
 			h.presence.Sweep()
-			if err := h.Flush(ctx); err != nil && ctx.Err() == nil {
-				h.log.Error("presence flush failed; will retry", "err", err)
+			switch err := h.Flush(ctx); {
+			case err == nil:
+				flushing.succeeded()
+			case ctx.Err() == nil:
+				flushing.failed(err)
 			}
 			h.releasePages()
 		}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -20,11 +19,9 @@ func TestHumansInboxActsAreAuditedOnceEach(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	ctx := context.Background()
 	sec := th.addPersona(t, "root/secretary", "Porrima")
-	me := usecase.Instance{Persona: sec}
-	msg, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "secret-body review done"})
-	mustNil(t, err)
-	todo, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindTodo, Title: "secret-title", Todo: []string{"sign"}})
-	mustNil(t, err)
+	me := th.runtime(t, sec)
+	msg := toolItem(t, me, "send_human_message", `{"text":"secret-body review done"}`)
+	todo := toolItem(t, me, "send_human_todo", `{"title":"secret-title","items":["sign"]}`)
 
 	henry := th.operator(t, "henry")
 	before, err := henry.Audit(ctx, 0)

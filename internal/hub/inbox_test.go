@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +12,25 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
+
+// toolItem is one of rt's human-surface tool calls through the socket (a
+// persona's only way to its human), answered with the item it wrote (a
+// typing indicator's call answers with the item's zero value).
+func toolItem(t testing.TB, rt *hubclient.Client, tool, args string) channel.Item {
+	t.Helper()
+	call, err := rt.CallTool(context.Background(), "", tool, json.RawMessage(args), "")
+	mustNil(t, err)
+	if call.Status != usecase.ToolDone {
+		t.Fatalf("%s: %+v, want done", tool, call)
+	}
+	var it channel.Item
+	mustNil(t, json.Unmarshal(call.Result, &it))
+	return it
+}
 
 // The human's side of the channel over the socket: henry lists what his
 // secretary sent, reads the unread count and who types, replies, reacts
@@ -24,18 +41,14 @@ func TestHumanWorksTheInboxThroughTheHub(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	ctx := context.Background()
 	sec := th.addPersona(t, "root/secretary", "Porrima")
-	me := usecase.Instance{Persona: sec}
-	msg, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "review done"})
-	mustNil(t, err)
-	todo, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindTodo, Title: "Release", Todo: []string{"sign", "tag"}})
-	mustNil(t, err)
+	me := th.runtime(t, sec)
+	msg := toolItem(t, me, "send_human_message", `{"text":"review done"}`)
+	todo := toolItem(t, me, "send_human_todo", `{"title":"Release","items":["sign","tag"]}`)
 	dir := workspace.HomeDir(th.home.Dir, sec.Address)
 	mustNil(t, os.MkdirAll(dir, 0o700))
 	mustNil(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# notes\n"), 0o600))
-	file, err := th.hub.cases.SendFileToHuman(ctx, usecase.Key{}, me, "notes.md", "my notes")
-	mustNil(t, err)
-	_, err = th.hub.cases.SetTyping(ctx, me, msg.Thread, true)
-	mustNil(t, err)
+	file := toolItem(t, me, "send_human_file", `{"path":"notes.md","caption":"my notes"}`)
+	toolItem(t, me, "start_typing", `{"thread":"`+msg.Thread+`"}`)
 
 	henry := th.operator(t, "henry")
 	page, err := henry.Inbox(ctx, "", 2)
@@ -135,11 +148,9 @@ func TestTheStreamShowsAHumansChannelOnlyToThem(t *testing.T) {
 	snap, err := alice.Snapshot(ctx)
 	mustNil(t, err)
 	fromAlice, fromHenry := alice.Subscribe(ctx, snap.Seq), henry.Subscribe(ctx, snap.Seq)
-	me := usecase.Instance{Persona: sec}
-	msg, err := th.hub.cases.SendToHuman(ctx, usecase.Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "the salary file"})
-	mustNil(t, err)
-	_, err = th.hub.cases.SetTyping(ctx, me, msg.Thread, true)
-	mustNil(t, err)
+	me := th.runtime(t, sec)
+	msg := toolItem(t, me, "send_human_message", `{"text":"the salary file"}`)
+	toolItem(t, me, "start_typing", `{"thread":"`+msg.Thread+`"}`)
 	mustNil(t, th.hub.Settle(ctx))
 	private := func(sub <-chan []hubapi.Change) []hubapi.Change {
 		var out []hubapi.Change

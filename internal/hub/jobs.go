@@ -67,6 +67,7 @@ func (h *Hub) lead(ctx context.Context, term *leader.Term) {
 	defer expiry.Stop()
 	idempotency := time.NewTicker(idempotencySweep)
 	defer idempotency.Stop()
+	dropping, expiring := newRetryLog(h.log, "dropping old idempotency records"), newRetryLog(h.log, "expiring confirmations")
 	for {
 		select {
 		case <-ctx.Done():
@@ -80,29 +81,29 @@ func (h *Hub) lead(ctx context.Context, term *leader.Term) {
 			h.log.Warn("no longer leader: the run-once jobs stop until this hub is elected again", "key", term.Fence.Key)
 			return
 		case <-idempotency.C:
-			if _, err := jobs.SweepIdempotency(ctx); failed(ctx, term, err) {
-				h.log.Error("dropping old idempotency records failed; will retry", "err", err)
-			}
+			_, err := jobs.SweepIdempotency(ctx)
+			report(ctx, term, dropping, err)
 		case <-expiry.C:
-			if _, err := jobs.Sweep(ctx); failed(ctx, term, err) {
-				h.log.Error("expiring confirmations failed; will retry", "err", err)
-			}
+			_, err := jobs.Sweep(ctx)
+			report(ctx, term, expiring, err)
 		}
 	}
 }
 
-// failed says whether a job's error is worth its own log line: not when
-// the hub stops, nor when the term is over (a use case that retries its
-// conflicts may report the fence's refusal as contention; the loop says
-// "no longer leader" next).
-func failed(ctx context.Context, term *leader.Term, err error) bool {
-	if err == nil || ctx.Err() != nil || errors.Is(err, leader.ErrNotLeader) {
-		return false
-	}
-	select {
-	case <-term.Done():
-		return false
+// report logs a job's outcome on its retry log: not when the hub stops,
+// nor when the term is over (a use case that retries its conflicts may
+// report the fence's refusal as contention; the loop says "no longer
+// leader" next).
+func report(ctx context.Context, term *leader.Term, log *retryLog, err error) {
+	switch {
+	case err == nil:
+		log.succeeded()
+	case ctx.Err() != nil, errors.Is(err, leader.ErrNotLeader):
 	default:
-		return true
+		select {
+		case <-term.Done():
+		default:
+			log.failed(err)
+		}
 	}
 }

@@ -95,11 +95,17 @@ func (t *Tokens) enrolmentOf(name string) operators.Enrolment {
 // the hub's tick scans again (retryEnrolments), no request does.
 func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 	ctx := context.Background() // each store call is bounded by the store
-	recorded := true
+	var unrecorded []string
+	var failure error
+	note := func(name string, err error) {
+		if err != nil {
+			unrecorded, failure = append(unrecorded, "human:"+name), err
+		}
+	}
 	for name, o := range found {
-		recorded = t.settle(ctx, name, func(rec operators.Enrolment) (operators.Enrolment, bool) {
+		note(name, t.settle(ctx, name, func(rec operators.Enrolment) (operators.Enrolment, bool) {
 			return t.fileEnrolment(name, o, rec)
-		}) && recorded
+		}))
 	}
 	t.mu.RLock()
 	var gone []string
@@ -110,13 +116,18 @@ func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 	}
 	t.mu.RUnlock()
 	for _, name := range gone {
-		recorded = t.settle(ctx, name, func(rec operators.Enrolment) (operators.Enrolment, bool) {
+		note(name, t.settle(ctx, name, func(rec operators.Enrolment) (operators.Enrolment, bool) {
 			write := rec.Active() && rec.From(t.host, t.home)
 			rec.Removed = true
 			return rec, write
-		}) && recorded
+		}))
 	}
-	return recorded
+	if failure != nil {
+		t.recording.failed(failure, "operators", unrecorded)
+		return false
+	}
+	t.recording.succeeded()
+	return true
 }
 
 // fileEnrolment is the record that this home's token file o of operator
@@ -160,14 +171,14 @@ const maxEnrolmentTries = 4
 // settle writes the record that want makes of operator name's record as
 // the book has it, over that record (its ModRev), and learns it. When
 // another hub wrote the record first (a conflict) it reads the record
-// again and asks want anew. It reports false when the record could not be
-// written: the store did not answer, or the record kept moving.
-func (t *Tokens) settle(ctx context.Context, name string, want func(operators.Enrolment) (operators.Enrolment, bool)) bool {
+// again and asks want anew. It returns the error when the record could not
+// be written: the store did not answer, or the record kept moving.
+func (t *Tokens) settle(ctx context.Context, name string, want func(operators.Enrolment) (operators.Enrolment, bool)) error {
 	var err error
 	for range maxEnrolmentTries {
 		e, write := want(t.enrolmentOf(name))
 		if !write {
-			return true
+			return nil
 		}
 		var plan store.Plan
 		var rev int64
@@ -177,7 +188,7 @@ func (t *Tokens) settle(ctx context.Context, name string, want func(operators.En
 		if err == nil {
 			e.ModRev = rev
 			t.learn(e)
-			return true
+			return nil
 		}
 		if !errors.Is(err, store.ErrConflict) {
 			break
@@ -189,8 +200,7 @@ func (t *Tokens) settle(ctx context.Context, name string, want func(operators.En
 		}
 		t.learn(cur)
 	}
-	t.log.Error("the enrolment of a token file in this home could not be recorded; the hub tries again shortly", "operator", "human:"+name, "err", err)
-	return false
+	return err
 }
 
 // retryEnrolments scans the operators directory again when the last scan

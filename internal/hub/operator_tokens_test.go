@@ -1,11 +1,14 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -261,7 +264,8 @@ func TestAFailedEnrolmentWriteIsRetriedOffTheRequestPath(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	ds := &downStore{Store: st}
 	ds.down.Store(true)
-	tk := NewTokens(ds, home, "here", nil)
+	var logged bytes.Buffer
+	tk := NewTokens(ds, home, "here", slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	for range 50 {
 		if _, err := tk.Authenticate(henry, hubapi.NoUID); !errors.Is(err, hubapi.ErrUnauthenticated) {
 			t.Fatalf("a token whose enrolment is not recorded: %v", err)
@@ -270,17 +274,26 @@ func TestAFailedEnrolmentWriteIsRetriedOffTheRequestPath(t *testing.T) {
 	if tk.scans != 1 {
 		t.Fatalf("50 requests while the store was down made %d scans (each a store write), want 1", tk.scans)
 	}
-	tk.retryEnrolments() // still down: nothing recorded
+	for range 20 {
+		tk.retryEnrolments() // still down: nothing recorded
+	}
+	// An outage is logged once, not at every tick, and once more when over.
+	if n := strings.Count(logged.String(), "level=ERROR"); n != 1 || !strings.Contains(logged.String(), "human:henry") {
+		t.Fatalf("%d error lines over 21 failed tries, want 1 naming the operator:\n%s", n, logged.String())
+	}
 	ds.down.Store(false)
 	tk.retryEnrolments()
+	if !strings.Contains(logged.String(), "succeeded again") || !strings.Contains(logged.String(), "failed_tries=21") {
+		t.Fatalf("the recovery is not logged with its tries:\n%s", logged.String())
+	}
 	if id, err := tk.Authenticate(henry, hubapi.NoUID); err != nil || id.Principal != "human:henry" {
 		t.Fatalf("after the store came back and the tick retried: %+v, %v", id, err)
 	}
-	if tk.scans != 3 {
-		t.Fatalf("%d scans in all, want 3 (the first, and one per retry)", tk.scans)
+	if tk.scans != 22 {
+		t.Fatalf("%d scans in all, want 22 (the first, and one per retry)", tk.scans)
 	}
 	tk.retryEnrolments() // nothing left to retry
-	if tk.scans != 3 {
+	if tk.scans != 22 {
 		t.Fatalf("a retry with nothing left made a scan: %d", tk.scans)
 	}
 }

@@ -331,7 +331,11 @@ func (t *Tracker) List() []hubapi.Presence {
 
 // After is one page of List: at most limit entries whose address sorts
 // after after and that keep accepts, in List's order, and whether more
-// follow. It copies only the page.
+// follow. It copies only the page. An address is enough to page by for a
+// keep that leaves out retired generations (list_peers): the tracker holds
+// only active and retired ones, and a seat has one active generation at a
+// time (registering a held seat is refused), so no page boundary can fall
+// between two kept generations of one address.
 func (t *Tracker) After(after string, limit int, keep func(hubapi.Presence) bool) ([]hubapi.Presence, bool) {
 	var page []hubapi.Presence
 	more := false

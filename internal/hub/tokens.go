@@ -41,6 +41,9 @@ type Tokens struct {
 	// files for, and the host whose Unix users an operator's uid names.
 	host, home string
 	log        *slog.Logger
+	// recording reports enrolments that could not be recorded, once per
+	// outage.
+	recording *retryLog
 
 	mu        sync.RWMutex
 	byHash    map[tokenHash]hubapi.Identity  // persona tokens
@@ -67,6 +70,7 @@ func NewTokens(st store.Store, home, host string, log *slog.Logger) *Tokens {
 		host:      host,
 		home:      home,
 		log:       log,
+		recording: newRetryLog(log, "recording the enrolment of this home's token files"),
 		byHash:    make(map[tokenHash]hubapi.Identity),
 		persona:   make(map[string]tokenHash),
 		operators: make(map[tokenHash]operatorEntry),

@@ -140,7 +140,7 @@ type waitingFields struct {
 }
 
 // followConfirmation keeps the waiting counts in line with a confirmation
-// event.
+// event, and wakes the requests waiting for its decision.
 func (h *Hub) followConfirmation(ev usecase.Event) {
 	if len(ev.Data) == 0 {
 		return // a removal carries no record to count
@@ -151,6 +151,9 @@ func (h *Hub) followConfirmation(ev usecase.Event) {
 		return
 	}
 	h.countWaiting(&confirm.Confirmation{ID: f.ID, PersonaID: f.PersonaID, Authority: f.Authority, State: f.State})
+	if f.State.Terminal() {
+		h.decided.decide(f.ID)
+	}
 }
 
 // publish puts change events on the stream.

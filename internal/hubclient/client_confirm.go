@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -65,6 +66,18 @@ func (c *Client) Confirmations(ctx context.Context, all bool) ([]*confirm.Confir
 func (c *Client) Confirmation(ctx context.Context, id string) (*confirm.Confirmation, error) {
 	var cf confirm.Confirmation
 	if err := c.do(ctx, "GET", "/v1/confirmations/"+url.PathEscape(id), nil, &cf); err != nil {
+		return nil, err
+	}
+	return &cf, nil
+}
+
+// WaitConfirmation gets one confirmation, holding for up to wait while it
+// is pending (GET /v1/confirmations/{id}?wait=): the answer is the
+// confirmation once decided, withdrawn or expired, or still pending when
+// wait has passed. wait is at most the hub's confirmation_wait limit.
+func (c *Client) WaitConfirmation(ctx context.Context, id string, wait time.Duration) (*confirm.Confirmation, error) {
+	var cf confirm.Confirmation
+	if err := c.do(ctx, "GET", "/v1/confirmations/"+url.PathEscape(id)+"?wait="+url.QueryEscape(wait.String()), nil, &cf); err != nil {
 		return nil, err
 	}
 	return &cf, nil

@@ -158,48 +158,41 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 	return tc, pending(r.answerOf(ctx, tc))
 }
 
-// wait calls again under the pending call's correlation id until it is
-// decided, ConfirmWait has passed or the call is cancelled, notifying
-// progress when the client asked for it (a progress token). It returns the
-// call as last answered, and the pending answer (who decides it), looked
-// up once.
+// wait holds on the hub's wait for the pending call's confirmation (GET
+// /v1/confirmations/{id}?wait=), a progress interval at a time, until it
+// is decided, ConfirmWait has passed or the call is cancelled, notifying
+// progress between holds when the client asked for it (a progress token).
+// Once the confirmation is decided the call is made again under its
+// correlation id: carried out once if approved, denied otherwise. It
+// returns the call as last answered, and the pending answer (who decides
+// it), looked up once.
 func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest, tool string, args json.RawMessage, tc hubapi.ToolCall) (hubapi.ToolCall, Answer, error) {
 	start := time.Now()
-	deadline := time.NewTimer(r.opts.ConfirmWait)
-	defer deadline.Stop()
-	poll := time.NewTicker(r.opts.Poll)
-	defer poll.Stop()
-	progress := time.NewTicker(r.opts.Progress)
-	defer progress.Stop()
+	deadline := start.Add(r.opts.ConfirmWait)
+	hold := min(r.opts.Progress, time.Duration(hubapi.LimitOf("confirmation_wait").Max)*time.Second)
 	a := r.answerOf(ctx, tc)
 	s.activity(tool + ": waiting for " + a.Authority)
-	notify := func() {
-		tok := req.Params.GetProgressToken()
-		if tok == nil || req.Session == nil {
-			return
-		}
-		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
-			Progress: time.Since(start).Seconds(), Total: r.opts.ConfirmWait.Seconds(),
-			Message: fmt.Sprintf("waiting for %s to decide confirmation %s (%s boundary); correlation_id %s",
-				a.Authority, a.Confirmation, a.Boundary, a.CorrelationID)})
-	}
-	notify()
 	for {
-		select {
-		case <-ctx.Done():
-			return tc, a, ctx.Err()
-		case <-deadline.C:
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+				Progress: time.Since(start).Seconds(), Total: r.opts.ConfirmWait.Seconds(),
+				Message: fmt.Sprintf("waiting for %s to decide confirmation %s (%s boundary); correlation_id %s",
+					a.Authority, a.Confirmation, a.Boundary, a.CorrelationID)})
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
 			return tc, a, nil
-		case <-progress.C:
-			notify()
-		case <-poll.C:
+		}
+		c, err := r.c.WaitConfirmation(ctx, tc.ConfirmationID, min(left, hold))
+		if err != nil {
+			return tc, a, err
+		}
+		if c.State.Terminal() {
 			next, err := r.c.CallTool(ctx, "", tool, args, tc.CorrelationID)
 			if err != nil {
 				return tc, a, err
 			}
-			if tc = next; tc.Status != usecase.ToolConfirm {
-				return tc, a, nil
-			}
+			return next, a, nil
 		}
 	}
 }

@@ -34,7 +34,7 @@ func TestEachClassServesExactlyItsStampAndEveryCallIsDecided(t *testing.T) {
 	for _, c := range classes {
 		t.Run(strings.ReplaceAll(c.addr, "/", "_"), func(t *testing.T) {
 			p := f.persona(t, c.addr, c.name)
-			r := f.runtime(t, p, Options{ConfirmWait: 300 * time.Millisecond, Poll: 20 * time.Millisecond})
+			r := f.runtime(t, p, Options{ConfirmWait: 300 * time.Millisecond})
 			cs := connect(t, r, nil)
 			ctx := context.Background()
 
@@ -124,7 +124,7 @@ func TestEachClassServesExactlyItsStampAndEveryCallIsDecided(t *testing.T) {
 func TestConfirmWaitsWithProgressAndCompletesAfterApproval(t *testing.T) {
 	f := newFixture(t)
 	p := f.persona(t, "work/core/lead", "Spica")
-	r := f.runtime(t, p, Options{Poll: 20 * time.Millisecond, Progress: 50 * time.Millisecond})
+	r := f.runtime(t, p, Options{Progress: 50 * time.Millisecond})
 	var mu sync.Mutex
 	var notes []string
 	cs := connect(t, r, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -147,6 +147,29 @@ func TestConfirmWaitsWithProgressAndCompletesAfterApproval(t *testing.T) {
 	defer mu.Unlock()
 	if len(notes) == 0 || !strings.Contains(notes[0], "human:henry") {
 		t.Fatalf("progress notifications %q; want at least one naming the authority", notes)
+	}
+}
+
+// A waiting call holds on the hub's wait for the decision rather than
+// asking again: with a hold as long as 30 s, an approval still completes
+// the call at once.
+func TestConfirmWaitWakesOnTheDecision(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	r := f.runtime(t, p, Options{Progress: 30 * time.Second})
+	cs := connect(t, r, nil)
+	approved := f.approveWhenAsked(t, p.ID)
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: stamp.PublishTool, Arguments: map[string]any{"destination": "https://example.org/wake"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := <-approved
+	if got := structured[published](t, res); res.IsError || got.Confirmation != id {
+		t.Fatalf("publish: %s; want it carried out under %s", text(res), id)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("the call completed %s after it began; the approval came within seconds", took)
 	}
 }
 

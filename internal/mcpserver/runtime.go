@@ -46,7 +46,6 @@ var (
 // Defaults of Options.
 const (
 	DefaultConfirmWait = 2 * time.Minute
-	DefaultPoll        = 200 * time.Millisecond
 	DefaultBeat        = 5 * time.Second
 	DefaultProgress    = time.Second
 )
@@ -60,9 +59,8 @@ type Options struct {
 	// ConfirmWait is how long a call waits for a confirmation's decision
 	// before it answers status "unknown" with its correlation id.
 	ConfirmWait time.Duration
-	// Poll is how often a waiting call asks the hub again.
-	Poll time.Duration
-	// Progress is how often a waiting call notifies the client.
+	// Progress is how often a waiting call notifies the client: each wait
+	// on the hub holds for at most this long.
 	Progress time.Duration
 	// Beat is the presence heartbeat interval of a session.
 	Beat time.Duration
@@ -71,9 +69,6 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.ConfirmWait <= 0 {
 		o.ConfirmWait = DefaultConfirmWait
-	}
-	if o.Poll <= 0 {
-		o.Poll = DefaultPoll
 	}
 	if o.Progress <= 0 {
 		o.Progress = DefaultProgress

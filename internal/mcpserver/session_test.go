@@ -42,7 +42,7 @@ func (f *fixture) presenceOf(t *testing.T, id string, what string, ok func(hubap
 func TestSessionIsThePersonasPresence(t *testing.T) {
 	f := newFixture(t)
 	p := f.persona(t, "work/core/lead", "Spica")
-	r := f.runtime(t, p, Options{Beat: 50 * time.Millisecond, Poll: 20 * time.Millisecond, ConfirmWait: 3 * time.Second})
+	r := f.runtime(t, p, Options{Beat: 50 * time.Millisecond, ConfirmWait: 3 * time.Second})
 	cs := connect(t, r, nil)
 	before := f.presenceOf(t, p.ID, "beats", func(pr hubapi.Presence) bool { return pr.Beats > 0 })
 

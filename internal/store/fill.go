@@ -14,13 +14,22 @@ import (
 // fdatasync of a page written into a hole costs about twice one over
 // written bytes. So after a commit that grew the file, the commit leader
 // writes zeros over the pages past bbolt's high-water mark and syncs them,
-// once per growth (bbolt grows by 16 MiB at a time once past 16 MiB), and
+// once per growth (by growStep at a time once past growStep), and
 // later commits overwrite blocks the file already has.
+//
+// bbolt's own step is 16 MiB (bolt.DefaultAllocSize): up to 16 MiB of every
+// file was tail, a third of a 50 MB goal. The store grows by growStep
+// instead: four times as many growths, each filling a quarter of the zeros.
 //
 // Pages at or past the high-water mark are unused: bbolt neither reads them
 // nor writes them outside a commit, and only the commit leader commits, so
 // the zeros never meet a page in use. The page check at open never looks
 // past the high-water mark either.
+
+// growStep is how much a file past growStep grows at a time (bbolt's
+// DB.AllocSize; a smaller file grows to its memory map's size, a power of
+// two).
+const growStep = 4 << 20
 
 // filler writes zeros over the database file's unused tail; a nil filler
 // leaves the tail to bbolt.

@@ -112,6 +112,7 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.AllocSize = growStep
 	h, err := readHeader(db)
 	switch {
 	case err != nil:

@@ -34,38 +34,6 @@ func (u *Cases) conversation(ctx context.Context, p registry.Persona, id string)
 	return it, nil
 }
 
-// SendToHuman writes d from the instance's persona to its bound human
-// (send_human_message, reply_human_message, send_human_card,
-// send_human_todo): one transaction with the persona's admission and
-// fence. A reply names one of the human's items to the persona's seat and
-// joins its thread; a message naming a thread joins that one. With a Key,
-// a repeat is answered with the first item.
-func (u *Cases) SendToHuman(ctx context.Context, k Key, in Instance, d channel.Draft) (channel.Item, error) {
-	return u.post(ctx, k, in, draftItem(in.Persona, d), nil)
-}
-
-// post commits one persona's item (and a file's bytes) with its admission.
-func (u *Cases) post(ctx context.Context, k Key, in Instance, it channel.Item, data []byte) (channel.Item, error) {
-	var out channel.Item
-	err := u.commit(ctx, UseSendToHuman, "send to "+it.Human, func() (store.Plan, error) {
-		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
-			return store.Plan{}, err
-		}
-		var plan store.Plan
-		var err error
-		if out, plan, err = u.planPost(ctx, in, it, data); err != nil {
-			return store.Plan{}, err
-		}
-		rec, err := u.record(k, out)
-		plan.Join(rec)
-		return plan, err
-	})
-	if err != nil {
-		return channel.Item{}, err
-	}
-	return out, nil
-}
-
 // planPost plans one persona's item with its admission: a reply joins the
 // thread of the human's item it answers, a message naming a thread joins
 // that one.
@@ -106,19 +74,6 @@ func draftItem(p registry.Persona, d channel.Draft) channel.Item {
 	return it
 }
 
-// SendFileToHuman sends the bound human the file at rel in the persona's
-// own workspace (send_human_file): its name, size and sha256 are taken
-// from the bytes read, which are kept with the item for the human to save.
-// A file over channel.MaxFile, a path leaving the workspace or one that is
-// not a regular file is refused by name.
-func (u *Cases) SendFileToHuman(ctx context.Context, k Key, in Instance, rel, caption string) (channel.Item, error) {
-	it, data, err := u.fileItem(in.Persona, rel, caption)
-	if err != nil {
-		return channel.Item{}, err
-	}
-	return u.post(ctx, k, in, it, data)
-}
-
 // fileItem reads the file at rel of p's own workspace into a file item.
 func (u *Cases) fileItem(p registry.Persona, rel, caption string) (channel.Item, []byte, error) {
 	root, err := workspace.Open(workspace.HomeDir(u.home.Dir, p.Address), nil)
@@ -146,20 +101,8 @@ func (u *Cases) fileItem(p registry.Persona, rel, caption string) (channel.Item,
 	return it, page.Data, nil
 }
 
-// AckFromPersona acks one of the human's items to the instance's seat
-// (ack_human_message); acking again changes nothing.
-func (u *Cases) AckFromPersona(ctx context.Context, in Instance, id string) (channel.Item, error) {
-	var out channel.Item
-	err := u.commit(ctx, UseAckHuman, "ack "+id, func() (store.Plan, error) {
-		var plan store.Plan
-		var err error
-		out, plan, err = u.planAckFromPersona(ctx, in, id)
-		return plan, err
-	})
-	return out, err
-}
-
-// planAckFromPersona plans AckFromPersona (empty for a repeat).
+// planAckFromPersona plans the persona's ack of one of the human's items
+// to its seat (ack_human_message): empty for a repeat.
 func (u *Cases) planAckFromPersona(ctx context.Context, in Instance, id string) (channel.Item, store.Plan, error) {
 	plan, err := u.admitted(ctx, in)
 	if err != nil {
@@ -314,28 +257,12 @@ func (u *Cases) planReactAsPersona(ctx context.Context, in Instance, id, reactio
 	return o, admission, nil
 }
 
-// ReactAsPersona applies the instance's persona's reaction to an item of
-// its conversation (apply_human_reaction) under correlation id corr: the
-// answer is applied, or not applied with the reason, recorded in the same
-// transaction as the reaction; a retry under corr returns that one
-// terminal outcome and applies nothing again. An error (a store fault, a
-// fenced instance) leaves the outcome unknown: retry under corr.
-func (u *Cases) ReactAsPersona(ctx context.Context, in Instance, id, reaction, corr string) (confirm.Outcome, error) {
-	var out confirm.Outcome
-	err := u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
-		var plan store.Plan
-		var err error
-		out, plan, err = u.planReactAsPersona(ctx, in, id, reaction, corr)
-		return plan, err
-	})
-	if err != nil {
-		return confirm.Unknown, err
-	}
-	return out, nil
-}
-
-// ReactAsHuman applies the human's reaction to an item of their channel,
-// with the same definitive outcome as ReactAsPersona.
+// ReactAsHuman applies the human's reaction to an item of their channel
+// under correlation id corr: the answer is applied, or not applied with the
+// reason, recorded in the same transaction as the reaction; a retry under
+// corr returns that one terminal outcome and applies nothing again. An
+// error (a store fault) leaves the outcome unknown: retry under corr. A
+// persona reacts through apply_human_reaction (planReactAsPersona).
 func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, reaction, corr string) (confirm.Outcome, error) {
 	var out confirm.Outcome
 	err := u.commit(ctx, UseReact, "react to "+id, func() (store.Plan, error) {
@@ -364,21 +291,9 @@ func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, r
 	return out, nil
 }
 
-// SetTyping shows (on) or clears the persona's typing indicator in its
-// human's channel (start_typing, stop_typing); it shows for
-// channel.TypingFor unless renewed.
-func (u *Cases) SetTyping(ctx context.Context, in Instance, thread string, on bool) (channel.Typing, error) {
-	var out channel.Typing
-	err := u.commit(ctx, UseTyping, "typing", func() (store.Plan, error) {
-		var plan store.Plan
-		var err error
-		out, plan, err = u.planTyping(ctx, in, thread, on)
-		return plan, err
-	})
-	return out, err
-}
-
-// planTyping plans SetTyping with the instance's admission.
+// planTyping plans showing (on) or clearing the persona's typing indicator
+// in its human's channel (start_typing, stop_typing), with the instance's
+// admission; it shows for channel.TypingFor unless renewed.
 func (u *Cases) planTyping(ctx context.Context, in Instance, thread string, on bool) (channel.Typing, store.Plan, error) {
 	plan, err := u.admitted(ctx, in)
 	if err != nil {

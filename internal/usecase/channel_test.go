@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,8 +14,25 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
+
+// asPersona is one of c's tool calls, a persona's only way to its human,
+// answered with the executor's result as a T.
+func asPersona[T any](t *testing.T, in *installation, c Caller, tool, args, corr string) (T, error) {
+	t.Helper()
+	var out T
+	call, err := callTool(t, in, c, tool, args, corr)
+	if err != nil {
+		return out, err
+	}
+	if call.Status != ToolDone {
+		t.Fatalf("%s: %+v, want done", tool, call)
+	}
+	mustNil(t, json.Unmarshal(call.Result, &out))
+	return out, nil
+}
 
 // The human channel both ways: a secretary sends its human a message, a
 // card and a todo; the human acks, ticks and replies; the reply reaches
@@ -23,16 +41,15 @@ import (
 func TestHumanChannelBothWays(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	sec := activePersona(t, in, "root/secretary", "Porrima")
-	me := Instance{Persona: sec}
-	msg, err := in.cases.SendToHuman(ctx, Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "the core review is done"})
+	sec, me := active(t, in, "root/secretary", "Porrima")
+	msg, err := asPersona[channel.Item](t, in, me, "send_human_message", `{"text":"the core review is done"}`, "")
 	mustNil(t, err)
 	if msg.ID != "h-1" || msg.Thread != "h-1" || msg.Human != "human:henry" || msg.FromHuman || msg.Persona.Address != "root/secretary" {
 		t.Fatalf("sent %+v", msg)
 	}
-	_, err = in.cases.SendToHuman(ctx, Key{}, me, channel.Draft{Kind: channel.KindCard, Title: "Deploy core?", Text: "v1.4", Actions: []string{"yes", "no"}})
+	_, err = asPersona[channel.Item](t, in, me, "send_human_card", `{"title":"Deploy core?","body":"v1.4","actions":["yes","no"]}`, "")
 	mustNil(t, err)
-	todo, err := in.cases.SendToHuman(ctx, Key{}, me, channel.Draft{Kind: channel.KindTodo, Title: "Before release", Todo: []string{"sign", "tag"}})
+	todo, err := asPersona[channel.Item](t, in, me, "send_human_todo", `{"title":"Before release","items":["sign","tag"]}`, "")
 	mustNil(t, err)
 	if n, _ := in.cases.HumanSurfaceStatus(ctx, sec); n.Unread != 3 || n.Surface != "virgo-channel" {
 		t.Fatalf("status %+v, want 3 unread on virgo-channel", n)
@@ -66,43 +83,43 @@ func TestHumanChannelBothWays(t *testing.T) {
 		t.Fatalf("the secretary's inbox: %+v", page.Items)
 	}
 	// The secretary acks the human's reply and answers in its thread.
-	_, err = in.cases.AckFromPersona(ctx, me, reply.ID)
+	_, err = asPersona[channel.Item](t, in, me, "ack_human_message", `{"message":"`+reply.ID+`"}`, "")
 	mustNil(t, err)
-	if _, err := in.cases.AckFromPersona(ctx, me, msg.ID); !errors.Is(err, channel.ErrWrongSide) {
+	if _, err := callTool(t, in, me, "ack_human_message", `{"message":"`+msg.ID+`"}`, ""); !errors.Is(err, channel.ErrWrongSide) {
 		t.Fatalf("the secretary acking its own item: %v, want ErrWrongSide", err)
 	}
-	answer, err := in.cases.SendToHuman(ctx, Key{}, me, channel.Draft{Kind: channel.KindMessage, ReplyTo: reply.ID, Text: "shipping"})
+	answer, err := asPersona[channel.Item](t, in, me, "reply_human_message", `{"message":"`+reply.ID+`","text":"shipping"}`, "")
 	mustNil(t, err)
 	if answer.Thread != msg.Thread {
 		t.Fatalf("the answer's thread %s, want %s", answer.Thread, msg.Thread)
 	}
-	if _, err := in.cases.SendToHuman(ctx, Key{}, me, channel.Draft{Kind: channel.KindMessage, ReplyTo: msg.ID, Text: "x"}); !errors.Is(err, channel.ErrWrongSide) {
+	if _, err := callTool(t, in, me, "reply_human_message", `{"message":"`+msg.ID+`","text":"x"}`, ""); !errors.Is(err, channel.ErrWrongSide) {
 		t.Fatalf("replying to its own item: %v, want ErrWrongSide", err)
 	}
 	if _, err := in.cases.ReplyAsHuman(ctx, Key{}, henry, reply.ID, "x"); !errors.Is(err, channel.ErrWrongSide) {
 		t.Fatalf("the human replying to their own reply: %v, want ErrWrongSide", err)
 	}
-	// Hostile text is refused by name.
-	for _, d := range []channel.Draft{
-		{Kind: channel.KindMessage, Text: "  "},
-		{Kind: channel.KindMessage, Text: "\x1b]0;owned\a"},
-		{Kind: channel.KindCard, Title: "", Text: "x"},
-		{Kind: channel.KindCard, Title: "a\nb"},
-		{Kind: channel.KindTodo, Title: "t"},
-		{Kind: "poll", Text: "x"},
-		{Kind: channel.KindMessage, Text: strings.Repeat("x", channel.MaxText+1)},
+	// Hostile text is refused by name: by the tool's schema, or by the
+	// channel's own rules past it.
+	for _, bad := range []struct{ tool, args string }{
+		{"send_human_message", `{"text":"  "}`},
+		{"send_human_message", `{"text":"\u001b]0;owned\u0007"}`},
+		{"send_human_card", `{"title":"","body":"x"}`},
+		{"send_human_card", `{"title":"a\nb"}`},
+		{"send_human_todo", `{"title":"t","items":[]}`},
+		{"send_human_message", `{"text":"` + strings.Repeat("x", channel.MaxText+1) + `"}`},
 	} {
-		if _, err := in.cases.SendToHuman(ctx, Key{}, me, d); !errors.Is(err, channel.ErrBadItem) {
-			t.Fatalf("%+v: %v, want ErrBadItem", d, err)
+		if _, err := callTool(t, in, me, bad.tool, bad.args, ""); !errors.Is(err, channel.ErrBadItem) && !errors.Is(err, tools.ErrInvalidArguments) {
+			t.Fatalf("%s %s: %v, want ErrBadItem or ErrInvalidArguments", bad.tool, bad.args, err)
 		}
 	}
 	// Typing shows until stopped.
-	_, err = in.cases.SetTyping(ctx, me, msg.Thread, true)
+	_, err = asPersona[channel.Typing](t, in, me, "start_typing", `{"thread":"`+msg.Thread+`"}`, "")
 	mustNil(t, err)
 	if ts, _ := in.cases.human.Typing(ctx, "human:henry"); len(ts) != 1 || ts[0].Persona.Address != sec.Address {
 		t.Fatalf("typing %+v", ts)
 	}
-	_, err = in.cases.SetTyping(ctx, me, msg.Thread, false)
+	_, err = asPersona[channel.Typing](t, in, me, "stop_typing", `{"thread":"`+msg.Thread+`"}`, "")
 	mustNil(t, err)
 	if ts, _ := in.cases.human.Typing(ctx, "human:henry"); len(ts) != 0 {
 		t.Fatalf("typing after stop %+v", ts)
@@ -115,9 +132,8 @@ func TestHumanChannelBothWays(t *testing.T) {
 func TestReactionsHaveADefinitiveOutcome(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	sec := activePersona(t, in, "root/secretary", "Porrima")
-	me := Instance{Persona: sec}
-	msg, err := in.cases.SendToHuman(ctx, Key{}, me, channel.Draft{Kind: channel.KindMessage, Text: "ready?"})
+	_, me := active(t, in, "root/secretary", "Porrima")
+	msg, err := asPersona[channel.Item](t, in, me, "send_human_message", `{"text":"ready?"}`, "")
 	mustNil(t, err)
 	o, err := in.cases.ReactAsHuman(ctx, henry, msg.ID, "thumbs_up", "react-1")
 	mustNil(t, err)
@@ -143,7 +159,7 @@ func TestReactionsHaveADefinitiveOutcome(t *testing.T) {
 	if o, _ := in.cases.ReactAsHuman(ctx, henry, msg.ID, "ack", "react-2"); o != no {
 		t.Fatalf("retry of a refused reaction: %+v, want %+v", o, no)
 	}
-	gone, err := in.cases.ReactAsPersona(ctx, me, "h-99", "ack", "react-3")
+	gone, err := asPersona[confirm.Outcome](t, in, me, "apply_human_reaction", `{"message":"h-99","reaction":"ack"}`, "react-3")
 	mustNil(t, err)
 	if !gone.Known || gone.Applied || gone.Reason == "" {
 		t.Fatalf("a reaction to a missing item: %+v", gone)
@@ -158,13 +174,13 @@ func TestReactionsHaveADefinitiveOutcome(t *testing.T) {
 func TestFileIsTakenFromTheWorkspace(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	sec := activePersona(t, in, "root/secretary", "Porrima")
+	sec, me := active(t, in, "root/secretary", "Porrima")
 	dir := workspace.HomeDir(in.home.Dir, sec.Address)
 	mustNil(t, os.MkdirAll(filepath.Join(dir, "out"), 0o700))
 	data := []byte("quarterly numbers\n")
 	mustNil(t, os.WriteFile(filepath.Join(dir, "out", "report.txt"), data, 0o600))
 	mustNil(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, channel.MaxFile+1), 0o600))
-	it, err := in.cases.SendFileToHuman(ctx, Key{}, Instance{Persona: sec}, "out/report.txt", "Q3")
+	it, err := asPersona[channel.Item](t, in, me, "send_human_file", `{"path":"out/report.txt","caption":"Q3"}`, "")
 	mustNil(t, err)
 	sum := sha256.Sum256(data)
 	if it.File == nil || it.File.Name != "report.txt" || it.File.Size != int64(len(data)) || it.File.SHA256 != "sha256:"+hex.EncodeToString(sum[:]) {
@@ -175,11 +191,11 @@ func TestFileIsTakenFromTheWorkspace(t *testing.T) {
 	if string(got) != string(data) {
 		t.Fatalf("the saved bytes %q", got)
 	}
-	if _, err := in.cases.SendFileToHuman(ctx, Key{}, Instance{Persona: sec}, "big.bin", ""); !errors.Is(err, channel.ErrFileTooLarge) {
+	if _, err := callTool(t, in, me, "send_human_file", `{"path":"big.bin"}`, ""); !errors.Is(err, channel.ErrFileTooLarge) {
 		t.Fatalf("a file over the limit: %v, want ErrFileTooLarge", err)
 	}
-	if _, err := in.cases.SendFileToHuman(ctx, Key{}, Instance{Persona: sec}, "../../etc/passwd", ""); err == nil {
-		t.Fatal("a path leaving the workspace was sent")
+	if call, err := callTool(t, in, me, "send_human_file", `{"path":"../../etc/passwd"}`, ""); err == nil && call.Status != ToolDenied {
+		t.Fatalf("a path leaving the workspace: %+v", call)
 	}
 }
 
@@ -187,15 +203,17 @@ func TestFileIsTakenFromTheWorkspace(t *testing.T) {
 func TestFencedInstanceCannotWriteToTheHuman(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
-	sec := activePersona(t, in, "root/secretary", "Porrima")
+	sec, me := active(t, in, "root/secretary", "Porrima")
 	old, err := in.cases.ClaimFence(ctx, sec)
 	mustNil(t, err)
 	_, err = in.cases.ClaimFence(ctx, sec)
 	mustNil(t, err)
-	if _, err := in.cases.SendToHuman(ctx, Key{}, Instance{Persona: sec, Fence: old}, channel.Draft{Kind: channel.KindMessage, Text: "stale"}); !errors.Is(err, coord.ErrFenced) {
+	stale := me
+	stale.Fence = old
+	if _, err := callTool(t, in, stale, "send_human_message", `{"text":"stale"}`, ""); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("a fenced instance's send: %v, want ErrFenced", err)
 	}
-	if _, err := in.cases.ReactAsPersona(ctx, Instance{Persona: sec, Fence: old}, "h-1", "ack", "r-1"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := callTool(t, in, stale, "apply_human_reaction", `{"message":"h-1","reaction":"ack"}`, "r-1"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("a fenced instance's reaction: %v, want ErrFenced", err)
 	}
 }

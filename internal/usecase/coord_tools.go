@@ -10,9 +10,10 @@ import (
 )
 
 // The executors of the coordination and human-surface tools (rows of the
-// executor table). Each plans the same writes as the use case of the
-// same name, with the calling instance's admission and fence, for
-// CallTool to commit with the call's audit entry.
+// executor table). Each plans its writes with the calling instance's
+// admission and fence, for CallTool to commit with the call's decision and
+// audit entry: a persona writes to its human's channel only through these
+// calls, never past its stamp.
 
 // instance is the calling runtime instance of a call.
 func (c Call) instance() Instance { return Instance{Persona: c.Persona, Fence: c.Fence} }

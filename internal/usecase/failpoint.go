@@ -40,13 +40,11 @@ const (
 	UseClaimFence = "claim-fence"
 	// UseCallTool is a persona's tool call (CallTool).
 	UseCallTool = "call-tool"
-	// The human channel's use cases.
-	UseSendToHuman = "send-to-human"
-	UseAckHuman    = "ack-human"
-	UseTickTodo    = "tick-todo"
-	UseReplyHuman  = "reply-human"
-	UseReact       = "react"
-	UseTyping      = "typing"
+	// The human's side of the channel (a persona's side is tool calls).
+	UseAckHuman   = "ack-human"
+	UseTickTodo   = "tick-todo"
+	UseReplyHuman = "reply-human"
+	UseReact      = "react"
 )
 
 // failpointSteps is which steps each use case passes through.
@@ -58,14 +56,12 @@ var failpointSteps = map[string][]string{
 	UseRetire:   {StepBeforeCommit, StepAfterCommit},
 	UseReview:   {StepBeforeCommit, StepAfterCommit},
 
-	UseClaimFence:  {StepBeforeCommit, StepAfterCommit},
-	UseCallTool:    {StepBeforeCommit, StepAfterCommit},
-	UseSendToHuman: {StepBeforeCommit, StepAfterCommit},
-	UseAckHuman:    {StepBeforeCommit, StepAfterCommit},
-	UseTickTodo:    {StepBeforeCommit, StepAfterCommit},
-	UseReplyHuman:  {StepBeforeCommit, StepAfterCommit},
-	UseReact:       {StepBeforeCommit, StepAfterCommit},
-	UseTyping:      {StepBeforeCommit, StepAfterCommit},
+	UseClaimFence: {StepBeforeCommit, StepAfterCommit},
+	UseCallTool:   {StepBeforeCommit, StepAfterCommit},
+	UseAckHuman:   {StepBeforeCommit, StepAfterCommit},
+	UseTickTodo:   {StepBeforeCommit, StepAfterCommit},
+	UseReplyHuman: {StepBeforeCommit, StepAfterCommit},
+	UseReact:      {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.

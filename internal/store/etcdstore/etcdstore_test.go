@@ -195,11 +195,15 @@ func TestLeaseExpiresWithItsHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The margins below are what a loaded 2-core machine running the whole
+	// suite needs (the member's lessor checks expiry every 500 ms and its
+	// revoke is a raft commit); a lease not tied to its holder fails anyway,
+	// its key never deleted.
 	closed := time.Now()
 	a.Close()
 	select {
 	case <-lease.Done():
-	case <-time.After(time.Second):
+	case <-time.After(5 * time.Second):
 		t.Fatal("the lease of a closed store is not reported lost")
 	}
 	select {
@@ -207,10 +211,10 @@ func TestLeaseExpiresWithItsHolder(t *testing.T) {
 		if ev.Key != "presence/x" || !ev.Delete {
 			t.Fatalf("b's watch got %+v; want the delete of presence/x", ev)
 		}
-		if took := time.Since(closed); took > lease.TTL()+time.Second {
+		if took := time.Since(closed); took > lease.TTL()+3*time.Second {
 			t.Fatalf("the key outlived its holder by %s; the lease's TTL is %s", took, lease.TTL())
 		}
-	case <-time.After(lease.TTL() + 5*time.Second):
-		t.Fatalf("the key on a dead holder's lease is still there %s after its TTL", 5*time.Second)
+	case <-time.After(lease.TTL() + 10*time.Second):
+		t.Fatalf("the key on a dead holder's lease is still there %s after its TTL", 10*time.Second)
 	}
 }
