@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"syscall"
@@ -13,11 +12,12 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
 // BenchmarkPersonaListJSON10k runs the whole `persona list --all -o json`
-// command in-process over a 10,000-persona home, as main runs it (its output
+// command in-process over a home of 10,000 personas registered and activated
+// as persona add leaves them (seed10k), as main runs it (its output
 // through the terminal-safe writer, to io.Discard), the two ways a command
 // reaches the installation: with no hub running, a one-shot read of the
 // database itself (open, list, encode, close); and through a hub already
@@ -88,8 +88,8 @@ func cpuTime() time.Duration {
 var seeded10k string
 
 // seed10k registers 10,000 personas (5,000 projects, a lead and a deputy
-// each) through the registry, the way persona add does, and enrols the
-// operator the command runs as, once per run.
+// each) as persona add does, stamped and activated (usecasetest), and
+// enrols the operator the command runs as, once per run.
 func seed10k(b *testing.B) string {
 	b.Helper()
 	if seeded10k != "" {
@@ -103,23 +103,7 @@ func seed10k(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := store.OpenBolt(home.DBPath(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	r := registry.New(s, home)
-	for i := 0; i < 10_000; i++ {
-		role := "lead"
-		if i%2 == 1 {
-			role = "deputy"
-		}
-		reg := registry.Registration{Address: fmt.Sprintf("w%d/p%d/%s", i%100, i/2, role),
-			Name: fmt.Sprintf("Bench %d", i), Human: "human:bench"}
-		if _, err := r.Register(context.Background(), reg); err != nil {
-			b.Fatal(err)
-		}
-	}
+	usecasetest.StampedHome(b, home, 10_000)
 	// The command runs as human:bench, which the hub admits only enrolled.
 	if _, err := hubapi.EnrolOperator(dir, "bench", hubapi.NoUID); err != nil {
 		b.Fatal(err)

@@ -18,78 +18,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
-
-// registerMany registers n active generations with register, from many
-// goroutines so the store's group commit batches them.
-func registerMany(tb testing.TB, n int, register func(registry.Registration) (registry.Persona, error)) []registry.Persona {
-	tb.Helper()
-	out := make([]registry.Persona, n)
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	work := make(chan int)
-	for w := 0; w < 64; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				role := "lead"
-				if i%2 == 1 {
-					role = "deputy"
-				}
-				p, err := register(registry.Registration{
-					Address: fmt.Sprintf("s%d/core/%s", i/2, role), Name: fmt.Sprintf("Bench %d", i), Human: "human:henry"})
-				if err != nil {
-					failed.Store(err)
-					continue
-				}
-				out[i] = p
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
 
 // throughRegistry registers a generation straight through the registry: no
 // stamp, no activation confirmation — for a running hub's own registry.
 func throughRegistry(reg *registry.Registry) func(registry.Registration) (registry.Persona, error) {
 	return func(r registry.Registration) (registry.Persona, error) {
 		return reg.Register(context.Background(), r)
-	}
-}
-
-// stampedOn registers a generation on st as `persona add` does — its
-// capability stamp built, written and stored in the registration's
-// transaction, its activation queued — and approves the activation as its
-// bound human: what a real active persona leaves in the store.
-func stampedOn(st store.Store, home registry.Home) func(registry.Registration) (registry.Persona, error) {
-	reg := registry.New(st, home)
-	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
-	henry := confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}
-	return func(r registry.Registration) (registry.Persona, error) {
-		ctx := context.Background()
-		res, err := cases.Register(ctx, usecase.Key{}, usecase.Registration{Registration: r})
-		if err != nil {
-			return registry.Persona{}, err
-		}
-		if _, err := cases.Decide(ctx, usecase.Key{}, henry, res.Confirmation.ID, true, confirm.RememberNone, ""); err != nil {
-			return registry.Persona{}, err
-		}
-		return reg.Get(ctx, res.Persona.ID)
 	}
 }
 
@@ -128,7 +69,7 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 	const runtimes = 100
 	home := shortHome(b)
 	th := startHub(b, home, Config{}, Timeouts{})
-	ps := registerMany(b, runtimes, throughRegistry(th.hub.Registry()))
+	ps := usecasetest.RegisterMany(b, runtimes, throughRegistry(th.hub.Registry()))
 	mustNil(b, th.hub.Settle(context.Background()))
 	clients := make([]*hubclient.Client, runtimes)
 	index := map[string]int{}
@@ -243,10 +184,7 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 func BenchmarkHubMemory10000Personas(b *testing.B) {
 	bin := serveBinary(b)
 	fixture := shortHome(b)
-	st, err := store.OpenBolt(fixture.DBPath(), store.Options{})
-	mustNil(b, err)
-	ps := registerMany(b, 10_000, stampedOn(st, fixture))
-	mustNil(b, st.Close())
+	ps := usecasetest.StampedHome(b, fixture, 10_000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m, full := measureServe(b, bin, fixture, ps)
@@ -530,22 +468,10 @@ func residentMB(tb testing.TB, pid int) (rss, anon, file float64) {
 }
 
 // mappedMB is how much of file's mappings is resident in process pid, in
-// MiB (the Rss lines of its mappings in /proc/PID/smaps).
+// MiB.
 func mappedMB(tb testing.TB, pid int, file string) float64 {
 	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	kib, err := procmem.MappedKiB(pid, file)
 	mustNil(tb, err)
-	kb, in := 0, false
-	for _, line := range strings.Split(string(b), "\n") {
-		fields := strings.Fields(line)
-		switch {
-		case len(fields) >= 5 && strings.Contains(fields[0], "-") && len(fields[1]) == 4:
-			in = len(fields) == 6 && fields[5] == file
-		case in && len(fields) == 3 && fields[0] == "Rss:":
-			n, err := strconv.Atoi(fields[1])
-			mustNil(tb, err)
-			kb += n
-		}
-	}
-	return float64(kb) / 1024
+	return float64(kib) / 1024
 }

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
 // BenchmarkStampedDatabase registers n personas as `persona add` does, each
-// with its stamp stored and its activation approved (stampedOn, the
-// fixture of BenchmarkHubMemory10000Personas without the serving hub), and
+// with its stamp stored and its activation approved (usecasetest.StampedHome,
+// the fixture of BenchmarkHubMemory10000Personas without the serving hub), and
 // reports the database file's size and what its pages hold (store.FileUsage):
 // live bytes per persona, leaf fill, free pages and the tail grown ahead.
 // With -v it logs the pages of each key range.
@@ -19,10 +20,7 @@ func BenchmarkStampedDatabase(b *testing.B) {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				home := shortHome(b)
-				st, err := store.OpenBolt(home.DBPath(), store.Options{})
-				mustNil(b, err)
-				registerMany(b, n, stampedOn(st, home))
-				mustNil(b, st.Close())
+				usecasetest.StampedHome(b, home, n)
 				reportUsage(b, home.DBPath(), n)
 			}
 		})

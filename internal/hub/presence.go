@@ -133,8 +133,15 @@ func (t *Tracker) Track(p hubapi.Presence) {
 	if e.Address == p.Address && e.Name == p.Name && e.Generation == p.Generation {
 		return
 	}
-	e.Address, e.Name, e.Generation = keep(p.Address), keep(p.Name), p.Generation
-	t.ordered = false
+	if e.Address != p.Address || e.Generation != p.Generation {
+		// It may move; a name alone cannot (the order is by address,
+		// then generation), so a rename keeps the entries in order.
+		e.Address, e.Generation = keep(p.Address), p.Generation
+		t.ordered = false
+	}
+	if e.Name != p.Name {
+		e.Name = keep(p.Name)
+	}
 	t.markLocked(e.ID)
 }
 

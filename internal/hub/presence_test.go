@@ -234,3 +234,46 @@ func TestTrackerPagesStayInAddressOrder(t *testing.T) {
 		t.Fatalf("after home/secretary, without root/secretary: %v", addrs(page))
 	}
 }
+
+// A name changed in place cannot move an entry (the order is by address,
+// then generation): the next page shows the new name without the tracker
+// sorting its entries again. A changed address or generation can move one,
+// and the next read sorts.
+func TestTrackerRenameDoesNotSortAgain(t *testing.T) {
+	tr := NewTracker(nil, Intervals{})
+	tr.Track(hubapi.Presence{ID: "1", Address: "root/secretary", Name: "Spica", Generation: 1})
+	tr.Track(hubapi.Presence{ID: "2", Address: "work/core/lead", Name: "Vega", Generation: 1})
+	all := func(hubapi.Presence) bool { return true }
+	tr.After("", 10, all)
+	tr.Track(hubapi.Presence{ID: "2", Address: "work/core/lead", Name: "Vindemiatrix", Generation: 1})
+	if !tr.ordered {
+		t.Fatal("a name changed: the tracker marked its order stale and sorts again at the next read")
+	}
+	if page, _ := tr.After("root/secretary", 10, all); len(page) != 1 || page[0].Name != "Vindemiatrix" {
+		t.Fatalf("the page after the rename: %+v", page)
+	}
+	tr.Track(hubapi.Presence{ID: "2", Address: "work/core/lead", Name: "Vindemiatrix", Generation: 2})
+	if tr.ordered {
+		t.Fatal("a generation changed: the order was kept, and a page could skip the entry")
+	}
+}
+
+// BenchmarkTrackerRenameThenPage: 10,000 tracked generations; one's name
+// changes, then a page of 100 is read (list_peers' read): the cost of the
+// page after a change that cannot move an entry.
+func BenchmarkTrackerRenameThenPage(b *testing.B) {
+	tr := NewTracker(nil, Intervals{})
+	for i := range 10_000 {
+		tr.Track(hubapi.Presence{ID: fmt.Sprint(i), Address: fmt.Sprintf("s%d/core/lead", i), Name: "Bench", Generation: 1})
+	}
+	all := func(hubapi.Presence) bool { return true }
+	tr.After("", 100, all)
+	names := [2]string{"Bench", "Renamed"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		tr.Track(hubapi.Presence{ID: "5000", Address: "s5000/core/lead", Name: names[i%2], Generation: 1})
+		tr.After("s4999/core/lead", 100, all)
+		i++
+	}
+}

@@ -6,22 +6,18 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
 // BenchmarkConnectListStop10k is a one-shot command's life over 10,000
-// active generations, by phase: a client starting a hub in-process (open
+// active generations (stamped and activated, usecasetest.StampedHome), by phase: a client starting a hub in-process (open
 // the store, load records, presence and token hashes, listen), list every
 // persona over the socket, and stop (drain, flush, close). The first start
 // on the home, which issues the tokens, is not timed.
 func BenchmarkConnectListStop10k(b *testing.B) {
 	const n = 10_000
 	home := shortHome(b)
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
-	mustNil(b, err)
-	registerMany(b, n, throughRegistry(registry.New(st, home)))
-	mustNil(b, st.Close())
+	usecasetest.StampedHome(b, home, n)
 	ctx := context.Background()
 	once := func() (start, list, stop time.Duration) {
 		t0 := time.Now()

@@ -16,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
 // decidedHistory stores n decided confirmations, as a long-running
@@ -89,7 +90,8 @@ func issueTokens(tb testing.TB, home registry.Home, ps []registry.Persona) {
 }
 
 // BenchmarkHubStartWithHistory: a hub start, from opening the store to
-// answering health (start-ms), over 10,000 active generations and 10,000 or
+// answering health (start-ms), over 10,000 active generations registered and
+// activated as persona add leaves them (usecasetest.StampedHome) and 10,000 or
 // 100,000 decided confirmations. The hub reads what is pending through its
 // index, so what it reads (hub-new-ms: hub.New on an open store) should
 // cost the same at both sizes; start-ms also includes the store's check of
@@ -101,10 +103,7 @@ func BenchmarkHubStartWithHistory(b *testing.B) {
 		b.Run(fmt.Sprintf("personas=10k/decided=%dk", decided/1000), func(b *testing.B) {
 			setup := time.Now()
 			home := shortHome(b)
-			st, err := store.OpenBolt(home.DBPath(), store.Options{})
-			mustNil(b, err)
-			issueTokens(b, home, registerMany(b, 10_000, throughRegistry(registry.New(st, home))))
-			mustNil(b, st.Close())
+			issueTokens(b, home, usecasetest.StampedHome(b, home, 10_000))
 			decidedHistory(b, home, decided)
 			enrol(b, home.Dir, "henry")
 			ctx := context.Background()

@@ -1,44 +1,24 @@
 package store
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 )
 
-// mappedKiB is how much of the map of file is resident in this process
-// (the Rss of its mappings in /proc/self/smaps).
+// mappedKiB is how much of the map of file is resident in this process.
 func mappedKiB(t *testing.T, file string) int {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	kib, err := procmem.MappedKiB(os.Getpid(), file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	total, in := 0, false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		switch {
-		case len(fields) >= 5 && strings.Contains(fields[0], "-") && len(fields[1]) == 4:
-			in = len(fields) == 6 && fields[5] == file
-		case in && fields[0] == "Rss:":
-			kb, err := strconv.Atoi(fields[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			total += kb
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return total
+	return kib
 }
 
 func TestReleasePagesLetsGoOfWhatReadsLeftResident(t *testing.T) {

@@ -2,7 +2,9 @@ package usecase
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -51,4 +53,58 @@ func BenchmarkReadStamp(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPolicyInRotation is the policy every persona request is decided
+// by (Policy: the stamp's policy index, learned choices, assigned tasks)
+// when the generations that act take turns, one request each: within the
+// stamp cache's bound (1,024 generations: after the first lap every request
+// finds its stamp and index cached) and past it (MaxCachedStamps + 2,048 =
+// 4,096 in rotation: the least recently used goes first, so every request
+// misses and reads the stamp from the store, expands, verifies and indexes
+// it again). The first lap is not timed.
+func BenchmarkPolicyInRotation(b *testing.B) {
+	in := newInstallation(b)
+	ctx := context.Background()
+	ps := make([]registry.Persona, MaxCachedStamps+2048)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(ps))
+	for w := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(ps); i += 64 {
+				res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{
+					Address: "w" + strconv.Itoa(i) + "/core/lead", Name: "Bench " + strconv.Itoa(i), Human: "human:henry"}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				ps[i] = res.Persona
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1024, len(ps)} {
+		b.Run(fmt.Sprintf("generations=%d", n), func(b *testing.B) {
+			u := in.fresh()
+			for _, p := range ps[:n] {
+				if _, err := u.Policy(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := u.Policy(ctx, ps[i%n]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
 }
