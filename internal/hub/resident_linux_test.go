@@ -5,6 +5,9 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
+	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
 // After each presence flush the hub lets go of the database pages that
@@ -15,9 +18,13 @@ import (
 func TestHubLetsGoOfDatabasePagesAfterEachFlush(t *testing.T) {
 	home := shortHome(t)
 	th := startHub(t, home, Config{FlushEvery: 50 * time.Millisecond}, Timeouts{})
-	ps := registerMany(t, 300, throughRegistry(th.hub.Registry()))
+	ps := usecasetest.RegisterMany(t, 300, throughRegistry(th.hub.Registry()))
 	mustNil(t, th.hub.Settle(context.Background()))
-	resident := func() float64 { return mappedMB(&testing.B{}, os.Getpid(), home.DBPath()) * 1024 }
+	resident := func() int {
+		kib, err := procmem.MappedKiB(os.Getpid(), home.DBPath())
+		mustNil(t, err)
+		return kib
+	}
 	for _, p := range ps {
 		activity := "working on " + p.ID
 		mustNil(t, th.hub.Presence().Report(p.ID, &activity, nil))
@@ -28,7 +35,7 @@ func TestHubLetsGoOfDatabasePagesAfterEachFlush(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for kib := resident(); kib > 128; kib = resident() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%.0f KiB of the database map still resident 5 s after the writes", kib)
+			t.Fatalf("%d KiB of the database map still resident 5 s after the writes", kib)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
