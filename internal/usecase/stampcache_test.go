@@ -56,3 +56,31 @@ func mustPersona(t *testing.T, in *installation, id string) registry.Persona {
 	mustNil(t, err)
 	return p
 }
+
+// The standing check a hub runs on every active generation right after it
+// starts reads each stamp without caching it: at 10,000 personas the
+// checked stamps filled the cache with the idle majority's (about 12 MB of
+// heap) before any of them acted. What a request loaded, a check reads
+// from the cache.
+func TestStandingCheckDoesNotFillTheStampCache(t *testing.T) {
+	in := newInstallation(t)
+	u := in.fresh()
+	var ps []registry.Persona
+	for i := range 3 {
+		ps = append(ps, in.register(t, fmt.Sprintf("w%d/core/lead", i), fmt.Sprintf("Star %d", i)))
+	}
+	for _, p := range ps {
+		if err := u.CheckStanding(p); err != nil {
+			t.Fatalf("standing check of %s: %v", p.Address, err)
+		}
+	}
+	if n := u.stamps.len(); n != 0 {
+		t.Fatalf("%d stamps cached by standing checks alone, want none", n)
+	}
+	if _, err := u.LoadStamp(ps[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.CheckStanding(ps[0]); err != nil || u.stamps.len() != 1 {
+		t.Fatalf("standing check of a cached stamp: %v, %d cached", err, u.stamps.len())
+	}
+}
