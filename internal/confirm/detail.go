@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/virgo-hub/virgo-tui/internal/jsonscan"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -154,7 +155,14 @@ func StoredJSON(c *Confirmation) ([]byte, error) {
 // (the detail as text), or a stored record's, whose detail may be
 // compressed ("detail_z", expanded here; ErrDetailDamaged when it does not
 // expand). A record stored before details were compressed has the text.
+// An operation's pending confirmation is read on a fast path (codec.go).
 func (c *Confirmation) UnmarshalJSON(data []byte) error {
+	d := jsonscan.New(data)
+	var fast Confirmation
+	if fastConfirmation(&d, &fast) && d.Done() {
+		*c = fast
+		return nil
+	}
 	var v struct {
 		confirmationFields
 		DetailZ []byte `json:"detail_z"`
