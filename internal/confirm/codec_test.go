@@ -31,7 +31,8 @@ func TestDecodeResultMatchesEncodingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := fastResult(data); !ok {
+	// The hub ends its answer with a newline, as json.Encoder does.
+	if _, ok := fastResult(append(data, '\n')); !ok {
 		t.Fatalf("fast path declined the answer encoding/json writes: %s", data)
 	}
 	checkResult(t, data)

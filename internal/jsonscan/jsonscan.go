@@ -24,8 +24,19 @@ type Scanner struct {
 // New is a Scanner at the start of data.
 func New(data []byte) Scanner { return Scanner{data: data, src: string(data)} }
 
-// Done reports whether the whole input has been read.
-func (s *Scanner) Done() bool { return s.i == len(s.data) }
+// Done reports whether the rest of the input is JSON whitespace, which
+// encoding/json allows after a value (the hub ends each answer with a
+// newline).
+func (s *Scanner) Done() bool {
+	for ; s.i < len(s.data); s.i++ {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Byte reads c if it is next.
 func (s *Scanner) Byte(c byte) bool {
