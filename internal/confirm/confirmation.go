@@ -134,7 +134,8 @@ type Result struct {
 // ResultJSON is r encoded as JSON. When plan writes r's confirmation (a
 // request that queued a new one), its record's bytes, the confirmation's
 // JSON, are spliced in rather than encoded a second time: the same bytes
-// encoding/json would write there.
+// encoding/json would write there (a record whose detail is stored
+// compressed is written with the detail as text, WireJSON).
 func ResultJSON(r Result, plan store.Plan) ([]byte, error) {
 	if r.Confirmation == nil {
 		return json.Marshal(r)
@@ -149,7 +150,11 @@ func ResultJSON(r Result, plan store.Plan) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return store.AppendField(head, "confirmation", op.Value), nil
+		wire, err := WireJSON(op.Value)
+		if err != nil {
+			return nil, err
+		}
+		return store.AppendField(head, "confirmation", wire), nil
 	}
 	return json.Marshal(r)
 }

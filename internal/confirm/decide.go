@@ -140,7 +140,7 @@ func (q *Queue) planDecision(c *Confirmation, kv store.KV, rec DecisionRecord, r
 	rec.Requester, rec.Authority, rec.AuthorityBinding = c.Requester, c.Authority, c.AuthorityBinding
 	rec.Operation, rec.StampHash, rec.CorrelationID = c.Operation, c.StampHash, c.CorrelationID
 	c.State, c.Decision = rec.Decision, &rec
-	val, err := json.Marshal(c)
+	val, err := StoredJSON(c)
 	if err != nil {
 		return store.Plan{}, err
 	}

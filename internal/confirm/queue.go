@@ -237,7 +237,7 @@ func (q *Queue) planCreate(ctx context.Context, caller Principal, in pendingInpu
 		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail, RequestReason: in.reason,
 		CreatedAt: now, ExpiresAt: now.Add(q.ttl), State: StatePending,
 	}
-	val, err := json.Marshal(c)
+	val, err := StoredJSON(c)
 	if err != nil {
 		return Result{}, store.Plan{}, err
 	}

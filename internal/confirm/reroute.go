@@ -2,7 +2,6 @@ package confirm
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -44,7 +43,7 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 		c.Unroutable = false
 		c.AuthorityBinding = heldBy(seatRole(c.Route), addr, holder)
 		c.ExpiresAt = now.Add(q.ttl)
-		val, err := json.Marshal(c)
+		val, err := StoredJSON(c)
 		if err != nil {
 			return store.Plan{}, 0, err
 		}

@@ -137,6 +137,12 @@ var eventKinds = []eventKind{
 	{EventResync, "", nil, false},
 }
 
+// wireForms are the kinds whose stored record is not what an event carries:
+// a confirmation's detail may be stored compressed (confirm.WireJSON).
+var wireForms = map[EventKind]func(record []byte) ([]byte, error){
+	EventConfirmation: confirm.WireJSON,
+}
+
 // payloadOf reads a payload of type T.
 func payloadOf[T any](data []byte) (any, error) {
 	var v T
@@ -162,6 +168,13 @@ func EventOf(ev store.Event) (Event, bool, error) {
 			return out, true, fmt.Errorf("%s event %s at revision %d: %w: not JSON", k.kind, id, ev.Rev, store.ErrCorrupt)
 		}
 		out.Data = ev.Value
+		if wire := wireForms[k.kind]; wire != nil {
+			data, err := wire(ev.Value)
+			if err != nil {
+				return out, true, fmt.Errorf("%s event %s at revision %d: %w", k.kind, id, ev.Rev, err)
+			}
+			out.Data = data
+		}
 		return out, true, nil
 	}
 	return Event{}, false, nil

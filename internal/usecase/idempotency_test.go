@@ -49,6 +49,16 @@ func TestRepeatedRequestReturnsTheOriginalResult(t *testing.T) {
 	if again.Persona.ID != first.Persona.ID || again.Confirmation.ID != first.Confirmation.ID || again.StampHash != first.StampHash {
 		t.Fatalf("repeat answered %s/%s, the original was %s/%s", again.Persona.ID, again.Confirmation.ID, first.Persona.ID, first.Confirmation.ID)
 	}
+	// The record keeps the activation's diff compressed, and the repeat
+	// shows it whole.
+	if again.Confirmation.Detail != first.Confirmation.Detail || !strings.Contains(first.Confirmation.Detail, "nothing -> work/core/lead") {
+		t.Errorf("the repeat shows the detail %q; the original was %q", again.Confirmation.Detail, first.Confirmation.Detail)
+	}
+	recs, err := in.st.List(ctx, idempotencyPrefix)
+	mustNil(t, err)
+	if len(recs) != 1 || strings.Contains(string(recs[0].Value), "nothing -") || len(recs[0].Value) > 2000 {
+		t.Errorf("the idempotency record (%d) keeps the detail as text: %s", len(recs), recs[0].Value)
+	}
 	if got, _ := in.st.Rev(ctx); got != rev {
 		t.Fatalf("the repeat wrote (revision %d → %d)", rev, got)
 	}

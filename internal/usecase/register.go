@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,6 +35,21 @@ type Registered struct {
 	Persona      registry.Persona      `json:"persona"`
 	StampHash    string                `json:"stamp_hash"`
 	Confirmation *confirm.Confirmation `json:"confirmation"`
+}
+
+// storedRegistered is a registration's answer as its idempotency record
+// keeps it: the confirmation in its stored form, its class-matrix diff
+// compressed (confirm.StoredJSON), not a second 2 kB copy of the text. A
+// repeat decodes it into Registered, which expands it.
+type storedRegistered struct {
+	Persona      registry.Persona `json:"persona"`
+	StampHash    string           `json:"stamp_hash"`
+	Confirmation json.RawMessage  `json:"confirmation"`
+}
+
+func (r Registered) stored() (storedRegistered, error) {
+	c, err := confirm.StoredJSON(r.Confirmation)
+	return storedRegistered{Persona: r.Persona, StampHash: r.StampHash, Confirmation: c}, err
 }
 
 // Register grants a seat to a new pending generation and queues its
@@ -109,7 +125,11 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		plan.Join(activation)
 		out = Registered{Persona: a.Persona, StampHash: hash, Confirmation: res.Confirmation}
 		out.Persona.StampHash = hash
-		rec, err := u.record(k, out)
+		kept, err := out.stored()
+		if err != nil {
+			return store.Plan{}, err
+		}
+		rec, err := u.record(k, kept)
 		plan.Join(rec)
 		return plan, err
 	})

@@ -1,0 +1,188 @@
+package confirm
+
+import (
+	"bytes"
+	"compress/flate"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/virgo-hub/virgo-tui/internal/store"
+)
+
+// A confirmation's Detail is stored compressed. An activation's detail is
+// the class-matrix diff of the new stamp against the seat's previous one;
+// for a first generation it lists every tool of the class, about 2 kB of a
+// 3.2 kB record, the largest record of an active persona. The text is
+// stored whole — what the decider saw is what is kept, byte for byte, with
+// no dependence on the stamps or on the renderer of a later version — but
+// as DEFLATE against a preset dictionary: the diffs of a first generation
+// of every class as this version renders them (detail-dict-v1.txt), so an
+// activation's detail is stored as the few bytes by which it differs (its
+// address, human, namespace), about 130 bytes instead of 2,000. The
+// dictionary is frozen: a stored detail names the dictionary it was
+// compressed against (its first byte), and a class matrix that changes
+// later only makes the compression less good, never a detail unreadable.
+//
+// The compressed form lives only in the store ("detail_z", base64 in the
+// record's JSON, instead of "detail"). Every reader decodes a record with
+// UnmarshalJSON below, which expands it; every answer and change event
+// carries "detail" as text (WireJSON), as before.
+
+// detailDictV1 is dictionary 1: never edit it (add a detail-dict-v2.txt
+// and a new format byte instead).
+//
+//go:embed detail-dict-v1.txt
+var detailDictV1 []byte
+
+// detailFormatV1 is the first byte of a detail compressed against
+// detailDictV1; the raw DEFLATE stream follows.
+const detailFormatV1 = 1
+
+// minPackedDetail: a shorter detail (a retirement's "asked by …: reason")
+// is stored as text; compressing it would save little.
+const minPackedDetail = 256
+
+// MaxDetailBytes bounds what a stored detail expands to: a class-matrix diff
+// is a few kB (every tool of the inventory added, each binding changed,
+// well under this), so more is damage, never read further.
+const MaxDetailBytes = 64 << 10
+
+// ErrDetailDamaged: a confirmation's stored compressed detail does not
+// expand (an unknown format, a broken stream, or more than MaxDetailBytes).
+// It is a damaged record (store.ErrRecordDamaged): restore the file from a
+// backup.
+var ErrDetailDamaged = fmt.Errorf("%w: the confirmation's compressed detail does not expand", store.ErrRecordDamaged)
+
+// packDetail is text compressed as stored, nil when text is kept as is.
+func packDetail(text string) []byte {
+	if len(text) < minPackedDetail || len(text) > MaxDetailBytes {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteByte(detailFormatV1)
+	detailWriter.Lock()
+	defer detailWriter.Unlock()
+	if detailWriter.w == nil {
+		// Only an invalid level fails, and DefaultCompression is valid.
+		detailWriter.w, _ = flate.NewWriterDict(&b, flate.DefaultCompression, detailDictV1)
+	} else {
+		detailWriter.w.Reset(&b) // keeps the dictionary
+	}
+	_, _ = detailWriter.w.Write([]byte(text)) // writes to a bytes.Buffer cannot fail
+	_ = detailWriter.w.Close()
+	if b.Len() >= len(text) {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// A DEFLATE writer is about 700 kB of state (its hash tables), and
+// allocating one per detail made a registration allocate megabytes. Details
+// are written only when an activation or retirement is queued, decided or
+// re-routed, and compressing one takes tens of microseconds: one writer,
+// made on first use and taken in turn, serves them all.
+var detailWriter struct {
+	sync.Mutex
+	w *flate.Writer
+}
+
+// A reader is about 40 kB; a list of confirmations expands one detail per
+// activation. A few are kept for reuse (a sync.Pool would drop them at
+// every collection); a reader beyond them is made and left to the collector.
+var detailReaders = make(chan io.ReadCloser, 4)
+
+// unpackDetail expands a stored compressed detail.
+func unpackDetail(z []byte) (string, error) {
+	if len(z) == 0 || z[0] != detailFormatV1 {
+		return "", fmt.Errorf("%w (format %v)", ErrDetailDamaged, z[:min(len(z), 1)])
+	}
+	var r io.ReadCloser
+	select {
+	case r = <-detailReaders:
+		if err := r.(flate.Resetter).Reset(bytes.NewReader(z[1:]), detailDictV1); err != nil {
+			return "", fmt.Errorf("%w: %v", ErrDetailDamaged, err)
+		}
+	default:
+		r = flate.NewReaderDict(bytes.NewReader(z[1:]), detailDictV1)
+	}
+	defer func() {
+		select {
+		case detailReaders <- r:
+		default:
+		}
+	}()
+	text, err := io.ReadAll(io.LimitReader(r, MaxDetailBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrDetailDamaged, err)
+	}
+	if len(text) > MaxDetailBytes {
+		return "", fmt.Errorf("%w: more than %d bytes", ErrDetailDamaged, MaxDetailBytes)
+	}
+	return string(text), nil
+}
+
+// confirmationFields is Confirmation without its methods, so that
+// UnmarshalJSON can decode into it with encoding/json's own rules.
+type confirmationFields Confirmation
+
+// storedConfirmation is the stored form of a confirmation whose detail is
+// compressed: "detail" (at depth 0, so it hides the embedded one) is left
+// out, "detail_z" carries it.
+type storedConfirmation struct {
+	*confirmationFields
+	Detail  string `json:"detail,omitempty"`
+	DetailZ []byte `json:"detail_z,omitempty"`
+}
+
+// StoredJSON is c's record as stored: its JSON, with the detail compressed
+// when that makes it smaller (a copy kept elsewhere, as an idempotency
+// record's result, keeps this form too). A confirmation without a long detail (every
+// operation's) is stored as json.Marshal writes it, byte for byte: answers
+// splice those bytes in (ResultJSON).
+func StoredJSON(c *Confirmation) ([]byte, error) {
+	z := packDetail(c.Detail)
+	if z == nil {
+		return json.Marshal(c)
+	}
+	return json.Marshal(storedConfirmation{confirmationFields: (*confirmationFields)(c), DetailZ: z})
+}
+
+// UnmarshalJSON reads a confirmation's JSON: an answer's or change event's
+// (the detail as text), or a stored record's, whose detail may be
+// compressed ("detail_z", expanded here; ErrDetailDamaged when it does not
+// expand). A record stored before details were compressed has the text.
+func (c *Confirmation) UnmarshalJSON(data []byte) error {
+	var v struct {
+		confirmationFields
+		DetailZ []byte `json:"detail_z"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = Confirmation(v.confirmationFields)
+	if v.DetailZ != nil {
+		text, err := unpackDetail(v.DetailZ)
+		if err != nil {
+			return fmt.Errorf("confirmation %s: %w", c.ID, err)
+		}
+		c.Detail = text
+	}
+	return nil
+}
+
+// WireJSON is a stored confirmation record as answers and change events
+// carry it: the record itself, unless its detail is compressed, when it is
+// the confirmation's JSON with the detail as text.
+func WireJSON(record []byte) ([]byte, error) {
+	if !bytes.Contains(record, []byte(`"detail_z":`)) {
+		return record, nil
+	}
+	var c Confirmation
+	if err := json.Unmarshal(record, &c); err != nil {
+		return nil, err
+	}
+	return json.Marshal(&c)
+}
