@@ -282,3 +282,77 @@ func (d *decoder) time() (*time.Time, bool) {
 	}
 	return &t, true
 }
+
+// decodeSeat reads a stored seat record. A seat is read on every
+// confirmation request routed to a lead (who holds the owning lead's
+// seat), so it has a fast path too: the compact JSON encoding/json writes
+// for a seatRecord, plain strings only; anything else goes to
+// encoding/json.
+func decodeSeat(data []byte) (seatRecord, error) {
+	if s, ok := fastDecodeSeat(data); ok {
+		return s, nil
+	}
+	var s seatRecord
+	err := json.Unmarshal(data, &s)
+	return s, err
+}
+
+// fastDecodeSeat parses {"holder":"…","history":["…",…]} (history may be
+// null) with plain strings (no escapes, valid UTF-8), as decodeSeat's fast
+// path; ok=false for anything else.
+func fastDecodeSeat(data []byte) (s seatRecord, ok bool) {
+	d := decoder{data: data, src: string(data)}
+	if !d.byte('{') {
+		return seatRecord{}, false
+	}
+	for first := true; ; first = false {
+		if d.byte('}') {
+			return s, d.i == len(d.data)
+		}
+		if !first && !d.byte(',') {
+			return seatRecord{}, false
+		}
+		key, ok := d.str()
+		if !ok || !d.byte(':') {
+			return seatRecord{}, false
+		}
+		switch key {
+		case "holder":
+			s.Holder, ok = d.str()
+		case "history":
+			s.History, ok = d.strs()
+		default:
+			ok = false
+		}
+		if !ok {
+			return seatRecord{}, false
+		}
+	}
+}
+
+// strs reads an array of plain strings, or null (nil).
+func (d *decoder) strs() ([]string, bool) {
+	if d.null() {
+		return nil, true
+	}
+	if !d.byte('[') {
+		return nil, false
+	}
+	out := []string{}
+	if d.byte(']') {
+		return out, true
+	}
+	for {
+		s, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+		if d.byte(']') {
+			return out, true
+		}
+		if !d.byte(',') {
+			return nil, false
+		}
+	}
+}

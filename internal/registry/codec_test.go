@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -113,4 +114,55 @@ func FuzzDecodePersona(f *testing.F) {
 			t.Fatalf("fast path and encoding/json disagree on %q\n got %s\nwant %s", data, a, b)
 		}
 	})
+}
+
+// A seat record as encoding/json writes it decodes on the fast path, and
+// to what encoding/json reads; other shapes fall back with the same result.
+func TestDecodeSeatMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []seatRecord{
+		{Holder: "0123456789abcdef", History: []string{"fedcba9876543210", "0123456789abcdef"}},
+		{Holder: "", History: []string{"fedcba9876543210"}},
+		{Holder: "a"},
+		{Holder: "a", History: []string{}},
+		{Holder: `q"uote`, History: []string{`back\slash`, "bad \xff"}},
+	} {
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSeat(t, data)
+	}
+	if _, ok := fastDecodeSeat([]byte(`{"holder":"a","history":["b","c"]}`)); !ok {
+		t.Errorf("fast path declined a canonical seat")
+	}
+	for _, data := range []string{`{"holder": "a"}`, `{"holder":"a","extra":1}`, `{"history":["a",]}`, `{"holder":"a"}x`, `[]`, `{"holder":1}`} {
+		if _, ok := fastDecodeSeat([]byte(data)); ok {
+			t.Errorf("fast path accepted %s", data)
+		}
+		checkSeat(t, []byte(data))
+	}
+}
+
+// checkSeat: decodeSeat reads data as encoding/json does, and whatever the
+// fast path accepts encoding/json accepts with the same result.
+func checkSeat(t *testing.T, data []byte) {
+	t.Helper()
+	var std seatRecord
+	stdErr := json.Unmarshal(data, &std)
+	got, err := decodeSeat(data)
+	if (err == nil) != (stdErr == nil) || (err == nil && !reflect.DeepEqual(got, std)) {
+		t.Fatalf("decodeSeat(%q) = %#v, %v; encoding/json: %#v, %v", data, got, err, std, stdErr)
+	}
+	if fast, ok := fastDecodeSeat(data); ok && (stdErr != nil || !reflect.DeepEqual(fast, std)) {
+		t.Fatalf("fast path accepted %q as %#v; encoding/json: %#v, %v", data, fast, std, stdErr)
+	}
+}
+
+// FuzzDecodeSeat: no input panics, and decodeSeat reads what encoding/json
+// reads.
+func FuzzDecodeSeat(f *testing.F) {
+	f.Add([]byte(`{"holder":"a","history":["b","c"]}`))
+	f.Add([]byte(`{"holder":"a","history":null}`))
+	f.Add([]byte(`{"history":[],"holder":"a","holder":"b"}`))
+	f.Fuzz(checkSeat)
 }

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -114,8 +113,8 @@ func (r *Registry) getSeat(ctx context.Context, addr string) (seatRecord, int64,
 	if err != nil {
 		return seatRecord{}, 0, fmt.Errorf("read seat %s: %w", addr, err)
 	}
-	var s seatRecord
-	if err := json.Unmarshal(kv.Value, &s); err != nil {
+	s, err := decodeSeat(kv.Value)
+	if err != nil {
 		return seatRecord{}, 0, fmt.Errorf("read seat %s: %w: %v", addr, store.ErrCorrupt, err)
 	}
 	return s, kv.ModRev, nil

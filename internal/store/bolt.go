@@ -29,6 +29,8 @@ type Bolt struct {
 
 	zero *filler // fills the file's unused tail between commits (fill.go)
 
+	readers readers // shared read transactions (sharedreads.go)
+
 	changed  notifier
 	closing  chan struct{}
 	watchers sync.WaitGroup
@@ -52,9 +54,9 @@ func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
 	var found bool
 	// "get", not "get "+key: the name is only read if bbolt panics, and
 	// the error below names the key; a Get runs several times per request.
-	err := b.view("get", func(tx *bolt.Tx) error {
+	err := b.read(ctx, "get", func(r reading) error {
 		k := []byte(key)
-		raw := tx.Bucket(bucketKV).Get(k)
+		raw := r.get(k)
 		if raw == nil {
 			return nil
 		}
@@ -79,8 +81,8 @@ func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {
 	}
 	var out []KV
 	p := []byte(prefix)
-	err := b.view("list "+prefix, func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketKV).Cursor()
+	err := b.read(ctx, "list "+prefix, func(r reading) error {
+		c := r.kv.Cursor()
 		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 			kv, err := decodeKV(k, v)
 			if err != nil {
@@ -108,8 +110,8 @@ func (b *Bolt) Range(ctx context.Context, prefix, after string, limit int) ([]KV
 	var out []KV
 	more := false
 	p := []byte(prefix)
-	err := b.view("range "+prefix, func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketKV).Cursor()
+	err := b.read(ctx, "range "+prefix, func(r reading) error {
+		c := r.kv.Cursor()
 		k, v := c.Seek(p)
 		if after > prefix {
 			k, v = c.Seek([]byte(after))
@@ -210,6 +212,7 @@ func (b *Bolt) Close() error {
 		b.idle.Wait()
 	}
 	b.mu.Unlock()
+	b.stopSharing(0) // db.Close waits for every open read transaction
 	close(b.closing)
 	b.watchers.Wait()
 	b.zero.close()

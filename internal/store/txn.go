@@ -65,7 +65,11 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 	b.queue = nil
 	b.mu.Unlock()
 
+	// A commit that grows bbolt's map waits for every open read
+	// transaction: a slow one ends the shared ones (sharedreads.go).
+	done := b.watchCommit()
 	b.commit(group)
+	done()
 	// The group has its answers; the file's new tail is filled before the
 	// next commit may allocate from it.
 	for _, o := range group {

@@ -30,7 +30,7 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 	attempt := 0
 	// replay answers from k's record, into a fresh result (decoding into
 	// one a plan filled would keep the fields the record leaves out).
-	replay := func() (bool, error) {
+	replay := func(ctx context.Context) (bool, error) {
 		var recorded confirm.Result
 		ok, err := u.replayed(ctx, k, &recorded)
 		if ok {
@@ -40,13 +40,16 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 	}
 	err = u.commit(ctx, UseRequest, "request confirmation", func() (store.Plan, error) {
 		attempt++
+		// The attempt's reads share read transactions (store.ShareReads).
+		ctx, end := store.ShareReads(ctx, u.st)
+		defer end()
 		// The first attempt plans before it looks for a recorded result,
 		// which saves a read on every new request: its write is guarded on
 		// k's record being absent, so the repeat of a committed request
 		// conflicts, and the next attempt looks first. A first attempt
 		// that writes nothing or fails looks at once: it may be a repeat.
 		if attempt > 1 {
-			if ok, err := replay(); ok || err != nil {
+			if ok, err := replay(ctx); ok || err != nil {
 				return store.Plan{}, err
 			}
 		}
@@ -58,7 +61,7 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 		}
 		answer = nil
 		if attempt == 1 {
-			if ok, err := replay(); ok || err != nil {
+			if ok, err := replay(ctx); ok || err != nil {
 				return store.Plan{}, err
 			}
 		}
