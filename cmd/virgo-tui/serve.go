@@ -80,6 +80,7 @@ fingerprint printed at start, for the humans to pin.`,
 			}
 			ctx, stop := serveContext(cmd.Context())
 			defer stop()
+			writeHeapProfilesOnSignal(ctx, log)
 			var console *sshListener
 			if cmd.Flags().Changed("ssh") {
 				if console, err = listenSSH(home, sshAddr, sshLimits, log); err != nil {

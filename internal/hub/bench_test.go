@@ -230,11 +230,6 @@ type serveMemory struct{ heap, rss, anon, file, db, bin float64 }
 // ("gc 12 @3.1s 0%: …, 43->44->22 MB, 46 MB goal, …").
 var liveHeap = regexp.MustCompile(`\d+->\d+->(\d+) MB`)
 
-// measureServe runs `bin serve` on home, has the runtime of each
-// generation of ps report an activity and a summary, reads the process's
-// memory once the hub has published and flushed them (afterReports), and
-// again once its change stream holds all it keeps (ringFull, fillStream),
-// and stops it; each generation must then have its activity stored.
 // eachPersona runs fn on every persona of ps from workers goroutines, and
 // fails tb with an error fn returned, once all are done.
 func eachPersona(tb testing.TB, ps []registry.Persona, workers int, fn func(registry.Persona) error) {
@@ -263,11 +258,17 @@ func eachPersona(tb testing.TB, ps []registry.Persona, workers int, fn func(regi
 	}
 }
 
+// measureServe runs `bin serve` on home, has the runtime of each
+// generation of ps report an activity and a summary, reads the process's
+// memory once the hub has checked every stamp (StartChecked: its start is
+// over) and published and flushed the reports (afterReports), and
+// again once its change stream holds all it keeps (ringFull, fillStream),
+// and stops it; each generation must then have its activity stored.
 func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Persona) (afterReports, ringFull serveMemory) {
 	b.Helper()
 	cmd := exec.Command(bin, "serve", "--home", home.Dir)
 	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
-	log := &serveLog{ready: make(chan struct{})}
+	log := newServeLog()
 	cmd.Stderr = log
 	mustNil(b, cmd.Start())
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -278,6 +279,13 @@ func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Pe
 	}
 
 	eachPersona(b, ps, 16, func(p registry.Persona) error { return reportOnce(home, p) })
+	// The start is over once the hub has checked every stamp and let go of
+	// the pages its start read (StartChecked): the steady state is after it.
+	select {
+	case <-log.checked:
+	case <-time.After(3 * time.Minute):
+		b.Fatal("virgo-tui serve did not log " + StartChecked + " in 3 minutes")
+	}
 	// The hub publishes presence within its coalescing window and writes
 	// it within a second (FlushEvery); its memory is read after both.
 	time.Sleep(2 * time.Second)
@@ -372,12 +380,19 @@ func fillStream(b *testing.B, home registry.Home, ps []registry.Persona) {
 // serveLog reads a serving hub's standard error: it says when the hub
 // serves, and (with GODEBUG=gctrace=1) the live heap after each collection.
 type serveLog struct {
-	ready chan struct{} // closed at the "hub serving" line
+	ready   chan struct{} // closed at the "hub serving" line
+	checked chan struct{} // closed at the StartChecked line
 
 	mu      sync.Mutex
 	partial []byte  // a line not yet ended
 	heapMB  float64 // the last collection's live heap, MiB
 	serving bool
+	done    bool // the StartChecked line was seen
+}
+
+// newServeLog returns a serveLog waiting for its lines.
+func newServeLog() *serveLog {
+	return &serveLog{ready: make(chan struct{}), checked: make(chan struct{})}
 }
 
 func (l *serveLog) Write(p []byte) (int, error) {
@@ -394,6 +409,10 @@ func (l *serveLog) Write(p []byte) (int, error) {
 		if strings.HasPrefix(line, "hub serving ") && !l.serving {
 			l.serving = true
 			close(l.ready)
+		}
+		if strings.Contains(line, `msg="`+StartChecked+`"`) && !l.done {
+			l.done = true
+			close(l.checked)
 		}
 		if m := liveHeap.FindStringSubmatch(line); m != nil {
 			mb, _ := strconv.ParseFloat(m[1], 64)

@@ -3,14 +3,14 @@ package hub
 import (
 	"os"
 	"syscall"
-	"time"
 )
 
-// changeTime is the inode's change time, which no user can set back (a
-// rewrite that restores the modification time still moves it).
-func changeTime(fi os.FileInfo) time.Time {
+// changeTime is the inode's change time in Unix nanoseconds, which no user
+// can set back (a rewrite that restores the modification time still moves
+// it).
+func changeTime(fi os.FileInfo) int64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctim.Unix())
+		return st.Ctim.Nano()
 	}
-	return time.Time{}
+	return 0
 }

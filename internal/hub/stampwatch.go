@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -37,16 +36,22 @@ type stampWatch struct {
 // again while it runs.
 const stampRecheck = time.Second
 
-// stampSeen is a stamp file as it was when its hash last matched.
+// stampSeen is a stamp file as it was when its hash last matched: the
+// hash it is held to and its stat, in 40 bytes (one is kept for every
+// active generation; its path follows from the generation, stampPath).
 type stampSeen struct {
-	path, hash string
+	hash       string
 	size       int64
-	mod, ctime time.Time
+	mod, ctime int64 // Unix nanoseconds
 }
 
-func (s stampSeen) same(fi os.FileInfo) bool {
-	return fi.Size() == s.size && fi.ModTime().Equal(s.mod) && changeTime(fi).Equal(s.ctime)
+// seenAs is what s remembers of a file whose stat is fi.
+func (s stampSeen) seenAs(fi os.FileInfo) stampSeen {
+	s.size, s.mod, s.ctime = fi.Size(), fi.ModTime().UnixNano(), changeTime(fi)
+	return s
 }
+
+func (s stampSeen) same(fi os.FileInfo) bool { return s.seenAs(fi) == s }
 
 // checkStamp holds the local copy of the stamp of a persona's generation
 // to its recorded hash: on every request of its runtime and on every read
@@ -61,19 +66,18 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 		if err != nil {
 			return err
 		}
-		s = h.stampFile(p)
+		s = stampSeen{hash: keep(p.StampHash)}
 	}
-	if err := h.stamps.check(personaID, s, ok); err != nil {
+	if err := h.stamps.check(personaID, h.stampPath(personaID), s, ok); err != nil {
 		h.refuseStamp(personaID, err)
 		return fmt.Errorf("the capability stamp of this generation no longer matches the hash recorded at registration; it is refused until an operator looks: %w", err)
 	}
 	return nil
 }
 
-// stampFile is where this host keeps the local copy of p's stamp, and the
-// hash it is held to.
-func (h *Hub) stampFile(p registry.Persona) stampSeen {
-	return stampSeen{path: filepath.Join(h.cfg.Home.GenerationDir(p.ID), stamp.FileName), hash: keep(p.StampHash)}
+// stampPath is where this host keeps the local copy of a generation's stamp.
+func (h *Hub) stampPath(personaID string) string {
+	return filepath.Join(h.cfg.Home.GenerationDir(personaID), stamp.FileName)
 }
 
 // refuseStamp refuses a generation whose stamp failed a check: its token
@@ -91,12 +95,12 @@ func (h *Hub) refuseStamp(personaID string, err error) {
 // stat. A generation registered without a stamp, or a host without a copy
 // (registered through another host's hub), has nothing to check, which is
 // remembered too.
-func (w *stampWatch) check(personaID string, s stampSeen, known bool) error {
+func (w *stampWatch) check(personaID, path string, s stampSeen, known bool) error {
 	if s.hash == "" {
 		w.remember(personaID, s, known)
 		return nil
 	}
-	fi, err := os.Stat(s.path)
+	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		w.remember(personaID, s, known)
 		return nil
@@ -106,18 +110,17 @@ func (w *stampWatch) check(personaID string, s stampSeen, known bool) error {
 	}
 	var b []byte
 	if err == nil {
-		b, err = os.ReadFile(s.path)
+		b, err = os.ReadFile(path)
 	}
 	if err == nil {
-		err = stamp.VerifyHash(s.path, b, s.hash)
+		err = stamp.VerifyHash(path, b, s.hash)
 	}
 	if err != nil {
 		return err
 	}
 	// The stat is the one taken before the read: a change in between
 	// shows as a changed stat at the next check, which hashes again.
-	s.size, s.mod, s.ctime = fi.Size(), fi.ModTime(), changeTime(fi)
-	w.remember(personaID, s, false)
+	w.remember(personaID, s.seenAs(fi), false)
 	return nil
 }
 

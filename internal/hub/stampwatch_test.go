@@ -3,6 +3,8 @@ package hub
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +97,37 @@ func TestAStampReadNoticesAChangedLocalCopy(t *testing.T) {
 	// The generation is refused as a runtime's own request would have it.
 	_, err = rt.Beat(ctx)
 	wantCode(t, err, "unauthenticated")
+}
+
+// The stamp watch remembers a file for every active generation for the
+// hub's life: the hash it is held to and its stat, not its path (which
+// follows from the generation) nor times with their locations — about 530
+// bytes a generation before, 5.3 MB of a 10,000-persona hub's heap.
+func TestStampWatchHoldsLittlePerGeneration(t *testing.T) {
+	const n = 2000
+	dir := t.TempDir()
+	b := []byte(`{"schema_version":3}`)
+	hash, err := stamp.Hash(b)
+	mustNil(t, err)
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("p-%016x.json", i))
+		mustNil(t, os.WriteFile(paths[i], b, 0o600))
+	}
+	w := stampWatch{seen: make(map[string]stampSeen)}
+	before := heapAfterGC()
+	for i, path := range paths {
+		id := fmt.Sprintf("p-%016x", i)
+		mustNil(t, w.check(id, path, stampSeen{hash: keep(hash)}, false))
+	}
+	perGeneration := (int64(heapAfterGC()) - int64(before)) / n
+	if perGeneration > 300 {
+		t.Fatalf("the stamp watch holds %d bytes a generation; want at most 300", perGeneration)
+	}
+	// What it remembers still notices a changed file.
+	mustNil(t, os.WriteFile(paths[0], []byte(`{"schema_version":3, "x":1}`), 0o600))
+	s := w.seen["p-0000000000000000"]
+	if err := w.check("p-0000000000000000", paths[0], s, true); !errors.Is(err, stamp.ErrHashMismatch) {
+		t.Fatalf("a changed file checked against what was remembered: %v", err)
+	}
 }

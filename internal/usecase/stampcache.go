@@ -42,9 +42,11 @@ type stampEntry struct {
 }
 
 // stampCache holds stamps verified once (hash, schema, semantics), so a
-// request reads nothing: the stamp is checked when a generation is first
-// asked about after a start — the hub checks every active one right after
-// it starts, and each activation — and not again while it stays cached.
+// request reads nothing: the stamp is read and verified when a request
+// first needs it after a start, and not again while it stays cached (the
+// standing check the hub runs on every active generation at start and on
+// each activation reads through the cache without filling it,
+// CheckStanding).
 //
 // Beside each stamp it keeps the stamp's policy index (confirm.Policy
 // without any request's options), built the first time a request needs it:
