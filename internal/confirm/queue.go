@@ -247,12 +247,16 @@ func (q *Queue) planCreate(ctx context.Context, caller Principal, in pendingInpu
 	if err != nil {
 		return Result{}, store.Plan{}, err
 	}
+	undecided, err := undecidedOp(c)
+	if err != nil {
+		return Result{}, store.Plan{}, err
+	}
 	conds = append(conds, store.Cond{Key: keyConfirmation(c.ID)})
 	ops := []store.Op{
 		store.Put(keyConfirmation(c.ID), val),
 		store.Put(keyFingerprint(in.fp), []byte(c.ID)),
 		store.Put(keyCorrelation(caller, in.corr), []byte(c.ID)),
-		store.Put(keyUndecided(c.ID), []byte(c.ID)),
+		undecided,
 		a,
 	}
 	return resultOf(c, in.decision, now), store.Plan{Conds: conds, Ops: ops}, nil
@@ -371,7 +375,7 @@ func (q *Queue) Undecided(ctx context.Context) ([]*Confirmation, error) {
 	}
 	out := make([]*Confirmation, 0, len(kvs))
 	for _, kv := range kvs {
-		c, _, err := q.load(ctx, string(kv.Value))
+		c, _, err := q.load(ctx, kv.Key[len(prefixUndecided):])
 		if err != nil {
 			return nil, err
 		}
@@ -407,8 +411,12 @@ func (q *Queue) IndexUndecided(ctx context.Context) error {
 		if c.State == StatePending {
 			// Guarded on the record, so a decision committed meanwhile
 			// makes this index build again rather than list it undecided.
+			op, err := undecidedOp(&c)
+			if err != nil {
+				return fmt.Errorf("index undecided confirmations: %s: %w", kv.Key, err)
+			}
 			conds = append(conds, store.Cond{Key: kv.Key, ModRev: kv.ModRev})
-			ops = append(ops, store.Put(keyUndecided(c.ID), []byte(c.ID)))
+			ops = append(ops, op)
 		}
 	}
 	conds = append(conds, store.Cond{Key: keyUndecidedIndexed})

@@ -21,13 +21,13 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 	if err != nil {
 		return plan, 0, err
 	}
-	undecided, err := q.Undecided(ctx)
+	undecided, err := q.undecidedEntries(ctx)
 	if err != nil {
 		return plan, 0, err
 	}
 	now := q.now().UTC()
 	for _, u := range undecided {
-		if !u.Unroutable || u.Authority != seat || u.effective(now) != StatePending {
+		if !u.Unroutable || u.Authority != seat.String() || !now.Before(u.ExpiresAt) {
 			continue
 		}
 		if max == 0 {
@@ -38,6 +38,9 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 		c, kv, err := q.load(ctx, u.ID)
 		if err != nil {
 			return store.Plan{}, 0, err
+		}
+		if !c.Unroutable || c.effective(now) != StatePending {
+			continue // its entry is older than what the record says
 		}
 		was := c.AuthorityBinding
 		c.Unroutable = false
@@ -53,12 +56,16 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 		if err != nil {
 			return store.Plan{}, 0, err
 		}
+		entry, err := undecidedOp(c)
+		if err != nil {
+			return store.Plan{}, 0, err
+		}
 		plan.Join(store.Plan{Conds: []store.Cond{{Key: keyConfirmation(c.ID), ModRev: kv.ModRev}},
-			Ops: []store.Op{store.Put(keyConfirmation(c.ID), val), a}})
+			Ops: []store.Op{store.Put(keyConfirmation(c.ID), val), entry, a}})
 	}
 	return plan, left, nil
 }
 
 // RerouteOps is how many writes PlanReroute plans per confirmation (its
-// record and its audit entry), for a caller's budget.
-const RerouteOps = 2
+// record, its undecided entry and its audit entry), for a caller's budget.
+const RerouteOps = 3

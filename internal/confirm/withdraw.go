@@ -22,7 +22,7 @@ func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by P
 	if personaID == "" {
 		return plan, 0, nil
 	}
-	undecided, err := q.Undecided(ctx)
+	undecided, err := q.undecidedEntries(ctx)
 	if err != nil {
 		return plan, 0, err
 	}

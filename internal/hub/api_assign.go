@@ -58,7 +58,7 @@ func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 		return err
 	}
 	if !id.IsHuman() && id.PersonaID != p.ID {
-		st, err := h.cases.LoadStamp(p)
+		st, err := h.cases.LoadStamp(ctx, p)
 		if err != nil || st.Authority.OwningLead != id.Principal {
 			return hubapi.Errorf(hubapi.ErrForbidden, "%s sees its own assigned tasks and, as owning lead, its deputies'", id.Principal)
 		}

@@ -200,7 +200,7 @@ func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identi
 	if q.Get("review") == "true" {
 		list = h.queue.Prompts().Review
 	}
-	keys, err := h.cases.LearnKeys(p)
+	keys, err := h.cases.LearnKeys(ctx, p)
 	if err != nil {
 		return err
 	}

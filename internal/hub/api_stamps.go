@@ -18,7 +18,7 @@ func getStamp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	if err != nil {
 		return err
 	}
-	st, err := h.cases.LoadStamp(p)
+	st, err := h.cases.LoadStamp(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (h *Hub) diffSide(ctx context.Context, ref string) (string, []stamp.Tool, e
 	if err != nil {
 		return "", nil, err
 	}
-	st, err := h.cases.LoadStamp(p)
+	st, err := h.cases.LoadStamp(ctx, p)
 	if err != nil {
 		return "", nil, err
 	}

@@ -27,7 +27,7 @@ func (u *Cases) deputy(ctx context.Context, ref string) (registry.Persona, stamp
 	if p.State != registry.StateActive {
 		return p, stamp.Stamp{}, guard, fmt.Errorf("%s (%s) is %s: tasks are assigned to an active generation: %w", p.Address, p.Name, p.State, ErrNotActive)
 	}
-	st, err := u.LoadStamp(p)
+	st, err := u.LoadStamp(ctx, p)
 	return p, st, guard, err
 }
 

@@ -77,7 +77,7 @@ func (u *Cases) guarded(ctx context.Context, ref string) (registry.Persona, stor
 // lead or bound human assigned it (never ones a request asserts) and the
 // seats' active holders (an addressed tool reaches only an active one).
 func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy, error) {
-	base, err := u.stampPolicy(p)
+	base, err := u.stampPolicy(ctx, p)
 	if err != nil {
 		return nil, err
 	}

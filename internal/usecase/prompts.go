@@ -11,9 +11,10 @@ import (
 
 // LearnKeys are the keys p's learned choices match under now: its stamp
 // hash and the class key of its stamp, as its policy index keeps them
-// (computed once per generation and hash).
-func (u *Cases) LearnKeys(p registry.Persona) (confirm.Keys, error) {
-	pol, err := u.stampPolicy(p)
+// (computed once per generation and hash; a first use reads the stamp
+// under ctx).
+func (u *Cases) LearnKeys(ctx context.Context, p registry.Persona) (confirm.Keys, error) {
+	pol, err := u.stampPolicy(ctx, p)
 	if err != nil {
 		return confirm.Keys{}, err
 	}
@@ -32,7 +33,7 @@ func (u *Cases) staleChoice(ctx context.Context, ref, choiceID string) (confirm.
 	if err != nil {
 		return confirm.Keys{}, confirm.Choice{}, err
 	}
-	keys, err := u.LearnKeys(p)
+	keys, err := u.LearnKeys(ctx, p)
 	if err != nil {
 		return keys, confirm.Choice{}, err
 	}

@@ -167,7 +167,7 @@ func (u *Cases) previousStamp(ctx context.Context, p registry.Persona) (stamp.St
 	}
 	for i := len(hist) - 1; i >= 0; i-- {
 		if q := hist[i]; q.ID != p.ID && q.Generation < p.Generation && q.StampHash != "" {
-			if st, err := u.LoadStamp(q); err == nil {
+			if st, err := u.LoadStamp(ctx, q); err == nil {
 				return st, nil
 			}
 		}

@@ -61,7 +61,7 @@ func (u *Cases) planRetirement(ctx context.Context, caller Caller, p registry.Pe
 	if reason == "" {
 		return store.Plan{}, Retirement{}, fmt.Errorf("retire %s: %w", p.Address, registry.ErrReasonRequired)
 	}
-	st, err := u.LoadStamp(p)
+	st, err := u.LoadStamp(ctx, p)
 	if err != nil {
 		return store.Plan{}, Retirement{}, err
 	}

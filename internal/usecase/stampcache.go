@@ -127,9 +127,12 @@ func (c *stampCache) putPolicy(k stampKey, p *confirm.Policy) {
 // against its recorded hash (and both validators) the first time it is
 // asked for after a start, from memory afterwards: the stored bytes are
 // written once under a condition, so (generation, hash) names one stamp on
-// every hub. The stamp is shared: callers do not modify it. (The store read
-// is bounded by the store itself: etcd's call timeout.)
-func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
+// every hub. The stamp is shared: callers do not modify it. The store read
+// is made under ctx, so a cache miss inside a use case's plan shares the
+// plan's read transaction (store.ShareReads) instead of beginning its own
+// (which a commit growing bbolt's map would wait on); it is bounded by the
+// store itself (etcd's call timeout).
+func (u *Cases) LoadStamp(ctx context.Context, p registry.Persona) (stamp.Stamp, error) {
 	if p.StampHash == "" {
 		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)
 	}
@@ -137,7 +140,7 @@ func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
 	if st, ok := u.stamps.get(k); ok {
 		return st, nil
 	}
-	st, err := u.readStoredStamp(context.Background(), p)
+	st, err := u.readStoredStamp(ctx, p)
 	if err != nil {
 		return stamp.Stamp{}, err
 	}
@@ -147,13 +150,14 @@ func (u *Cases) LoadStamp(p registry.Persona) (stamp.Stamp, error) {
 
 // stampPolicy is the policy index of p's stamp, without any request's
 // options (Policy adds them with confirm.Policy.With): built once per
-// (generation, hash), like the stamp it indexes.
-func (u *Cases) stampPolicy(p registry.Persona) (*confirm.Policy, error) {
+// (generation, hash), like the stamp it indexes; a miss reads the stamp
+// under ctx (LoadStamp).
+func (u *Cases) stampPolicy(ctx context.Context, p registry.Persona) (*confirm.Policy, error) {
 	k := stampKey{p.ID, p.StampHash}
 	if pol, ok := u.stamps.policy(k); ok {
 		return pol, nil
 	}
-	st, err := u.LoadStamp(p)
+	st, err := u.LoadStamp(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,15 @@
 package usecase
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // The stamp cache keeps at most its bound of parsed stamps and policies,
@@ -19,14 +24,14 @@ func TestStampCacheStaysWithinItsBound(t *testing.T) {
 	for i := range 6 {
 		p := in.register(t, fmt.Sprintf("w%d/core/lead", i), fmt.Sprintf("Star %d", i))
 		ps = append(ps, p.ID)
-		if _, err := u.stampPolicy(p); err != nil {
+		if _, err := u.stampPolicy(t.Context(), p); err != nil {
 			t.Fatal(err)
 		}
 		if n := u.stamps.len(); n > bound {
 			t.Fatalf("%d stamps cached after %d loads; the bound is %d", n, i+1, bound)
 		}
 		// The first generation is used before each new one: it stays.
-		if _, err := u.stampPolicy(mustPersona(t, in, ps[0])); err != nil {
+		if _, err := u.stampPolicy(t.Context(), mustPersona(t, in, ps[0])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,7 +46,7 @@ func TestStampCacheStaysWithinItsBound(t *testing.T) {
 	}
 	// A dropped stamp is read again, and is then the most recent.
 	dropped := mustPersona(t, in, ps[1])
-	if _, err := u.LoadStamp(dropped); err != nil {
+	if _, err := u.LoadStamp(t.Context(), dropped); err != nil {
 		t.Fatalf("a dropped stamp is not read again: %v", err)
 	}
 	if _, ok := u.stamps.get(stampKey{dropped.ID, dropped.StampHash}); !ok || u.stamps.len() != bound {
@@ -77,10 +82,55 @@ func TestStandingCheckDoesNotFillTheStampCache(t *testing.T) {
 	if n := u.stamps.len(); n != 0 {
 		t.Fatalf("%d stamps cached by standing checks alone, want none", n)
 	}
-	if _, err := u.LoadStamp(ps[0]); err != nil {
+	if _, err := u.LoadStamp(t.Context(), ps[0]); err != nil {
 		t.Fatal(err)
 	}
 	if err := u.CheckStanding(ps[0]); err != nil || u.stamps.len() != 1 {
 		t.Fatalf("standing check of a cached stamp: %v, %d cached", err, u.stamps.len())
+	}
+}
+
+// readContexts is a real store that remembers the context of each read of
+// a stored stamp.
+type readContexts struct {
+	*store.Bolt
+	mu    sync.Mutex
+	stamp []context.Context
+}
+
+func (s *readContexts) Get(ctx context.Context, key string) (store.KV, error) {
+	if strings.HasPrefix(key, StampPrefix) {
+		s.mu.Lock()
+		s.stamp = append(s.stamp, ctx)
+		s.mu.Unlock()
+	}
+	return s.Bolt.Get(ctx, key)
+}
+
+// requestMark marks the context a request is made under.
+type requestMark struct{}
+
+// A stamp not yet cached is read inside the request's plan under the
+// plan's context, so the read shares the plan's read transaction
+// (store.ShareReads) instead of beginning one of its own: one begun under
+// context.Background() sat outside the plan's, and a commit growing
+// bbolt's map waited on it.
+func TestAStampMissInAPlanReadsUnderThePlansContext(t *testing.T) {
+	in := newInstallation(t)
+	lead := activeLead(t, in)
+	reads := &readContexts{Bolt: in.st.(*store.Bolt)}
+	u := New(Config{Store: reads, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
+	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
+	ctx := context.WithValue(t.Context(), requestMark{}, true)
+	if _, _, err := u.RequestConfirmation(ctx, Key{}, caller, deploy("cold-1")); err != nil {
+		t.Fatal(err)
+	}
+	if len(reads.stamp) == 0 {
+		t.Fatal("the request of a generation whose stamp was not cached read no stamp")
+	}
+	for i, rc := range reads.stamp {
+		if rc.Value(requestMark{}) == nil {
+			t.Fatalf("stamp read %d of %d was not made under the request's context", i+1, len(reads.stamp))
+		}
 	}
 }

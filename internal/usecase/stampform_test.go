@@ -41,7 +41,7 @@ func TestRawStoredStampIsStillRead(t *testing.T) {
 	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, file)})
 	mustNil(t, err)
 	mustNil(t, os.Remove(in.cases.localStampPath(p.ID)))
-	st, err := in.fresh().LoadStamp(p)
+	st, err := in.fresh().LoadStamp(context.Background(), p)
 	if err != nil || st.Persona.ID != p.ID {
 		t.Fatalf("a raw stored stamp: %v", err)
 	}
@@ -82,7 +82,7 @@ func TestDamagedOrOversizedStoredStampIsRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, c.value)})
 			mustNil(t, err)
-			_, err = in.fresh().LoadStamp(p)
+			_, err = in.fresh().LoadStamp(context.Background(), p)
 			for _, want := range c.want {
 				if !errors.Is(err, want) {
 					t.Fatalf("LoadStamp = %v, want %v", err, want)

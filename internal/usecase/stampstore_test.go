@@ -51,7 +51,7 @@ func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
 
 	mustNil(t, os.Remove(in.cases.localStampPath(p.ID)))
 	elsewhere := in.fresh()
-	st, err := elsewhere.LoadStamp(p)
+	st, err := elsewhere.LoadStamp(context.Background(), p)
 	if err != nil || st.Persona.ID != p.ID {
 		t.Fatalf("the stamp read from the store on a host without the file: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
 	mustNil(t, err)
 	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, changed)})
 	mustNil(t, err)
-	if _, err := in.fresh().LoadStamp(p); !errors.Is(err, stamp.ErrHashMismatch) {
+	if _, err := in.fresh().LoadStamp(context.Background(), p); !errors.Is(err, stamp.ErrHashMismatch) {
 		t.Fatalf("changed stored bytes: %v, want ErrHashMismatch", err)
 	}
 }
@@ -80,7 +80,7 @@ func TestCopyStampFilesOnce(t *testing.T) {
 	b := in.register(t, "work/core/deputy", "Porrima")
 	_, err := in.st.Txn(ctx, nil, []store.Op{{Key: StampPrefix + a.ID, Delete: true}, {Key: StampPrefix + b.ID, Delete: true}})
 	mustNil(t, err)
-	if _, err := in.fresh().LoadStamp(a); !errors.Is(err, ErrStampNotStored) {
+	if _, err := in.fresh().LoadStamp(context.Background(), a); !errors.Is(err, ErrStampNotStored) {
 		t.Fatalf("a stamp whose bytes are not stored: %v, want ErrStampNotStored", err)
 	}
 	good, err := os.ReadFile(in.cases.localStampPath(b.ID))
@@ -97,7 +97,7 @@ func TestCopyStampFilesOnce(t *testing.T) {
 	if _, err := in.st.Get(ctx, stampsInStore); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the copy was marked done with a stamp left out: %v", err)
 	}
-	if _, err := in.fresh().LoadStamp(a); err != nil {
+	if _, err := in.fresh().LoadStamp(context.Background(), a); err != nil {
 		t.Fatalf("the copied stamp: %v", err)
 	}
 
@@ -185,7 +185,7 @@ func TestCopyStampFilesReadsThePrefixNotEachStamp(t *testing.T) {
 	if counted.gets > 1 {
 		t.Fatalf("the copy read %d single keys for %d personas; want only its done mark", counted.gets, len(ps))
 	}
-	if _, err := in.fresh().LoadStamp(ps[0]); err != nil {
+	if _, err := in.fresh().LoadStamp(context.Background(), ps[0]); err != nil {
 		t.Fatalf("the copied stamp: %v", err)
 	}
 }

@@ -79,7 +79,7 @@ func TestRegisterThenApproveActivates(t *testing.T) {
 	if p.State != registry.StatePending || p.StampHash == "" || p.StampHash != res.StampHash {
 		t.Fatalf("registered %+v; want pending with stamp %s", p, res.StampHash)
 	}
-	if _, err := in.cases.LoadStamp(p); err != nil {
+	if _, err := in.cases.LoadStamp(context.Background(), p); err != nil {
 		t.Fatalf("the stamp of a registered generation: %v", err)
 	}
 	c := res.Confirmation
@@ -162,7 +162,7 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	mustNil(t, err)
 	p, err := in.reg.Get(ctx, active.Persona.ID)
 	mustNil(t, err)
-	st, err := in.cases.LoadStamp(p)
+	st, err := in.cases.LoadStamp(context.Background(), p)
 	mustNil(t, err)
 	r, err := in.queue.RequestRetirement(ctx, henry, &st, p.StampHash, "project closed")
 	mustNil(t, err)
@@ -183,10 +183,10 @@ func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 	res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})
 	mustNil(t, err)
 	p := res.Persona
-	first, err := in.cases.LoadStamp(p)
+	first, err := in.cases.LoadStamp(context.Background(), p)
 	mustNil(t, err)
 	mustNil(t, os.Remove(in.home.GenerationDir(p.ID)+"/CAPABILITY-STAMP.json"))
-	again, err := in.cases.LoadStamp(p)
+	again, err := in.cases.LoadStamp(context.Background(), p)
 	if err != nil || again.Persona.ID != first.Persona.ID {
 		t.Fatalf("a verified stamp read again: %v; want it from memory", err)
 	}
@@ -200,7 +200,7 @@ func TestStampIsVerifiedOnceThenCached(t *testing.T) {
 		t.Fatalf("two requests' policies: %p and %p over stamps %p and %p; want two policies over one kept index", pol, pol2, pol.Stamp(), pol2.Stamp())
 	}
 	p.StampHash = "sha256:00"
-	if _, err := in.cases.LoadStamp(p); err == nil {
+	if _, err := in.cases.LoadStamp(context.Background(), p); err == nil {
 		t.Fatal("a stamp under another hash was served from memory; want it verified against the file")
 	}
 	if _, err := in.cases.Policy(ctx, p); err == nil {
@@ -232,7 +232,7 @@ func TestPreviewIsTheRegistrationWritingNothing(t *testing.T) {
 	mustNil(t, err)
 	p, err := in.reg.Get(ctx, res.Persona.ID)
 	mustNil(t, err)
-	st, err := in.cases.LoadStamp(p)
+	st, err := in.cases.LoadStamp(context.Background(), p)
 	mustNil(t, err)
 	if !reflect.DeepEqual(st.Tools, pv.Stamp.Tools) || !reflect.DeepEqual(st.Path, pv.Stamp.Path) || !reflect.DeepEqual(st.Authority, pv.Stamp.Authority) {
 		t.Fatalf("registration wrote another stamp than its preview showed")
