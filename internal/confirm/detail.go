@@ -129,40 +129,83 @@ func unpackDetail(z []byte) (string, error) {
 type confirmationFields Confirmation
 
 // storedConfirmation is the stored form of a confirmation whose detail is
-// compressed: "detail" (at depth 0, so it hides the embedded one) is left
-// out, "detail_z" carries it.
+// compressed or which is decided: "detail" and "decision" (at depth 0, so
+// they hide the embedded ones) are left out; "detail_z" carries the detail,
+// "decided" the decision without the fields it shares with the confirmation.
 type storedConfirmation struct {
 	*confirmationFields
-	Detail  string `json:"detail,omitempty"`
-	DetailZ []byte `json:"detail_z,omitempty"`
+	Detail   string          `json:"detail,omitempty"`
+	DetailZ  []byte          `json:"detail_z,omitempty"`
+	Decision *DecisionRecord `json:"decision,omitempty"`
+	Decided  *storedDecision `json:"decided,omitempty"`
+}
+
+// storedDecision is a decision record as stored inside its confirmation:
+// the requester, authority, binding, operation, stamp hash and correlation
+// id it records are the confirmation's own (planDecision copies them, and a
+// decided confirmation is never written again), so they are stored once,
+// in the confirmation, and a read copies them back (UnmarshalJSON). About
+// 560 of a decided record's bytes.
+type storedDecision struct {
+	*DecisionRecord
+	Requester        Principal `json:"requester,omitzero"`
+	Authority        Principal `json:"authority,omitzero"`
+	AuthorityBinding string    `json:"authority_binding,omitzero"`
+	Operation        Operation `json:"operation,omitzero"`
+	StampHash        string    `json:"stamp_hash,omitzero"`
+	CorrelationID    string    `json:"correlation_id,omitzero"`
+}
+
+// sharesFields reports whether d records exactly c's own requester,
+// authority, binding, operation, stamp hash and correlation id.
+func sharesFields(d *DecisionRecord, c *Confirmation) bool {
+	return d.Requester == c.Requester && d.Authority == c.Authority && d.AuthorityBinding == c.AuthorityBinding &&
+		d.Operation == c.Operation && d.StampHash == c.StampHash && d.CorrelationID == c.CorrelationID
 }
 
 // StoredJSON is c's record as stored: its JSON, with the detail compressed
-// when that makes it smaller (a copy kept elsewhere, as an idempotency
-// record's result, keeps this form too). A confirmation without a long detail (every
+// when that makes it smaller and a decision's copies of c's fields left out
+// (a copy kept elsewhere, as an idempotency record's result, keeps this form
+// too). A pending confirmation without a long detail (every queued
 // operation's) is stored as json.Marshal writes it, byte for byte: answers
 // splice those bytes in (ResultJSON).
 func StoredJSON(c *Confirmation) ([]byte, error) {
 	z := packDetail(c.Detail)
-	if z == nil {
+	compact := c.Decision != nil && sharesFields(c.Decision, c)
+	if z == nil && !compact {
 		return json.Marshal(c)
 	}
-	return json.Marshal(storedConfirmation{confirmationFields: (*confirmationFields)(c), DetailZ: z})
+	out := storedConfirmation{confirmationFields: (*confirmationFields)(c), Decision: c.Decision, DetailZ: z}
+	if z == nil {
+		out.Detail = c.Detail
+	}
+	if compact {
+		out.Decision, out.Decided = nil, &storedDecision{DecisionRecord: c.Decision}
+	}
+	return json.Marshal(out)
 }
 
 // UnmarshalJSON reads a confirmation's JSON: an answer's or change event's
-// (the detail as text), or a stored record's, whose detail may be
-// compressed ("detail_z", expanded here; ErrDetailDamaged when it does not
-// expand). A record stored before details were compressed has the text.
+// (the detail as text, the decision whole), or a stored record's, whose
+// detail may be compressed ("detail_z", expanded here; ErrDetailDamaged
+// when it does not expand) and whose decision may leave out the fields it
+// shares with the confirmation ("decided", filled in here). A record
+// stored before either has the text and the whole decision.
 func (c *Confirmation) UnmarshalJSON(data []byte) error {
 	var v struct {
 		confirmationFields
-		DetailZ []byte `json:"detail_z"`
+		DetailZ []byte          `json:"detail_z"`
+		Decided *DecisionRecord `json:"decided"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	*c = Confirmation(v.confirmationFields)
+	if d := v.Decided; d != nil {
+		d.Requester, d.Authority, d.AuthorityBinding = c.Requester, c.Authority, c.AuthorityBinding
+		d.Operation, d.StampHash, d.CorrelationID = c.Operation, c.StampHash, c.CorrelationID
+		c.Decision = d
+	}
 	if v.DetailZ != nil {
 		text, err := unpackDetail(v.DetailZ)
 		if err != nil {
@@ -174,10 +217,12 @@ func (c *Confirmation) UnmarshalJSON(data []byte) error {
 }
 
 // WireJSON is a stored confirmation record as answers and change events
-// carry it: the record itself, unless its detail is compressed, when it is
-// the confirmation's JSON with the detail as text.
+// carry it: the record itself, unless its detail is compressed or it is
+// decided, when it is the confirmation's JSON as json.Marshal writes it
+// (the detail as text, the decision whole).
 func WireJSON(record []byte) ([]byte, error) {
-	if !bytes.Contains(record, []byte(`"detail_z":`)) {
+	// Inside a JSON string a quote is escaped: these can only be keys.
+	if !bytes.Contains(record, []byte(`"detail_z":`)) && !bytes.Contains(record, []byte(`"decided":`)) {
 		return record, nil
 	}
 	var c Confirmation

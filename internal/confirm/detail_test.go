@@ -259,3 +259,79 @@ func BenchmarkActivationRecord(b *testing.B) {
 		})
 	}
 }
+
+// "The decision record stores the requester, authority binding, normalized
+// operation, stamp hash, decision, and correlation id": a decided record
+// stores them once, in the confirmation, and every read — Get, List, the
+// retried request, a change event's payload — has the whole decision
+// record, the same as the decision answered. A record of before (the
+// decision whole) reads as it was.
+func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
+	ctx := context.Background()
+	q, _ := queueFor(t, QueueOptions{})
+	p := policyFor(t, "work/core/lead", Options{})
+	me := PersonaPrincipal(p.Address())
+	o := deployOp(t, p)
+	r := mustRequest(t, q, me, p, o, "corr-1")
+	decided, err := q.Deny(ctx, henry, r.Confirmation.ID, "not today", RememberNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := json.Marshal(decided)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decided.Decision
+	if d == nil || d.Requester != me || d.Operation != o || d.CorrelationID != "corr-1" || d.StampHash != decided.StampHash || d.AuthorityBinding == "" {
+		t.Fatalf("the decision answered: %+v", d)
+	}
+	raw, err := q.st.Get(ctx, keyConfirmation(decided.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(raw.Value, []byte(`"correlation_id":`)); n != 1 || !bytes.Contains(raw.Value, []byte(`"decided":`)) {
+		t.Errorf("the stored decision repeats the confirmation's fields (%d correlation ids):\n%s", n, raw.Value)
+	}
+	if len(raw.Value) > len(whole)-300 {
+		t.Errorf("stored %d bytes, the whole confirmation is %d", len(raw.Value), len(whole))
+	}
+	same := func(what string, c *Confirmation) {
+		t.Helper()
+		got, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, whole) {
+			t.Errorf("%s:\n%s\nthe decision answered\n%s", what, got, whole)
+		}
+	}
+	c, err := q.Get(ctx, decided.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("Get", c)
+	all, err := q.List(ctx, true)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("List: %v, %v", all, err)
+	}
+	same("List", all[0])
+	again := mustRequest(t, q, me, p, o, "corr-1")
+	same("the retried request", again.Confirmation)
+	wire, err := WireJSON(raw.Value)
+	if err != nil || !bytes.Equal(wire, whole) {
+		t.Errorf("a change event's payload: %v\n%s\nwant\n%s", err, wire, whole)
+	}
+
+	// A record of before keeps its whole decision, and is its own wire form.
+	if _, err := q.st.Txn(ctx, nil, []store.Op{store.Put(keyConfirmation(decided.ID), whole)}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = q.Get(ctx, decided.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("a record of before", c)
+	if wire, err := WireJSON(whole); err != nil || !bytes.Equal(wire, whole) {
+		t.Errorf("a record of before is not its own wire form: %v", err)
+	}
+}
