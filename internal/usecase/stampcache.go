@@ -3,7 +3,9 @@ package usecase
 import (
 	"container/list"
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -15,9 +17,16 @@ import (
 // policy indexes) kept in memory, least recently used dropped first. It
 // holds the stamps of the generations that act — a request reads none —
 // while an installation's idle majority costs no heap; a stamp dropped is
-// read from the store and verified again when next asked for (about a
-// registration's stamp check, well under a millisecond).
+// read from the store again when next asked for, and decoded without being
+// verified again when its bytes are the ones verified (MaxVerifiedStamps).
 const MaxCachedStamps = 2048
+
+// MaxVerifiedStamps bounds the digests of the stamps verified since the
+// start (about 100 bytes each: 6.5 MB at the bound). A stamp the cache
+// dropped whose stored bytes still match the digest is decoded again, not
+// verified again (a tenth of the work); past the bound a digest is
+// forgotten and its stamp verified in full when next read.
+const MaxVerifiedStamps = 65_536
 
 // stampKey is what a cached stamp was verified against: its generation and
 // the hash its registration recorded. A stamp is written once, so the pair
@@ -51,6 +60,58 @@ type stampCache struct {
 	max int
 	m   map[stampKey]*list.Element // of *stampEntry
 	lru list.List                  // most recently used at the front
+
+	// verified is, per generation, the digest of the stored stamp bytes
+	// and recorded hash that passed verification in this process
+	// (verifiedDigest), at most MaxVerifiedStamps (maxVerified, when set,
+	// for tests).
+	verified    map[string][sha256.Size]byte
+	maxVerified int
+}
+
+// verifiedDigest names the stored bytes v of a stamp held to recorded hash
+// hash: equal digests are the same bytes under the same hash, so the same
+// verdict.
+func verifiedDigest(hash string, v []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(hash))
+	h.Write([]byte{0})
+	h.Write(v)
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
+}
+
+// wasVerified reports whether generation id's stored stamp with digest d
+// passed verification in this process.
+func (c *stampCache) wasVerified(id string, d [sha256.Size]byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got, ok := c.verified[id]
+	return ok && got == d
+}
+
+// rememberVerified records that generation id's stored stamp with digest d
+// passed verification; past the bound an arbitrary other digest goes (its
+// stamp is verified in full when next read, as on a first read).
+func (c *stampCache) rememberVerified(id string, d [sha256.Size]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.verified == nil {
+		c.verified = make(map[string][sha256.Size]byte)
+	}
+	bound := c.maxVerified
+	if bound <= 0 {
+		bound = MaxVerifiedStamps
+	}
+	if _, ok := c.verified[id]; !ok && len(c.verified) >= bound {
+		for other := range c.verified {
+			delete(c.verified, other)
+			break
+		}
+	}
+	// A copy: id may be a substring of the persona record it came from.
+	c.verified[strings.Clone(id)] = d
 }
 
 // entry is k's entry, marked most recently used; nil when not cached.

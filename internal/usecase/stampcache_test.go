@@ -1,14 +1,18 @@
 package usecase
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -60,6 +64,59 @@ func mustPersona(t *testing.T, in *installation, id string) registry.Persona {
 	p, err := in.reg.Get(t.Context(), id)
 	mustNil(t, err)
 	return p
+}
+
+// A stamp the cache dropped is read again from the store: when its stored
+// bytes are those that passed verification in this process it is decoded
+// (the same stamp as verified), and when they changed meanwhile it is
+// verified again and refused. The digests stay within their bound.
+func TestDroppedStampIsDecodedWhenItsBytesAreTheVerifiedOnes(t *testing.T) {
+	in := newInstallation(t)
+	ctx := t.Context()
+	u := in.fresh()
+	u.stamps.max, u.stamps.maxVerified = 1, 2
+	a := in.register(t, "w0/core/lead", "Star A")
+	b := in.register(t, "w1/core/lead", "Star B")
+	first, err := u.LoadStamp(ctx, a)
+	mustNil(t, err)
+	kv, err := in.st.Get(ctx, StampPrefix+a.ID)
+	mustNil(t, err)
+	if !u.stamps.wasVerified(a.ID, verifiedDigest(a.StampHash, kv.Value)) {
+		t.Fatal("a stamp verified in full left no digest: a re-read would verify it again")
+	}
+	_, err = u.LoadStamp(ctx, b) // the cache holds one: a is dropped
+	mustNil(t, err)
+	again, err := u.LoadStamp(ctx, a)
+	mustNil(t, err)
+	if !reflect.DeepEqual(again, first) {
+		t.Fatalf("the stamp decoded again differs from the one verified:\n%+v\n%+v", again, first)
+	}
+
+	// Changed bytes under the same key are not the verified ones.
+	stored, err := unpackStamp(kv.Value)
+	mustNil(t, err)
+	changed, err := packStamp(bytes.Replace(stored, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1))
+	mustNil(t, err)
+	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+a.ID, changed)})
+	mustNil(t, err)
+	_, err = u.LoadStamp(ctx, b) // a dropped again
+	mustNil(t, err)
+	if _, err := u.LoadStamp(ctx, a); !errors.Is(err, stamp.ErrHashMismatch) {
+		t.Fatalf("changed stored bytes of a stamp verified before: %v, want ErrHashMismatch", err)
+	}
+
+	// The standing check, which caches no stamp, leaves the digest: the
+	// generation's first request after it decodes its stamp.
+	c := in.register(t, "w2/core/lead", "Star C")
+	mustNil(t, u.CheckStanding(c))
+	kv, err = in.st.Get(ctx, StampPrefix+c.ID)
+	mustNil(t, err)
+	if !u.stamps.wasVerified(c.ID, verifiedDigest(c.StampHash, kv.Value)) {
+		t.Fatal("the standing check left no digest: the first request verifies the stamp again")
+	}
+	if n := len(u.stamps.verified); n > 2 {
+		t.Fatalf("%d digests kept; the bound is 2", n)
+	}
 }
 
 // The standing check a hub runs on every active generation right after it

@@ -57,7 +57,10 @@ func storeStampPlan(id string, b []byte) (store.Plan, error) {
 }
 
 // readStoredStamp reads generation p's stamp bytes from the store and
-// verifies them against its recorded hash.
+// verifies them against its recorded hash (and both validators) — or, when
+// exactly these bytes under this hash passed that in this process (a stamp
+// the cache dropped, read again), decodes them: the same bytes, the same
+// verdict, at a tenth of the work.
 func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.Stamp, error) {
 	kv, err := u.st.Get(ctx, stampStoreKey(p.ID))
 	if errors.Is(err, store.ErrNotFound) {
@@ -72,7 +75,16 @@ func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.
 	if err != nil {
 		return stamp.Stamp{}, fmt.Errorf("load %s: %w", source, err)
 	}
-	return stamp.Verify(source, b, p.StampHash)
+	d := verifiedDigest(p.StampHash, kv.Value)
+	if u.stamps.wasVerified(p.ID, d) {
+		return stamp.Decode(source, b)
+	}
+	st, err := stamp.Verify(source, b, p.StampHash)
+	if err != nil {
+		return stamp.Stamp{}, err
+	}
+	u.stamps.rememberVerified(p.ID, d)
+	return st, nil
 }
 
 // localStampPath is the local copy of generation id's stamp on this host.

@@ -22,7 +22,8 @@ import (
 // checks every active generation right after it starts, and caching those
 // would fill the cache (MaxCachedStamps) with the idle majority's stamps —
 // about 12 MB of heap at 10,000 personas — before any of them acts. A
-// generation's first request reads and verifies its stamp again, once.
+// generation's first request reads its stamp again, once, and decodes it
+// without verifying it again (the check left its digest: readStoredStamp).
 func (u *Cases) CheckStanding(p registry.Persona) error {
 	if p.StampHash == "" {
 		return nil
