@@ -181,12 +181,22 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 			return err
 		}
 	}
+	if fd, ok := v.(fastDecoder); ok && fd.DecodeFast(body) {
+		return hubapi.CheckFields(v)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return malformed(err)
 	}
 	return hubapi.CheckFields(v)
+}
+
+// fastDecoder is a request body with a fast path for the shape its
+// clients send (hubapi.OperationRequest.DecodeFast): it reads what
+// encoding/json would, or declines.
+type fastDecoder interface {
+	DecodeFast(body []byte) bool
 }
 
 // malformed names what the JSON decoder refused.

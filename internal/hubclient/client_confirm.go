@@ -2,6 +2,7 @@ package hubclient
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -45,10 +46,19 @@ func (c *Client) Authorize(ctx context.Context, req hubapi.OperationRequest) (hu
 
 // RequestConfirmation authorizes an operation and queues (or joins) a
 // confirmation on a confirm verdict. Retry with the same CorrelationID.
+// The answer is read by confirm.DecodeResult, on its fast path: a runtime
+// asks on every gated call.
 func (c *Client) RequestConfirmation(ctx context.Context, req hubapi.OperationRequest) (confirm.Result, error) {
-	var r confirm.Result
-	err := c.do(ctx, "POST", "/v1/confirmations", req, &r)
-	return r, err
+	const path = "/v1/confirmations"
+	b, err := c.call(ctx, "POST", path, req)
+	if err != nil {
+		return confirm.Result{}, err
+	}
+	r, err := confirm.DecodeResult(b)
+	if err != nil {
+		return confirm.Result{}, fmt.Errorf("POST %s: unreadable answer: %w", path, err)
+	}
+	return r, nil
 }
 
 // Confirmations lists pending confirmations, or all with all.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/virgo-hub/virgo-tui/internal/jsonscan"
 )
 
 // The persona record is stored as JSON and printed as the same JSON by
@@ -127,97 +129,35 @@ func decodePersona(data []byte) (Persona, error) {
 // null. It reports ok=false for anything else, and decodePersona then falls
 // back to encoding/json, which gives the same result on what both accept.
 func fastDecode(data []byte) (p Persona, ok bool) {
-	d := decoder{data: data, src: string(data)}
-	if !d.byte('{') {
+	d := jsonscan.New(data)
+	if !d.Object(func(key string) bool { return personaField(&d, &p, key) }) || !d.Done() {
 		return Persona{}, false
 	}
-	for first := true; ; first = false {
-		if d.byte('}') {
-			return p, d.i == len(d.data)
-		}
-		if !first && !d.byte(',') {
-			return Persona{}, false
-		}
-		key, ok := d.str()
-		if !ok || !d.byte(':') || !d.field(&p, key) {
-			return Persona{}, false
-		}
-	}
+	return p, true
 }
 
-// decoder reads data; src is data as one string, so that every decoded
-// field is a substring of it: one allocation per record, not one per field.
-type decoder struct {
-	data []byte
-	src  string
-	i    int
-}
-
-func (d *decoder) byte(c byte) bool {
-	if d.i < len(d.data) && d.data[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-// str reads a string without escapes or control characters.
-func (d *decoder) str() (string, bool) {
-	if !d.byte('"') {
-		return "", false
-	}
-	start := d.i
-	for d.i < len(d.data) {
-		c := d.data[d.i]
-		switch {
-		case c == '"':
-			s := d.src[start:d.i]
-			d.i++
-			return s, utf8.ValidString(s)
-		case c == '\\' || c < 0x20:
-			return "", false
-		}
-		d.i++
-	}
-	return "", false
-}
-
-// null reads a JSON null.
-func (d *decoder) null() bool {
-	if len(d.data)-d.i >= 4 && string(d.data[d.i:d.i+4]) == "null" {
-		d.i += 4
-		return true
-	}
-	return false
-}
-
-func (d *decoder) field(p *Persona, key string) bool {
+func personaField(d *jsonscan.Scanner, p *Persona, key string) bool {
 	switch key {
 	case "generation":
-		start := d.i
-		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
-			d.i++
-		}
-		n, err := strconv.Atoi(string(d.data[start:d.i]))
+		n, ok := d.Int()
 		p.Generation = n
-		// A leading zero is not JSON; let encoding/json refuse it.
-		return err == nil && (d.i-start == 1 || d.data[start] != '0')
+		return ok
 	case "created_at":
-		t, ok := d.time()
+		t, ok := d.Time()
 		if ok && t != nil {
 			p.CreatedAt = *t
 		}
 		return ok && t != nil
 	case "activated_at":
-		t, ok := d.time()
+		t, ok := d.Time()
 		p.ActivatedAt = t
 		return ok
 	case "retired_at":
-		t, ok := d.time()
+		t, ok := d.Time()
 		p.RetiredAt = t
 		return ok
 	case "refused_at":
-		t, ok := d.time()
+		t, ok := d.Time()
 		p.RefusedAt = t
 		return ok
 	}
@@ -225,7 +165,7 @@ func (d *decoder) field(p *Persona, key string) bool {
 	if dst == nil {
 		return false
 	}
-	s, ok := d.str()
+	s, ok := d.Str()
 	*dst = s
 	return ok
 }
@@ -266,23 +206,6 @@ func stringField(p *Persona, key string) *string {
 	return nil
 }
 
-// time reads an RFC 3339 string or null (nil time, ok).
-func (d *decoder) time() (*time.Time, bool) {
-	if d.null() {
-		return nil, true
-	}
-	s, ok := d.str()
-	if !ok {
-		return nil, false
-	}
-	// UnmarshalText is what encoding/json uses: the same strict RFC 3339.
-	var t time.Time
-	if err := t.UnmarshalText(d.data[d.i-len(s)-1 : d.i-1]); err != nil {
-		return nil, false
-	}
-	return &t, true
-}
-
 // decodeSeat reads a stored seat record. A seat is read on every
 // confirmation request routed to a lead (who holds the owning lead's
 // seat), so it has a fast path too: the compact JSON encoding/json writes
@@ -301,58 +224,18 @@ func decodeSeat(data []byte) (seatRecord, error) {
 // null) with plain strings (no escapes, valid UTF-8), as decodeSeat's fast
 // path; ok=false for anything else.
 func fastDecodeSeat(data []byte) (s seatRecord, ok bool) {
-	d := decoder{data: data, src: string(data)}
-	if !d.byte('{') {
-		return seatRecord{}, false
-	}
-	for first := true; ; first = false {
-		if d.byte('}') {
-			return s, d.i == len(d.data)
-		}
-		if !first && !d.byte(',') {
-			return seatRecord{}, false
-		}
-		key, ok := d.str()
-		if !ok || !d.byte(':') {
-			return seatRecord{}, false
-		}
+	d := jsonscan.New(data)
+	read := d.Object(func(key string) (ok bool) {
 		switch key {
 		case "holder":
-			s.Holder, ok = d.str()
+			s.Holder, ok = d.Str()
 		case "history":
-			s.History, ok = d.strs()
-		default:
-			ok = false
+			s.History, ok = d.Strs()
 		}
-		if !ok {
-			return seatRecord{}, false
-		}
+		return ok
+	})
+	if !read || !d.Done() {
+		return seatRecord{}, false
 	}
-}
-
-// strs reads an array of plain strings, or null (nil).
-func (d *decoder) strs() ([]string, bool) {
-	if d.null() {
-		return nil, true
-	}
-	if !d.byte('[') {
-		return nil, false
-	}
-	out := []string{}
-	if d.byte(']') {
-		return out, true
-	}
-	for {
-		s, ok := d.str()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-		if d.byte(']') {
-			return out, true
-		}
-		if !d.byte(',') {
-			return nil, false
-		}
-	}
+	return s, true
 }
