@@ -33,8 +33,10 @@ func TestStoreStatusOfABoltStore(t *testing.T) {
 	c := newCLI(t)
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
 	home, _ := registry.ResolveHome(c.home)
-	wantContains(t, "status", c.ok("store", "status"), "backend   bolt", home.DBPath(), "revision", "size")
-	wantContains(t, "status -o json", c.ok("store", "status", "-o", "json"), `"backend": "bolt"`, `"revision": `)
+	wantContains(t, "status", c.ok("store", "status"), "backend   bolt", home.DBPath(), "revision", "size",
+		"below the high-water mark", "range     persona/ ", "range     (virgo.log)")
+	wantContains(t, "status -o json", c.ok("store", "status", "-o", "json"), `"backend": "bolt"`, `"revision": `,
+		`"prefix": "persona/"`, `"leaf_pages": `)
 }
 
 // Into etcd and back: migrate to an embedded member, status shows it (one

@@ -13,32 +13,33 @@ import (
 // takes can be traced to the records that take them: the live bytes of
 // each key range, the leaf pages they fill, and the pages nothing uses.
 type Usage struct {
-	FileBytes int64 // the file's size
-	PageSize  int
+	FileBytes int64 `json:"file_bytes"` // the file's size
+	PageSize  int   `json:"page_size"`
 	// Pages is bbolt's high-water mark: the pages below it are in use or
 	// free; the file past it (TailBytes) is grown ahead of need.
-	Pages         uint64
-	TailBytes     int64
-	MetaPages     uint64 // the two meta pages
-	FreelistPages uint64 // the freelist page and its overflow
-	FreePages     uint64 // pages on the freelist
-	BranchPages   uint64 // every bucket's branch pages
-	Ranges        []RangeUsage
+	Pages         uint64       `json:"pages"`
+	TailBytes     int64        `json:"tail_bytes"`
+	MetaPages     uint64       `json:"meta_pages"`     // the two meta pages
+	FreelistPages uint64       `json:"freelist_pages"` // the freelist page and its overflow
+	FreePages     uint64       `json:"free_pages"`     // pages on the freelist
+	BranchPages   uint64       `json:"branch_pages"`   // every bucket's branch pages
+	Ranges        []RangeUsage `json:"ranges"`
 }
 
 // RangeUsage is one key range of one bucket: in virgo.kv a key prefix (the
 // key's first segment, and its second when that is a word, as in
-// "confirm/req/"); every other bucket is one range.
+// "confirm/req/"); every other bucket is one range, and the tree that holds
+// the buckets themselves is the range of bucket "".
 type RangeUsage struct {
-	Bucket     string
-	Prefix     string
-	Records    int64
-	KeyBytes   int64
-	ValueBytes int64
+	Bucket     string `json:"bucket"`
+	Prefix     string `json:"prefix"`
+	Records    int64  `json:"records"`
+	KeyBytes   int64  `json:"key_bytes"`
+	ValueBytes int64  `json:"value_bytes"`
 	// LeafPages are the leaf pages (with their overflow) the range
 	// occupies; a page shared by ranges counts to each in proportion to
 	// the bytes it holds of each.
-	LeafPages float64
+	LeafPages float64 `json:"leaf_pages"`
 }
 
 // LiveBytes is what the range's records take in its leaf pages: keys,
