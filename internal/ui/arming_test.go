@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // The issue (9, item 1): "`a`, `A` and `d` act only on a confirmation that
@@ -191,5 +193,26 @@ func TestOwnDecisionStreamedBackIsNotAnotherConsoles(t *testing.T) {
 	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: ConfirmationDecided, ID: "c-1", DecidedBy: "human:henry", Outcome: "approved"}}})
 	if s := plain(m); strings.Contains(s, "another console") {
 		t.Fatalf("this console's own decision is reported as another console's:\n%s", s)
+	}
+}
+
+// An esc typed right before the next key reaches the console as one alt+key
+// press when the terminal reads them together (a tmux storm on an idle
+// machine did): esc then `/` arrived as alt+/ while the deny reason was
+// open, the field stayed open, the storm's next words went into it and
+// its enter denied. In a field, alt+key is taken as what it was typed as:
+// esc, then the key.
+func TestEscRunIntoTheNextKeyStillCancelsTheField(t *testing.T) {
+	m, h := queueConsole(t)
+	press(t, m, "d")
+	typeText(t, m, "after the freeze")
+	m.Update(tea.KeyPressMsg{Code: '/', Mod: tea.ModAlt})
+	if m.prompt != promptFilter {
+		t.Fatalf("esc and / run together in the deny reason: prompt %d, want the reason cancelled and the filter open", m.prompt)
+	}
+	typeText(t, m, "atlas")
+	press(t, m, "enter", "esc")
+	if len(h.decisions) != 0 {
+		t.Fatalf("a deny reason left with esc, then a filter's enter, sent %+v", h.decisions)
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"time"
+	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -281,9 +282,29 @@ func (m *Model) closePrompt() {
 	m.layout()
 }
 
+// escThen takes an alt+key press in a field as what was typed: esc, then
+// the key. A terminal that reads an esc and the key after it together
+// reports them as one alt+key press (an idle machine under a fast typist
+// does); taken as a key of the field, the esc was lost, the field stayed
+// open under keys meant for the view, and a deny reason could take the
+// next words and an enter. The key is then handled as if typed alone, so
+// the view's arming applies to it as to any key.
+func (m *Model) escThen(msg tea.KeyPressMsg) tea.Cmd {
+	esc := m.promptKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+	k := tea.Key(msg)
+	k.Mod &^= tea.ModAlt
+	if k.Text == "" && unicode.IsPrint(k.Code) {
+		k.Text = string(k.Code)
+	}
+	return tea.Batch(esc, m.onKey(tea.KeyPressMsg(k)))
+}
+
 // promptKey handles a key while the prompt line is open. Enter submits,
 // esc cancels; neither ever approves anything.
 func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	if msg.Mod.Contains(tea.ModAlt) {
+		return m.escThen(msg)
+	}
 	switch msg.String() {
 	case "ctrl+c":
 		return tea.Quit
