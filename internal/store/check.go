@@ -68,7 +68,8 @@ func checkTx(tx *bolt.Tx) []error {
 	}
 	c := kv.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if err := checkRecord(k, v); err != nil && !add(err) {
+		// decodeKV: the checksum, then the value's expansion.
+		if _, err := decodeKV(k, v); err != nil && !add(err) {
 			return problems
 		}
 	}
@@ -89,8 +90,9 @@ func checkTx(tx *bolt.Tx) []error {
 
 // CheckFile checks the database file at path without writing to it: the
 // pre-open page walk, then Check's reading of every record. A file of an
-// older schema version is checked for its page structure only (its records
-// have no checksums until the next open migrates it). Damage is returned as
+// schema version 1 is checked for its page structure only (its records have no
+// checksums until the next open migrates it); one of version 2 is checked
+// whole (its records are version 3 records stored as written). Damage is returned as
 // problems; the error is for a file that cannot be checked at all (missing,
 // or locked by a writer: ErrLocked).
 func CheckFile(path string, timeout time.Duration) ([]error, error) {
@@ -123,7 +125,7 @@ func CheckFile(path string, timeout time.Duration) ([]error, error) {
 		return []error{err}, nil
 	case err != nil:
 		return nil, err
-	case h.fresh || h.schema < SchemaVersion:
+	case h.fresh || h.schema < 2:
 		return nil, nil
 	}
 	var problems []error

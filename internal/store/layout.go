@@ -10,11 +10,14 @@ import (
 
 // SchemaVersion is the layout version this virgo-tui writes into the meta
 // bucket of a bbolt file. A file with a higher number is refused with
-// ErrNewerSchema and left untouched; version 1 is migrated on open
-// (migrate.go).
-const SchemaVersion = 2
+// ErrNewerSchema and left untouched; versions 1 and 2 are migrated on open
+// (migrate.go). Version 3 added compressed values (codec.go): a version 2
+// record is a version 3 record stored as written, so that migration only
+// writes the number, and the number keeps an older virgo-tui, which would
+// read a compressed value as it is stored, from opening the file.
+const SchemaVersion = 3
 
-// The file layout, version 2. Bucket names carry a "virgo." prefix so that a
+// The file layout, version 3. Bucket names carry a "virgo." prefix so that a
 // bbolt file of another application is never mistaken for ours.
 //
 // Every record carries a CRC-32C (Castagnoli) over its key and the rest of
@@ -74,16 +77,17 @@ func showKey(key []byte) string {
 }
 
 // A record is checksum, CreateRev and ModRev (big-endian), then the data.
+// The top byte of CreateRev names the data's codec (codec.go).
 const (
 	sumSize      = 4
 	recordHeader = sumSize + 16
 )
 
+// encodeRecord is the stored record of data, compressed when that pays.
 func encodeRecord(key []byte, createRev, modRev int64, data []byte) []byte {
-	buf := make([]byte, recordHeader+len(data))
-	binary.BigEndian.PutUint64(buf[sumSize:], uint64(createRev))
+	codec, buf := compressValue(recordHeader, data)
+	binary.BigEndian.PutUint64(buf[sumSize:], uint64(createRev)|uint64(codec)<<56)
 	binary.BigEndian.PutUint64(buf[sumSize+8:], uint64(modRev))
-	copy(buf[recordHeader:], data)
 	binary.BigEndian.PutUint32(buf, checksum(key, buf[sumSize:]))
 	return buf
 }
@@ -96,14 +100,19 @@ func checkRecord(key, raw []byte) error {
 	return nil
 }
 
-// decodeKV verifies a stored record and copies it out of bbolt's memory map.
+// decodeKV verifies a stored record and returns it with its value as
+// written, copied out of bbolt's memory map.
 func decodeKV(key, raw []byte) (KV, error) {
 	if err := checkRecord(key, raw); err != nil {
 		return KV{}, err
 	}
+	v, err := expandValue(key, codecOf(raw), raw[recordHeader:])
+	if err != nil {
+		return KV{}, err
+	}
 	return KV{
 		Key:       string(key),
-		Value:     append([]byte{}, raw[recordHeader:]...),
+		Value:     v,
 		CreateRev: createRevOf(raw),
 		ModRev:    modRevOf(raw),
 	}, nil
@@ -122,8 +131,11 @@ func createRevOf(raw []byte) int64 {
 	if len(raw) < recordHeader {
 		return 0
 	}
-	return int64(binary.BigEndian.Uint64(raw[sumSize:]))
+	return int64(binary.BigEndian.Uint64(raw[sumSize:]) & revBits)
 }
+
+// codecOf is the codec of a checked record's data.
+func codecOf(raw []byte) byte { return raw[sumSize] }
 
 // logKey orders the change log by revision, then by op within the Txn.
 func logKey(rev int64, index uint32) []byte {

@@ -35,14 +35,27 @@ func splitEventV1(raw []byte) (key []byte, del bool, err error) {
 	return raw[1+w : 1+w+int(n)], raw[0]&eventDelete != 0, nil
 }
 
-// migrate rewrites a version 1 file as version 2 inside the caller's one
-// write transaction (OpenBolt holds bbolt's exclusive lock): every record
-// gains its checksum, the change log drops its value copies (a watcher reads
-// values from the records), the counters gain checksums and the log's byte
-// count. Nothing stored is lost. If any version 1 entry is malformed the
-// transaction rolls back, the file stays as it was, and the open is refused
-// naming the entry.
-func migrate(tx *bolt.Tx) error {
+// migrate brings a file of schema version from up to SchemaVersion inside
+// the caller's one write transaction (OpenBolt holds bbolt's exclusive
+// lock). A version 2 file only takes the new number: its records are
+// version 3 records stored as written. A version 1 file is rewritten first
+// (migrateV1).
+func migrate(tx *bolt.Tx, from int64) error {
+	if from < 2 {
+		if err := migrateV1(tx); err != nil {
+			return err
+		}
+	}
+	return putSchema(tx.Bucket(bucketMeta), SchemaVersion)
+}
+
+// migrateV1 rewrites a version 1 file in the current layout: every record
+// gains its checksum (and is compressed where that pays), the change log
+// drops its value copies (a watcher reads values from the records), the
+// counters gain checksums and the log's byte count. Nothing stored is lost.
+// If any version 1 entry is malformed the transaction rolls back, the file
+// stays as it was, and the open is refused naming the entry.
+func migrateV1(tx *bolt.Tx) error {
 	meta, kv, log := tx.Bucket(bucketMeta), tx.Bucket(bucketKV), tx.Bucket(bucketLog)
 	err := rewrite(kv, func(k, v []byte) ([]byte, error) {
 		if len(v) < v1RecordHeader {
@@ -76,10 +89,7 @@ func migrate(tx *bolt.Tx) error {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 	}
-	if err := putCounter(meta, keyLogBytes, logBytes); err != nil {
-		return err
-	}
-	return putSchema(meta, SchemaVersion)
+	return putCounter(meta, keyLogBytes, logBytes)
 }
 
 // rewrite replaces every value of bucket b with f(key, value). It works in

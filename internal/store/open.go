@@ -119,7 +119,9 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	case h.fresh:
 		err = guard("initialise "+path, func() error { return db.Update(initialise) })
 	case h.schema < SchemaVersion:
-		err = guard("migrate "+path, func() error { return db.Update(migrate) })
+		err = guard("migrate "+path, func() error {
+			return db.Update(func(tx *bolt.Tx) error { return migrate(tx, h.schema) })
+		})
 		if err != nil {
 			err = fmt.Errorf("%s: migrating schema version %d to %d failed, nothing was changed: %w", path, h.schema, SchemaVersion, err)
 		}

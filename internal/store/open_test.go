@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,7 +186,7 @@ func TestBadFiles(t *testing.T) {
 			rawUpdate(t, path, func(tx *bolt.Tx) error {
 				return putSchema(tx.Bucket(bucketMeta), SchemaVersion+1)
 			})
-		}, ErrNewerSchema, "schema version 3"},
+		}, ErrNewerSchema, fmt.Sprintf("schema version %d", SchemaVersion+1)},
 		{"foreign bbolt file", func(t *testing.T, path string) {
 			rawUpdate(t, path, func(tx *bolt.Tx) error {
 				b, err := tx.CreateBucket([]byte("widgets"))

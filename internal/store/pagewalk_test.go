@@ -50,9 +50,9 @@ func varied(t testing.TB) string {
 	b, path := openT(t, Options{})
 	ctx := context.Background()
 	for i := 0; i < 600; i += 100 {
-		ops := []Op{Put(fmt.Sprintf("big/%d", i), bytes.Repeat([]byte{'b'}, 3*4096+i))}
+		ops := []Op{Put(fmt.Sprintf("big/%d", i), incompressible(3*4096+i))}
 		for j := i; j < i+100; j++ {
-			ops = append(ops, Put(keyN(j), bytes.Repeat([]byte{'v'}, 300)))
+			ops = append(ops, Put(keyN(j), incompressible(300)))
 		}
 		if _, err := b.Txn(ctx, nil, ops); err != nil {
 			t.Fatal(err)

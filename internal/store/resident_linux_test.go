@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
@@ -29,7 +28,7 @@ func TestReleasePagesLetsGoOfWhatReadsLeftResident(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	value := []byte(strings.Repeat("v", 500))
+	value := incompressible(500)
 	var ops []Op
 	for i := 0; i < 20_000; i++ {
 		ops = append(ops, Put(fmt.Sprintf("persona/%08d", i), value))
@@ -74,7 +73,7 @@ func BenchmarkReleasePages(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	value := []byte(strings.Repeat("v", 1000))
+	value := incompressible(1000)
 	var ops []Op
 	for i := 0; i < 100_000; i++ {
 		ops = append(ops, Put(fmt.Sprintf("persona/%08d", i), value))

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -86,7 +85,7 @@ func TestACommitThatGrowsTheMapEndsSharedReads(t *testing.T) {
 	}
 	grow := make([]Op, 0, 16)
 	for i := range 16 {
-		grow = append(grow, Put(fmt.Sprintf("grow/%02d", i), bytes.Repeat([]byte{'x'}, 64<<10)))
+		grow = append(grow, Put(fmt.Sprintf("grow/%02d", i), incompressible(64<<10)))
 	}
 	size := func() int64 { s, _ := b.Stats(); return s.FileSize }
 	before := size()

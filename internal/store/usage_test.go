@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -91,7 +90,7 @@ func TestTimeOrderedKeysFillTheirLeaves(t *testing.T) {
 	for i := range 200 {
 		var ops []Op
 		for j := range 10 {
-			ops = append(ops, Put(fmt.Sprintf("audit/%020d", i*10+j), bytes.Repeat([]byte{'a'}, 400)))
+			ops = append(ops, Put(fmt.Sprintf("audit/%020d", i*10+j), incompressible(400)))
 		}
 		mustTxn(t, b, nil, ops...)
 	}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"crypto/sha256"
+	_ "embed" // the value dictionary
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// A record's value is stored as written (codecRaw) or as an S2 block
+// compressed against a dictionary of the installation's own records
+// (codecS2DictV1). Most records are small JSON objects that repeat one
+// another's field names, roles, tool names and class matrix rows; alone
+// they barely compress, against the dictionary they shrink to a third
+// (docs/store.md, *Values stored compressed*). S2 rather than zstd: it
+// encodes a record in about a microsecond and expands it in a third of
+// that, so a request's few writes and reads stay off its profile, for a
+// few percent less saving.
+//
+// The codec is the top byte of the record's CreateRev field: a revision
+// never reaches 2^56, and a schema-2 record has zero there, which is
+// codecRaw, so the files of schema 2 need no rewrite to become schema 3.
+const (
+	codecRaw      byte = 0
+	codecS2DictV1 byte = 1
+)
+
+// revBits masks the revision out of a CreateRev field.
+const revBits = 1<<56 - 1
+
+// s2DictV1 is the dictionary of codecS2DictV1. It is frozen: records
+// written with it are read with it for as long as files of schema 3 exist.
+// A better dictionary is a new codec byte beside this one, never a change
+// to this file (TestValueDictionaryIsFrozen). It was built by
+// TestWriteStoreDictionary (internal/hub) from a registered, activated and
+// working installation's records.
+//
+//go:embed dict/s2-v1.dict
+var s2DictV1 []byte
+
+// s2DictV1SHA256 is the dictionary's digest, checked at start: a binary
+// built with another file would write records no other binary can read.
+const s2DictV1SHA256 = "c7212d0389c754119825ba84be78be0a51ae008fc22740249b6e78c6c1d4c6cd"
+
+// valueDictV1 is s2DictV1 parsed, with its encoding tables built on first
+// use (s2.Dict is safe for concurrent use).
+var valueDictV1 = mustDict(s2DictV1, s2DictV1SHA256)
+
+// mustDict parses an embedded dictionary. A dictionary that does not parse
+// or is not the frozen one is a build of this program that must not run: it
+// would write or misread every compressed record.
+func mustDict(raw []byte, digest string) *s2.Dict {
+	sum := sha256.Sum256(raw)
+	d := s2.NewDict(raw)
+	if d == nil || hex.EncodeToString(sum[:]) != digest {
+		panic("store: the embedded value dictionary is not the frozen one (internal/store/dict)")
+	}
+	return d
+}
+
+// minCompressed is the smallest value worth compressing: below it the
+// saving is a few bytes and the read pays the expansion every time.
+const minCompressed = 64
+
+// compressScratch holds the encoder's output before it is copied into the
+// record (bbolt keeps the record's slice until the commit, so the scratch
+// cannot be it).
+var compressScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// compressValue returns the codec and the bytes a value is stored as, and
+// writes them after header in one new slice: compressed when that saves at
+// least an eighth of the value (a smaller saving is not worth the
+// expansion on every read), as written otherwise.
+func compressValue(header int, data []byte) (codec byte, rec []byte) {
+	if len(data) >= minCompressed {
+		p := compressScratch.Get().(*[]byte)
+		z := valueDictV1.Encode((*p)[:0], data)
+		defer func() { *p = z[:0]; compressScratch.Put(p) }()
+		if len(z) <= len(data)-len(data)/8 {
+			rec = make([]byte, header+len(z))
+			copy(rec[header:], z)
+			return codecS2DictV1, rec
+		}
+	}
+	rec = make([]byte, header+len(data))
+	copy(rec[header:], data)
+	return codecRaw, rec
+}
+
+// expandValue returns a checked record's value as it was written, in a new
+// slice (never bbolt's memory). A block that claims more than a transaction
+// may write, does not expand, or names a codec this version does not know
+// is ErrRecordDamaged: its checksum held, so the file was written by
+// something other than virgo-tui.
+func expandValue(key []byte, codec byte, body []byte) ([]byte, error) {
+	switch codec {
+	case codecRaw:
+		return append([]byte{}, body...), nil
+	case codecS2DictV1:
+		n, err := s2.DecodedLen(body)
+		if err != nil {
+			return nil, damaged(fmt.Sprintf("%s: its compressed value has no length: %v", showKey(key), err))
+		}
+		if n > MaxTxnBytes {
+			return nil, damaged(fmt.Sprintf("%s: its compressed value claims %d bytes, more than a transaction writes (%d)", showKey(key), n, MaxTxnBytes))
+		}
+		v, err := valueDictV1.Decode(make([]byte, 0, n), body)
+		if err != nil {
+			return nil, damaged(fmt.Sprintf("%s: its compressed value does not expand: %v", showKey(key), err))
+		}
+		return v, nil
+	default:
+		return nil, damaged(fmt.Sprintf("%s: its value names codec %d, which this virgo-tui does not know", showKey(key), codec))
+	}
+}
