@@ -2,13 +2,11 @@ package confirm
 
 import (
 	"bytes"
-	"compress/flate"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
-	"sync"
 
+	"github.com/virgo-hub/virgo-tui/internal/flatedict"
 	"github.com/virgo-hub/virgo-tui/internal/jsonscan"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -57,70 +55,22 @@ const MaxDetailBytes = 64 << 10
 // backup.
 var ErrDetailDamaged = fmt.Errorf("%w: the confirmation's compressed detail does not expand", store.ErrRecordDamaged)
 
+// detailCodec packs details against dictionary 1.
+var detailCodec = flatedict.New(detailFormatV1, detailDictV1, MaxDetailBytes)
+
 // packDetail is text compressed as stored, nil when text is kept as is.
 func packDetail(text string) []byte {
-	if len(text) < minPackedDetail || len(text) > MaxDetailBytes {
+	if len(text) < minPackedDetail {
 		return nil
 	}
-	var b bytes.Buffer
-	b.WriteByte(detailFormatV1)
-	detailWriter.Lock()
-	defer detailWriter.Unlock()
-	if detailWriter.w == nil {
-		// Only an invalid level fails, and DefaultCompression is valid.
-		detailWriter.w, _ = flate.NewWriterDict(&b, flate.DefaultCompression, detailDictV1)
-	} else {
-		detailWriter.w.Reset(&b) // keeps the dictionary
-	}
-	_, _ = detailWriter.w.Write([]byte(text)) // writes to a bytes.Buffer cannot fail
-	_ = detailWriter.w.Close()
-	if b.Len() >= len(text) {
-		return nil
-	}
-	return b.Bytes()
+	return detailCodec.Pack([]byte(text))
 }
-
-// A DEFLATE writer is about 700 kB of state (its hash tables), and
-// allocating one per detail made a registration allocate megabytes. Details
-// are written only when an activation or retirement is queued, decided or
-// re-routed, and compressing one takes tens of microseconds: one writer,
-// made on first use and taken in turn, serves them all.
-var detailWriter struct {
-	sync.Mutex
-	w *flate.Writer
-}
-
-// A reader is about 40 kB; a list of confirmations expands one detail per
-// activation. A few are kept for reuse (a sync.Pool would drop them at
-// every collection); a reader beyond them is made and left to the collector.
-var detailReaders = make(chan io.ReadCloser, 4)
 
 // unpackDetail expands a stored compressed detail.
 func unpackDetail(z []byte) (string, error) {
-	if len(z) == 0 || z[0] != detailFormatV1 {
-		return "", fmt.Errorf("%w (format %v)", ErrDetailDamaged, z[:min(len(z), 1)])
-	}
-	var r io.ReadCloser
-	select {
-	case r = <-detailReaders:
-		if err := r.(flate.Resetter).Reset(bytes.NewReader(z[1:]), detailDictV1); err != nil {
-			return "", fmt.Errorf("%w: %v", ErrDetailDamaged, err)
-		}
-	default:
-		r = flate.NewReaderDict(bytes.NewReader(z[1:]), detailDictV1)
-	}
-	defer func() {
-		select {
-		case detailReaders <- r:
-		default:
-		}
-	}()
-	text, err := io.ReadAll(io.LimitReader(r, MaxDetailBytes+1))
+	text, err := detailCodec.Unpack(z)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrDetailDamaged, err)
-	}
-	if len(text) > MaxDetailBytes {
-		return "", fmt.Errorf("%w: more than %d bytes", ErrDetailDamaged, MaxDetailBytes)
+		return "", fmt.Errorf("%w: %w", ErrDetailDamaged, err)
 	}
 	return string(text), nil
 }

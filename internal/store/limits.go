@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // The limits of one transaction, the same for every backend. They are
@@ -71,12 +73,17 @@ func checkKey(key, what string, i int) error {
 
 // WriteAll commits unconditional writes that do not depend on each other
 // (presence records, token hashes, expired records to delete) in as few
-// transactions as the limits allow, in order, and returns the revision of
-// the last. It is not atomic across transactions: on an error, the writes
+// transactions as the limits allow, in key order, and returns the revision
+// of the last. Key order (stable: of two writes of one key the later still
+// wins) because many new keys written at random places leave bbolt's
+// leaves about half full, and written in order, each transaction appending
+// a run, fill them to the bucket's fill (docs/store.md, *Page fill*). It is not atomic across transactions: on an error, the writes
 // of the transactions before it are committed, and rewriting all of them
 // is harmless. A single write over the limits is refused as CheckTxn
 // refuses it.
 func WriteAll(ctx context.Context, s Store, ops []Op) (rev int64, err error) {
+	ops = slices.Clone(ops)
+	slices.SortStableFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
 	for len(ops) > 0 {
 		n, size := 0, 0
 		for n < len(ops) && n < MaxTxnOps {

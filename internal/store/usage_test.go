@@ -1,9 +1,12 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -94,6 +97,13 @@ func TestTimeOrderedKeysFillTheirLeaves(t *testing.T) {
 		}
 		mustTxn(t, b, nil, ops...)
 	}
+	wantFill(t, b, path, map[string]float64{"audit/": 0.75, string(bucketLog): 0.9})
+}
+
+// wantFill closes b and checks that each named key range of its file (a
+// prefix, or a bucket) fills its leaf pages to at least the given share.
+func wantFill(t *testing.T, b *Bolt, path string, want map[string]float64) {
+	t.Helper()
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -102,14 +112,35 @@ func TestTimeOrderedKeysFillTheirLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range u.Ranges {
+		name := r.Prefix
+		if name == "" {
+			name = r.Bucket
+		}
 		fill := float64(r.LiveBytes()) / (r.LeafPages * float64(u.PageSize))
-		switch {
-		case r.Prefix == "audit/" && fill < 0.75:
-			t.Errorf("audit/: %d records in %.1f leaf pages, %.0f %% full; want at least 75 %%", r.Records, r.LeafPages, fill*100)
-		case r.Bucket == string(bucketLog) && fill < 0.9:
-			t.Errorf("the change log: %d entries in %.1f leaf pages, %.0f %% full; want at least 90 %%", r.Records, r.LeafPages, fill*100)
+		if least, ok := want[name]; ok && fill < least {
+			t.Errorf("%s: %d records in %.1f leaf pages, %.0f %% full; want at least %.0f %%", name, r.Records, r.LeafPages, fill*100, least*100)
 		}
 	}
+}
+
+// TestWriteAllFillsTheLeavesOfNewKeys: many new keys at random places (a
+// hub's first token hashes, a presence flush of every persona), written
+// with WriteAll, fill their leaves as keys in order do; the caller's slice
+// is left as it was.
+func TestWriteAllFillsTheLeavesOfNewKeys(t *testing.T) {
+	b, path := openT(t, Options{})
+	ops := make([]Op, 5000)
+	for i, n := range rand.New(rand.NewPCG(1, 2)).Perm(len(ops)) {
+		ops[i] = Put(fmt.Sprintf("token/%08x", uint32(n)*2654435761), incompressible(60))
+	}
+	given := slices.Clone(ops)
+	if _, err := WriteAll(context.Background(), b, ops); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(ops, given, func(a, b Op) bool { return a.Key == b.Key }) {
+		t.Fatal("WriteAll reordered its caller's slice")
+	}
+	wantFill(t, b, path, map[string]float64{"token/": 0.75})
 }
 
 // TestFileUsageRefusesAHeldFileAndDamage: a file a store holds open for

@@ -113,11 +113,7 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		if err != nil {
 			return store.Plan{}, err
 		}
-		stored, err := storeStampPlan(p.ID, stampBytes)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		plan.Join(stored)
+		plan.Join(storeStampPlan(p.ID, stampBytes))
 		res, activation, err := u.queue.PlanActivation(ctx, &st, hash, diff)
 		if err != nil {
 			return store.Plan{}, err

@@ -48,12 +48,9 @@ func stampStoreKey(id string) string { return StampPrefix + id }
 // storeStampPlan is the guarded write of a new generation's stamp bytes b,
 // in their stored form (packStamp): absent before, so a stamp is never
 // replaced.
-func storeStampPlan(id string, b []byte) (store.Plan, error) {
-	v, err := packStamp(b)
-	if err != nil {
-		return store.Plan{}, err
-	}
-	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), v)}}, nil
+func storeStampPlan(id string, b []byte) store.Plan {
+	v := packStamp(b)
+	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), v)}}
 }
 
 // readStoredStamp reads generation p's stamp bytes from the store and
@@ -166,11 +163,7 @@ func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int,
 				return copied, err
 			}
 		}
-		plan, err := storeStampPlan(p.ID, b)
-		if err != nil {
-			return copied, err
-		}
-		batch.Join(plan)
+		batch.Join(storeStampPlan(p.ID, b))
 		size += len(b)
 		inBatch++
 	}
