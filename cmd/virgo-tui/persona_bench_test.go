@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
@@ -48,7 +48,7 @@ func BenchmarkPersonaListJSON10k(b *testing.B) {
 			b.Fatalf("listed %d personas, want 10000", n)
 		}
 		b.ReportAllocs()
-		cpu := cpuTime()
+		cpu := procmem.CPUTime()
 		for b.Loop() {
 			root := newRootCmd()
 			root.SetArgs(args)
@@ -56,7 +56,7 @@ func BenchmarkPersonaListJSON10k(b *testing.B) {
 				b.Fatalf("exit status %d", code)
 			}
 		}
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(procmem.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 	b.Run("no-hub", run)
 	withHub := func(steady bool) func(b *testing.B) {
@@ -115,15 +115,6 @@ func (l *logSeen) Handle(_ context.Context, r slog.Record) error {
 
 func (l *logSeen) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *logSeen) WithGroup(string) slog.Handler      { return l }
-
-// cpuTime is the CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // seeded10k is the home seed10k built; the benchmark function runs more
 // than once (b.N = 1 first) and seeding takes tens of seconds.

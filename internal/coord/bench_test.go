@@ -5,23 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
-
-// cpuTime is the process's user+system CPU time so far: on a machine
-// shared by several engineers wall time per op mostly measures the wait
-// for a core, CPU time per op what the work costs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // seedInbox writes n messages into seat's inbox of a real bbolt file, in
 // batches, as n sends would leave them.
@@ -73,7 +62,7 @@ func BenchmarkInboxPage100k(b *testing.B) {
 		b.Run(fmt.Sprintf("page=%d", limit), func(b *testing.B) {
 			b.ReportAllocs()
 			next := ""
-			start := cpuTime()
+			start := procmem.CPUTime()
 			for b.Loop() {
 				page, err := book.Inbox(ctx, seat, next, limit)
 				if err != nil {
@@ -83,18 +72,18 @@ func BenchmarkInboxPage100k(b *testing.B) {
 					b.Fatal("an empty page")
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(procmem.CPUTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 	b.Run("baseline/whole-inbox", func(b *testing.B) {
 		b.ReportAllocs()
-		start := cpuTime()
+		start := procmem.CPUTime()
 		for b.Loop() {
 			kvs, err := book.st.List(ctx, inboxPrefix(seat))
 			if err != nil || len(kvs) != 100_000 {
 				b.Fatal(len(kvs), err)
 			}
 		}
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(procmem.CPUTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 }

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -72,7 +72,7 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 		left.Store(int64(b.N))
 		b.ReportAllocs()
 		b.ResetTimer()
-		start, cpu, user := time.Now(), cpuTime(), userTime()
+		start, cpu, user := time.Now(), procmem.CPUTime(), procmem.UserTime()
 		var wg sync.WaitGroup
 		for i := range callers {
 			wg.Add(1)
@@ -89,8 +89,8 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 		wg.Wait()
 		r := float64(b.N) / time.Since(start).Seconds()
 		b.ReportMetric(r, "requests/s")
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e3, "cpu-µs/request")
-		b.ReportMetric(float64(userTime()-user)/float64(b.N)/1e3, "user-µs/request")
+		b.ReportMetric(float64(procmem.CPUTime()-cpu)/float64(b.N)/1e3, "cpu-µs/request")
+		b.ReportMetric(float64(procmem.UserTime()-user)/float64(b.N)/1e3, "user-µs/request")
 		after, err := bolt.Stats()
 		mustNil(b, err)
 		b.ReportMetric(float64(after.PageWrites-before.PageWrites)/float64(b.N), "pages/request")
@@ -129,28 +129,6 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 			b.ReportMetric(100*r/inProcess, "%-of-in-process")
 		}
 	})
-}
-
-// cpuTime is the process's user+system CPU time so far: on a shared machine
-// wall time per request mostly measures the wait for a core, CPU time what
-// the work costs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// userTime is the process's user CPU time so far: cpuTime without the
-// kernel's share, which on the shared machine includes waiting out the
-// other engineers' writes to the same disk in fdatasync and pwrite.
-func userTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano())
 }
 
 // liftLimit raises a limit of hubapi.Limits out of reach until the returned

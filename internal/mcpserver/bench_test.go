@@ -8,11 +8,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 )
 
 // pipeSession serves r over a pair of OS pipes — the byte streams and
@@ -44,18 +45,6 @@ func pipeSession(b testing.TB, r *Runtime) *mcp.ClientSession {
 // page4KiB is a 4 KiB text file, as a persona's notes are: lines of
 // Markdown (JSON carries it with few escapes, as it would a real note).
 var page4KiB = []byte(strings.Repeat("- [ ] review the deploy notes for work/core and report back\n", 4096/60+1)[:4096])
-
-// cpuTime is the process's user+system CPU time so far: the hub, the MCP
-// server and the client all run in the benchmark's process, so CPU time per
-// call counts every part, and a machine shared with other work disturbs it
-// less than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportPercentiles reports the p50 and p99 of ds.
 func reportPercentiles(b *testing.B, ds []time.Duration) {
@@ -100,7 +89,7 @@ func BenchmarkWorkspaceRead4KiB(b *testing.B) {
 		params := &mcp.CallToolParams{Name: "workspace_read", Arguments: map[string]any{"path": "memory/page.md", "length": 4096}}
 		ds := make([]time.Duration, 0, b.N)
 		b.ReportAllocs()
-		cpu := cpuTime()
+		cpu := procmem.CPUTime()
 		for b.Loop() {
 			t0 := time.Now()
 			res, err := cs.CallTool(context.Background(), params)
@@ -109,7 +98,7 @@ func BenchmarkWorkspaceRead4KiB(b *testing.B) {
 			}
 			ds = append(ds, time.Since(t0))
 		}
-		b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(procmem.CPUTime()-cpu)/float64(b.N), "cpu-ns/op")
 		reportPercentiles(b, ds)
 	})
 }
@@ -134,7 +123,7 @@ func BenchmarkConcurrentSessions100(b *testing.B) {
 	all := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), procmem.CPUTime()
 	var wg sync.WaitGroup
 	for i, cs := range sessions {
 		n := b.N / personas
@@ -161,6 +150,6 @@ func BenchmarkConcurrentSessions100(b *testing.B) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "calls/s")
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(len(all)), "cpu-ns/call")
+	b.ReportMetric(float64(procmem.CPUTime()-cpu)/float64(len(all)), "cpu-ns/call")
 	reportPercentiles(b, all)
 }

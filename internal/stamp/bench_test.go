@@ -1,26 +1,15 @@
 package stamp
 
 import (
-	"syscall"
 	"testing"
 	"time"
-)
 
-// cpuTime is the process's user+system CPU time so far. The machine these
-// benchmarks run on is shared, so wall time per op overstates the cost; the
-// benchmarks also report CPU time per op (cpu-ns/op), which contention does
-// not inflate.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
+)
 
 // reportCPU reports CPU time per op since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(procmem.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkBuildValidateHash is one stamp through the whole factory path:
@@ -29,7 +18,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 func BenchmarkBuildValidateHash(b *testing.B) {
 	in := inputFor("work/coordinator")
 	b.ReportAllocs()
-	start := cpuTime()
+	start := procmem.CPUTime()
 	defer reportCPU(b, start)
 	for b.Loop() {
 		s, err := Build(in)
@@ -51,7 +40,7 @@ func BenchmarkBuildValidateHash(b *testing.B) {
 func BenchmarkProjectAndCheck(b *testing.B) {
 	bs := mustMarshal(b, mustBuild(b, "work/coordinator"))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := procmem.CPUTime()
 	defer reportCPU(b, start)
 	for b.Loop() {
 		p, err := Project(bs)
@@ -69,7 +58,7 @@ func BenchmarkProjectAndCheck(b *testing.B) {
 func BenchmarkRead(b *testing.B) {
 	bs := mustMarshal(b, mustBuild(b, "work/coordinator"))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := procmem.CPUTime()
 	defer reportCPU(b, start)
 	for b.Loop() {
 		if _, err := Hash(bs); err != nil {

@@ -6,12 +6,12 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"charm.land/bubbles/v2/table"
 
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
 )
 
@@ -71,7 +71,7 @@ func BenchmarkPresenceFrame(b *testing.B) {
 		b.Run(fmt.Sprintf("console/n=%d", n), func(b *testing.B) {
 			m, snap := benchConsole(b, n, 0)
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, procmem.CPUTime())
 			i := 0
 			for b.Loop() {
 				p := snap.Personas[i%n]
@@ -84,7 +84,7 @@ func BenchmarkPresenceFrame(b *testing.B) {
 		b.Run(fmt.Sprintf("console-view-only/n=%d", n), func(b *testing.B) {
 			m, _ := benchConsole(b, n, 0)
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, procmem.CPUTime())
 			for b.Loop() {
 				_ = m.Render()
 			}
@@ -94,7 +94,7 @@ func BenchmarkPresenceFrame(b *testing.B) {
 			rows := personaRows(snap.Personas)
 			t := stockTable(presenceColumns, rows)
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, procmem.CPUTime())
 			i := 0
 			for b.Loop() {
 				rows[i%n][pcActivity] = "step " + strconv.Itoa(i)
@@ -107,7 +107,7 @@ func BenchmarkPresenceFrame(b *testing.B) {
 			_, snap := benchConsole(b, n, 0)
 			t := stockTable(presenceColumns, personaRows(snap.Personas))
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, procmem.CPUTime())
 			for b.Loop() {
 				_ = t.View()
 			}
@@ -123,7 +123,7 @@ func BenchmarkQueueFrame(b *testing.B) {
 			m, snap := benchConsole(b, 10, n)
 			m.Update(keyMsg("2"))
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, procmem.CPUTime())
 			i := 0
 			for b.Loop() {
 				c := snap.Confirmations[i%n]
@@ -147,7 +147,7 @@ func BenchmarkQueueFrame(b *testing.B) {
 			}
 			t := stockTable(queueColumns, rows)
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, procmem.CPUTime())
 			i := 0
 			for b.Loop() {
 				rows = append(rows, rows[i%n])
@@ -169,7 +169,7 @@ func BenchmarkFilterKeystroke(b *testing.B) {
 		m.Update(keyMsg(string(r)))
 	}
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, procmem.CPUTime())
 	i := 0
 	for b.Loop() {
 		if i%2 == 0 {
@@ -201,32 +201,21 @@ func BenchmarkColdStart(b *testing.B) {
 				s.Personas = slices.Clone(snap.Personas)
 				s.Confirmations = slices.Clone(snap.Confirmations)
 				runtime.GC()
-				c0 := cpuTime()
+				c0 := procmem.CPUTime()
 				b.StartTimer()
 				m := New(h, Options{Now: func() time.Time { return t0 }})
 				m.Update(resizeMsg(120, 40))
 				m.Update(snapshotMsg{snap: s})
 				_ = m.Render()
-				cpu += cpuTime() - c0
+				cpu += procmem.CPUTime() - c0
 			}
 			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }
 
-// cpuTime is the process's CPU time so far. The benchmarks report CPU time
-// per op beside wall time because this machine is shared: wall time
-// includes waiting for a core, CPU time is the work done.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(procmem.CPUTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // BenchmarkQueueFirstShow is the deferred half of a cold start: the queue
@@ -247,11 +236,11 @@ func BenchmarkQueueFirstShow(b *testing.B) {
 		m.Update(snapshotMsg{snap: s})
 		_ = m.Render()
 		runtime.GC()
-		c0 := cpuTime()
+		c0 := procmem.CPUTime()
 		b.StartTimer()
 		m.Update(keyMsg("2"))
 		_ = m.Render()
-		cpu += cpuTime() - c0
+		cpu += procmem.CPUTime() - c0
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
@@ -280,11 +269,11 @@ func BenchmarkFilterFirstKeystroke(b *testing.B) {
 				}
 				m.Update(keyMsg("/"))
 				runtime.GC()
-				c0 := cpuTime()
+				c0 := procmem.CPUTime()
 				b.StartTimer()
 				m.Update(keyMsg("w"))
 				_ = m.Render()
-				cpu += cpuTime() - c0
+				cpu += procmem.CPUTime() - c0
 			}
 			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 		})
