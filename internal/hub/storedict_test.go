@@ -23,13 +23,7 @@ const writeStoreDictEnv = "VIRGO_WRITE_STORE_DICT"
 //
 //	VIRGO_WRITE_STORE_DICT=$PWD/internal/store/dict/s2-vN.dict go test ./internal/hub -run TestWriteStoreDictionary
 func TestWriteStoreDictionary(t *testing.T) {
-	out := os.Getenv(writeStoreDictEnv)
-	if out == "" {
-		t.Skip("a tool: set " + writeStoreDictEnv + "=FILE to write a new value dictionary")
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Fatalf("%s exists: a dictionary that has shipped is frozen; write a new codec's file", out)
-	}
+	out := usecasetest.DictionaryOut(t, writeStoreDictEnv)
 	ctx := context.Background()
 	var samples [][]byte
 	add := func(st store.Store) {

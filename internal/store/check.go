@@ -68,8 +68,7 @@ func checkTx(tx *bolt.Tx) []error {
 	}
 	c := kv.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		// decodeKV: the checksum, then the value's expansion.
-		if _, err := decodeKV(k, v); err != nil && !add(err) {
+		if err := checkStored(k, v); err != nil && !add(err) {
 			return problems
 		}
 	}
@@ -125,7 +124,7 @@ func CheckFile(path string, timeout time.Duration) ([]error, error) {
 		return []error{err}, nil
 	case err != nil:
 		return nil, err
-	case h.fresh || h.schema < 2:
+	case h.fresh || h.schema < schemaChecksums:
 		return nil, nil
 	}
 	var problems []error

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -171,10 +173,14 @@ func FuzzExpandValue(f *testing.F) {
 
 // The dictionary is frozen: records compressed against it by any earlier
 // build expand to what was written. The golden block was made by the build
-// that introduced codec 1 (its digest is checked at start, mustDict); if
+// that introduced codec 1, and the file is the one that build embedded; if
 // this fails, a changed dictionary or decoder would misread every
 // installation's records.
 func TestValueDictionaryIsFrozen(t *testing.T) {
+	const digest = "c7212d0389c754119825ba84be78be0a51ae008fc22740249b6e78c6c1d4c6cd"
+	if sum := sha256.Sum256(s2DictV1); hex.EncodeToString(sum[:]) != digest {
+		t.Fatalf("dict/s2-v1.dict is not the shipped dictionary %s: it was edited", digest)
+	}
 	golden, err := os.ReadFile("testdata/codec-s2-v1.bin")
 	if err != nil {
 		t.Fatal(err)

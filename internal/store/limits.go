@@ -77,9 +77,10 @@ func checkKey(key, what string, i int) error {
 // of the last. Key order (stable: of two writes of one key the later still
 // wins) because many new keys written at random places leave bbolt's
 // leaves about half full, and written in order, each transaction appending
-// a run, fill them to the bucket's fill (docs/store.md, *Page fill*). It is not atomic across transactions: on an error, the writes
-// of the transactions before it are committed, and rewriting all of them
-// is harmless. A single write over the limits is refused as CheckTxn
+// a run, fill them to the bucket's fill (docs/store.md, *Page fill*). It
+// is not atomic across transactions: on an error, the writes of the
+// transactions before it are committed, and rewriting all of them is
+// harmless. A single write over the limits is refused as CheckTxn
 // refuses it.
 func WriteAll(ctx context.Context, s Store, ops []Op) (rev int64, err error) {
 	ops = slices.Clone(ops)

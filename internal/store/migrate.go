@@ -41,7 +41,7 @@ func splitEventV1(raw []byte) (key []byte, del bool, err error) {
 // version 3 records stored as written. A version 1 file is rewritten first
 // (migrateV1).
 func migrate(tx *bolt.Tx, from int64) error {
-	if from < 2 {
+	if from < schemaChecksums {
 		if err := migrateV1(tx); err != nil {
 			return err
 		}

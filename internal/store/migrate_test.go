@@ -157,6 +157,24 @@ func TestMigrateSchema2(t *testing.T) {
 	if problems, err := CheckFile(path, 0); err != nil || len(problems) > 0 {
 		t.Fatalf("check of the version 2 file: %v, %v", problems, err)
 	}
+	// Checked whole, not only its pages: a changed byte in a record's value
+	// is found.
+	damaged := copyTestdata(t, "schema2.db")
+	data, err := os.ReadFile(damaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, []byte(`"persona_id":"p-038"`))
+	if at < 0 {
+		t.Fatal("confirmation c-0038 is not in testdata/schema2.db")
+	}
+	data[at+len(`"persona_id":"p-0`)] ^= 0x01 // p-038 reads p-028
+	if err := os.WriteFile(damaged, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := CheckFile(damaged, 0); err != nil || len(problems) != 1 || !strings.Contains(problems[0].Error(), "confirmation/c-0038") {
+		t.Fatalf("check of a damaged version 2 file: %v, %v; want the one record", problems, err)
+	}
 	b, err := OpenBolt(path, Options{})
 	if err != nil {
 		t.Fatal(err)

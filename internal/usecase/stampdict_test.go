@@ -27,13 +27,7 @@ const writeStampDictEnv = "VIRGO_WRITE_STAMP_DICT"
 //
 //	VIRGO_WRITE_STAMP_DICT=$PWD/internal/usecase/stamp-dict-vN.json go test ./internal/usecase -run TestWriteStampDictionary
 func TestWriteStampDictionary(t *testing.T) {
-	out := os.Getenv(writeStampDictEnv)
-	if out == "" {
-		t.Skip("a tool: set " + writeStampDictEnv + "=FILE to write a new stamp dictionary")
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Fatalf("%s exists: a dictionary that has shipped is frozen; write a new format's file", out)
-	}
+	out := usecasetest.DictionaryOut(t, writeStampDictEnv)
 	home, err := registry.ResolveHome(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

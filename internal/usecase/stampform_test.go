@@ -71,37 +71,30 @@ func TestStampDictionaryIsFrozen(t *testing.T) {
 	}
 }
 
-// A store written before the stamp dictionary holds gzip: it is still
-// read, and verified.
-func TestGzipStoredStampIsStillRead(t *testing.T) {
-	in := newInstallation(t)
-	ctx := context.Background()
-	p := in.register(t, "work/core/lead", "Spica")
-	file, err := os.ReadFile(in.cases.localStampPath(p.ID))
-	mustNil(t, err)
-	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, gzipped(t, file))})
-	mustNil(t, err)
-	mustNil(t, os.Remove(in.cases.localStampPath(p.ID)))
-	st, err := in.fresh().LoadStamp(ctx, p)
-	if err != nil || st.Persona.ID != p.ID {
-		t.Fatalf("a gzip stored stamp: %v", err)
-	}
-}
-
-// A store written before stamps were compressed holds the raw JSON: it is
-// still read, and verified.
-func TestRawStoredStampIsStillRead(t *testing.T) {
-	in := newInstallation(t)
-	ctx := context.Background()
-	p := in.register(t, "work/core/lead", "Spica")
-	file, err := os.ReadFile(in.cases.localStampPath(p.ID))
-	mustNil(t, err)
-	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, file)})
-	mustNil(t, err)
-	mustNil(t, os.Remove(in.cases.localStampPath(p.ID)))
-	st, err := in.fresh().LoadStamp(context.Background(), p)
-	if err != nil || st.Persona.ID != p.ID {
-		t.Fatalf("a raw stored stamp: %v", err)
+// Stores written before the stamp dictionary hold gzip, and those before
+// stamps were compressed the raw JSON: both are still read, and verified.
+func TestOlderStoredStampFormsAreStillRead(t *testing.T) {
+	for _, form := range []struct {
+		name  string
+		value func(t *testing.T, file []byte) []byte
+	}{
+		{"gzip", gzipped},
+		{"raw", func(_ *testing.T, file []byte) []byte { return file }},
+	} {
+		t.Run(form.name, func(t *testing.T) {
+			in := newInstallation(t)
+			ctx := context.Background()
+			p := in.register(t, "work/core/lead", "Spica")
+			file, err := os.ReadFile(in.cases.localStampPath(p.ID))
+			mustNil(t, err)
+			_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, form.value(t, file))})
+			mustNil(t, err)
+			mustNil(t, os.Remove(in.cases.localStampPath(p.ID)))
+			st, err := in.fresh().LoadStamp(ctx, p)
+			if err != nil || st.Persona.ID != p.ID {
+				t.Fatalf("a %s stored stamp: %v", form.name, err)
+			}
+		})
 	}
 }
 

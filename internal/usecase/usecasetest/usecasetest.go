@@ -12,6 +12,7 @@ package usecasetest
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,4 +106,20 @@ func StampedHome(tb testing.TB, home registry.Home, n int) []registry.Persona {
 		tb.Fatal(err)
 	}
 	return ps
+}
+
+// DictionaryOut is the file a dictionary-writing tool test writes, named by
+// environment variable env: the test is skipped when env is unset, and fails
+// when the file exists — a dictionary that has shipped is frozen, and a new
+// one is a new file beside it (a new format or codec byte).
+func DictionaryOut(tb testing.TB, env string) string {
+	tb.Helper()
+	out := os.Getenv(env)
+	if out == "" {
+		tb.Skip("a tool: set " + env + "=FILE to write a new dictionary")
+	}
+	if _, err := os.Stat(out); err == nil {
+		tb.Fatalf("%s exists: a dictionary that has shipped is frozen; write a new format's file", out)
+	}
+	return out
 }
