@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/jsonscan"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -79,6 +80,53 @@ func checkResult(t *testing.T, data []byte) {
 	if fast, ok := fastResult(data); ok && (stdErr != nil || !reflect.DeepEqual(fast, std)) {
 		t.Fatalf("fast path accepted %q as %#v; encoding/json: %#v, %v", data, fast, std, stdErr)
 	}
+	checkStanding(t, data)
+}
+
+// checkStanding: DecodeStanding reads a confirmation's standing as
+// encoding/json reads those four fields, fast path or not.
+func checkStanding(t *testing.T, data []byte) {
+	t.Helper()
+	var std Standing
+	stdErr := json.Unmarshal(data, &std)
+	got, err := DecodeStanding(data)
+	if (err == nil) != (stdErr == nil) || (err == nil && got != std) {
+		t.Fatalf("DecodeStanding(%q) = %#v, %v; encoding/json: %#v, %v", data, got, err, std, stdErr)
+	}
+}
+
+// A confirmation's standing is read on the fast path from a pending
+// operation's record as the queue stores it, and from a decided one (which
+// the fast path declines) by encoding/json, alike.
+func TestDecodeStandingMatchesEncodingJSON(t *testing.T) {
+	pending := pendingResult().Confirmation
+	record, err := StoredJSON(pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := jsonscan.New(record)
+	if !fastConfirmation(&d, new(Confirmation)) || !d.Done() {
+		t.Fatalf("fast path declined a pending confirmation's record: %s", record)
+	}
+	want := Standing{ID: pending.ID, PersonaID: pending.PersonaID, Authority: pending.Authority, State: StatePending}
+	if got, err := DecodeStanding(record); err != nil || got != want {
+		t.Fatalf("DecodeStanding(pending) = %+v, %v; want %+v", got, err, want)
+	}
+	decided := *pending
+	decided.State = StateApproved
+	decided.Decision = &DecisionRecord{Decision: StateApproved, Decider: PersonaPrincipal("work/core/lead")}
+	wire, err := json.Marshal(&decided)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.State = StateApproved
+	if got, err := DecodeStanding(wire); err != nil || got != want {
+		t.Fatalf("DecodeStanding(decided) = %+v, %v; want %+v", got, err, want)
+	}
+	for _, b := range [][]byte{record, wire, []byte(`{"id":"c-1","state":"pending"}`), []byte(`{"authority":"nobody"}`),
+		[]byte(`{"id":"c-1","id":"c-2"}`), []byte(`{"id":"c-1"} `), []byte(`{"id":1}`), []byte(`[]`), []byte(`{`)} {
+		checkStanding(t, b)
+	}
 }
 
 // FuzzDecodeResult: no input panics, and DecodeResult (with the
@@ -92,5 +140,37 @@ func FuzzDecodeResult(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte(`{"status":"allowed","decision":{"verdict":"allow","boundary":"none","remembered":true}}`))
 	f.Add([]byte(`{"confirmation":{"operation":{"target":{"kind":"run"}},"decision":null,"unroutable":true}}`))
+	record, err := StoredJSON(pendingResult().Confirmation) // a record: DecodeStanding's input
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(record)
 	f.Fuzz(checkResult)
+}
+
+// BenchmarkDecodeStanding: a pending operation's record, as the hub's
+// watcher reads it from each confirmation event, by DecodeStanding and (the
+// baseline, what the watcher did before) by encoding/json into Standing.
+func BenchmarkDecodeStanding(b *testing.B) {
+	record, err := StoredJSON(pendingResult().Confirmation)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (Standing, error)
+	}{
+		{"DecodeStanding", DecodeStanding},
+		{"encoding-json", func(data []byte) (s Standing, err error) { return s, json.Unmarshal(data, &s) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(record)))
+			for b.Loop() {
+				if s, err := c.decode(record); err != nil || s.State != StatePending {
+					b.Fatal(s, err)
+				}
+			}
+		})
+	}
 }

@@ -30,7 +30,9 @@ import (
 // report the store's page writes per request, its transactions per commit,
 // and the process's CPU time per request (hub and callers together: at 2
 // cores, 5,000 requests/s leaves at most 400 cpu-µs for each), and its
-// user share.
+// user share; and what held the rate: the committer's busy share
+// (commit-busy), bbolt's write-and-sync share of the run (write-busy),
+// and the mean wait of a ready goroutine for a CPU (runnable-wait-µs).
 // Goals (issue 11): ≥ 5,000 requests/s through the socket, ≥ 60 % of in-process.
 func BenchmarkConfirmationRequests64(b *testing.B) {
 	const callers = 64
@@ -73,6 +75,7 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		start, cpu, user := time.Now(), procmem.CPUTime(), procmem.UserTime()
+		waited, waits := procmem.RunnableWait()
 		var wg sync.WaitGroup
 		for i := range callers {
 			wg.Add(1)
@@ -87,7 +90,8 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 			}()
 		}
 		wg.Wait()
-		r := float64(b.N) / time.Since(start).Seconds()
+		wall := time.Since(start)
+		r := float64(b.N) / wall.Seconds()
 		b.ReportMetric(r, "requests/s")
 		b.ReportMetric(float64(procmem.CPUTime()-cpu)/float64(b.N)/1e3, "cpu-µs/request")
 		b.ReportMetric(float64(procmem.UserTime()-user)/float64(b.N)/1e3, "user-µs/request")
@@ -95,6 +99,13 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 		mustNil(b, err)
 		b.ReportMetric(float64(after.PageWrites-before.PageWrites)/float64(b.N), "pages/request")
 		b.ReportMetric(float64(after.Txns-before.Txns)/float64(max(1, after.Commits-before.Commits)), "txns/commit")
+		// What held the rate: the share of the run the one committer was
+		// busy, the share of it bbolt spent writing and syncing, and how
+		// long a goroutine made ready waited for a CPU.
+		b.ReportMetric(float64(after.CommitTime-before.CommitTime)/float64(wall), "commit-busy")
+		b.ReportMetric(float64(after.WriteTime-before.WriteTime)/float64(wall), "write-busy")
+		waited1, waits1 := procmem.RunnableWait()
+		b.ReportMetric(float64(waited1-waited)/float64(max(1, waits1-waits))/1e3, "runnable-wait-µs")
 		return r
 	}
 	var inProcess float64

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -36,6 +37,7 @@ type Bolt struct {
 	watchers sync.WaitGroup
 
 	txns, commits atomic.Int64
+	commitNanos   atomic.Int64 // summed wall time of commits (Stats.CommitTime)
 
 	walkedAtOpen bool // the open walked every page (cleanclose.go)
 }
@@ -170,6 +172,14 @@ type Stats struct {
 	// several pages is one write; each commit adds one for its meta page):
 	// what a commit costs on disk, independent of the machine's load.
 	PageWrites int64
+	// CommitTime is the wall time the store has spent committing since
+	// open: from a group's start to its answers and the fill of the
+	// file's new tail, summed. Commits are serial, so CommitTime over a
+	// run's wall time is the share of it the single committer was busy —
+	// near 1, the commit is what sets the rate. WriteTime is the part of
+	// it bbolt spent writing pages and its meta page and syncing both
+	// (and, on a busy machine, waiting for a CPU after each sync).
+	CommitTime, WriteTime time.Duration
 	// WalkedAtOpen says whether the open walked every page of the file;
 	// it did not when the file was as its last clean close left it
 	// (docs/store.md, "Before the file is mapped").
@@ -180,7 +190,7 @@ type Stats struct {
 func (b *Bolt) Stats() (Stats, error) {
 	db := b.db.Stats()
 	s := Stats{Path: b.path, Txns: b.txns.Load(), Commits: b.commits.Load(), PageWrites: db.TxStats.GetWrite(),
-		WalkedAtOpen: b.walkedAtOpen}
+		CommitTime: time.Duration(b.commitNanos.Load()), WriteTime: db.TxStats.GetWriteTime(), WalkedAtOpen: b.walkedAtOpen}
 	err := b.view("stats", func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		var err error

@@ -54,6 +54,24 @@ func TestNoOpTxnWritesNothing(t *testing.T) {
 	}
 }
 
+// CommitTime is the committer's busy time and WriteTime bbolt's part of it:
+// a commit adds to both, its write no more than the whole; a Txn that
+// writes nothing syncs nothing.
+func TestCommitTimeCoversItsWrite(t *testing.T) {
+	b, _ := openT(t, Options{})
+	before, _ := b.Stats()
+	mustTxn(t, b, nil, Put("a", []byte("1")))
+	after, _ := b.Stats()
+	commit, write := after.CommitTime-before.CommitTime, after.WriteTime-before.WriteTime
+	if write <= 0 || commit < write {
+		t.Fatalf("a commit took %v, its write %v: want 0 < write <= commit", commit, write)
+	}
+	mustTxn(t, b, []Cond{{Key: "a", ModRev: 1}})
+	if noop, _ := b.Stats(); noop.WriteTime != after.WriteTime {
+		t.Fatalf("a Txn that wrote nothing added %v of writing", noop.WriteTime-after.WriteTime)
+	}
+}
+
 func TestReopenKeepsDataAndRevision(t *testing.T) {
 	ctx := context.Background()
 	b, path := openT(t, Options{})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -67,6 +68,7 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 
 	// A commit that grows bbolt's map waits for every open read
 	// transaction: a slow one ends the shared ones (sharedreads.go).
+	began := time.Now()
 	done := b.watchCommit()
 	b.commit(group)
 	done()
@@ -78,6 +80,7 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 		}
 	}
 	b.zero.fill(b.db)
+	b.commitNanos.Add(int64(time.Since(began)))
 
 	b.mu.Lock()
 	if len(b.queue) > 0 {
