@@ -229,31 +229,36 @@ type serveMemory struct{ heap, rss, anon, file, db, bin float64 }
 var liveHeap = regexp.MustCompile(`\d+->\d+->(\d+) MB`)
 
 // eachPersona runs fn on every persona of ps from workers goroutines, and
-// fails tb with an error fn returned, once all are done.
+// fails tb with the first error fn returned, once all are done.
 func eachPersona(tb testing.TB, ps []registry.Persona, workers int, fn func(registry.Persona) error) {
 	tb.Helper()
+	if err := concurrently(workers, len(ps), func(_, k int) error { return fn(ps[k]) }); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// concurrently makes n calls of fn from workers goroutines: fn(w, k) is
+// the k-th call, made by worker w. It returns the first error a call
+// returned, once all are done; a worker whose call failed makes no more.
+func concurrently(workers, n int, fn func(worker, k int) error) error {
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	var failed atomic.Value
-	work := make(chan registry.Persona)
-	for range workers {
+	var first sync.Once
+	var failed error
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range work {
-				if err := fn(p); err != nil {
-					failed.Store(err)
+			for k := int(next.Add(1)) - 1; k < n; k = int(next.Add(1)) - 1 {
+				if err := fn(w, k); err != nil {
+					first.Do(func() { failed = err })
+					return
 				}
 			}
 		}()
 	}
-	for _, p := range ps {
-		work <- p
-	}
-	close(work)
 	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		tb.Fatal(err)
-	}
+	return failed
 }
 
 // measureServe runs `bin serve` on home, has the runtime of each

@@ -237,7 +237,7 @@ func (c *Client) call(ctx context.Context, method, path string, body any) ([]byt
 	}
 	key := ""
 	if method != http.MethodGet {
-		key = newIdempotencyKey()
+		key = NewIdempotencyKey()
 	}
 	var answer []byte
 	err := c.retry(ctx, method+" "+path, func(ctx context.Context) error {
@@ -248,12 +248,14 @@ func (c *Client) call(ctx context.Context, method, path string, body any) ([]byt
 	return answer, err
 }
 
-// newIdempotencyKey is a fresh key for one write: the time in Unix
+// NewIdempotencyKey is a fresh key for one write, as the client makes for
+// each of its own (a caller that sends a request by other means, such as a
+// benchmark's in-process baseline, makes its key here): the time in Unix
 // milliseconds as 11 hex digits, then 64 random bits. Keys made later sort
 // later, so the hub's records of them append to its store's B+tree instead
 // of landing on random leaves (usecase.Key's storeKey); the random bits
 // keep the keys of one millisecond, and of every client, apart.
-func newIdempotencyKey() string {
+func NewIdempotencyKey() string {
 	return fmt.Sprintf("%011x-", time.Now().UnixMilli()) + strconv.FormatUint(rand.Uint64(), 36)
 }
 

@@ -13,10 +13,10 @@ import (
 func TestIdempotencyKeysAreValidUniqueAndInTimeOrder(t *testing.T) {
 	valid := regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 	seen := map[string]bool{}
-	prev := newIdempotencyKey()
+	prev := NewIdempotencyKey()
 	for range 50 {
 		time.Sleep(time.Millisecond / 4)
-		k := newIdempotencyKey()
+		k := NewIdempotencyKey()
 		if !valid.MatchString(k) {
 			t.Fatalf("key %q is not a valid Idempotency-Key", k)
 		}
@@ -29,9 +29,9 @@ func TestIdempotencyKeysAreValidUniqueAndInTimeOrder(t *testing.T) {
 		}
 		prev = k
 	}
-	a := newIdempotencyKey()
+	a := NewIdempotencyKey()
 	time.Sleep(2 * time.Millisecond)
-	if b := newIdempotencyKey(); b <= a {
+	if b := NewIdempotencyKey(); b <= a {
 		t.Fatalf("key %q made 2 ms after %q sorts before it", b, a)
 	}
 }
