@@ -88,7 +88,7 @@ func checkTx(tx *bolt.Tx) []error {
 }
 
 // CheckFile checks the database file at path without writing to it: the
-// pre-open page walk, then Check's reading of every record. A file of an
+// pre-open page walk, then Check's reading of every record. A file of
 // schema version 1 is checked for its page structure only (its records have no
 // checksums until the next open migrates it); one of version 2 is checked
 // whole (its records are version 3 records stored as written). Damage is returned as

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -53,12 +54,12 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 		}
 		before, _ := bolt.Stats()
 		b.StartTimer()
-		cpu0, start := processCPU(), time.Now()
+		cpu0, start := procmem.CPUTime(), time.Now()
 		if _, err := cases.Decide(ctx, k, henry, res.Confirmation.ID, true, confirm.RememberNone, ""); err != nil {
 			b.Fatal(err)
 		}
 		commit += time.Since(start)
-		cpu += processCPU() - cpu0
+		cpu += procmem.CPUTime() - cpu0
 		b.StopTimer()
 		after, _ := bolt.Stats()
 		pages += after.PageWrites - before.PageWrites
