@@ -15,8 +15,16 @@ import (
 // hostileText is what a persona wrote into a reason in the campaign of
 // issue 12 ("a reason no\u001b]0;pwned\u0007\u001b[2J is stored; confirm show
 // and audit print it raw"), with a bidi override, a zero-width space, a C1
-// CSI and a DEL beside it.
-const hostileText = "no\u001b]0;pwned\u0007\u001b[2J \u202eevil\u200b\u009b2J\x7f"
+// CSI and a DEL beside it, and the invisible characters that were stored
+// in 31 fields and printed raw: Unicode Tag characters (invisible text), a
+// shaping control, a variation selector, the combining grapheme joiner, the
+// Hangul fillers, other scripts' format controls.
+const hostileText = "no\u001b]0;pwned\u0007\u001b[2J \u202eevil\u200b\u009b2J\x7f" + invisibleText
+
+// invisibleText is "ignore all" in Tag characters, then invisible fillers
+// and format controls.
+const invisibleText = "\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065 \U000E0061\U000E006C\U000E006C" +
+	"\u206a\ufe0f\u034f\u115f\u1160\u3164\uffa0\U0001D173\U0001BCA0\U00013430\u17b4\u0600"
 
 // poisonedFields are the text fields of stored records that people read:
 // every one of them is overwritten with hostile text.
@@ -145,7 +153,8 @@ func TestEveryCommandPrintsHostileStoredTextSafely(t *testing.T) {
 		what := strings.Join(args, " ")
 		wantTerminalSafe(t, what+" (stdout)", out)
 		wantTerminalSafe(t, what+" (stderr)", errOut)
-		if strings.Contains(out, `\u001b]0;pwned\u0007`) {
+		if strings.Contains(out, `\u001b]0;pwned\u0007`) && strings.Contains(out, `\udb40\udc69\udb40\udc67`) &&
+			strings.Contains(out, `\u3164\uffa0\ud834\udd73`) {
 			shownEscaped = true
 		}
 		if strings.HasSuffix(what, "-o json") && strings.TrimSpace(out) != "" && !json.Valid([]byte(out)) {

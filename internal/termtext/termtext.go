@@ -3,7 +3,8 @@
 // its way out. Personas are models and may be hostile: a summary, a reason or
 // an operation they wrote is shown on a human's terminal, where a control
 // sequence could clear the screen, retitle the window, write the clipboard
-// (OSC 52) or reorder what the human reads (a bidi override). The console,
+// (OSC 52), reorder what the human reads (a bidi override) or hide text
+// (invisible characters, which a model reads and a human does not). The console,
 // every command's output and the hub's input checks share this one table.
 package termtext
 
@@ -11,54 +12,73 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/rangetable"
 )
 
-// A span is an inclusive range of runes that never reach a terminal as
-// themselves.
-type span struct {
-	lo, hi rune
-	what   string
+// categories are the characters that never reach a terminal as themselves,
+// named for refusals, in the order they are named (a bidi control is a
+// format character too; it is named for what it does). They are Unicode's
+// own tables, so the set grows with Go's Unicode version, never by hand:
+//   - Cc, controls: a terminal acts on them (escape sequences, carriage
+//     return, C1 CSI).
+//   - Cf, format characters: bidi controls reorder what is read ("Trojan
+//     Source"); zero-width characters, the Tag block U+E0000–E007F
+//     (invisible text, the classic prompt-injection carrier), the shaping
+//     controls U+206A–206F, U+0600 and the musical, shorthand and
+//     hieroglyph format controls draw as nothing or as something else.
+//   - Zl and Zp: line and paragraph separators break a line.
+//   - Variation selectors (U+FE00–FE0F, U+E0100–E01EF, the Mongolian free
+//     variation selectors) and Unicode's other default-ignorable code
+//     points — the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, the
+//     combining grapheme joiner U+034F, the Khmer inherent vowels U+17B4
+//     and U+17B5, and the ranges reserved for more — are invisible: "Spica"
+//     and "Spica\u3164" draw alike. A variation selector or a zero-width
+//     joiner inside an emoji sequence is refused too: terminals disagree
+//     on the width of what it makes, so every column drawn after it moves.
+var categories = []struct {
+	table *unicode.RangeTable
+	what  string
+}{
+	{unicode.Cc, "control"},
+	{unicode.Bidi_Control, "bidi control"},
+	{unicode.Cf, "invisible format character"},
+	{unicode.Zl, "line separator"},
+	{unicode.Zp, "paragraph separator"},
+	{unicode.Variation_Selector, "variation selector"},
+	{unicode.Other_Default_Ignorable_Code_Point, "invisible filler"},
 }
 
-// unsafeRunes is the table of characters that are never shown as
-// themselves: controls (a terminal acts on them), bidi controls (they
-// reorder what is read: "Trojan Source") and invisible characters (they make
-// two different strings look the same). Sorted by lo.
-var unsafeRunes = []span{
-	{0x0000, 0x001f, "C0 control"},
-	{0x007f, 0x009f, "DEL or C1 control"},
-	{0x00ad, 0x00ad, "soft hyphen"},
-	{0x061c, 0x061c, "bidi control (arabic letter mark)"},
-	{0x180e, 0x180e, "invisible (mongolian vowel separator)"},
-	{0x200b, 0x200d, "zero-width character"},
-	{0x200e, 0x200f, "bidi control (directional mark)"},
-	{0x2028, 0x2029, "line or paragraph separator"},
-	{0x202a, 0x202e, "bidi control (embedding or override)"},
-	{0x2060, 0x2064, "invisible (word joiner or invisible operator)"},
-	{0x2066, 0x2069, "bidi control (isolate)"},
-	{0xfeff, 0xfeff, "zero-width no-break space (BOM)"},
-	{0xfff9, 0xfffb, "interlinear annotation control"},
-}
-
-// class returns what kind of unsafe character r is, or "" when r is safe.
-func class(r rune) string {
-	if r >= 0x20 && r < 0x7f {
-		return "" // the common case: printable ASCII
+// unsafeRunes is every category in one table, looked up once per rune.
+var unsafeRunes = func() *unicode.RangeTable {
+	ts := make([]*unicode.RangeTable, len(categories))
+	for i, c := range categories {
+		ts[i] = c.table
 	}
-	for _, s := range unsafeRunes {
-		if r < s.lo {
-			return ""
-		}
-		if r <= s.hi {
-			return s.what
+	return rangetable.Merge(ts...)
+}()
+
+// Kind names what kind of unsafe character r is ("control", "bidi
+// control", "invisible filler"…), or returns "" when r is safe: refusals
+// elsewhere name the character the way Check does.
+func Kind(r rune) string {
+	if r >= 0x20 && r < 0x7f || !unicode.Is(unsafeRunes, r) {
+		return "" // the common case first: printable ASCII
+	}
+	for _, c := range categories {
+		if unicode.Is(c.table, r) {
+			return c.what
 		}
 	}
 	return ""
 }
 
 // Unsafe reports whether r must not reach a terminal as itself.
-func Unsafe(r rune) bool { return class(r) != "" }
+func Unsafe(r rune) bool {
+	return !(r >= 0x20 && r < 0x7f) && unicode.Is(unsafeRunes, r)
+}
 
 // ErrInvalidUTF8 is refused text that is not valid UTF-8 (a terminal may read
 // its stray bytes as C1 controls).
@@ -77,7 +97,7 @@ func Check(s string, multiline bool) error {
 		if r == utf8.RuneError && n == 1 {
 			return fmt.Errorf("%w: byte 0x%02x at offset %d", ErrInvalidUTF8, s[i], i)
 		}
-		if what := class(r); what != "" && !(multiline && r == '\n') {
+		if what := Kind(r); what != "" && !(multiline && r == '\n') {
 			return fmt.Errorf("%w: %U (%s) at offset %d", ErrUnsafeChar, r, what, i)
 		}
 		i += n

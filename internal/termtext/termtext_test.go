@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -218,5 +220,100 @@ func TestCheckFieldBoundsAndNamesTheField(t *testing.T) {
 	}
 	if err := CheckField("note", "a\nb", 8, true); err != nil {
 		t.Errorf("line break in a multi-line field: %v", err)
+	}
+}
+
+// unsafeCategories are the Unicode tables whose every character is unsafe: the
+// controls (Cc), the format characters (Cf: bidi controls, zero-width
+// characters, the Tag block that carries invisible text to a model, the
+// inhibit-shaping controls U+206A–206F), line and paragraph separators,
+// and the invisible fillers and variation selectors Unicode marks as
+// default-ignorable (U+3164, U+115F, U+034F, U+FE0F, U+E0100…).
+var unsafeCategories = map[string]*unicode.RangeTable{
+	"Cc": unicode.Cc, "Cf": unicode.Cf, "Zl": unicode.Zl, "Zp": unicode.Zp,
+	"Other_Default_Ignorable_Code_Point": unicode.Other_Default_Ignorable_Code_Point,
+	"Variation_Selector":                 unicode.Variation_Selector,
+}
+
+// eachRune calls f with every rune of t.
+func eachRune(t *unicode.RangeTable, f func(rune)) {
+	for _, r := range t.R16 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			f(c)
+		}
+	}
+	for _, r := range t.R32 {
+		for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+			f(c)
+		}
+	}
+}
+
+// Every rune of every unsafe category, alone and inside a word, is refused
+// by Check (named, with its offset), replaced by Clean and escaped by the
+// Writer, so that escaped JSON still decodes to it. The hand table of
+// before let 144 of them through, the Tag block among them.
+func TestEveryRuneOfTheUnsafeCategories(t *testing.T) {
+	n := 0
+	for name, table := range unsafeCategories {
+		eachRune(table, func(r rune) {
+			if r == '\n' {
+				return // Check's multiline mode is tested elsewhere
+			}
+			n++
+			s := "Spica" + string(r) + "x"
+			if !Unsafe(r) {
+				t.Errorf("%s %U: not unsafe", name, r)
+				return
+			}
+			for _, multiline := range []bool{false, true} {
+				err := Check(s, multiline)
+				if !errors.Is(err, ErrUnsafeChar) || !strings.Contains(err.Error(), fmt.Sprintf("%U", r)) || !strings.Contains(err.Error(), "offset 5") {
+					t.Errorf("%s: Check(%+q, %v) = %v, want ErrUnsafeChar naming %U at offset 5", name, s, multiline, err, r)
+				}
+			}
+			if got := Clean(s); got != "Spica\uFFFDx" {
+				t.Errorf("%s: Clean(%+q) = %+q", name, s, got)
+			}
+			if r == '\t' {
+				return // the Writer passes tabs: command output is laid out with them
+			}
+			b, _ := json.Marshal(s)
+			got := writeAll(t, string(b), 3)
+			for _, c := range got {
+				if Unsafe(c) {
+					t.Errorf("%s: the Writer let %U through: %+q", name, c, got)
+				}
+			}
+			var back string
+			if err := json.Unmarshal([]byte(got), &back); err != nil || back != s {
+				t.Errorf("%s %U: escaped JSON %s decodes to %+q, %v", name, r, got, back, err)
+			}
+		})
+	}
+	if n < 2000 {
+		t.Fatalf("only %d runes checked: the categories are not read", n)
+	}
+}
+
+// What the categories must not take: text people write. Emoji stand alone
+// (a sequence joined by ZWJ or turned by a variation selector is refused:
+// terminals disagree on its width, so the columns drawn around it break).
+func TestLegitimateTextIsKept(t *testing.T) {
+	for _, s := range []string{
+		"plain", "Ünïcödé ✓ 漢字 한국어 العربية עברית", "emoji 🚀✅", "\u00a0nbsp", "Zavijava — “quoted”",
+		"ⲁ Coptic, ᚠ runes, 𓀀 hieroglyph", "e\u0301 combining acute", "ई देवनागरी",
+	} {
+		if err := Check(s, false); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", s, err)
+		}
+		if Clean(s) != s {
+			t.Errorf("Clean(%q) changed it", s)
+		}
+	}
+	for _, s := range []string{"👩\u200d💻", "⚠\ufe0f", "Spica\u3164", "Spica\u115f", "a\U000E0041b", "a\u206ab"} {
+		if err := Check(s, false); !errors.Is(err, ErrUnsafeChar) {
+			t.Errorf("Check(%+q) = %v, want ErrUnsafeChar", s, err)
+		}
 	}
 }

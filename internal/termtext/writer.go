@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -15,8 +16,9 @@ import (
 //
 // The escape keeps JSON output valid and lossless: encoding/json already
 // escapes C0 controls, and the only unsafe characters it leaves raw (DEL,
-// C1, bidi and invisible characters) can only stand inside a string, where
-// \uXXXX means the same character. In a table the operator sees what the
+// C1, format, bidi and invisible characters) can only stand inside a
+// string, where \uXXXX (a surrogate pair above U+FFFF) means the same
+// character. In a table the operator sees what the
 // text held instead of having the terminal act on it.
 type Writer struct {
 	w io.Writer
@@ -67,7 +69,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 			continue
 		}
 		if Unsafe(r) {
-			out = fmt.Appendf(out, `\u%04x`, r)
+			out = appendEscape(out, r)
 		} else {
 			out = append(out, buf[i:i+n]...)
 		}
@@ -78,6 +80,18 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// appendEscape appends r as JSON writes it escaped: \uXXXX, or for a
+// character above U+FFFF (the Tag block, the supplementary variation
+// selectors) its UTF-16 surrogate pair, since "\ue0041" would read as
+// U+E004 followed by "1".
+func appendEscape(out []byte, r rune) []byte {
+	if r > 0xffff {
+		hi, lo := utf16.EncodeRune(r)
+		return fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+	}
+	return fmt.Appendf(out, `\u%04x`, r)
 }
 
 // safePrefix is the length of the start of p that Write writes as it is:

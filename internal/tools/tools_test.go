@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 // TestEveryInventoryToolHasOneRow: the table and the inventory name the
@@ -226,5 +227,54 @@ func TestNewRecordIDsAreStablePerCall(t *testing.T) {
 	}
 	if _, err := confirm.NormalizeID(a); err != nil || !strings.HasPrefix(a, "t-") {
 		t.Fatalf("id %q: %v", a, err)
+	}
+}
+
+// invisibleRunes are one of each kind of character that was stored in 31
+// fields and reached the command line and the console raw: the Tag block,
+// the shaping controls, variation selectors, the combining grapheme
+// joiner, the Hangul fillers, format controls of other scripts, a joiner
+// and a line separator.
+var invisibleRunes = []rune{
+	0xE0001, 0xE0041, 0xE007F, 0x206A, 0x206F, 0xFE0F, 0xE0100, 0x180B, 0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0,
+	0x1D173, 0x1BCA0, 0x13430, 0x17B4, 0x0600, 0x200D, 0x2028, 0x0085,
+}
+
+// Every text argument of every tool — each a field a persona writes and
+// a human or another model reads — refuses every such character, naming
+// it. Only a workspace write's content is taken as it is (it goes to the
+// persona's own file and is escaped whenever it is printed).
+func TestEveryTextArgumentRefusesInvisibleCharacters(t *testing.T) {
+	fields := 0
+	for _, tool := range All() {
+		for _, p := range tool.params() {
+			if p.Type != TypeString && p.Type != TypeText && p.Type != TypeStrings {
+				continue
+			}
+			fields++
+			for _, r := range invisibleRunes {
+				s := "a" + string(r) + "b"
+				var v any = s
+				if p.Type == TypeStrings {
+					v = []any{"fine", s}
+				}
+				if err := p.check(v); !errors.Is(err, termtext.ErrUnsafeChar) || !strings.Contains(err.Error(), fmt.Sprintf("%U", r)) {
+					t.Errorf("%s.%s: %+q: %v, want ErrUnsafeChar naming %U", tool.Name, p.Name, s, err, r)
+				}
+			}
+		}
+	}
+	if fields < 31 {
+		t.Fatalf("only %d text arguments: the table is not read", fields)
+	}
+	// Through the whole validation too, as the hub and the MCP server call it.
+	for _, c := range []struct{ tool, args string }{
+		{"assign_task", `{"assignee":"work/core/deputy","title":"ship\udb40\udc41 it","brief":"b"}`},
+		{"assign_task", `{"assignee":"work/core/deputy","title":"t","brief":"fill\u3164er"}`},
+		{"raise_decision", `{"question":"q","options":["yes\ufe0f","no"]}`},
+	} {
+		if _, _, err := call(t, c.tool, c.args); !errors.Is(err, ErrInvalidArguments) {
+			t.Errorf("%s %s: %v, want ErrInvalidArguments", c.tool, c.args, err)
+		}
 	}
 }

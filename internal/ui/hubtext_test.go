@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 // sgr matches the colour sequences the console itself writes; anything
@@ -20,14 +22,17 @@ func assertNoControls(t *testing.T, what, screen string) {
 		if r == '\n' {
 			continue
 		}
-		if r < 0x20 || r >= 0x7f && r <= 0x9f {
+		if termtext.Unsafe(r) {
 			i := strings.IndexRune(rest, r)
-			t.Fatalf("%s: control %U reached the screen near %q", what, r, rest[max(0, i-20):min(len(rest), i+20)])
+			t.Fatalf("%s: control or invisible %U reached the screen near %q", what, r, rest[max(0, i-20):min(len(rest), i+20)])
 		}
 	}
 }
 
-const hostile = "ok\x1b[2J\x1b]52;c;AAAA\x07 done"
+// hostile ends in invisible text: Unicode Tag characters ("hi"), a Hangul
+// filler and a variation selector, which a model reads and a human does
+// not.
+const hostile = "ok\x1b[2J\x1b]52;c;AAAA\x07 done\U000E0068\U000E0069\u3164\ufe0f"
 
 // A persona's summary and activity are its own words: a clear-screen or an
 // OSC 52 clipboard write in them must be drawn, not obeyed.
