@@ -84,8 +84,8 @@ func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
 	if seat.Holder != "" {
 		return Admission{}, r.seatTaken(ctx, p.Address, seat.Holder)
 	}
-	nk, sk := namePrefix+nameKey(p.Name), skeletonPrefix+nameSkeleton(p.Name)
-	for _, k := range []string{nk, sk} {
+	keys := nameKeys(p.Name)
+	for _, k := range keys {
 		if kv, err := r.s.Get(ctx, k); err == nil {
 			return Admission{}, r.nameTaken(ctx, p.Name, string(kv.Value))
 		} else if !errors.Is(err, store.ErrNotFound) {
@@ -95,7 +95,10 @@ func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
 	p.Generation = len(seat.History) + 1
 	seat.Holder = p.ID
 	seat.History = append(seat.History, p.ID)
-	conds := []store.Cond{{Key: seatPrefix + p.Address, ModRev: seatRev}, {Key: nk}, {Key: sk}, {Key: personaPrefix + p.ID}}
+	conds := []store.Cond{{Key: seatPrefix + p.Address, ModRev: seatRev}, {Key: personaPrefix + p.ID}}
+	for _, k := range keys {
+		conds = append(conds, store.Cond{Key: k})
+	}
 	return Admission{Persona: p, seat: seat, conds: conds}, nil
 }
 
@@ -112,8 +115,9 @@ func (a Admission) Plan(stampHash string) (store.Plan, error) {
 	var o ops
 	o.persona(p)
 	o.seat(p.Address, a.seat)
-	o.list = append(o.list, store.Put(namePrefix+nameKey(p.Name), []byte(p.ID)),
-		store.Put(skeletonPrefix+nameSkeleton(p.Name), []byte(p.ID)))
+	for _, k := range nameKeys(p.Name) {
+		o.list = append(o.list, store.Put(k, []byte(p.ID)))
+	}
 	return store.Plan{Conds: a.conds, Ops: o.list}, o.err
 }
 

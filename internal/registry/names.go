@@ -12,6 +12,7 @@ import (
 	"go.mau.fi/util/confusable"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 // MaxNameLen is the longest persona name, in characters.
@@ -46,6 +47,10 @@ func NormalizeName(name string) (string, error) {
 		return "", fmt.Errorf("%q: %w: at most %d characters", n, ErrInvalidName, MaxNameLen)
 	}
 	for _, r := range n {
+		if termtext.Unsafe(r) {
+			return "", fmt.Errorf("%+q: %w: %U is a %s, which draws as nothing or as something else; a name must look like what it is",
+				n, ErrInvalidName, r, termtext.Kind(r))
+		}
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '-' || r == '\'') {
 			return "", fmt.Errorf("%q: %w: %q is not allowed; use letters, digits, spaces, '-' and '\\''", n, ErrInvalidName, r)
 		}
@@ -56,22 +61,58 @@ func NormalizeName(name string) (string, error) {
 // nameKey is the uniqueness key of a name: names compare case-insensitively.
 func nameKey(name string) string { return strings.ToLower(name) }
 
-// nameSkeleton is the look of a name: the UTS #39 skeleton of its
-// case-folded form, so that names that only look alike ("Spica" and "Ѕpica"
-// with a Cyrillic Ѕ, "Heze" and "Ηeze" with a Greek Η) share one and only
-// one of them can be registered — an operator reading a name must be
-// reading the persona it names.
-func nameSkeleton(name string) string {
-	return strings.ToLower(confusable.Skeleton(strings.ToLower(name)))
+// nameSkeletons are the looks of a name, the keys under which no other
+// name may be registered, so that names that only look alike ("Spica" and
+// "Ѕpica" with a Cyrillic Ѕ, "Heze" and "Ηeze" with a Greek Η or "Нeze"
+// with a Cyrillic Н, "SPICA" and "SPІCA") are one name and only one of
+// them can be registered — an operator reading a name must be reading the
+// persona it names.
+//
+// A look is the UTS #39 skeleton (confusables.txt, through
+// go.mau.fi/util/confusable), lower-cased. UTS #39's skeleton is case
+// sensitive, and names compare without case, so a name has two: the
+// skeleton of the name as typed (Greek Η is confusable with H, while its
+// lower case η is not with h) and of its lower case (Cyrillic і is
+// confusable with i, while its upper case І maps to l, as I does). Before
+// either, every character termtext refuses is dropped: UTS #39 removes
+// default-ignorable code points first (the library only drops what is not
+// graphic, and keeps the Hangul fillers, which are letters), and a name
+// stored before such characters were refused must still hold its look.
+func nameSkeletons(name string) []string {
+	visible := strings.Map(func(r rune) rune {
+		if termtext.Unsafe(r) {
+			return -1
+		}
+		return r
+	}, name)
+	asTyped := strings.ToLower(confusable.Skeleton(visible))
+	folded := strings.ToLower(confusable.Skeleton(strings.ToLower(visible)))
+	if asTyped == folded {
+		return []string{asTyped}
+	}
+	return []string{folded, asTyped}
+}
+
+// nameKeys are the store keys a name holds: its lower case and its looks.
+func nameKeys(name string) []string {
+	keys := []string{namePrefix + nameKey(name)}
+	for _, sk := range nameSkeletons(name) {
+		keys = append(keys, skeletonPrefix+sk)
+	}
+	return keys
 }
 
 // IndexNameSkeletons gives every name of a store written before names were
-// compared by look its skeleton, once (later registrations write theirs
-// with the name). Two old names of one look keep both their records; the
-// first holds the skeleton, and no third can join them. The skeletons go
-// in transactions within the store's limits, then the mark that they are
-// done: an indexing cut short leaves skeletons that hold (each is written
-// only where none is), and the next start writes the rest.
+// compared by their current looks (nameSkeletons) those looks, once (later
+// registrations write theirs with the name). Two old names of one look
+// keep both their records; the first holds the look, and no third can
+// join them. The looks of a name as typed come from its persona record
+// (the name key is lower case); a record that does not decode still has
+// the look of its name key. The looks go in transactions within the
+// store's limits, then the mark that they are done: an indexing cut short
+// leaves looks that hold (each is written only where none is), and the
+// next start writes the rest. Looks of an earlier look function stay:
+// each names the persona it was written for.
 func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
 	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
 		return nil
@@ -79,6 +120,10 @@ func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
 		return fmt.Errorf("index name skeletons: %w", err)
 	}
 	names, err := r.s.List(ctx, namePrefix)
+	if err != nil {
+		return fmt.Errorf("index name skeletons: %w", err)
+	}
+	personas, err := r.s.List(ctx, personaPrefix)
 	if err != nil {
 		return fmt.Errorf("index name skeletons: %w", err)
 	}
@@ -91,11 +136,20 @@ func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
 		seen[kv.Key] = true
 	}
 	var ops []store.Op
+	index := func(name string, id []byte) {
+		for _, sk := range nameSkeletons(name) {
+			if k := skeletonPrefix + sk; !seen[k] {
+				seen[k] = true
+				ops = append(ops, store.Put(k, id))
+			}
+		}
+	}
 	for _, kv := range names {
-		sk := skeletonPrefix + nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))
-		if !seen[sk] {
-			seen[sk] = true
-			ops = append(ops, store.Put(sk, kv.Value))
+		index(strings.TrimPrefix(kv.Key, namePrefix), kv.Value)
+	}
+	for _, kv := range personas {
+		if p, err := decodePersona(kv.Value); err == nil && p.Name != "" {
+			index(p.Name, []byte(p.ID))
 		}
 	}
 	ops = append(ops, store.Put(skeletonsIndexed, []byte("1")))
@@ -159,23 +213,44 @@ func (r *Registry) SuggestNames(ctx context.Context, n int) ([]string, error) {
 func freeNames(taken map[string]bool, n int) []string {
 	out := make([]string, 0, n)
 	for i := 0; len(out) < n; i++ {
-		if s := suggestion(i); !taken[nameSkeleton(s)] {
+		if s := suggestion(i); !anyTaken(taken, nameSkeletons(s)) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// takenNames is the set of the skeletons of the names in use, retired
-// included: a name that looks like one of them is taken.
+// anyTaken reports whether one of the looks is taken.
+func anyTaken(taken map[string]bool, looks []string) bool {
+	for _, sk := range looks {
+		if taken[sk] {
+			return true
+		}
+	}
+	return false
+}
+
+// takenNames is the set of the looks of the names in use, retired
+// included: a name that looks like one of them is taken. The looks are
+// the stored ones (a name's as typed among them) and those of the name
+// keys, which hold in a store not yet indexed.
 func (r *Registry) takenNames(ctx context.Context) (map[string]bool, error) {
 	kvs, err := r.s.List(ctx, namePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list names: %w", err)
 	}
-	taken := make(map[string]bool, len(kvs))
+	held, err := r.s.List(ctx, skeletonPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list names: %w", err)
+	}
+	taken := make(map[string]bool, len(kvs)+len(held))
 	for _, kv := range kvs {
-		taken[nameSkeleton(strings.TrimPrefix(kv.Key, namePrefix))] = true
+		for _, sk := range nameSkeletons(strings.TrimPrefix(kv.Key, namePrefix)) {
+			taken[sk] = true
+		}
+	}
+	for _, kv := range held {
+		taken[strings.TrimPrefix(kv.Key, skeletonPrefix)] = true
 	}
 	return taken, nil
 }

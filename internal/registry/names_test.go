@@ -7,6 +7,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The issue's list, in its order: "Spica, Porrima, Vindemiatrix, Zavijava,
@@ -49,7 +50,9 @@ func TestSuggestionsSkipTakenAndOverflow(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			taken := map[string]bool{}
 			for _, s := range tt.taken {
-				taken[nameSkeleton(s)] = true
+				for _, sk := range nameSkeletons(s) {
+					taken[sk] = true
+				}
 			}
 			got := freeNames(taken, tt.count)
 			if tt.want != nil && strings.Join(got, ",") != strings.Join(tt.want, ",") {
@@ -62,8 +65,8 @@ func TestSuggestionsSkipTakenAndOverflow(t *testing.T) {
 				t.Errorf("last = %q", got[len(got)-1])
 			}
 			for _, s := range got {
-				if _, err := NormalizeName(s); err != nil || taken[nameSkeleton(s)] {
-					t.Errorf("suggested %q: valid=%v taken=%v", s, err, taken[nameSkeleton(s)])
+				if _, err := NormalizeName(s); err != nil || anyTaken(taken, nameSkeletons(s)) {
+					t.Errorf("suggested %q: valid=%v taken=%v", s, err, anyTaken(taken, nameSkeletons(s)))
 				}
 			}
 		})
@@ -143,7 +146,10 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 	in := newInstallation(t)
 	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
 	check := func(r *Registry) {
-		for _, name := range []string{"\u0405pica", "SPICA", "Sp\u0456ca"} { // Cyrillic Ѕ; upper case; Cyrillic і
+		for _, name := range []string{
+			"\u0405pica", "SPICA", "Sp\u0456ca", // Cyrillic Ѕ; upper case; Cyrillic і
+			"SP\u0406CA", "\u0405PICA", // Cyrillic І in upper case (confusable with l, as I is); Ѕ with upper case
+		} {
 			_, err := r.Register(ctx, Registration{Address: "home/secretary", Name: name})
 			if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "belongs to Spica") {
 				t.Errorf("%q beside Spica: %v, want ErrNameTaken naming Spica", name, err)
@@ -157,7 +163,7 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range names {
-			if nameSkeleton(n) == nameSkeleton("Spica") {
+			if anyTaken(map[string]bool{nameSkeletons("Spica")[0]: true}, nameSkeletons(n)) {
 				t.Errorf("suggested %q, which looks like Spica", n)
 			}
 		}
@@ -167,7 +173,7 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 	in2 := newInstallation(t)
 	in2.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
 	in2.step(func(r *Registry) {
-		if _, err := r.s.Txn(ctx, nil, []store.Op{{Key: skeletonPrefix + nameSkeleton("Spica"), Delete: true}}); err != nil {
+		if _, err := r.s.Txn(ctx, nil, []store.Op{{Key: skeletonPrefix + nameSkeletons("Spica")[0], Delete: true}, {Key: skeletonsIndexed, Delete: true}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.IndexNameSkeletons(ctx); err != nil {
@@ -186,7 +192,7 @@ func TestIndexManyNameSkeletons(t *testing.T) {
 	in := newInstallation(t)
 	const n = 3*store.MaxTxnOps + 7
 	in.step(func(r *Registry) {
-		ops := []store.Op{store.Put(skeletonPrefix+nameSkeleton("Old 0"), []byte("first-holder"))}
+		ops := []store.Op{store.Put(skeletonPrefix+nameSkeletons("Old 0")[0], []byte("first-holder"))}
 		for i := range n {
 			ops = append(ops, store.Put(fmt.Sprintf("%sold %d", namePrefix, i), fmt.Appendf(nil, "p-%d", i)))
 		}
@@ -200,14 +206,83 @@ func TestIndexManyNameSkeletons(t *testing.T) {
 		if err != nil || len(sks) != n {
 			t.Fatalf("%d skeletons, %v; want %d", len(sks), err, n)
 		}
-		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeleton("Old 0")); string(kv.Value) != "first-holder" {
+		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeletons("Old 0")[0]); string(kv.Value) != "first-holder" {
 			t.Fatalf("the skeleton held before indexing now names %q", kv.Value)
 		}
-		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeleton(fmt.Sprintf("Old %d", n-1))); string(kv.Value) != fmt.Sprintf("p-%d", n-1) {
+		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeletons(fmt.Sprintf("Old %d", n-1))[0]); string(kv.Value) != fmt.Sprintf("p-%d", n-1) {
 			t.Fatalf("the last name's skeleton names %q", kv.Value)
 		}
 		if _, err := r.s.Get(ctx, skeletonsIndexed); err != nil {
 			t.Fatalf("the store is not marked indexed: %v", err)
+		}
+	})
+}
+
+// "Spica", "Spica\u3164" and "Spica\u115f" were all registered and all
+// drew as "Spica"; Greek Η and Cyrillic Н look-alikes of a taken name were
+// accepted as new names. A name holding an invisible character is refused
+// whatever is taken, naming the character; a name that looks like a taken
+// one in any case is refused naming the taken one.
+func TestInvisibleAndCrossScriptLookAlikesAreRefused(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	in.step(func(r *Registry) {
+		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"})
+		mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Heze"})
+		mustRegister(t, r, Registration{Address: "home/secretary", Name: "porrima"})
+	})
+	in.step(func(r *Registry) {
+		for _, name := range []string{"Spica\u3164", "Spica\u115f", "Spi\u1160ca", "Spica\uffa0", "Sp\u034fica", "Spica\ufe0f",
+			"Spica\U000E0041", "Zeta\u3164", "Ze\u17b4ta", "Zeta\U000E0100"} {
+			_, err := r.Register(ctx, Registration{Address: "work/coordinator", Name: name})
+			r, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(name, func(r rune) bool { return r < 0x80 }))
+			if !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), fmt.Sprintf("%U", r)) {
+				t.Errorf("%+q: %v, want ErrInvalidName naming %U", name, err, r)
+			}
+		}
+		for name, owner := range map[string]string{
+			"\u0397eze": "Heze", "\u041deze": "Heze", "\u0397EZE": "Heze", "\u041dEZE": "Heze", // Greek Η, Cyrillic Н
+			"\u0420orrima": "porrima", "P\u043err\u0456ma": "porrima", // Cyrillic Р; Cyrillic о and і
+			"\u0405p\u0456ca": "Spica", "SP\u0406CA": "Spica",
+		} {
+			_, err := r.Register(ctx, Registration{Address: "work/coordinator", Name: name})
+			if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "belongs to "+owner) || !strings.Contains(err.Error(), "they look alike") {
+				t.Errorf("%q beside %s: %v, want ErrNameTaken naming %s as a look-alike", name, owner, err, owner)
+			}
+		}
+		mustRegister(t, r, Registration{Address: "work/coordinator", Name: "Hezekiah"}) // a longer name is not a look-alike
+	})
+}
+
+// A store from before: "Spica\u3164" was registered then, with the look
+// the invisible filler changed. Indexed again (the hub does it at start),
+// its look is Spica's, and "Spica" is refused as its look-alike.
+func TestStoredInvisibleNameHoldsItsLook(t *testing.T) {
+	ctx := context.Background()
+	in := newInstallation(t)
+	in.step(func(r *Registry) {
+		p := mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Heze"})
+		p.Name = "Spica\u3164"
+		old := "spica\u3164" // the look of before: the filler kept
+		if _, err := r.s.Txn(ctx, nil, []store.Op{
+			store.Put(personaPrefix+p.ID, p.AppendJSON(nil)),
+			{Key: namePrefix + "heze", Delete: true}, {Key: skeletonPrefix + "heze", Delete: true},
+			store.Put(namePrefix+nameKey(p.Name), []byte(p.ID)), store.Put(skeletonPrefix+old, []byte(p.ID)),
+			store.Put("name-skeleton-indexed", []byte("1")),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.IndexNameSkeletons(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	in.step(func(r *Registry) {
+		_, err := r.Register(ctx, Registration{Address: "home/secretary", Name: "Spica"})
+		if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "they look alike") {
+			t.Errorf("Spica beside a stored Spica\\u3164: %v, want ErrNameTaken as a look-alike", err)
+		}
+		if names, _ := r.SuggestNames(ctx, 1); len(names) == 1 && names[0] == "Spica" {
+			t.Error("Spica is suggested beside a stored Spica\\u3164")
 		}
 	})
 }

@@ -19,11 +19,14 @@ const (
 	seatPrefix = "seat/"
 	// namePrefix + lowercased name → persona id.
 	namePrefix = "name/"
-	// skeletonPrefix + a name's skeleton (nameSkeleton) → persona id: one
-	// name of each look.
+	// skeletonPrefix + one of a name's looks (nameSkeletons) → persona id:
+	// one name of each look.
 	skeletonPrefix = "name-skeleton/"
-	// skeletonsIndexed marks a store whose names all have their skeleton.
-	skeletonsIndexed = "name-skeleton-indexed"
+	// skeletonsIndexed marks a store whose names all have their looks. It
+	// names the look function: a store indexed under an earlier one
+	// ("name-skeleton-indexed": one look, invisible characters kept) is
+	// indexed again.
+	skeletonsIndexed = "name-skeleton-indexed/2"
 )
 
 // PrefixPersona holds the persona generations by id, each a Persona as
