@@ -91,6 +91,10 @@ func TestInboxCommands(t *testing.T) {
 	wantContains(t, "react", c.ok(as("inbox", "react", msg.ID, "approve")...), msg.ID+" approve: applied")
 	wantContains(t, "react again", c.ok(as("inbox", "react", msg.ID, "approve")...), "applied")
 	wantContains(t, "react unknown", c.fails(as("inbox", "react", msg.ID, "party")...), "not applied", "unknown reaction")
+	// One correlation id, one reaction: another under it is refused, naming what it answers.
+	wantContains(t, "react thumbs_up", c.ok(as("inbox", "react", msg.ID, "thumbs_up", "--correlation-id", "mine-1")...), "applied")
+	wantContains(t, "react thumbs_down under its id", c.fails(as("inbox", "react", msg.ID, "thumbs_down", "--correlation-id", "mine-1")...),
+		"correlation id mine-1 answers thumbs_up on "+msg.ID+": applied", "not thumbs_down")
 	wantContains(t, "ack", c.ok(as("inbox", "ack", msg.ID)...), msg.ID+" acked")
 	wantContains(t, "tick", c.ok(as("inbox", "tick", todo.ID, "1")...), "Release (1/2 done)")
 	saved := filepath.Join(t.TempDir(), "notes.md")

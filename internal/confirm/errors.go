@@ -65,6 +65,13 @@ var (
 	ErrTooManyPending = errors.New("too many confirmations pending")
 	// ErrCorrelationReuse: a correlation id names exactly one operation.
 	ErrCorrelationReuse = errors.New("correlation id already names a different operation")
+	// ErrOutcomeUnbound: a reaction's terminal outcome names the item and
+	// the reaction it is the outcome of, so that its correlation id answers
+	// that reaction alone.
+	ErrOutcomeUnbound = errors.New("a reaction outcome must name its item and reaction")
+	// ErrNoOutcomeReason: applied: false carries the reason it was not
+	// applied (spec: "applied: false with a reason").
+	ErrNoOutcomeReason = errors.New("a reaction not applied needs the reason it was not applied")
 	// ErrNoCorrelation: a request needs a correlation id so that it can be retried.
 	ErrNoCorrelation = errors.New("a correlation id is required")
 	// ErrWrongPersona: a persona requests only under its own stamp.

@@ -196,31 +196,33 @@ func (u *Cases) ReplyAsHuman(ctx context.Context, k Key, human confirm.Principal
 	return out, nil
 }
 
-// reactionOutcome is the terminal outcome of a reaction the channel's
-// rules refused, or false for an error that is not a rule's (a store
-// fault): the outcome is then unknown, and not recorded.
-func reactionOutcome(err error) (confirm.Outcome, bool) {
+// reactionOutcome is the terminal outcome of reaction on item that the
+// channel's rules refused, or false for an error that is not a rule's (a
+// store fault): the outcome is then unknown, and not recorded.
+func reactionOutcome(item, reaction string, err error) (confirm.Outcome, bool) {
 	for _, rule := range []error{channel.ErrNoItem, channel.ErrUnknownReaction, channel.ErrBadItem, channel.ErrBadItemID, channel.ErrWrongSide} {
 		if errors.Is(err, rule) {
-			return confirm.NotApplied(err.Error()), true
+			return confirm.NotApplied(item, reaction, err.Error()), true
 		}
 	}
 	return confirm.Unknown, false
 }
 
-// planReaction plans a reaction and its outcome as one transaction: a
-// recorded terminal outcome of requester's corr is returned as it is (an
-// empty plan); otherwise react plans the reaction, and its outcome —
-// applied, or not applied with the rule's reason — is recorded with it.
-func (u *Cases) planReaction(ctx context.Context, requester confirm.Principal, corr string, react func() (store.Plan, error)) (confirm.Outcome, store.Plan, error) {
-	if o, err := u.reactions.Get(ctx, requester, corr); err != nil || o.Known {
+// planReaction plans requester's reaction on item under corr and its
+// outcome as one transaction: a recorded terminal outcome of corr for this
+// reaction is returned as it is (an empty plan), one for another reaction
+// is confirm.ErrCorrelationReuse; otherwise react plans the reaction, and
+// its outcome — applied, or not applied with the rule's reason — is
+// recorded with it.
+func (u *Cases) planReaction(ctx context.Context, requester confirm.Principal, corr, item, reaction string, react func() (store.Plan, error)) (confirm.Outcome, store.Plan, error) {
+	if o, err := u.reactions.Get(ctx, requester, corr, item, reaction); err != nil || o.Known {
 		return o, store.Plan{}, err
 	}
-	o := confirm.Applied()
+	o := confirm.Applied(item, reaction)
 	plan, err := react()
 	if err != nil {
 		var rule bool
-		if o, rule = reactionOutcome(err); !rule {
+		if o, rule = reactionOutcome(item, reaction, err); !rule {
 			return confirm.Unknown, store.Plan{}, err
 		}
 		plan = store.Plan{}
@@ -243,7 +245,7 @@ func (u *Cases) planReactAsPersona(ctx context.Context, in Instance, id, reactio
 		return confirm.Unknown, store.Plan{}, err
 	}
 	p := in.Persona
-	o, plan, err := u.planReaction(ctx, confirm.PersonaPrincipal(p.Address), corr, func() (store.Plan, error) {
+	o, plan, err := u.planReaction(ctx, confirm.PersonaPrincipal(p.Address), corr, id, reaction, func() (store.Plan, error) {
 		if _, err := u.conversation(ctx, p, id); err != nil {
 			return store.Plan{}, err
 		}
@@ -260,7 +262,8 @@ func (u *Cases) planReactAsPersona(ctx context.Context, in Instance, id, reactio
 // ReactAsHuman applies the human's reaction to an item of their channel
 // under correlation id corr: the answer is applied, or not applied with the
 // reason, recorded in the same transaction as the reaction; a retry under
-// corr returns that one terminal outcome and applies nothing again. An
+// corr returns that one terminal outcome and applies nothing again, and
+// corr sent with another item or reaction is confirm.ErrCorrelationReuse. An
 // error (a store fault) leaves the outcome unknown: retry under corr. A
 // persona reacts through apply_human_reaction (planReactAsPersona).
 func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, reaction, corr string) (confirm.Outcome, error) {
@@ -269,7 +272,7 @@ func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, r
 		var plan store.Plan
 		var err error
 		var item channel.Item
-		out, plan, err = u.planReaction(ctx, human, corr, func() (store.Plan, error) {
+		out, plan, err = u.planReaction(ctx, human, corr, id, reaction, func() (store.Plan, error) {
 			var react store.Plan
 			var err error
 			item, react, err = u.human.PlanReact(ctx, human.String(), id, reaction, human.String())

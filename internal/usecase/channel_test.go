@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -155,8 +156,12 @@ func TestReactionsHaveADefinitiveOutcome(t *testing.T) {
 	if !no.Known || no.Applied || !strings.Contains(no.Reason, "unknown reaction") {
 		t.Fatalf("an unknown reaction: %+v, want applied:false with the reason", no)
 	}
-	// The same id again with a valid reaction: still the first terminal result.
-	if o, _ := in.cases.ReactAsHuman(ctx, henry, msg.ID, "ack", "react-2"); o != no {
+	// The same id again with another reaction: refused, not answered with
+	// the first one's outcome; the same reaction again: the first outcome.
+	if o, err := in.cases.ReactAsHuman(ctx, henry, msg.ID, "ack", "react-2"); !errors.Is(err, confirm.ErrCorrelationReuse) || o.Known {
+		t.Fatalf("another reaction under a refused one's id: %+v, %v; want ErrCorrelationReuse", o, err)
+	}
+	if o, _ := in.cases.ReactAsHuman(ctx, henry, msg.ID, "party", "react-2"); o != no {
 		t.Fatalf("retry of a refused reaction: %+v, want %+v", o, no)
 	}
 	gone, err := asPersona[confirm.Outcome](t, in, me, "apply_human_reaction", `{"message":"h-99","reaction":"ack"}`, "react-3")
@@ -166,6 +171,45 @@ func TestReactionsHaveADefinitiveOutcome(t *testing.T) {
 	}
 	if _, err := in.cases.ReactAsHuman(ctx, henry, msg.ID, "ack", "bad id/"); !errors.Is(err, confirm.ErrTargetSyntax) && err == nil {
 		t.Fatalf("a malformed correlation id was accepted")
+	}
+}
+
+// The persona's side binds its correlation id as tightly: a secretary's
+// apply_human_reaction thumbs_up under re-1, then thumbs_down under re-1
+// once the call's replay record has aged out (IdempotencyWindow) is refused
+// with ErrCorrelationReuse — never answered with the thumbs_up's "applied".
+func TestPersonaReactionIsBoundToItsCorrelationID(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	_, me := active(t, in, "root/secretary", "Porrima")
+	msg, err := asPersona[channel.Item](t, in, me, "send_human_message", `{"text":"ready?"}`, "")
+	mustNil(t, err)
+	reply, err := in.cases.ReplyAsHuman(ctx, Key{}, henry, msg.ID, "go ahead")
+	mustNil(t, err)
+	up, err := asPersona[confirm.Outcome](t, in, me, "apply_human_reaction", `{"message":"`+reply.ID+`","reaction":"thumbs_up"}`, "re-1")
+	mustNil(t, err)
+	if !up.Known || !up.Applied {
+		t.Fatalf("thumbs_up: %+v", up)
+	}
+	in.clk.advance(IdempotencyWindow + time.Hour)
+	n, err := in.cases.SweepIdempotency(ctx)
+	mustNil(t, err)
+	if n == 0 {
+		t.Fatal("no replay record aged out; the test reaches the reaction record only through the sweep")
+	}
+	down, err := callTool(t, in, me, "apply_human_reaction", `{"message":"`+reply.ID+`","reaction":"thumbs_down"}`, "re-1")
+	if !errors.Is(err, confirm.ErrCorrelationReuse) {
+		t.Fatalf("thumbs_down under re-1: %+v, %v; want ErrCorrelationReuse", down, err)
+	}
+	again, err := asPersona[confirm.Outcome](t, in, me, "apply_human_reaction", `{"message":"`+reply.ID+`","reaction":"thumbs_up"}`, "re-1")
+	mustNil(t, err)
+	if again != up {
+		t.Fatalf("the unchanged retry: %+v, want the recorded %+v", again, up)
+	}
+	it, _, err := in.cases.human.Get(ctx, "human:henry", reply.ID)
+	mustNil(t, err)
+	if len(it.Reactions) != 1 || it.Reactions[0].Reaction != "thumbs_up" {
+		t.Fatalf("reactions %+v, want thumbs_up alone", it.Reactions)
 	}
 }
 
