@@ -228,10 +228,8 @@ func (p *Policy) checkPath(op Operation, info shapeInfo) Decision {
 func (p *Policy) checkMaterial(op Operation, info shapeInfo, m Material) Decision {
 	t := op.Target
 	switch {
-	case m.Authority:
-		return deny(BoundaryAuthorityMaterial, "%s is %s: lease, fence or authority material", t.Value, m.What)
-	case info.kind == kindRead:
-		return deny(BoundarySecretValues, "%s is %s, a secret credential value", t.Value, m.What)
+	case m.Authority, info.kind == kindRead:
+		return m.refusal(t.Value) // what Egress answers for the same file
 	case info.kind == kindWrite:
 		return confirmAt(BoundaryCredentialOrPermission, "writing "+t.Value+" ("+m.What+") changes a credential")
 	}

@@ -37,6 +37,10 @@ var (
 	ErrUnknownRoute    = errors.New("unknown route")
 	ErrBadPrincipal    = errors.New("principal is neither human:<name> nor a persona address")
 	ErrBadRange        = errors.New("read range is negative or past the end")
+	// ErrSecretMaterial: bytes of secret or authority material
+	// (SecretMaterial) asked to leave where they are kept; Egress names the
+	// boundary.
+	ErrSecretMaterial = errors.New("secret credential or lease, fence or authority material never leaves its workspace")
 )
 
 // Named errors of the confirmation queue.

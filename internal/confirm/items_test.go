@@ -147,12 +147,20 @@ func TestSecretMaterialTable(t *testing.T) {
 				if write.Verdict != wantWrite.Verdict || write.Boundary != wantWrite.Boundary {
 					t.Errorf("write %s: %s, want %s %s", spelled, write, wantWrite.Verdict, wantWrite.Boundary)
 				}
+				// Every other exit (a file sent, an artifact, a save) gets
+				// the read's very refusal.
+				if out := Egress(spelled); out != read {
+					t.Errorf("Egress(%s) = %s; want the read's %s", spelled, out, read)
+				}
 			}
 		})
 	}
 	for _, plain := range []string{"memory/notes.md", "QUEUE.md", "docs/keys.md", "src/envelope.go", "id_rsa.pub"} {
 		if m, ok := MaterialAt(plain); ok {
 			t.Errorf("%s is taken for %s", plain, m.What)
+		}
+		if d := Egress(plain); d.Verdict != Allow {
+			t.Errorf("Egress(%s) = %s; want allow", plain, d)
 		}
 	}
 }

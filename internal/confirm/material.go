@@ -87,3 +87,27 @@ func materialAt(folded string) (Material, bool) {
 // MaterialAt finds the secret or authority material row a workspace path
 // matches, whatever its case.
 func MaterialAt(path string) (Material, bool) { return materialAt(strings.ToLower(path)) }
+
+// refusal is the one denial of letting the material at path leave its
+// workspace, naming the boundary: authority material is never exported,
+// a secret value never read nor exported.
+func (m Material) refusal(path string) Decision {
+	if m.Authority {
+		return deny(BoundaryAuthorityMaterial, "%s is %s: lease, fence or authority material", path, m.What)
+	}
+	return deny(BoundarySecretValues, "%s is %s, a secret credential value", path, m.What)
+}
+
+// Egress decides whether the bytes of the workspace file at path (a
+// normalized workspace path, resolved on disk where the file lies, so that
+// a link is judged by the file it reaches) may leave the workspace: read
+// by a persona, sent to a human, named as an artifact, saved from the
+// channel. Material of SecretMaterial is denied with its boundary named —
+// the same refusal Authorize gives a read of it; anything else is allowed.
+// Every exit of a workspace's bytes asks this one table.
+func Egress(path string) Decision {
+	if m, ok := MaterialAt(path); ok {
+		return m.refusal(path)
+	}
+	return Decision{Verdict: Allow}
+}

@@ -2,8 +2,12 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +15,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -176,5 +182,69 @@ func TestTheStreamShowsAHumansChannelOnlyToThem(t *testing.T) {
 	got := private(fromHenry)
 	if p, err := got[0].Payload(); err != nil || p.(channel.Item).Text != "the salary file" || got[1].ID == "" {
 		t.Fatalf("henry's own channel on his stream: %+v (%v)", got, err)
+	}
+}
+
+// Item 3's reproduction over the socket: a secretary sends its human .env,
+// memory/api-token, memory/lease, memory/run.fence and a link to .env;
+// each is denied at its boundary and nothing reaches the channel, while a
+// plain file still sends. A file item of secret material stored before
+// sends were judged (planted here in the store as such a hub wrote it) is
+// refused on save by the same table, and nothing is written out.
+func TestSecretFilesNeverReachTheHuman(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx := context.Background()
+	sec := th.addPersona(t, "root/secretary", "Porrima")
+	me := th.runtime(t, sec)
+	dir := workspace.HomeDir(th.home.Dir, sec.Address)
+	mustNil(t, os.MkdirAll(filepath.Join(dir, "memory"), 0o700))
+	mustNil(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o700))
+	for _, p := range []string{".env", "memory/api-token", "memory/lease", "memory/run.fence"} {
+		mustNil(t, os.WriteFile(filepath.Join(dir, p), []byte("SECRET=xyz\n"), 0o600))
+	}
+	mustNil(t, os.Symlink("../.env", filepath.Join(dir, "notes", "env.md")))
+	mustNil(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# notes\n"), 0o600))
+	for _, c := range []struct {
+		path     string
+		boundary confirm.BoundaryID
+	}{
+		{".env", confirm.BoundarySecretValues},
+		{"memory/api-token", confirm.BoundarySecretValues},
+		{"memory/lease", confirm.BoundaryAuthorityMaterial},
+		{"memory/run.fence", confirm.BoundaryAuthorityMaterial},
+		{"notes/env.md", confirm.BoundarySecretValues},
+	} {
+		call, err := me.CallTool(ctx, "", "send_human_file", json.RawMessage(`{"path":"`+c.path+`"}`), "")
+		mustNil(t, err)
+		if call.Status != usecase.ToolDenied || call.Decision.Boundary != c.boundary || len(call.Result) != 0 {
+			t.Errorf("send_human_file %s: %+v; want denied at %s", c.path, call, c.boundary)
+		}
+	}
+	henry := th.operator(t, "henry")
+	page, err := henry.Inbox(ctx, "", 0)
+	mustNil(t, err)
+	if len(page.Items) != 0 {
+		t.Fatalf("henry's channel after the refused sends: %+v", page.Items)
+	}
+	if it := toolItem(t, me, "send_human_file", `{"path":"notes.md"}`); it.File == nil || it.File.Path != "notes.md" {
+		t.Fatalf("a plain file: %+v", it)
+	}
+
+	secret := []byte("SECRET=xyz\n")
+	sum := sha256.Sum256(secret)
+	old, plan, err := channel.New(th.hub.st, time.Now).PlanPost(ctx, channel.Item{Human: "human:henry",
+		Persona: coord.Sender{Address: sec.Address, Name: sec.Name, ID: sec.ID, Generation: sec.Generation}, Kind: channel.KindFile,
+		File: &channel.File{Name: ".env", Size: int64(len(secret)), SHA256: "sha256:" + hex.EncodeToString(sum[:]), Path: ".env"}}, secret)
+	mustNil(t, err)
+	_, err = plan.Commit(ctx, th.hub.st)
+	mustNil(t, err)
+	to := filepath.Join(t.TempDir(), "saved")
+	_, err = henry.SaveInboxFile(ctx, old.ID, to)
+	wantCode(t, err, "secret_material")
+	if !strings.Contains(err.Error(), confirm.BoundarySecretValues.String()) {
+		t.Errorf("the refusal %q does not name its boundary", err)
+	}
+	if _, err := os.Lstat(to); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a refused save wrote %s: %v", to, err)
 	}
 }

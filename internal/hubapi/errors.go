@@ -175,6 +175,7 @@ var errorTable = []struct {
 	{confirm.ErrWrongPersona, http.StatusForbidden, "wrong_persona"},
 	{confirm.ErrNotRememberable, http.StatusBadRequest, "not_rememberable"},
 	{confirm.ErrNoReason, http.StatusBadRequest, "denial_reason_required"},
+	{confirm.ErrSecretMaterial, http.StatusForbidden, "secret_material"},
 	{confirm.ErrBadPrincipal, http.StatusBadRequest, "invalid_principal"},
 	{confirm.ErrNoChoice, http.StatusNotFound, "no_choice"},
 	{confirm.ErrSelfAssignment, http.StatusForbidden, "self_assignment"},

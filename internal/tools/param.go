@@ -44,6 +44,11 @@ type Param struct {
 	// Min and Max bound an integer; MaxItems a list (MinItems its least).
 	Min, Max           int64
 	MinItems, MaxItems int
+	// File marks a path in the persona's workspace. A file argument that is
+	// not the tool's path target lets the file leave the workspace with the
+	// call (Tool.Exports): the hub judges it by the secret and authority
+	// material table on the file it resolves to (confirm.Egress).
+	File bool
 }
 
 // Argument limits shared by the table. They are the hub's limits too
@@ -83,7 +88,7 @@ func address(name, doc string, required bool) Param {
 }
 
 func path(name, doc string, required bool) Param {
-	return Param{Name: name, Type: TypeString, Required: required, Doc: doc, MaxLength: MaxPathLen}
+	return Param{Name: name, Type: TypeString, Required: required, Doc: doc, MaxLength: MaxPathLen, File: true}
 }
 
 func line(name, doc string, required bool) Param {

@@ -184,6 +184,22 @@ func (p Param) check(v any) error {
 	return nil
 }
 
+// Exports lists the tool's file arguments (Param.File) that are not its
+// path target: each names a workspace file that leaves the workspace with
+// the call (a file sent to the human, an artifact recorded for others to
+// fetch). A path target is decided by Authorize; an export is decided by
+// confirm.Egress on the file it resolves to. Derived from the table, so a
+// new tool naming a file cannot skip the decision.
+func (t Tool) Exports() []string {
+	var out []string
+	for _, p := range t.Params {
+		if p.File && !(t.Target.Kind == confirm.TargetPath && t.Target.Field == p.Name) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // Str is a string argument, "" when absent.
 func (a Args) Str(name string) string {
 	s, _ := a.m[name].(string)
@@ -415,5 +431,9 @@ func (t Tool) Mapping() string {
 		}
 		shape = fmt.Sprintf("by `%s`: %s", t.ShapeArg, strings.Join(parts, ", "))
 	}
-	return target + "; " + shape
+	out := target + "; " + shape
+	for _, f := range t.Exports() {
+		out += fmt.Sprintf("; the file `%s` leaves the workspace: secret and authority material is denied", f)
+	}
+	return out
 }

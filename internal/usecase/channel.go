@@ -337,14 +337,20 @@ func (u *Cases) HumanInbox(ctx context.Context, human confirm.Principal, after s
 	return u.human.Inbox(ctx, human.String(), after, limit)
 }
 
-// HumanFile returns the bytes of file item id of human's channel.
+// HumanFile returns the bytes of file item id of human's channel. A file
+// of secret or authority material (stored before sends were judged by the
+// material table, or by a hub that did not judge them) is refused by the
+// same table, so saving it never writes the material out.
 func (u *Cases) HumanFile(ctx context.Context, human confirm.Principal, id string) (channel.Item, []byte, error) {
 	it, _, err := u.human.Get(ctx, human.String(), id)
 	if err != nil {
 		return channel.Item{}, nil, err
 	}
-	if it.Kind != channel.KindFile {
+	if it.Kind != channel.KindFile || it.File == nil {
 		return channel.Item{}, nil, fmt.Errorf("%w: %s is a %s, not a file", channel.ErrNoItem, id, it.Kind)
+	}
+	if d := confirm.Egress(it.File.Path); d.Verdict == confirm.Deny {
+		return channel.Item{}, nil, fmt.Errorf("%s: %w: %s", id, confirm.ErrSecretMaterial, d)
 	}
 	data, err := u.human.FileData(ctx, human.String(), id)
 	return it, data, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -15,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
 // ToolStatus is how a tool call ended.
@@ -261,6 +263,14 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 	var target confirm.Target
 	target, out.Operation.Shape, err = row.Operation(ctx, tools.Caller{PersonaID: p.ID, Address: addr, Human: st.Authority.Human},
 		args, corr, records{u})
+	if err == nil {
+		var d confirm.Decision
+		if d, err = u.exported(p, row, args); err == nil && d.Verdict == confirm.Deny {
+			out.Operation.Target = target
+			out.Status, out.Decision = ToolDenied, d
+			return out, store.Plan{}, nil
+		}
+	}
 	switch {
 	case err != nil && confirm.MalformedTarget(err):
 		return out, store.Plan{}, fmt.Errorf("%s: %w: %v", row.Name, tools.ErrInvalidArguments, err)
@@ -296,6 +306,38 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 	}
 	return u.execute(ctx, out, Call{Persona: p, Stamp: st, Actor: caller.Principal, Args: args, Operation: out.Operation,
 		Decision: out.Decision, ConfirmationID: out.ConfirmationID, CorrelationID: corr, Now: u.now().UTC(), Fence: caller.Fence}, guard)
+}
+
+// exported decides the files a call lets leave the persona's workspace
+// (tools.Tool.Exports: a file sent to the human, an artifact's path). Each
+// is resolved on disk in the persona's workspace as the hub keeps it, so
+// that a link is judged by the file it reaches, and judged by the one
+// material table (confirm.Egress); with no workspace in this home the path
+// is judged as named. The first denial is the call's decision; a path that
+// normalization refuses is returned as its error, like a target's.
+func (u *Cases) exported(p registry.Persona, row tools.Tool, args tools.Args) (confirm.Decision, error) {
+	dir := workspace.HomeDir(u.home.Dir, p.Address)
+	_, noDir := os.Stat(dir)
+	for _, name := range row.Exports() {
+		v := args.Str(name)
+		if v == "" {
+			continue
+		}
+		var rel string
+		var err error
+		if noDir != nil {
+			rel, err = confirm.NormalizePath(v)
+		} else {
+			rel, err = confirm.NormalizePathOnDisk(dir, v)
+		}
+		if err != nil {
+			return confirm.Decision{}, fmt.Errorf("argument %q: %w", name, err)
+		}
+		if d := confirm.Egress(rel); d.Verdict == confirm.Deny {
+			return d, nil
+		}
+	}
+	return confirm.Decision{Verdict: confirm.Allow}, nil
 }
 
 // isTargetRefusal reports whether a mapping error is a target's escape
