@@ -118,7 +118,7 @@ var errNoActivation = errors.New("the hub queued no activation confirmation; see
 // activation with its class-matrix diff, and how its bound human approves.
 func writeRegistered(w io.Writer, prog string, res hubapi.Registered, operator string) error {
 	p, c := res.Persona, res.Confirmation
-	if err := writePersona(w, outputTable, p, nil); err != nil {
+	if err := writePersona(w, outputTable, p, nil, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\npending: %s becomes active only when %s approves activation confirmation %s.\n", p.Name, p.Human, c.ID)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
@@ -98,45 +99,66 @@ seat is free) or by name (any state, any case), with every holder of its seat.`,
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-			p, hist, err := showPersona(ctx, c, args[0])
+			v, hist, err := showPersona(ctx, c, args[0])
 			if err != nil {
 				return err
 			}
-			return writePersona(cmd.OutOrStdout(), *out, p, hist)
+			return writePersona(cmd.OutOrStdout(), *out, v.Persona, standingOf(v), hist)
 		})
 	}
 	return cmd
 }
 
-// showPersona resolves ref and reads its seat's history. An address whose
-// seat is free shows its last holder, so the history stays reachable by path.
-func showPersona(ctx context.Context, c *hubclient.Client, ref string) (registry.Persona, []registry.Persona, error) {
+// showPersona resolves ref, with its presence, and reads its seat's
+// history. An address whose seat is free shows its last holder, so the
+// history stays reachable by path.
+func showPersona(ctx context.Context, c *hubclient.Client, ref string) (hubapi.PersonaView, []registry.Persona, error) {
 	v, err := c.Persona(ctx, ref)
 	if errors.Is(err, registry.ErrNotFound) && strings.Contains(ref, "/") {
 		hist, herr := c.SeatHistory(ctx, ref)
 		if herr != nil || len(hist) == 0 {
-			return registry.Persona{}, nil, err
+			return hubapi.PersonaView{}, nil, err
 		}
-		return hist[len(hist)-1], hist, nil
+		return hubapi.PersonaView{Persona: hist[len(hist)-1]}, hist, nil
 	}
 	if err != nil {
-		return registry.Persona{}, nil, err
+		return hubapi.PersonaView{}, nil, err
 	}
 	hist, err := c.SeatHistory(ctx, v.Persona.Address)
-	return v.Persona, hist, err
+	return v, hist, err
 }
 
-// personaView is show's JSON document: the persona and its seat's history.
+// personaView is show's JSON document: the persona, whether it stands, and
+// its seat's history.
 type personaView struct {
-	Persona registry.Persona   `json:"persona"`
-	History []registry.Persona `json:"history"`
+	Persona registry.Persona `json:"persona"`
+	// Standing is shown for an active generation: whether it stands and,
+	// when not, why (its capability stamp file missing, unreadable or
+	// changed, or its stamp refused).
+	Standing *standing          `json:"standing,omitempty"`
+	History  []registry.Persona `json:"history"`
+}
+
+// standing is whether an active generation stands, and why not.
+type standing struct {
+	Standing bool   `json:"standing"`
+	Problem  string `json:"problem,omitempty"`
+}
+
+// standingOf is what the presence of an active generation says of its
+// standing; nil for one that is not active (it has no runtime to stand).
+func standingOf(v hubapi.PersonaView) *standing {
+	if v.Persona.State != registry.StateActive || v.Presence == nil {
+		return nil
+	}
+	return &standing{Standing: v.Presence.Problem == "", Problem: v.Presence.Problem}
 }
 
 // writePersona renders one persona; history, when given, follows it (show).
 // In JSON it is show's personaView.
-func writePersona(w io.Writer, o outputFormat, p registry.Persona, hist []registry.Persona) error {
+func writePersona(w io.Writer, o outputFormat, p registry.Persona, st *standing, hist []registry.Persona) error {
 	if o == outputJSON {
-		return writeJSON(w, personaView{Persona: p, History: hist})
+		return writeJSON(w, personaView{Persona: p, Standing: st, History: hist})
 	}
 	tw := newTable(w)
 	row := func(k, v string) {
@@ -149,6 +171,13 @@ func writePersona(w io.Writer, o outputFormat, p registry.Persona, hist []regist
 	row("profile", string(p.Profile))
 	row("generation", strconv.Itoa(p.Generation))
 	row("state", string(p.State))
+	switch {
+	case st == nil:
+	case st.Standing:
+		row("standing", "yes")
+	default:
+		row("standing", "no: "+st.Problem)
+	}
 	row("id", p.ID)
 	row("human", p.Human)
 	row("repository", p.Repository)

@@ -65,6 +65,12 @@ func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 	if err != nil {
 		return err
 	}
+	if p.State == registry.StateActive {
+		// What is shown of its standing is its stamp file as it is now,
+		// not as the last request or sweep found it; why it does not
+		// stand is the presence's problem.
+		h.checkStamp(r.Context(), p.ID)
+	}
 	b, err := hubapi.AppendView(make([]byte, 0, hubapi.ViewBytes), h.view(p))
 	if err != nil {
 		return err

@@ -215,7 +215,7 @@ func TestRefusedStampIsNotAdvertisedAsStanding(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_, err = th2.runtime(t, p).Beat(ctx)
-	wantCode(t, err, "unauthenticated")
+	wantCode(t, err, "stamp_hash_mismatch")
 }
 
 // Every class registered through the hub passes the boot check, so it is

@@ -67,6 +67,11 @@ type Config struct {
 	// Failpoint, for crash tests only, kills the hub at one step of one
 	// use case (usecase.FailpointEnv); nil in production.
 	Failpoint *usecase.Failpoint
+	// StampSweep is how often the local stamp file of every active
+	// generation registered on this host is checked, so that one removed
+	// or changed while its runtime is quiet shows in presence; 5 s by
+	// default. Every request of a runtime checks its own file as well.
+	StampSweep time.Duration
 	// Host names the host this hub runs on in the operators it enrols (a
 	// uid binds a user of one host); os.Hostname() by default.
 	Host string
@@ -137,6 +142,9 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	if err := cfg.Intervals.Validate(); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
+	if cfg.StampSweep <= 0 {
+		cfg.StampSweep = DefaultStampSweep
+	}
 	if cfg.FlushEvery <= 0 {
 		cfg.FlushEvery = time.Second
 	}
@@ -175,14 +183,14 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		open:        make(map[tokenHash]int),
 		authCount:   make(map[string]int),
 		waitCount:   make(map[string]int),
-		stamps:      stampWatch{seen: make(map[string]stampSeen)},
+		stamps:      newStampWatch(),
 		mail:        newMailboxes(),
 	}
 	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: usecase.Seats{Registry: h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
 	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
-		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence})
+		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence, Stamps: h})
 	if leaser, ok := cfg.Store.(store.Leaser); ok {
 		// Several hubs may serve this store: the presence this one
 		// reports lives on its lease, and it follows the others'.
@@ -255,6 +263,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	go func() { tokensDone <- h.startTokens(ctx, ps, th.known) }()
 	for _, p := range ps {
 		h.trackPresence(p)
+		h.checkPresent(p)
 	}
 	if err := <-tokensDone; err != nil {
 		return nil, err
@@ -374,6 +383,8 @@ func (h *Hub) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); h.runJobs(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)
 	defer t.Stop()
+	sweep := time.NewTicker(h.cfg.StampSweep)
+	defer sweep.Stop()
 	flushing := newRetryLog(h.log, "presence flush")
 	for {
 		select {
@@ -388,6 +399,8 @@ func (h *Hub) Run(ctx context.Context) error {
 				return nil
 			}
 			return h.Flush(context.Background())
+		case <-sweep.C:
+			h.sweepStamps()
 		case <-t.C:
 			h.tokens.retryEnrolments()
 			h.presence.Sweep()

@@ -236,8 +236,10 @@ func (t *Tracker) Retire(id string) {
 	t.markLocked(id)
 }
 
-// Invalidate marks a generation that cannot run (its stamp was refused):
-// offline, with the problem, until the hub is restarted with a good stamp.
+// Invalidate marks a generation that cannot run (its stamp was refused, or
+// its stamp file is missing, unreadable or changed): offline, with the
+// problem, until Reinstate (the file back intact) or, for a refused stored
+// stamp, for good.
 func (t *Tracker) Invalidate(id, problem string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -246,6 +248,21 @@ func (t *Tracker) Invalidate(id, problem string) {
 		return
 	}
 	e.Problem, e.State = problem, hubapi.StateOffline
+	t.markLocked(id)
+}
+
+// Reinstate lifts the problem of a generation whose stamp file is back
+// intact: it stands again, in the state its runtime's last beat gives
+// (standing when none beat since the hub started).
+func (t *Tracker) Reinstate(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.entries[id]
+	if !ok || e.State == hubapi.StateRetired || e.Problem == "" {
+		return
+	}
+	e.Problem, e.State = "", hubapi.StateStanding
+	e.State = t.stateAt(e, t.clock.Now())
 	t.markLocked(id)
 }
 

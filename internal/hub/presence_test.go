@@ -187,7 +187,7 @@ func TestTrackerTokensAndStampWatchKeepNamesNotTheRecordsTheyCameFrom(t *testing
 	before := heapAfterGC()
 	tr := NewTracker(newFakeClock(), DefaultIntervals)
 	tokens := NewTokens(nil, t.TempDir(), "host", nil)
-	stamps := stampWatch{seen: make(map[string]stampSeen)}
+	stamps := newStampWatch()
 	for i := 0; i < n; i++ {
 		id, address, name := fmt.Sprintf("%016x", i), fmt.Sprintf("s%d/core/lead", i), fmt.Sprintf("Bench %d", i)
 		record := fmt.Sprintf(`{"id":%q,"address":%q,"name":%q,"padding":%q}`, id, address, name, strings.Repeat("x", 520))

@@ -10,27 +10,48 @@ import (
 	"sync"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// stampWatch notices, on every request a persona runtime makes (connecting,
-// beating, asking), that its generation's capability stamp file no longer
-// matches its recorded hash (issue 10 item 11): the hub refuses the runtime
-// at once, not at its next start. A file is hashed again only when its
-// stat changed since it last matched, so the steady cost is one stat.
+// stampWatch proves, on every request a persona runtime makes (connecting,
+// beating, asking), on every decision for it and on every sweep
+// (Config.StampSweep), that its generation's capability stamp file is
+// there and matches its recorded hash (spec: "Startup fails if the stamp is
+// missing"). A file missing, unreadable or changed makes the generation not
+// standing: presence names why, and every request of its runtime and every
+// decision for it is refused, until the file is back intact — then it
+// stands again. A file is hashed again only when its stat changed since it
+// last matched, so the steady cost is one stat.
 //
 // The stamp every hub serves and decides by is the store's copy, written
 // once and verified against the hash on read (usecase.LoadStamp); it cannot
 // change. What this watches is the local copy, on the host that registered
-// the generation, which the runtime there may read: a copy that no longer
-// matches is authority material something on this host changed, so the
-// generation is refused as before. A hub whose host has no copy (the
-// generation was registered through another host's hub) has no file to
-// watch; a copy removed is no longer a copy that differs.
+// the generation (where its private directory is), which the runtime there
+// reads: a copy missing or no longer matching is authority material
+// something on this host changed. A hub whose host has no directory of the
+// generation (it was registered through another host's hub) has no file to
+// watch: that host's hub holds it.
 type stampWatch struct {
 	mu   sync.Mutex
 	seen map[string]stampSeen // generation id -> the file as it last matched
+	// faults are the generations whose file failed its check: not
+	// standing, their presence showing why, until a check passes again.
+	faults map[string]struct{}
+	// refused are the generations whose stored stamp failed its check
+	// (refuseStamp), with why: they never stand in this hub's life.
+	refused map[string]error
 }
+
+// newStampWatch returns an empty watch.
+func newStampWatch() stampWatch {
+	return stampWatch{seen: make(map[string]stampSeen), faults: make(map[string]struct{}), refused: make(map[string]error)}
+}
+
+// DefaultStampSweep is how often a hub checks the stamp files of the
+// active generations registered on its host (Config.StampSweep): one stat
+// each while a file is unchanged, about 20 ms a sweep at 10,000.
+const DefaultStampSweep = 5 * time.Second
 
 // stampRecheck is how often a long-lived beat stream's stamp is checked
 // again while it runs.
@@ -53,24 +74,51 @@ func (s stampSeen) seenAs(fi os.FileInfo) stampSeen {
 
 func (s stampSeen) same(fi os.FileInfo) bool { return s.seenAs(fi) == s }
 
-// checkStamp holds the local copy of the stamp of a persona's generation
-// to its recorded hash: on every request of its runtime and on every read
-// of its stamp. A mismatch refuses the generation (refuseStamp) and answers
-// stamp_hash_mismatch.
+// checkStamp proves the local copy of the stamp of a persona's generation
+// against its recorded hash: on every request of its runtime, every
+// decision for it and every read of its stamp. A generation that fails is
+// not standing (stampFault) and the answer names why: stamp_missing,
+// stamp_unreadable or stamp_hash_mismatch; one that passes after failing
+// stands again.
 func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 	h.stamps.mu.Lock()
 	s, ok := h.stamps.seen[personaID]
+	refused := h.stamps.refused[personaID]
 	h.stamps.mu.Unlock()
+	if refused != nil {
+		return refused
+	}
 	if !ok {
 		p, err := h.reg.Get(ctx, personaID)
 		if err != nil {
 			return err
 		}
+		if p.State != registry.StateActive {
+			return nil // nothing stands or runs: its own refusal says so
+		}
 		s = stampSeen{hash: keep(p.StampHash)}
 	}
-	if err := h.stamps.check(personaID, h.stampPath(personaID), s, ok); err != nil {
-		h.refuseStamp(personaID, err)
-		return fmt.Errorf("the capability stamp of this generation no longer matches the hash recorded at registration; it is refused until an operator looks: %w", err)
+	return h.proveCopy(personaID, s, ok)
+}
+
+// ProveStamp is checkStamp for the use cases (usecase.StampProver): every
+// decision for a generation proves its stamp file first.
+func (h *Hub) ProveStamp(ctx context.Context, personaID string) error {
+	return h.checkStamp(ctx, personaID)
+}
+
+// proveCopy checks the local copy of personaID's stamp against s (known:
+// s is what the watch keeps) and brings its standing in line with the
+// verdict.
+func (h *Hub) proveCopy(personaID string, s stampSeen, known bool) error {
+	err := h.stamps.check(personaID, h.stampPath(personaID), h.cfg.Home.GenerationDir(personaID), s, known)
+	if err != nil {
+		h.stampFault(personaID, s.hash, err)
+		return fmt.Errorf("%w; the persona is not standing until its stamp file is back intact", err)
+	}
+	if h.stamps.recovered(personaID) {
+		h.presence.Reinstate(personaID)
+		h.log.Info("persona standing again: its capability stamp file is back intact", "persona", personaID)
 	}
 	return nil
 }
@@ -80,42 +128,111 @@ func (h *Hub) stampPath(personaID string) string {
 	return filepath.Join(h.cfg.Home.GenerationDir(personaID), stamp.FileName)
 }
 
-// refuseStamp refuses a generation whose stamp failed a check: its token
-// is revoked and presence shows the problem until an operator looks.
+// stampProblem is what presence shows of a generation whose stamp file
+// failed its check: the reason (missing, unreadable, changed) first.
+func stampProblem(err error) string {
+	reason := "refused"
+	switch {
+	case errors.Is(err, stamp.ErrStampMissing):
+		reason = "missing"
+	case errors.Is(err, stamp.ErrStampUnreadable):
+		reason = "unreadable"
+	case errors.Is(err, stamp.ErrHashMismatch):
+		reason = "changed"
+	}
+	return "not standing: capability stamp file " + reason + " (" + err.Error() + "); it stands again once the file is back intact"
+}
+
+// stampFault makes a generation whose stamp file failed its check not
+// standing until a check passes again: presence shows why; its token is
+// kept, but every request of it and every decision for it proves the file
+// first and is refused.
+func (h *Hub) stampFault(personaID, hash string, err error) {
+	if h.stamps.fault(personaID, hash) {
+		h.log.Error("persona not standing: its capability stamp file failed its check", "persona", personaID, "err", err)
+	}
+	h.presence.Invalidate(personaID, stampProblem(err))
+}
+
+// refuseStamp refuses for good a generation whose stored stamp failed its
+// check (the schema, the semantic validator, the boot check): the store's
+// copy is written once, so it never stands; its token is revoked and
+// presence shows the problem.
 func (h *Hub) refuseStamp(personaID string, err error) {
 	h.stamps.forget(personaID)
+	h.stamps.mu.Lock()
+	h.stamps.refused[keep(personaID)] = err
+	h.stamps.mu.Unlock()
 	h.tokens.Revoke(personaID)
 	h.presence.Invalidate(personaID, "capability stamp refused: "+err.Error())
 	h.log.Error("persona refused: its capability stamp failed its check", "persona", personaID, "err", err)
 }
 
-// check is the one check of a local stamp copy, by hash alone (the stamp
-// every hub decides by is the store's, read in full): s is remembered once
-// it matched, so while the file's stat is unchanged (known) the check is one
-// stat. A generation registered without a stamp, or a host without a copy
-// (registered through another host's hub), has nothing to check, which is
-// remembered too.
-func (w *stampWatch) check(personaID, path string, s stampSeen, known bool) error {
+// sweepStamps checks the stamp file of every generation the watch holds,
+// so that one removed or changed while its runtime is quiet shows in
+// presence within a sweep; and one put back stands again.
+func (h *Hub) sweepStamps() {
+	h.stamps.mu.Lock()
+	ids := make([]string, 0, len(h.stamps.seen))
+	seen := make([]stampSeen, 0, len(h.stamps.seen))
+	for id, s := range h.stamps.seen {
+		ids, seen = append(ids, id), append(seen, s)
+	}
+	h.stamps.mu.Unlock()
+	for i, id := range ids {
+		h.proveCopy(id, seen[i], true)
+	}
+}
+
+// present is the stat of a local stamp copy at path, in the generation
+// directory dir: ErrStampMissing when the file is not there though the
+// directory is (the generation was registered on this host), elsewhere
+// when neither is (it was registered on another host's hub, which holds
+// the file), ErrStampUnreadable when it is not a regular file or cannot be
+// stat'ed.
+func present(path, dir string) (fi os.FileInfo, elsewhere bool, err error) {
+	fi, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if d, derr := os.Stat(dir); errors.Is(derr, fs.ErrNotExist) || derr == nil && !d.IsDir() {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("%s: %w", path, stamp.ErrStampMissing)
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: %w: %v", path, stamp.ErrStampUnreadable, err)
+	case !fi.Mode().IsRegular():
+		return nil, false, fmt.Errorf("%s: %w: it is a %s, not a file", path, stamp.ErrStampUnreadable, fi.Mode().Type())
+	}
+	return fi, false, nil
+}
+
+// check is the one check of a local stamp copy at path (in the generation
+// directory dir), by hash alone (the stamp every hub decides by is the
+// store's, read in full): s is remembered once it matched, so while the
+// file's stat is unchanged (known) the check is one stat. A generation
+// registered without a stamp, or registered on another host, has nothing
+// to check, which is remembered too.
+func (w *stampWatch) check(personaID, path, dir string, s stampSeen, known bool) error {
 	if s.hash == "" {
 		w.remember(personaID, s, known)
 		return nil
 	}
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		w.remember(personaID, s, known)
-		return nil
-	}
-	if err == nil && known && s.same(fi) {
-		return nil
-	}
-	var b []byte
-	if err == nil {
-		b, err = os.ReadFile(path)
-	}
-	if err == nil {
-		err = stamp.VerifyHash(path, b, s.hash)
-	}
+	fi, elsewhere, err := present(path, dir)
 	if err != nil {
+		return err
+	}
+	if elsewhere {
+		w.remember(personaID, stampSeen{hash: s.hash}, known && s == stampSeen{hash: s.hash})
+		return nil
+	}
+	if known && s.same(fi) {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %v", path, stamp.ErrStampUnreadable, err)
+	}
+	if err := stamp.VerifyHash(path, b, s.hash); err != nil {
 		return err
 	}
 	// The stat is the one taken before the read: a change in between
@@ -135,9 +252,38 @@ func (w *stampWatch) remember(personaID string, s stampSeen, known bool) {
 	w.mu.Unlock()
 }
 
-// forget drops what is remembered of a retired generation's stamp file.
+// fault records that personaID's file failed its check: the watch keeps
+// its hash with no stat (so that every check and sweep reads it again), and
+// reports whether it was standing until now.
+func (w *stampWatch) fault(personaID, hash string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen[keep(personaID)] = stampSeen{hash: hash}
+	if _, ok := w.faults[personaID]; ok {
+		return false
+	}
+	w.faults[keep(personaID)] = struct{}{}
+	return true
+}
+
+// recovered reports whether personaID had a fault, which a passing check
+// now clears.
+func (w *stampWatch) recovered(personaID string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.faults[personaID]; !ok {
+		return false
+	}
+	delete(w.faults, personaID)
+	return true
+}
+
+// forget drops what is remembered of a retired or refused generation's
+// stamp file.
 func (w *stampWatch) forget(personaID string) {
 	w.mu.Lock()
 	delete(w.seen, personaID)
+	delete(w.faults, personaID)
+	delete(w.refused, personaID)
 	w.mu.Unlock()
 }

@@ -9,19 +9,32 @@ import (
 // checkStanding checks an active generation's capability stamp before the
 // hub advertises it as standing: the stored stamp in full
 // (usecase.Cases.CheckStanding), then this host's local copy by hash, as
-// every request of its runtime does later (checkStamp). A refused stamp
-// leaves the generation offline with the problem, and its token is not
-// accepted.
+// every request of its runtime does later (checkStamp). A refused stored
+// stamp leaves the generation offline with the problem for good, and its
+// token is not accepted: checkStanding then reports false. A local copy
+// missing, unreadable or changed makes it not standing until the copy is
+// back intact (stampFault): its token is accepted, but every request of it
+// proves the copy first.
 func (h *Hub) checkStanding(p registry.Persona) bool {
-	err := h.cases.CheckStanding(p)
-	if err == nil {
-		err = h.stamps.check(p.ID, h.stampPath(p.ID), stampSeen{hash: keep(p.StampHash)}, false)
-	}
-	if err != nil {
+	if err := h.cases.CheckStanding(p); err != nil {
 		h.refuseStamp(p.ID, err)
 		return false
 	}
+	h.proveCopy(p.ID, stampSeen{hash: keep(p.StampHash)}, false)
 	return true
+}
+
+// checkPresent is the part of the stamp check a hub's start makes before
+// it serves, for every active generation: one stat of its local copy, so
+// that a copy missing or unreadable while the hub was down is not standing
+// from the first answer (the full checks follow, checkAllStamps).
+func (h *Hub) checkPresent(p registry.Persona) {
+	if p.State != registry.StateActive || p.StampHash == "" {
+		return
+	}
+	if _, _, err := present(h.stampPath(p.ID), h.cfg.Home.GenerationDir(p.ID)); err != nil {
+		h.stampFault(p.ID, keep(p.StampHash), err)
+	}
 }
 
 // StartChecked is the message a hub logs once it has checked the stamp of

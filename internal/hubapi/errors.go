@@ -241,6 +241,8 @@ var errorTable = []struct {
 	{channel.ErrFileTooLarge, http.StatusBadRequest, "file_too_large"},
 	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
+	{stamp.ErrStampMissing, http.StatusConflict, "stamp_missing"},
+	{stamp.ErrStampUnreadable, http.StatusConflict, "stamp_unreadable"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 	{stamp.ErrStampTooLarge, http.StatusConflict, "stamp_too_large"},
 	{usecase.ErrStampNotStored, http.StatusConflict, "stamp_not_stored"},

@@ -3,9 +3,12 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -61,4 +64,42 @@ func mustHash(t *testing.T, s stamp.Stamp) string {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// The spec: "Startup fails if the stamp is missing". An MCP server whose
+// persona's CAPABILITY-STAMP.json was moved away refuses to start, naming
+// the missing file; the file put back, it starts and serves the stamp's
+// tools.
+func TestBootRefusesWhileTheStampFileIsMissing(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	path := filepath.Join(f.home.GenerationDir(p.ID), stamp.FileName)
+	if err := os.Rename(path, path+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := hubclient.Dial(context.Background(), f.home.Dir, hubclient.WithTokenFile(f.tokenFile(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := Boot(context.Background(), c, p.Address, Options{Home: f.home.Dir})
+	if err == nil {
+		r.Close()
+		t.Fatal("the MCP server started without its stamp file")
+	}
+	if !errors.Is(err, stamp.ErrStampMissing) || !strings.Contains(err.Error(), stamp.FileName) {
+		t.Fatalf("boot without the stamp file: %v; want stamp.ErrStampMissing naming %s", err, stamp.FileName)
+	}
+
+	if err := os.Rename(path+".moved", path); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, f.runtime(t, p, Options{}), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) == 0 {
+		t.Fatal("the MCP server serves no tool with its stamp file back")
+	}
 }

@@ -83,6 +83,13 @@ var (
 	ErrStampExists = errors.New("capability stamp already exists")
 	// ErrHashMismatch: the stamp's bytes no longer match its recorded hash.
 	ErrHashMismatch = errors.New("capability stamp hash mismatch")
+	// ErrStampMissing: a generation's stamp file is not where its
+	// registration wrote it (spec: "Startup fails if the stamp is
+	// missing"); the persona does not stand until it is back.
+	ErrStampMissing = errors.New("capability stamp file missing")
+	// ErrStampUnreadable: a generation's stamp file is there but cannot
+	// be read as a file; the persona does not stand until it can.
+	ErrStampUnreadable = errors.New("capability stamp file unreadable")
 	// ErrStampTooLarge: a stamp over MaxBytes, which the store could not
 	// keep within one registration's transaction.
 	ErrStampTooLarge = errors.New("capability stamp too large")

@@ -76,10 +76,18 @@ func (u *Cases) guarded(ctx context.Context, ref string) (registry.Persona, stor
 // (verified once, then cached), its learned choices, the tasks its owning
 // lead or bound human assigned it (never ones a request asserts) and the
 // seats' active holders (an addressed tool reaches only an active one).
+// A generation whose stamp file the front end cannot prove intact
+// (Config.Stamps) has no policy: every decision for it is refused, naming
+// why.
 func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy, error) {
 	base, err := u.stampPolicy(ctx, p)
 	if err != nil {
 		return nil, err
+	}
+	if u.prover != nil {
+		if err := u.prover.ProveStamp(ctx, p.ID); err != nil {
+			return nil, fmt.Errorf("%s (%s): %w", p.Address, p.Name, err)
+		}
 	}
 	learned, err := u.queue.Prompts().Active(ctx, p.Address, string(p.Profile), base.Keys())
 	if err != nil {

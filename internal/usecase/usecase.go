@@ -46,6 +46,18 @@ type Config struct {
 	// Presence is the runtimes' presence the presence tools read and
 	// report to (the hub's tracker); without it they fail ErrNoPresence.
 	Presence PresenceBook
+	// Stamps proves, before every decision for a generation, what only
+	// the front end on its host can: that its local stamp file is there
+	// and intact (the hub's stamp watch). Without it only the stored stamp
+	// is proven.
+	Stamps StampProver
+}
+
+// StampProver proves a generation's local stamp file (spec: "Startup
+// fails if the stamp is missing"): nil while it stands, else why not
+// (stamp.ErrStampMissing, stamp.ErrStampUnreadable, stamp.ErrHashMismatch).
+type StampProver interface {
+	ProveStamp(ctx context.Context, personaID string) error
 }
 
 // Cases are an installation's use cases over one store.
@@ -71,6 +83,9 @@ type Cases struct {
 	reactions *confirm.Reactions
 	// presence is the hub's presence of runtimes (nil: none kept).
 	presence PresenceBook
+	// prover proves a generation's stamp file before a decision (nil:
+	// nothing beyond the stored stamp).
+	prover StampProver
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -87,7 +102,7 @@ func New(cfg Config) *Cases {
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now),
 		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
-		presence: cfg.Presence, formerIdem: new(atomic.Bool)}
+		presence: cfg.Presence, prover: cfg.Stamps, formerIdem: new(atomic.Bool)}
 	u.formerIdem.Store(true)
 	return u
 }
@@ -98,7 +113,7 @@ func New(cfg Config) *Cases {
 // former idempotency record is left.
 func (u *Cases) Over(st store.Store) *Cases {
 	c := New(Config{Store: st, Registry: u.reg, Queue: u.queue, Log: u.log, Now: u.now, Failpoint: u.fail,
-		IdempotencyLimit: u.idemLimit, Presence: u.presence})
+		IdempotencyLimit: u.idemLimit, Presence: u.presence, Stamps: u.prover})
 	c.formerIdem = u.formerIdem
 	return c
 }
