@@ -24,8 +24,14 @@ func TestDecisionKeysWaitForTheArmingTime(t *testing.T) {
 	if !strings.Contains(plain(m), "just arrived — look first") {
 		t.Fatalf("the footer does not say why nothing was decided:\n%s", plain(m))
 	}
-	advance(m, time.Millisecond)
+	// At exactly the arming time (on a fresh console: the keys above would
+	// break the quiet a decision key needs before it, see standing).
+	h = &hubDouble{snap: demoSnapshot()}
+	m = console(t, h, 80, 24)
+	press(t, m, "2")
+	advance(m, DefaultArming)
 	press(t, m, "a")
+	settled(t, m)
 	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" || !h.decisions[0].d.Approve {
 		t.Fatalf("a on c-1 armed for the arming time sent %+v", h.decisions)
 	}
@@ -75,9 +81,7 @@ func TestDenyOnAFreshRowOpensTheFieldAndSendsNothing(t *testing.T) {
 	if !strings.Contains(plain(m), "nothing was denied") {
 		t.Errorf("the footer does not say nothing was denied:\n%s", plain(m))
 	}
-	press(t, m, "d")
-	typeText(t, m, "spam")
-	press(t, m, "enter")
+	denyWith(t, m, "spam")
 	if len(h.decisions) != 1 || h.decisions[0].d.Reason != "spam" {
 		t.Fatalf("d on the armed row then a reason and enter sent %+v", h.decisions)
 	}
@@ -96,7 +100,7 @@ func TestARowThatSlidUnderTheCursorIsReArmed(t *testing.T) {
 	}{
 		{"decision elsewhere", func(t *testing.T, m *Model) { m.Update(batchMsg{changes: []Change{decidedC1}}) }},
 		{"reconnect snapshot", func(t *testing.T, m *Model) { m.Update(snapshotMsg{snap: reconnect}) }},
-		{"decision here", func(t *testing.T, m *Model) { press(t, m, "a") }},
+		{"decision here", func(t *testing.T, m *Model) { press(t, m, "a"); settled(t, m) }},
 		{"filter change", func(t *testing.T, m *Model) {
 			press(t, m, "/")
 			typeText(t, m, "deputy")
@@ -118,8 +122,7 @@ func TestARowThatSlidUnderTheCursorIsReArmed(t *testing.T) {
 			if len(h.decisions) != sent {
 				t.Fatalf("a pressed %s after %s moved %s under the cursor decided it: %+v", m.opts.Arming/2, c.name, sel, h.decisions[sent:])
 			}
-			look(m)
-			press(t, m, "a")
+			deliberately(t, m, "a")
 			if len(h.decisions) != sent+1 || h.decisions[sent].id != sel {
 				t.Fatalf("after looking at %s, a sent %+v", sel, h.decisions[sent:])
 			}
@@ -141,8 +144,7 @@ func TestArrivalIntoAnEmptyQueueIsNotArmed(t *testing.T) {
 	if len(h.decisions) != 0 {
 		t.Fatal("a confirmation that appeared under the cursor was approved by a key pressed at once")
 	}
-	look(m)
-	press(t, m, "a")
+	deliberately(t, m, "a")
 	if len(h.decisions) != 1 || h.decisions[0].id != "c-9" {
 		t.Fatalf("after looking, a sent %+v", h.decisions)
 	}
@@ -154,6 +156,7 @@ func TestArrivalElsewhereKeepsTheSelectionArmed(t *testing.T) {
 	m, h := queueConsole(t)
 	m.Update(batchMsg{changes: []Change{pendingFor("c-9", "human:henry")}})
 	press(t, m, "a")
+	settled(t, m)
 	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" {
 		t.Fatalf("a on the armed c-1 after an arrival elsewhere sent %+v", h.decisions)
 	}
@@ -168,8 +171,9 @@ func TestArmingIsConfigurable(t *testing.T) {
 	if len(h.decisions) != 0 {
 		t.Fatal("Options.Arming ignored: a acted after 1 s of a 2 s arming time")
 	}
-	advance(m, time.Second)
+	advance(m, 2*time.Second) // the quiet before a decision key is the arming time too
 	press(t, m, "a")
+	settled(t, m)
 	if len(h.decisions) != 1 {
 		t.Fatal("a did not act after the configured 2 s")
 	}
@@ -189,7 +193,9 @@ func TestDecidedByYouInAnotherConsole(t *testing.T) {
 // is not reported as made in another console.
 func TestOwnDecisionStreamedBackIsNotAnotherConsoles(t *testing.T) {
 	m, _ := queueConsole(t)
-	m.Update(keyMsg("a")) // sent; the answer has not come back yet
+	m.Update(keyMsg("a"))
+	advance(m, m.opts.Settle)
+	m.Update(batchMsg{at: m.now()}) // sent; the answer has not come back yet
 	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: ConfirmationDecided, ID: "c-1", DecidedBy: "human:henry", Outcome: "approved"}}})
 	if s := plain(m); strings.Contains(s, "another console") {
 		t.Fatalf("this console's own decision is reported as another console's:\n%s", s)

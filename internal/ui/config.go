@@ -17,6 +17,9 @@ type ConsoleConfig struct {
 	// Arming is how long a confirmation must have been the selected row,
 	// on screen, before a/A/d act on it: "600ms" by default.
 	Arming time.Duration
+	// Settle is how long no key may follow a decision key before the
+	// decision is sent: "300ms" by default (see standing).
+	Settle time.Duration
 	// Notify calls the operator when a confirmation for them arrives while
 	// they are not looking at the queue: "bell" and "title" are on by
 	// default, "desktop" ("osc9" or "osc777") is off.
@@ -31,23 +34,32 @@ const (
 	maxArming = 10 * time.Second
 )
 
+// The bounds of the settle time: below minSettle a typist's next key
+// comes too late to cancel; above maxSettle a deliberate decision waits
+// longer than an operator would.
+const (
+	minSettle = 100 * time.Millisecond
+	maxSettle = 2 * time.Second
+)
+
 // ErrConsoleConfig wraps every refusal of a console.json.
 var ErrConsoleConfig = errors.New("console configuration refused")
 
 // consoleFile is console.json as written by the operator.
 type consoleFile struct {
 	Arming  *string  `json:"arming"`
+	Settle  *string  `json:"settle"`
 	Bell    *bool    `json:"bell"`
 	Title   *bool    `json:"title"`
 	Desktop *Desktop `json:"desktop"`
 }
 
 // consoleExample is what a refusal shows as the file's shape.
-const consoleExample = `{"arming": "600ms", "bell": true, "title": true, "desktop": "off"}`
+const consoleExample = `{"arming": "600ms", "settle": "300ms", "bell": true, "title": true, "desktop": "off"}`
 
 // DefaultConsoleConfig is the configuration of a home without console.json.
 func DefaultConsoleConfig() ConsoleConfig {
-	return ConsoleConfig{Arming: DefaultArming, Notify: Notify{Bell: true, Title: true, Desktop: DesktopOff}}
+	return ConsoleConfig{Arming: DefaultArming, Settle: DefaultSettle, Notify: Notify{Bell: true, Title: true, Desktop: DesktopOff}}
 }
 
 // LoadConsoleConfig reads console.json at path over the defaults. A missing
@@ -84,6 +96,16 @@ func ParseConsoleConfig(name string, data []byte) (ConsoleConfig, error) {
 			return c, fmt.Errorf("%s: %w: arming %s: want between %s and %s", name, ErrConsoleConfig, d, minArming, maxArming)
 		}
 		c.Arming = d
+	}
+	if f.Settle != nil {
+		d, err := time.ParseDuration(*f.Settle)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w: settle %q: want a duration such as \"300ms\"", name, ErrConsoleConfig, *f.Settle)
+		}
+		if d < minSettle || d > maxSettle {
+			return c, fmt.Errorf("%s: %w: settle %s: want between %s and %s", name, ErrConsoleConfig, d, minSettle, maxSettle)
+		}
+		c.Settle = d
 	}
 	if f.Bell != nil {
 		c.Notify.Bell = *f.Bell

@@ -11,7 +11,7 @@ import (
 
 func TestMissingConsoleConfigGivesDefaults(t *testing.T) {
 	c, err := LoadConsoleConfig(filepath.Join(t.TempDir(), "console.json"))
-	want := ConsoleConfig{Arming: 600 * time.Millisecond, Notify: Notify{Bell: true, Title: true, Desktop: DesktopOff}}
+	want := ConsoleConfig{Arming: 600 * time.Millisecond, Settle: 300 * time.Millisecond, Notify: Notify{Bell: true, Title: true, Desktop: DesktopOff}}
 	if err != nil || c != want {
 		t.Fatalf("missing console.json: %+v, %v; want the defaults %+v", c, err, want)
 	}
@@ -21,6 +21,13 @@ func TestConsoleConfigSetsTheArmingTime(t *testing.T) {
 	c, err := ParseConsoleConfig("console.json", []byte(`{"arming": "1.5s"}`))
 	if err != nil || c.Arming != 1500*time.Millisecond {
 		t.Fatalf("arming 1.5s: %+v, %v", c, err)
+	}
+	c, err = ParseConsoleConfig("console.json", []byte(`{"settle": "450ms"}`))
+	if err != nil || c.Settle != 450*time.Millisecond || c.Arming != DefaultArming {
+		t.Fatalf("settle 450ms: %+v, %v", c, err)
+	}
+	if c := DefaultConsoleConfig(); c.Settle != DefaultSettle {
+		t.Errorf("the default settle time is %s, want %s", c.Settle, DefaultSettle)
 	}
 }
 
@@ -41,9 +48,11 @@ func TestBadConsoleConfigNamesTheSetting(t *testing.T) {
 		`{"arming": "fast"}`:   `arming "fast": want a duration`,
 		`{"arming": "0s"}`:     `arming 0s: want between 100ms and 10s`,
 		`{"arming": "1m"}`:     `arming 1m0s: want between 100ms and 10s`,
+		`{"settle": "soon"}`:   `settle "soon": want a duration`,
+		`{"settle": "5s"}`:     `settle 5s: want between 100ms and 2s`,
 		`{"armng": "1s"}`:      `unknown field "armng"`,
-		`{"arming": 600}`:      `want {"arming": "600ms", "bell": true`,
-		`not json`:             `want {"arming": "600ms", "bell": true`,
+		`{"arming": 600}`:      `want {"arming": "600ms", "settle": "300ms", "bell": true`,
+		`not json`:             `want {"arming": "600ms", "settle": "300ms", "bell": true`,
 		`{"desktop": "osc99"}`: `desktop "osc99": want "off", "osc9" or "osc777"`,
 		`{"bell": "yes"}`:      `want {"arming"`,
 	}

@@ -51,13 +51,6 @@ func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 	// (Update observes the new selection), so a second press of the same
 	// key does not decide it unseen.
 	m.queue.remove(msg.c.ID)
-	done := "approved"
-	switch {
-	case msg.d.Approve && msg.d.Remember:
-		done = "approved and remembered"
-	case !msg.d.Approve:
-		done = "denied"
-	}
-	m.setNote(noteInfo, done+": "+what, 4*time.Second)
+	m.setNote(noteInfo, done(msg.d)+": "+what, 4*time.Second)
 	return nil
 }

@@ -237,3 +237,38 @@ func typeText(t testing.TB, m *Model, s string) {
 func plain(m *Model) string { return ansi.Strip(m.Render()) }
 
 func resizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// nudge is a message that is not a key and that the console ignores: it
+// stands for the frame tick after which a settled decision is sent,
+// without the tick's own command (the next tick, 200 ms of real time).
+type nudge struct{}
+
+// settled lets the settle time pass with no key and delivers a message, as
+// the frame tick would, so a decision waiting for it is sent.
+func settled(t testing.TB, m *Model) {
+	t.Helper()
+	advance(m, m.opts.Settle)
+	_, cmd := m.Update(nudge{})
+	runCmd(m, cmd)
+}
+
+// deliberately presses each key as an operator deciding does: alone, after
+// a quiet of the arming time, and followed by the settle time with no key.
+func deliberately(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		advance(m, m.opts.Arming)
+		press(t, m, k)
+		settled(t, m)
+	}
+}
+
+// denyWith is a deliberate denial: `d` alone, a pause, the reason typed,
+// enter, and the settle time.
+func denyWith(t testing.TB, m *Model, reason string) {
+	t.Helper()
+	deliberately(t, m, "d")
+	typeText(t, m, reason)
+	press(t, m, "enter")
+	settled(t, m)
+}

@@ -204,13 +204,38 @@ func (m *Model) openDenyPrompt() tea.Cmd {
 	default:
 		id, armed = c.ID, m.armedFor(c.ID, m.now())
 		label = "deny " + c.Requester + " — reason › "
-		if !armed {
+		switch {
+		case !armed:
 			label = "deny " + c.Requester + " (just arrived — look first: enter sends nothing) › "
+		case !m.standing.alone:
+			armed = false
+			label = typedLabel(c)
 		}
 	}
 	cmd := m.openPrompt(promptReason, label, "")
-	m.reasonFor, m.reasonArmed, m.reasonWhy = id, armed, why
+	m.reasonFor, m.reasonArmed, m.reasonWhy, m.reasonAt = id, armed, why, m.now()
 	return cmd
+}
+
+// typedLabel is the deny field's label once its `d` turned out to be
+// typing: the field keeps what is typed (no key is ever dropped), but its
+// enter sends nothing.
+func typedLabel(c *Confirmation) string {
+	return "deny " + c.Requester + " (typing — not a deliberate d: enter sends nothing) › "
+}
+
+// reasonTyped is a key typed into the deny field: the `d` that opened it
+// must stand alone after it too, so a key within the settle time of the
+// `d` shows the `d` was part of typing, and the field's enter sends
+// nothing.
+func (m *Model) reasonTyped() {
+	if !m.reasonArmed || m.now().Sub(m.reasonAt) >= m.opts.Settle {
+		return
+	}
+	m.reasonArmed = false
+	if c, ok := m.queue.table.Get(m.reasonFor); ok {
+		m.input.Prompt = typedLabel(c)
+	}
 }
 
 // undecidable says why the selected confirmation (c, if ok) cannot be
@@ -253,7 +278,12 @@ func (m *Model) decideSelected(d Decision) tea.Cmd {
 		m.lookFirst(c, "approved")
 		return nil
 	}
-	return m.decide(c, d)
+	if !m.standing.alone {
+		m.typedNote(c, d)
+		return nil
+	}
+	m.holdDecision(c, d)
+	return nil
 }
 
 func (m *Model) decide(c *Confirmation, d Decision) tea.Cmd {
@@ -275,7 +305,7 @@ func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
 
 func (m *Model) closePrompt() {
 	m.prompt = promptNone
-	m.reasonFor, m.reasonArmed, m.reasonWhy = "", false, ""
+	m.reasonFor, m.reasonArmed, m.reasonWhy, m.reasonAt = "", false, "", time.Time{}
 	m.inboxFor, m.input.CharLimit = "", promptLimit
 	m.input.Blur()
 	m.input.SetValue("")
@@ -323,6 +353,9 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submitPrompt()
 	}
+	if m.prompt == promptReason {
+		m.reasonTyped()
+	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	if m.prompt == promptFilter {
@@ -366,11 +399,15 @@ func (m *Model) submitPrompt() tea.Cmd {
 		case !ok:
 			m.setNote(noteWarn, "that confirmation has left the queue; nothing was sent", 4*time.Second)
 			return nil
+		case !armed && m.armedFor(id, m.now()):
+			m.typedNote(c, Decision{})
+			return nil
 		case !armed:
 			m.lookFirst(c, "denied")
 			return nil
 		}
-		return m.decide(c, Decision{Reason: value})
+		m.holdDecision(c, Decision{Reason: value})
+		return nil
 	case promptReply, promptReact, promptTick, promptSave:
 		return m.submitInboxPrompt(value)
 	}

@@ -27,7 +27,7 @@ func TestKeyConfigRebinds(t *testing.T) {
 	if len(h.decisions) != 0 {
 		t.Fatal("a still approves after approve was rebound to y")
 	}
-	press(t, m, "y")
+	deliberately(t, m, "y")
 	if len(h.decisions) != 1 || !h.decisions[0].d.Approve {
 		t.Fatalf("y did not approve: %+v", h.decisions)
 	}

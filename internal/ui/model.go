@@ -40,6 +40,9 @@ type Options struct {
 	// Arming is how long a confirmation must have been the selected row,
 	// visible on screen, before a/A/d act on it (DefaultArming).
 	Arming time.Duration
+	// Settle is how long no key may follow a decision key before the
+	// decision is sent (DefaultSettle); see standing.
+	Settle time.Duration
 	// Notify is how the operator is called when a confirmation for them
 	// arrives while they are not looking at the queue; the zero value
 	// calls nobody (Run passes the console configuration's).
@@ -128,6 +131,9 @@ type Model struct {
 	// reasonArmed says whether d was pressed on an armed row; a deny
 	// prompt opened too early sends nothing.
 	reasonArmed bool
+	// reasonAt is when the deny field opened: a key within the settle
+	// time after it shows its `d` was typing (see reasonTyped).
+	reasonAt time.Time
 	// reasonWhy says why a deny prompt has nothing to deny (reasonFor "").
 	reasonWhy string
 	// dialog is the open remember dialog, nil when none is.
@@ -136,6 +142,7 @@ type Model struct {
 	note     note
 	notes    noteLog
 	armed    arming
+	standing standing
 	// blurred says the terminal reported losing focus; notified is when
 	// the operator was last called (see notifyArrival).
 	blurred      bool
@@ -151,6 +158,9 @@ func New(client Client, opts Options) *Model {
 	}
 	if opts.Arming == 0 {
 		opts.Arming = DefaultArming
+	}
+	if opts.Settle == 0 {
+		opts.Settle = DefaultSettle
 	}
 	if opts.Tick == 0 {
 		opts.Tick = 200 * time.Millisecond
@@ -192,10 +202,20 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles one message. It performs no I/O: side effects are
 // returned as commands. After every message it notes what the operator has
-// selected on screen, which arms decisions (see arming).
+// selected on screen, which arms decisions (see arming); every typed key is
+// timed, and a decision waiting out its settle time is sent after a
+// message that is not a key (see standing).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	now := m.now()
+	typing := isTyping(msg)
+	if typing {
+		m.beforeKey(now)
+	}
 	model, cmd := m.update(msg)
-	m.observeSelection(m.now())
+	m.observeSelection(now)
+	if !typing {
+		cmd = tea.Batch(cmd, m.settle(now))
+	}
 	return model, cmd
 }
 

@@ -12,11 +12,12 @@ import (
 // ! or in a log view), so one note does not hide another."
 func TestNoteHistory(t *testing.T) {
 	m, h := queueConsole(t)
-	press(t, m, "a") // approved: c-1
+	press(t, m, "a")
+	settled(t, m) // approved: c-1
 	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: ConfirmationDecided, ID: "c-3", DecidedBy: "work/core/lead", Outcome: "denied"}}})
 	s := plain(m)
-	// three fresh notes: sending, approved, denied elsewhere
-	if !strings.Contains(s, "denied, decided by work/core/lead: work/core") || !strings.Contains(s, "+2 notes (!) · ") {
+	// four fresh notes: the approval settling, sending, approved, denied elsewhere
+	if !strings.Contains(s, "denied, decided by work/core/lead: work/core") || !strings.Contains(s, "+3 notes (!) · ") {
 		t.Fatalf("the status line should show the newest note and that one more is fresh:\n%s", s)
 	}
 	press(t, m, "!")
@@ -75,8 +76,7 @@ func TestErrorsNameAddressesNotIDs(t *testing.T) {
 	h := &hubDouble{snap: snap, decideErr: errors.New("activate " + id + ": seat is taken: work/core/deputy is held by Zavijava")}
 	m := console(t, h, 120, 40)
 	press(t, m, "2", "j")
-	look(m)
-	press(t, m, "a")
+	deliberately(t, m, "a")
 	s := plain(m)
 	if strings.Contains(s, id) || !strings.Contains(s, "activate work/core/deputy (generation 1): seat is taken") {
 		t.Fatalf("the error should name the address, not %s:\n%s", id, s)
@@ -101,7 +101,8 @@ func TestCoveredRowIsReArmed(t *testing.T) {
 		t.Fatalf("a decided a row the note history had covered: %+v", h.decisions)
 	}
 	look(m)
-	press(t, m, "z", "a")
+	press(t, m, "z")
+	deliberately(t, m, "a")
 	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" {
 		t.Fatalf("a on the widened pane of an armed row: %+v, want c-1 approved", h.decisions)
 	}

@@ -12,9 +12,9 @@ func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandl
 
 // queueConsole opens the queue with the first (oldest, the operator's own)
 // confirmation c-1 selected, and looked at for the arming time.
-func queueConsole(t *testing.T) (*Model, *hubDouble) {
+func queueConsole(t *testing.T, opts ...Options) (*Model, *hubDouble) {
 	h := &hubDouble{snap: demoSnapshot()}
-	m := console(t, h, 80, 24)
+	m := console(t, h, 80, 24, opts...)
 	press(t, m, "2")
 	if id := m.queue.table.Selected(); id != "c-1" {
 		t.Fatalf("queue opens on %q, want c-1 (routed to the operator, oldest first)", id)
@@ -40,7 +40,7 @@ func TestApproveKeys(t *testing.T) {
 		want Decision
 	}{{[]string{"a"}, Decision{Approve: true}}, {[]string{"A", "y"}, Decision{Approve: true, Remember: true, Overlay: OverlayPersona}}} {
 		m, h := queueConsole(t)
-		press(t, m, c.keys...)
+		deliberately(t, m, c.keys...)
 		if len(h.decisions) != 1 || h.decisions[0].id != "c-1" || h.decisions[0].d != c.want {
 			t.Fatalf("%v sent %+v, want one %+v for c-1", c.keys, h.decisions, c.want)
 		}
@@ -63,8 +63,10 @@ func TestDenyAsksForAReason(t *testing.T) {
 	if len(h.decisions) != 0 || !strings.Contains(plain(m), "a denial needs a reason") {
 		t.Fatalf("an empty reason must not be sent and must be explained:\n%s", plain(m))
 	}
+	advance(m, m.opts.Settle) // the d stood alone: no key right after it
 	typeText(t, m, "not before the freeze")
 	press(t, m, "enter")
+	settled(t, m)
 	want := Decision{Reason: "not before the freeze"}
 	if len(h.decisions) != 1 || h.decisions[0].d != want || h.decisions[0].id != "c-1" {
 		t.Fatalf("deny sent %+v, want %+v for c-1", h.decisions, want)
@@ -120,6 +122,7 @@ func TestHubErrorIsShown(t *testing.T) {
 	m, h := queueConsole(t)
 	h.decideErr = errExpired
 	press(t, m, "a")
+	settled(t, m)
 	if !strings.Contains(plain(m), "expired at 12:05") {
 		t.Fatalf("the hub's error is not on screen:\n%s", plain(m))
 	}

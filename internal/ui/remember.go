@@ -31,6 +31,10 @@ func (m *Model) openRememberDialog() tea.Cmd {
 		m.lookFirst(c, "approved or remembered")
 		return nil
 	}
+	if !m.standing.alone {
+		m.typedNote(c, Decision{Approve: true, Remember: true})
+		return nil
+	}
 	m.dialog = &rememberDialog{c: *c}
 	return nil
 }
@@ -53,8 +57,10 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setNote(noteWarn, "that confirmation has left the queue; nothing was sent", 4*time.Second)
 	case m.isDeciding(c.ID):
 		m.setNote(noteWarn, "already sent: waiting for the hub", 3*time.Second)
+	case !m.standing.alone: // the confirm key stands alone like any decision key
+		m.typedNote(c, Decision{Approve: true, Remember: true})
 	default:
-		return m.decide(c, Decision{Approve: true, Remember: true, Overlay: d.c.Remember.Overlay})
+		m.holdDecision(c, Decision{Approve: true, Remember: true, Overlay: d.c.Remember.Overlay})
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestRememberDialogShowsTheRuleAndStoresOnlyOnY(t *testing.T) {
 			t.Errorf("the dialog does not show %q in full:\n%s", want, s)
 		}
 	}
-	press(t, m, "y")
+	deliberately(t, m, "y")
 	want := Decision{Approve: true, Remember: true, Overlay: OverlayPersona}
 	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" || h.decisions[0].d != want {
 		t.Fatalf("y sent %+v, want %+v for c-1", h.decisions, want)
@@ -110,7 +110,7 @@ func TestRememberConfirmKeyIsRebindable(t *testing.T) {
 	if len(h.decisions) != 0 {
 		t.Fatalf("y stored a rule after confirm was rebound to s: %+v", h.decisions)
 	}
-	press(t, m, "A", "s")
+	deliberately(t, m, "A", "s")
 	if len(h.decisions) != 1 || !h.decisions[0].d.Remember {
 		t.Fatalf("the rebound confirm key did not store: %+v", h.decisions)
 	}

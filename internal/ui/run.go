@@ -66,10 +66,10 @@ func Run(ctx context.Context, c Client, o RunOptions) error {
 	}
 	opts := o.Options
 	opts.Keys = &keys
-	opts.Arming, opts.Notify = config.Arming, config.Notify
+	opts.Arming, opts.Settle, opts.Notify = config.Arming, config.Settle, config.Notify
 	opts.Logger = slog.New(slog.NewTextHandler(f, nil))
 	opts.Context = ctx
-	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath, "config", configPath, "arming", opts.Arming, "notify", fmt.Sprintf("%+v", opts.Notify))
+	opts.Logger.Info("console start", "home", o.Home, "keys", keysPath, "config", configPath, "arming", opts.Arming, "settle", opts.Settle, "notify", fmt.Sprintf("%+v", opts.Notify))
 	p := tea.NewProgram(New(c, opts), append([]tea.ProgramOption{tea.WithContext(ctx)}, o.Program...)...)
 	if o.Resize != nil {
 		done := make(chan struct{})

@@ -61,12 +61,14 @@ func pendingFor(id, auth string) Change {
 // press must not decide it unseen.
 func TestDoublePressDecidesOnlyOne(t *testing.T) {
 	m, h := queueConsole(t)
-	press(t, m, "a", "a")
+	press(t, m, "a")
+	settled(t, m)
+	press(t, m, "a")
+	settled(t, m)
 	if len(h.decisions) != 1 || h.decisions[0].id != "c-1" {
 		t.Fatalf("a, a sent %+v, want only c-1", h.decisions)
 	}
-	look(m)
-	press(t, m, "a")
+	deliberately(t, m, "a")
 	if len(h.decisions) != 2 || h.decisions[1].id != "c-2" {
 		t.Fatalf("a deliberate press after looking at c-2 should decide it: %+v", h.decisions)
 	}
@@ -88,16 +90,25 @@ func TestUpdateReachesTheHubOnlyThroughCommands(t *testing.T) {
 		return cmds
 	}
 	send("tab", "j", "k", "?", "?", "/", "x", "esc", "2", "j", "k")
+	settle := func() tea.Cmd {
+		advance(m, m.opts.Settle)
+		_, cmd := m.Update(nudge{})
+		return cmd
+	}
 	look(m)
-	approve := send("a")
+	send("a")
+	approve := settle()
 	send("j")
 	look(m)
-	deny := send("d", "n", "o", "enter")
+	send("d")
+	advance(m, m.opts.Settle)
+	send("n", "o", "enter")
+	deny := settle()
 	if n := h.callCount() - before; n != 0 {
 		t.Fatalf("Update called the hub %d times itself", n)
 	}
-	runCmd(m, approve[0])
-	runCmd(m, deny[len(deny)-1])
+	runCmd(m, approve)
+	runCmd(m, deny)
 	if len(h.decisions) != 2 || !h.decisions[0].d.Approve || h.decisions[1].d.Approve || h.decisions[1].d.Reason != "no" {
 		t.Fatalf("the commands sent %+v; want an approval, then a denial with reason \"no\"", h.decisions)
 	}

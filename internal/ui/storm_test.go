@@ -14,28 +14,36 @@ import (
 // decisions elsewhere and typed text (including `/`, `:`, `d` followed by
 // text full of `a` and `A`) and asserts that no decision is ever sent
 // except for a key `a`/`A`(+`y`)/`d`(+reason+enter) pressed on a row armed
-// for the full arming time."
+// for the full arming time." And a later one: "typed sentences (random text
+// with `a`, `A`, `d`, `y`, `enter`) into the list view of the queue and the
+// inbox, at human typing speeds (50–250 ms between keys), interleaved with
+// arrivals: no decision but the deliberate ones (single keys after a
+// pause)."
 //
 // The oracle keeps its own account of what was selected on screen and since
 // when, from what the screen shows after every message (the queue view and
-// its selected row), and judges every decision the console sends by the key
-// that sent it:
+// its selected row), and of when each key came. No key sends a decision
+// itself; a decision leaves on a later message (the frame tick), and the
+// oracle judges it by the last key before it, which must be a decision key
+// that stood alone — no key for the arming time before it, none for the
+// settle time after it — and:
 //   - an approval: `a` pressed in the list on the row selected for the
-//     whole arming time;
-//   - approve and remember: `y` pressed right after an `A` that was pressed
-//     in the list on such a row, deciding that row;
-//   - a denial: `enter` in the reason field opened by a `d` pressed in the
-//     list on such a row, deciding that row.
+//     whole arming time, still on screen;
+//   - approve and remember: `y` pressed in the dialog an `A` opened (itself
+//     alone, on such a row), deciding that row;
+//   - a denial: `enter` in the reason field opened by a `d` that stood
+//     alone (no key for the arming time before it, none for the settle
+//     time after it) in the list on such a row, deciding that row.
 //
-// Nothing else may send a decision: no message, no other key.
+// Nothing else may send a decision: no other message, no other key.
 func TestStormSendsOnlyArmedDecisions(t *testing.T) {
-	rounds, steps := 100, 300
+	rounds, steps := 30, 300 // each second of the storm's clock is five frame ticks
 	if testing.Short() {
-		rounds = 25
+		rounds = 10
 	}
 	deliberate := 0
 	for round := range rounds {
-		s := newStorm(t, uint64(round), DefaultArming)
+		s := newStorm(t, uint64(round), Options{})
 		for range steps {
 			if err := s.step(); err != nil {
 				t.Fatalf("round %d (seed %d): %v\nlast events:\n%s", round, round, err, strings.Join(s.trail(), "\n"))
@@ -43,9 +51,9 @@ func TestStormSendsOnlyArmedDecisions(t *testing.T) {
 		}
 		deliberate += s.sent
 	}
-	// The storm must exercise the rule, not only refuse: armed decisions
-	// happen too.
-	if deliberate < rounds {
+	// The storm must exercise the rule, not only refuse: deliberate
+	// decisions happen too.
+	if deliberate < 2*rounds {
 		t.Fatalf("only %d deliberate decisions in %d rounds: the storm hardly decides, so it proves little", deliberate, rounds)
 	}
 	t.Logf("%d rounds × %d steps, %d deliberate decisions sent, no other", rounds, steps, deliberate)
@@ -56,8 +64,7 @@ func TestStormSendsOnlyArmedDecisions(t *testing.T) {
 // decision on a row that was not armed.
 func TestStormCatchesABrokenRule(t *testing.T) {
 	for round := range 50 {
-		s := newStorm(t, uint64(round), time.Nanosecond)
-		s.oracleArming = DefaultArming
+		s := newStorm(t, uint64(round), Options{Arming: time.Nanosecond})
 		for range 400 {
 			if err := s.step(); err != nil {
 				return // caught, as it must be
@@ -67,6 +74,42 @@ func TestStormCatchesABrokenRule(t *testing.T) {
 	t.Fatal("a console deciding on rows selected for 1 ns passed the storm: the property cannot fail")
 }
 
+// With the standing-alone rule off (no settle time: a decision key counts
+// however soon the next key follows), the same storm finds a sentence
+// typed into the list that decided something.
+func TestStormCatchesTypedDecisionsWithoutTheRule(t *testing.T) {
+	for round := range 50 {
+		s := newStorm(t, uint64(round), Options{Settle: time.Nanosecond})
+		for range 400 {
+			if err := s.step(); err != nil {
+				if !strings.Contains(err.Error(), "did not stand alone") {
+					t.Fatalf("round %d: the storm failed for another reason than typing: %v", round, err)
+				}
+				return // caught, as it must be
+			}
+		}
+	}
+	t.Fatal("a console without a settle time passed the sentence storm: the property cannot fail")
+}
+
+// keyAt is the oracle's record of one key: what it was, when, how long
+// after the key before it, and what the screen showed when it came.
+type keyAt struct {
+	k               string
+	at              time.Time
+	quiet           time.Duration
+	inList          bool
+	inReason        bool
+	inDialog        bool
+	vis             string
+	armed           bool
+	rememberFor     string
+	denyFor         string
+	denyAlone       bool
+	reason          string
+	inQueue, inInbx bool
+}
+
 // storm is one random run against one console.
 type storm struct {
 	t   *testing.T
@@ -74,55 +117,84 @@ type storm struct {
 	m   *Model
 	h   *hubDouble
 	now time.Time
-	// oracleArming is the arming time the oracle holds the console to.
-	oracleArming time.Duration
+	// arming and settle are the times the oracle holds the console to
+	// (the defaults, whatever the console was given).
+	arming, settle time.Duration
 	// vis and since are the oracle's own account of the row on screen.
 	vis   string
 	since time.Time
-	// rememberFor is the row an armed `A` was pressed on by the last key.
+	// last is the last key; rememberFor the row an alone and armed `A`
+	// opened the dialog for.
+	last        keyAt
 	rememberFor string
-	// denyFor is the row an armed `d` opened the reason field for.
-	denyFor string
-	next    int    // id counter for arrivals
-	seq     uint64 // hub sequence
-	sent    int    // deliberate decisions sent
-	events  []string
+	// denyFor is the row an alone and armed `d` opened the reason field
+	// for, denyAt when; denyAlone says no key came within the settle time
+	// after it.
+	denyFor   string
+	denyAt    time.Time
+	denyAlone bool
+	next      int    // id counter for arrivals
+	seq       uint64 // hub sequence
+	sent      int    // deliberate decisions sent
+	events    []string
 }
 
-func newStorm(t *testing.T, seed uint64, arming time.Duration) *storm {
+func newStorm(t *testing.T, seed uint64, o Options) *storm {
 	h := &hubDouble{snap: demoSnapshot()}
-	m := console(t, h, 100, 30, Options{Arming: arming})
-	s := &storm{t: t, rng: rand.New(rand.NewPCG(seed, 9)), m: m, h: h, now: t0, oracleArming: arming, seq: 10}
+	m := console(t, h, 100, 30, o)
+	s := &storm{t: t, rng: rand.New(rand.NewPCG(seed, 9)), m: m, h: h, now: t0, arming: DefaultArming, settle: DefaultSettle, seq: 10}
 	s.m.now = func() time.Time { return s.now }
-	s.deliver(keyMsg("2"), "key 2")
+	if err := s.key("2"); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
 // trail is the last events, for a failure message.
 func (s *storm) trail() []string { return s.events[max(0, len(s.events)-25):] }
 
+// wait lets d pass as the console sees it: a frame tick comes in every
+// 200 ms of it.
+func (s *storm) wait(d time.Duration) error {
+	for d > 0 {
+		step := min(d, 200*time.Millisecond)
+		s.now = s.now.Add(step)
+		d -= step
+		if err := s.deliver(batchMsg{}, "tick"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // step is one random event: time passing, an arrival, a decision
-// elsewhere, a reconnect snapshot, or a burst of typing.
+// elsewhere, a reconnect snapshot, a burst of typing into a field, a
+// sentence typed into the list, or a deliberate decision.
 func (s *storm) step() error {
-	s.now = s.now.Add(time.Duration(s.rng.IntN(450)) * time.Millisecond)
+	if err := s.wait(time.Duration(s.rng.IntN(450)) * time.Millisecond); err != nil {
+		return err
+	}
 	switch r := s.rng.IntN(100); {
-	case r < 15:
+	case r < 12:
 		return s.deliver(batchMsg{changes: []Change{s.arrival()}}, "arrival")
-	case r < 22:
+	case r < 18:
 		if id := s.someID(); id != "" {
 			s.seq++
 			by := []string{"human:ada", "human:henry", "work/core/lead"}[s.rng.IntN(3)]
 			return s.deliver(batchMsg{changes: []Change{{Seq: s.seq, Kind: ConfirmationDecided, ID: id, DecidedBy: by, Outcome: "approved"}}}, "decided elsewhere "+id)
 		}
-	case r < 26:
+	case r < 21:
 		return s.deliver(snapshotMsg{snap: s.reconnect()}, "reconnect snapshot")
-	case r < 30:
-		s.now = s.now.Add(s.oracleArming) // the operator reads
-		return s.deliver(batchMsg{}, "tick after a look")
-	case r < 55:
+	case r < 25:
+		return s.wait(s.arming) // the operator reads
+	case r < 40:
 		return s.typeField()
+	case r < 60:
+		return s.sentence()
+	case r < 72:
+		return s.deliberate()
 	default:
-		keys := []string{"a", "A", "d", "y", "n", "j", "k", "s", "S", "g", "G", "1", "2", "tab", "enter", "esc", "space", "?", "x"}
+		keys := []string{"a", "A", "d", "y", "n", "j", "k", "s", "S", "g", "G", "1", "2", "5", "tab", "enter", "esc", "space", "?", "x"}
 		return s.key(keys[s.rng.IntN(len(keys))])
 	}
 	return nil
@@ -138,7 +210,9 @@ func (s *storm) typeField() error {
 	}
 	const alphabet = "aAaAaAdy yAnoteAa"
 	for range 1 + s.rng.IntN(12) {
-		s.now = s.now.Add(time.Duration(s.rng.IntN(150)) * time.Millisecond)
+		if err := s.wait(time.Duration(s.rng.IntN(450)) * time.Millisecond); err != nil {
+			return err
+		}
 		if s.rng.IntN(8) == 0 {
 			if err := s.deliver(batchMsg{changes: []Change{s.arrival()}}, "arrival while typing"); err != nil {
 				return err
@@ -152,6 +226,78 @@ func (s *storm) typeField() error {
 		return s.key("enter")
 	}
 	return s.key("esc")
+}
+
+// sentence types a sentence meant for another window into the list, queue
+// or inbox, at typing speed (50–250 ms between keys), arrivals coming
+// meanwhile: "are you there", "looks good, approve it⏎" and random text
+// full of the decision keys.
+func (s *storm) sentence() error {
+	if s.rng.IntN(4) == 0 { // the inbox's list, sometimes
+		if err := s.key([]string{"5", "2"}[s.rng.IntN(2)]); err != nil {
+			return err
+		}
+	}
+	texts := []string{"are you there", "looks good, approve it\n", "ok deny that\n", "yes Approve\n"}
+	text := texts[s.rng.IntN(len(texts))]
+	if s.rng.IntN(2) == 0 {
+		const alphabet = "aAdy \nlookseAyad"
+		b := make([]byte, 3+s.rng.IntN(25))
+		for i := range b {
+			b[i] = alphabet[s.rng.IntN(len(alphabet))]
+		}
+		text = string(b)
+	}
+	for i, r := range text {
+		if i > 0 {
+			if err := s.wait(time.Duration(50+s.rng.IntN(201)) * time.Millisecond); err != nil {
+				return err
+			}
+		}
+		if s.rng.IntN(10) == 0 {
+			if err := s.deliver(batchMsg{changes: []Change{s.arrival()}}, "arrival while typing"); err != nil {
+				return err
+			}
+		}
+		k := string(r)
+		switch r {
+		case '\n':
+			k = "enter"
+		case ' ':
+			k = "space"
+		}
+		if err := s.key(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliberate is an operator deciding: a pause, one decision key, a pause
+// (and for `A` the confirm key, for `d` a reason and enter, each after its
+// pause).
+func (s *storm) deliberate() error {
+	if err := s.key("2"); err != nil {
+		return err
+	}
+	keys := [][]string{{"a"}, {"A", "y"}, {"d", "reason", "enter"}}[s.rng.IntN(3)]
+	for _, k := range keys {
+		if err := s.wait(s.arming + time.Duration(s.rng.IntN(300))*time.Millisecond); err != nil {
+			return err
+		}
+		if k == "reason" {
+			for _, r := range "not now" {
+				if err := s.key(strings.ReplaceAll(string(r), " ", "space")); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := s.key(k); err != nil {
+			return err
+		}
+	}
+	return s.wait(s.settle + 200*time.Millisecond)
 }
 
 // arrival is a new confirmation, mostly for the operator, created at a
@@ -197,57 +343,77 @@ func (s *storm) reconnect() Snapshot {
 	return snap
 }
 
-// key presses one key and judges what it sent.
+// key presses one key: it must send nothing itself. The oracle records it.
 func (s *storm) key(k string) error {
-	// What the screen showed when the key was pressed.
-	inList := s.m.prompt == promptNone && s.m.dialog == nil
-	inReason := s.m.prompt == promptReason
-	inDialog := s.m.dialog != nil
-	vis := s.vis
-	armed := vis != "" && s.now.Sub(s.since) >= s.oracleArming
-	rememberFor, denyFor := s.rememberFor, s.denyFor
+	rec := keyAt{
+		k: k, at: s.now, quiet: s.now.Sub(s.last.at),
+		inList: s.m.prompt == promptNone && s.m.dialog == nil, inReason: s.m.prompt == promptReason,
+		inDialog: s.m.dialog != nil, vis: s.vis, armed: s.vis != "" && s.now.Sub(s.since) >= s.arming,
+		rememberFor: s.rememberFor, denyFor: s.denyFor, denyAlone: s.denyAlone, reason: s.m.input.Value(),
+	}
+	if s.last.at.IsZero() {
+		rec.quiet = s.arming
+	}
+	if s.denyFor != "" && s.now.Sub(s.denyAt) < s.settle {
+		s.denyAlone = false // a key right after the d: it was typing
+	}
 	s.rememberFor = ""
-
 	sent, err := s.send(keyMsg(k), "key "+k)
 	if err != nil {
 		return err
 	}
-	if inList && armed && k == "A" {
-		s.rememberFor = vis
+	if len(sent) > 0 {
+		return fmt.Errorf("key %q sent %s of %s at once: a decision waits out the settle time", k, verb(sent[0].d), sent[0].id)
 	}
-	if inList && armed && k == "d" && s.m.prompt == promptReason {
-		s.denyFor = vis
+	alone := rec.inList && rec.armed && rec.quiet >= s.arming
+	if alone && k == "A" && s.m.dialog != nil {
+		s.rememberFor = rec.vis
+	}
+	if alone && k == "d" && s.m.prompt == promptReason {
+		s.denyFor, s.denyAt, s.denyAlone = rec.vis, s.now, true
 	}
 	if s.m.prompt != promptReason {
 		s.denyFor = ""
 	}
-	for _, d := range sent {
-		ok := false
-		switch {
-		case d.d.Approve && !d.d.Remember:
-			ok = k == "a" && inList && armed && d.id == vis
-		case d.d.Approve && d.d.Remember:
-			ok = k == "y" && inDialog && rememberFor != "" && d.id == rememberFor
-		default:
-			ok = k == "enter" && inReason && denyFor != "" && d.id == denyFor && d.d.Reason != ""
-		}
-		if !ok {
-			return fmt.Errorf("key %q sent %s of %s (list %v, armed %v on %q, A armed on %q, d armed on %q)",
-				k, verb(d.d), d.id, inList, armed, vis, rememberFor, denyFor)
-		}
-		s.sent++
-	}
+	s.last = rec
 	return nil
 }
 
-// deliver hands the console a message that is not a key: it must send no
-// decision.
+// deliver hands the console a message that is not a key. A decision it
+// sends is judged by the last key, which must have stood alone.
 func (s *storm) deliver(msg any, what string) error {
 	sent, err := s.send(msg, what)
-	if err == nil && len(sent) > 0 {
-		err = fmt.Errorf("%s sent %s of %s without a key", what, verb(sent[0].d), sent[0].id)
+	if err != nil {
+		return err
 	}
-	return err
+	for _, d := range sent {
+		l := s.last
+		// The enter of a denial needs no quiet before it (the reason was
+		// typed right before it); its d did.
+		alone := (l.quiet >= s.arming || l.k == "enter") && s.now.Sub(l.at) >= s.settle
+		ok := false
+		switch {
+		case d.d.Approve && !d.d.Remember:
+			ok = l.k == "a" && l.inList && l.armed && d.id == l.vis
+		case d.d.Approve && d.d.Remember:
+			ok = l.k == "y" && l.inDialog && l.rememberFor != "" && d.id == l.rememberFor
+		default:
+			ok = l.k == "enter" && l.inReason && l.denyFor != "" && l.denyAlone && d.id == l.denyFor && d.d.Reason != ""
+		}
+		why := ""
+		switch {
+		case !alone:
+			why = "a key that did not stand alone (typing)"
+		case !ok:
+			why = "a key that was no deliberate decision"
+		default:
+			s.sent++
+			continue
+		}
+		return fmt.Errorf("%s sent %s of %s after %s: key %q, %v after the key before it, %s before this; list %v, armed %v on %q, A on %q, d on %q alone %v",
+			what, verb(d.d), d.id, why, l.k, l.quiet, s.now.Sub(l.at), l.inList, l.armed, l.vis, l.rememberFor, l.denyFor, l.denyAlone)
+	}
+	return nil
 }
 
 // send runs one Update, collects the decisions it sent (the console records
