@@ -95,19 +95,18 @@ func TestStormCatchesTypedDecisionsWithoutTheRule(t *testing.T) {
 // keyAt is the oracle's record of one key: what it was, when, how long
 // after the key before it, and what the screen showed when it came.
 type keyAt struct {
-	k               string
-	at              time.Time
-	quiet           time.Duration
-	inList          bool
-	inReason        bool
-	inDialog        bool
-	vis             string
-	armed           bool
-	rememberFor     string
-	denyFor         string
-	denyAlone       bool
-	reason          string
-	inQueue, inInbx bool
+	k           string
+	at          time.Time
+	quiet       time.Duration
+	inList      bool
+	inReason    bool
+	inDialog    bool
+	vis         string
+	armed       bool
+	rememberFor string
+	denyFor     string
+	denyAlone   bool
+	reason      string
 }
 
 // storm is one random run against one console.
