@@ -185,9 +185,43 @@ func fastOperation(d *jsonscan.Scanner, op *Operation) bool {
 			op.Shape = stamp.Shape(s)
 		case "target":
 			return fastTarget(d, &op.Target)
+		case "arguments":
+			return fastArguments(d, &op.Arguments)
 		}
 		return ok
 	})
+}
+
+// fastArguments reads an operation's bound arguments as encoding/json
+// does: null leaves them as they are, [] is an empty list.
+func fastArguments(d *jsonscan.Scanner, args *[]Argument) bool {
+	if d.Null() {
+		return true
+	}
+	if !d.Byte('[') {
+		return false
+	}
+	out := []Argument{}
+	for !d.Byte(']') {
+		if len(out) > 0 && !d.Byte(',') {
+			return false
+		}
+		var a Argument
+		if !d.Object(func(key string) (ok bool) {
+			switch key {
+			case "name":
+				a.Name, ok = d.Str()
+			case "value":
+				a.Value, ok = d.Str()
+			}
+			return ok
+		}) {
+			return false
+		}
+		out = append(out, a)
+	}
+	*args = out
+	return true
 }
 
 func fastTarget(d *jsonscan.Scanner, t *Target) bool {

@@ -19,7 +19,8 @@ func pendingResult() Result {
 			Requester: PersonaPrincipal("work/core/deputy"), Authority: PersonaPrincipal("work/core/lead"),
 			AuthorityBinding: "owning lead work/core/lead held by 0123", Route: RouteOwningLead,
 			Operation: Operation{Persona: "work/core/deputy", Generation: 1, Tool: "get_run", HandlerAction: "run.get",
-				Target: Target{Kind: TargetRun, Value: "work/core/t-9/r-1", Scope: "work", Project: "core", Task: "work/core/t-9"}, Shape: stamp.Shape("read:meta")},
+				Target: Target{Kind: TargetRun, Value: "work/core/t-9/r-1", Scope: "work", Project: "core", Task: "work/core/t-9"}, Shape: stamp.Shape("read:meta"),
+				Arguments: []Argument{{Name: "run", Value: "r-1"}, {Name: "note", Value: "why"}}},
 			PersonaID: "fedcba9876543210", Profile: "coder-deputy", StampHash: "sha256:ab", ClassKey: "ck", CorrelationID: "bench-1",
 			Fingerprint: "fp", Boundary: BoundaryStampedScope, Reason: "outside its task", CreatedAt: at, ExpiresAt: at.Add(time.Hour), State: StatePending}}
 }
@@ -57,7 +58,11 @@ func TestDecodeResultMatchesEncodingJSON(t *testing.T) {
 	}
 	variants = append(variants, []byte(`{"status": "allowed"}`), []byte(`{"Status":"allowed"}`), []byte(`{"status":"denied","decision":{"verdict":"nope"}}`),
 		[]byte(`{"status":"denied"}x`), []byte(`{"confirmation":{"operation":{"generation":-1}}}`), []byte(`{"confirmation":{"created_at":"yesterday"}}`),
-		[]byte(`{"confirmation":null,"decision":{"verdict":"deny"},"decision":{"reason":"r"}}`))
+		[]byte(`{"confirmation":null,"decision":{"verdict":"deny"},"decision":{"reason":"r"}}`),
+		[]byte(`{"confirmation":{"operation":{"arguments":[]}}}`), []byte(`{"confirmation":{"operation":{"arguments":null}}}`),
+		[]byte(`{"confirmation":{"operation":{"arguments":[{"name":"a","value":"b"},]}}}`),
+		[]byte(`{"confirmation":{"operation":{"arguments":[{"name":"a","value":"[\"x\"]"},{"Name":"b"}]}}}`),
+		[]byte(`{"confirmation":{"operation":{"arguments":[{"name":"a"}{"name":"b"}]}}}`))
 	for _, b := range variants {
 		checkResult(t, b)
 	}

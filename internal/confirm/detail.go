@@ -111,7 +111,7 @@ type storedDecision struct {
 // authority, binding, operation, stamp hash and correlation id.
 func sharesFields(d *DecisionRecord, c *Confirmation) bool {
 	return d.Requester == c.Requester && d.Authority == c.Authority && d.AuthorityBinding == c.AuthorityBinding &&
-		d.Operation == c.Operation && d.StampHash == c.StampHash && d.CorrelationID == c.CorrelationID
+		d.Operation.Equal(c.Operation) && d.StampHash == c.StampHash && d.CorrelationID == c.CorrelationID
 }
 
 // StoredJSON is c's record as stored: its JSON, with the detail compressed

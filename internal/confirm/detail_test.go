@@ -282,7 +282,7 @@ func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := decided.Decision
-	if d == nil || d.Requester != me || d.Operation != o || d.CorrelationID != "corr-1" || d.StampHash != decided.StampHash || d.AuthorityBinding == "" {
+	if d == nil || d.Requester != me || !d.Operation.Equal(o) || d.CorrelationID != "corr-1" || d.StampHash != decided.StampHash || d.AuthorityBinding == "" {
 		t.Fatalf("the decision answered: %+v", d)
 	}
 	raw, err := q.st.Get(ctx, keyConfirmation(decided.ID))

@@ -2,9 +2,11 @@ package confirm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 // TargetKind is what an operation's target names.
@@ -188,9 +190,61 @@ type Operation struct {
 	HandlerAction string      `json:"handler_action"`
 	Target        Target      `json:"target"`
 	Shape         stamp.Shape `json:"shape"`
+	// Arguments are the call's bound arguments: every argument that
+	// changes what the call does (tools.Tool.Bound), in the tool's
+	// parameter order. They are part of the fingerprint, so an approval
+	// binds exactly what the decider was shown, and a retry under the
+	// same correlation id that differs in any of them is refused
+	// (ErrCorrelationReuse).
+	Arguments []Argument `json:"arguments,omitempty"`
 }
 
-// String renders the operation for an operator in one line.
+// Argument is one bound argument of an operation.
+type Argument struct {
+	Name string `json:"name"`
+	// Value is the argument as text: a string as it is, a number or a
+	// list as canonical JSON, a file's content by its digest
+	// ("sha256:<hex>, <n> bytes").
+	Value string `json:"value"`
+}
+
+// String renders the argument for a terminal in one line: name=value,
+// cleaned (a persona wrote the value).
+func (a Argument) String() string { return termtext.Clean(a.Name + "=" + a.Value) }
+
+// String renders the operation for an operator in one line (without its
+// arguments: see ArgumentLines).
 func (op Operation) String() string {
 	return fmt.Sprintf("%s#%d %s (%s) %s on %s", op.Persona, op.Generation, op.Tool, op.HandlerAction, op.Shape, op.Target)
+}
+
+// ArgumentLines are the operation's bound arguments, one terminal-safe
+// line each (Argument.String): what is decided, shown in full.
+func (op Operation) ArgumentLines() []string {
+	out := make([]string, len(op.Arguments))
+	for i, a := range op.Arguments {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// Equal reports whether op and o are the same operation, arguments
+// included.
+func (op Operation) Equal(o Operation) bool {
+	return op.Persona == o.Persona && op.Generation == o.Generation && op.Tool == o.Tool &&
+		op.HandlerAction == o.HandlerAction && op.Target == o.Target && op.Shape == o.Shape &&
+		slices.Equal(op.Arguments, o.Arguments)
+}
+
+// argumentsKey is the bound arguments as one fingerprint part: names and
+// values, which hold no NUL (a persona's text is refused with controls).
+func (op Operation) argumentsKey() string {
+	var b strings.Builder
+	for _, a := range op.Arguments {
+		b.WriteString(a.Name)
+		b.WriteByte(0)
+		b.WriteString(a.Value)
+		b.WriteByte(0)
+	}
+	return b.String()
 }

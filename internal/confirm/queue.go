@@ -69,9 +69,14 @@ func NewQueue(st store.Store, opts QueueOptions) *Queue {
 func (q *Queue) Prompts() *Prompts { return q.prompts }
 
 // fingerprint identifies "the same operation asked again": requester, stamp
-// hash, handler action, normalized target and shape.
+// hash, handler action, normalized target, shape and bound arguments (an
+// operation without arguments keeps the fingerprint it had before they
+// were bound).
 func fingerprint(requester Principal, hash string, op Operation) string {
-	return digest(requester.String(), hash, op.HandlerAction, op.Target.String(), string(op.Shape))
+	if len(op.Arguments) == 0 {
+		return digest(requester.String(), hash, op.HandlerAction, op.Target.String(), string(op.Shape))
+	}
+	return digest(requester.String(), hash, op.HandlerAction, op.Target.String(), string(op.Shape), op.argumentsKey())
 }
 
 // Request authorizes op under p for caller (the identity the transport

@@ -76,7 +76,7 @@ func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
 	}
 	rec := r.Confirmation.Decision
 	if rec.Requester != me || rec.Authority != henry || rec.StampHash != p.Hash() || rec.CorrelationID != "corr-1" ||
-		rec.Operation != deployOp(t, p) || rec.Decision != StateApproved {
+		!rec.Operation.Equal(deployOp(t, p)) || rec.Decision != StateApproved {
 		t.Fatalf("decision record: %+v", rec)
 	}
 	// Allow and deny verdicts answer at once and queue nothing.

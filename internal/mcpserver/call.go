@@ -151,6 +151,8 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 	switch tc.Status {
 	case usecase.ToolDone, usecase.ToolAllowed:
 		return tc, nil
+	case usecase.ToolCarried:
+		return tc, carried(tc)
 	case usecase.ToolDenied:
 		a := r.answerOf(ctx, tc)
 		return tc, toolError(fmt.Errorf("denied at the %s boundary: %s", a.Boundary, a.Reason), &a)
@@ -250,6 +252,20 @@ func result(out any) *mcp.CallToolResult {
 		return toolError(err, nil)
 	}
 	return resultJSON(b)
+}
+
+// carried is the answer of a runtime tool's call whose operation was
+// already handed to this persona's runtime under its correlation id: it
+// is not carried out again.
+func carried(tc hubapi.ToolCall) *mcp.CallToolResult {
+	b, _ := json.Marshal(tc)
+	at := "earlier"
+	if tc.CarriedAt != nil {
+		at = "at " + tc.CarriedAt.Format(time.RFC3339)
+	}
+	text := fmt.Sprintf("already carried out: %s was handed to this runtime %s under correlation_id %q; it is not carried out again\n%s",
+		tc.Operation, at, tc.CorrelationID, b)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
 }
 
 // pending is the answer of a call whose confirmation is still pending.

@@ -49,6 +49,10 @@ type Param struct {
 	// call (Tool.Exports): the hub judges it by the secret and authority
 	// material table on the file it resolves to (confirm.Egress).
 	File bool
+	// Unbound marks an argument that never changes what a call does (the
+	// paging of a list): it is left out of the operation's bound
+	// arguments (Tool.Bound). Every other argument is bound.
+	Unbound bool
 }
 
 // Argument limits shared by the table. They are the hub's limits too
@@ -120,8 +124,9 @@ func sha256Hex(name, doc string, required bool) Param {
 func page() []Param {
 	return []Param{
 		{Name: "after", Type: TypeString, Doc: "the continuation token of the previous page's \"next\"; absent for the first page",
-			MaxLength: paging.MaxToken, Pattern: `^[A-Za-z0-9_-]*$`},
-		integer("limit", fmt.Sprintf("items per page, 1 to %d (default %d)", paging.MaxLimit, paging.DefaultLimit), 1, paging.MaxLimit),
+			MaxLength: paging.MaxToken, Pattern: `^[A-Za-z0-9_-]*$`, Unbound: true},
+		{Name: "limit", Type: TypeInteger, Doc: fmt.Sprintf("items per page, 1 to %d (default %d)", paging.MaxLimit, paging.DefaultLimit),
+			Min: 1, Max: paging.MaxLimit, Unbound: true},
 	}
 }
 

@@ -246,6 +246,44 @@ func (a Args) Canonical() []byte {
 	return b
 }
 
+// Bound returns the call's bound arguments, the part of its operation
+// that an approval binds (confirm.Operation.Arguments): every argument
+// given, in the tool's parameter order, but correlation_id (it names the
+// call) and those marked Unbound (paging). One rule over the whole table,
+// so a new tool's arguments are bound without anyone remembering to. A
+// file's content is bound by its sha256 and size: the decider sees and
+// the fingerprint binds exactly those bytes, not a copy of them.
+func (t Tool) Bound(a Args) []confirm.Argument {
+	var out []confirm.Argument
+	for _, p := range t.Params {
+		v, ok := a.m[p.Name]
+		if !ok || p.Unbound {
+			continue
+		}
+		out = append(out, confirm.Argument{Name: p.Name, Value: boundValue(p, v)})
+	}
+	return out
+}
+
+// boundValue is an argument's value as confirm.Argument keeps it: a
+// string as it is (its parameter fixes its type, so "3" and 3 never meet),
+// a file's content as its digest, anything else as canonical JSON.
+func boundValue(p Param, v any) string {
+	s, isString := v.(string)
+	switch {
+	case p.Type == TypeContent:
+		sum := sha256.Sum256([]byte(s))
+		return fmt.Sprintf("sha256:%s, %d bytes", hex.EncodeToString(sum[:]), len(s))
+	case isString:
+		return s
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // shown to the decider: "<" as itself
+	_ = enc.Encode(v)        // decoded JSON always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // Caller is the persona a call is made as.
 type Caller struct {
 	// PersonaID is the generation's registry id.

@@ -278,3 +278,71 @@ func TestEveryTextArgumentRefusesInvisibleCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryEffectBearingArgumentIsBound: the one rule of Tool.Bound over
+// the whole table. Every argument of every tool but paging is bound (a
+// change of it changes the operation an approval binds), correlation_id
+// never is, and a file's content is bound by its sha256 and size, not
+// carried. A parameter marked Unbound that is not paging fails here.
+func TestEveryEffectBearingArgumentIsBound(t *testing.T) {
+	paging := map[string]bool{}
+	for _, p := range page() {
+		paging[p.Name] = true
+	}
+	sample := func(p Param, alt bool) any {
+		s := "v"
+		if alt {
+			s = "w"
+		}
+		switch p.Type {
+		case TypeInteger:
+			if alt {
+				return json.Number("4")
+			}
+			return json.Number("3")
+		case TypeStrings:
+			return []any{s}
+		}
+		return s
+	}
+	for _, row := range All() {
+		m := map[string]any{"correlation_id": "c-1"}
+		for _, p := range row.Params {
+			m[p.Name] = sample(p, false)
+			if p.Unbound && !paging[p.Name] {
+				t.Errorf("%s: argument %q is marked Unbound but is not paging: it changes the effect", row.Name, p.Name)
+			}
+		}
+		bound := row.Bound(Args{m: m})
+		var names []string
+		for _, a := range bound {
+			names = append(names, a.Name)
+		}
+		for _, p := range row.Params {
+			if p.Unbound != !slices.Contains(names, p.Name) {
+				t.Errorf("%s: argument %q bound=%v, want %v", row.Name, p.Name, slices.Contains(names, p.Name), !p.Unbound)
+			}
+			if p.Unbound {
+				continue
+			}
+			changed := map[string]any{}
+			for k, v := range m {
+				changed[k] = v
+			}
+			changed[p.Name] = sample(p, true)
+			if slices.Equal(row.Bound(Args{m: changed}), bound) {
+				t.Errorf("%s: changing argument %q leaves the bound operation as it was", row.Name, p.Name)
+			}
+		}
+		if slices.Contains(names, "correlation_id") {
+			t.Errorf("%s: correlation_id is bound", row.Name)
+		}
+	}
+	w, _ := Lookup("workspace_write")
+	got := w.Bound(Args{m: map[string]any{"path": "QUEUE.md", "content": "hello"}})
+	want := []confirm.Argument{{Name: "path", Value: "QUEUE.md"},
+		{Name: "content", Value: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824, 5 bytes"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("workspace_write's bound content: %v\nwant %v", got, want)
+	}
+}

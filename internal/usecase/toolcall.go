@@ -36,6 +36,11 @@ const (
 	ToolConfirm ToolStatus = "confirm"
 	// ToolDenied: terminal; Decision names the boundary and the reason.
 	ToolDenied ToolStatus = "denied"
+	// ToolCarried: a runtime tool's call under a correlation id whose
+	// operation was already handed to the runtime to carry out, at
+	// CarriedAt. Terminal: do not carry it out again. (A hub tool's retry
+	// is answered with its recorded "done" and Result.)
+	ToolCarried ToolStatus = "carried"
 )
 
 // ToolRequest is one tool call as a transport decoded it.
@@ -62,6 +67,11 @@ type ToolCall struct {
 	ConfirmationID string `json:"confirmation_id,omitempty"`
 	// Result is the executor's answer (status done).
 	Result json.RawMessage `json:"result,omitempty"`
+	// CarriedAt is when the call's operation was carried out (done, a
+	// write) or handed to the runtime (allowed, carried): a retry under the
+	// same correlation id is answered with this record, never carried out
+	// again.
+	CarriedAt *time.Time `json:"carried_at,omitempty"`
 }
 
 // Call is what an executor is given: the call, decided and allowed.
@@ -204,21 +214,63 @@ func (u *Cases) CallTool(ctx context.Context, k Key, caller Caller, req ToolRequ
 		var plan store.Plan
 		var err error
 		out, plan, err = u.planCall(ctx, caller, req, row, args, corr)
-		if err != nil || plan.Empty() {
+		if err != nil {
 			return store.Plan{}, err
 		}
-		if out.Status == ToolDone {
-			rec, err := u.record(once, out)
+		if carriesOut(row, out, plan) {
+			rec, err := u.recordCarried(once, &out)
 			if err != nil {
 				return store.Plan{}, err
 			}
 			plan.Join(rec)
+		}
+		if plan.Empty() {
+			return store.Plan{}, nil
 		}
 		rec, err := u.record(k, out)
 		plan.Join(rec)
 		return plan, err
 	})
 	return out, err
+}
+
+// carriesOut reports whether the planned call carries an operation out:
+// a hub tool's write, or a runtime tool that changes something (a
+// workspace write, a publication) handed to the runtime. A read is not
+// recorded: reading again changes nothing.
+func carriesOut(row tools.Tool, out ToolCall, plan store.Plan) bool {
+	switch out.Status {
+	case ToolDone:
+		return !plan.Empty()
+	case ToolAllowed:
+		inv, known := stamp.LookupTool(row.Name)
+		return !known || inv.Kind.Mutates()
+	}
+	return false
+}
+
+// recordCarried plans the record of a call carried out (stamping out with
+// the time): under its correlation id (once), and, when it was carried out
+// on an approved confirmation, beside that confirmation for as long as it
+// is kept (confirm.PlanCarried). A retry is answered from either record:
+// a hub tool's with its "done" and result, a runtime tool's as carried.
+func (u *Cases) recordCarried(once Key, out *ToolCall) (store.Plan, error) {
+	now := u.now().UTC()
+	out.CarriedAt = &now
+	recorded := *out
+	if recorded.Status == ToolAllowed {
+		recorded.Status = ToolCarried
+	}
+	plan, err := u.record(once, recorded)
+	if err != nil || out.ConfirmationID == "" {
+		return plan, err
+	}
+	b, err := json.Marshal(recorded)
+	if err != nil {
+		return store.Plan{}, fmt.Errorf("%s: record what was carried out: %w", out.Tool, err)
+	}
+	plan.Join(confirm.PlanCarried(out.ConfirmationID, b))
+	return plan, nil
 }
 
 // correlationOf is the call's correlation id: the request's, the
@@ -281,6 +333,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		return out, store.Plan{}, err
 	}
 	out.Operation.Target = target
+	out.Operation.Arguments = row.Bound(args)
 	res, plan, err := u.queue.PlanRequest(ctx, caller.Principal, pol, out.Operation, corr)
 	if err != nil {
 		return out, store.Plan{}, err
@@ -288,6 +341,20 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 	out.Decision = res.Decision
 	if res.Confirmation != nil {
 		out.ConfirmationID = res.Confirmation.ID
+	}
+	if res.Status == confirm.StatusAllowed && res.Confirmation != nil {
+		// An approved confirmation allows its operation once: after that,
+		// whoever reaches it again is told what was done.
+		if b, ok, err := u.queue.Carried(ctx, res.Confirmation.ID); err != nil || ok {
+			if err != nil {
+				return out, store.Plan{}, err
+			}
+			var done ToolCall
+			if err := json.Unmarshal(b, &done); err != nil {
+				return out, store.Plan{}, fmt.Errorf("confirmation %s: what was carried out: %w: %v", res.Confirmation.ID, store.ErrCorrupt, err)
+			}
+			return done, store.Plan{}, nil
+		}
 	}
 	switch res.Status {
 	case confirm.StatusDenied:
