@@ -75,6 +75,9 @@ func draftItem(p registry.Persona, d channel.Draft) channel.Item {
 }
 
 // fileItem reads the file at rel of p's own workspace into a file item.
+// The call was decided on the file rel resolved to (Cases.exported); the
+// file read is judged again by the same table, so a link swapped in
+// between still takes no material out.
 func (u *Cases) fileItem(p registry.Persona, rel, caption string) (channel.Item, []byte, error) {
 	root, err := workspace.Open(workspace.HomeDir(u.home.Dir, p.Address), nil)
 	if err != nil {
@@ -94,6 +97,9 @@ func (u *Cases) fileItem(p registry.Persona, rel, caption string) (channel.Item,
 	}
 	if !page.EOF {
 		return channel.Item{}, nil, fmt.Errorf("%w: %s grew over %d bytes while it was read", channel.ErrFileTooLarge, page.Path, channel.MaxFile)
+	}
+	if d := confirm.Egress(page.Path); d.Verdict == confirm.Deny {
+		return channel.Item{}, nil, fmt.Errorf("send %s: %w: %s", rel, confirm.ErrSecretMaterial, d)
 	}
 	sum := sha256.Sum256(page.Data)
 	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: channel.KindFile, Text: caption,

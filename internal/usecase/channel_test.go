@@ -261,3 +261,20 @@ func TestFencedInstanceCannotWriteToTheHuman(t *testing.T) {
 		t.Fatalf("a fenced instance's reaction: %v, want ErrFenced", err)
 	}
 }
+
+// The executor that reads a file for the human judges the file it read by
+// the material table too: the call was decided on where the path led
+// before, and a link swapped in since (here: the executor asked directly
+// for a link to .env) still puts no material in an item.
+func TestFileItemJudgesTheFileItRead(t *testing.T) {
+	in := newInstallation(t)
+	sec, _ := active(t, in, "root/secretary", "Porrima")
+	dir := workspace.HomeDir(in.home.Dir, sec.Address)
+	mustNil(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o700))
+	mustNil(t, os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=xyz\n"), 0o600))
+	mustNil(t, os.Symlink("../.env", filepath.Join(dir, "notes", "env.md")))
+	it, data, err := in.cases.fileItem(sec, "notes/env.md", "")
+	if !errors.Is(err, confirm.ErrSecretMaterial) || !strings.Contains(err.Error(), confirm.BoundarySecretValues.String()) || data != nil {
+		t.Fatalf("fileItem of a link to .env: %+v %q %v; want ErrSecretMaterial naming its boundary", it, data, err)
+	}
+}

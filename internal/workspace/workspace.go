@@ -405,13 +405,15 @@ func HomeDir(home, address string) string {
 type Removed struct {
 	Path string `json:"path"`
 	// SHA256 is the digest of what was removed, so that the caller can
-	// tell what it was.
-	SHA256 string `json:"sha256"`
+	// tell what it was; empty for secret material (confirm.Egress), whose
+	// digest leaves the workspace no more than its bytes do.
+	SHA256 string `json:"sha256,omitempty"`
 	Size   int64  `json:"size"`
 }
 
 // Remove deletes the file at p, a mutable path (a directory or a link is
-// refused, never followed).
+// refused, never followed). The hub confirms removing a secret with the
+// bound human; the answer then names no digest.
 func (r *Root) Remove(p string) (Removed, error) {
 	rel, err := r.resolve("remove", p)
 	if err != nil {
@@ -426,6 +428,9 @@ func (r *Root) Remove(p string) (Removed, error) {
 	}
 	if err := r.fs.Remove(rel); err != nil {
 		return Removed{}, notFound("remove", rel, err)
+	}
+	if confirm.Egress(rel).Verdict == confirm.Deny {
+		d.SHA256 = ""
 	}
 	return Removed{Path: rel, SHA256: d.SHA256, Size: d.Size}, nil
 }

@@ -271,3 +271,19 @@ func TestRemoveOnlyMutableFiles(t *testing.T) {
 		t.Fatalf("remove again: %v, want ErrNotFound", err)
 	}
 }
+
+// Removing a secret (once its bound human confirmed it) answers no digest:
+// a secret's sha256 leaves the workspace no more than its bytes do.
+func TestRemovedSecretLeavesNoDigest(t *testing.T) {
+	r := tree(t, map[string]string{"memory/.env": "SECRET=xyz\n", "memory/old.md": "old"})
+	got, err := r.Remove("memory/.env")
+	if err != nil || got.SHA256 != "" || got.Path != "memory/.env" {
+		t.Fatalf("remove memory/.env: %+v, %v; want it removed without a digest", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(r.Dir(), "memory", ".env")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("memory/.env is still there: %v", err)
+	}
+	if got, err := r.Remove("memory/old.md"); err != nil || got.SHA256 == "" {
+		t.Fatalf("remove memory/old.md: %+v, %v; want its digest", got, err)
+	}
+}
