@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -58,4 +59,23 @@ func wantStandingRow(t *testing.T, out string) {
 	if !regexp.MustCompile(`(?m)^standing +yes$`).MatchString(out) {
 		t.Fatalf("persona show does not say the persona stands:\n%s", out)
 	}
+}
+
+// persona add refuses a credential given as the character composition or
+// the session lineage, saying so without repeating it; stamps carry
+// bindings only.
+func TestPersonaAddRefusesCredentials(t *testing.T) {
+	c := newCLI(t)
+	for _, tc := range [][]string{
+		{"--character", "client_secret:s3cr3t_value"},
+		{"--session", "api_token:ghp_0123456789abcdefghijABCDEFGHIJ012345"},
+	} {
+		args := append([]string{"persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica"}, tc...)
+		errOut := c.fails(args...)
+		wantContains(t, "persona add "+tc[0], errOut, "looks like a credential", "stamps carry bindings only")
+		if strings.Contains(errOut, tc[1]) {
+			t.Errorf("persona add %s repeats the credential: %s", tc[0], errOut)
+		}
+	}
+	c.activate("--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
 }

@@ -1,6 +1,7 @@
 package confirm
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -110,4 +111,54 @@ func Egress(path string) Decision {
 		return m.refusal(path)
 	}
 	return Decision{Verdict: Allow}
+}
+
+// CredentialValue is one row of the value half of the secret material
+// table: text that is itself a secret credential value, whatever field or
+// file holds it.
+type CredentialValue struct {
+	// Pattern is a regular expression found anywhere in the text.
+	Pattern string
+	// What says what such text is, for the refusal an operator reads
+	// (which never repeats the text).
+	What string
+}
+
+// CredentialValues is the value half of the one secret material table
+// (docs/authorization.md lists it): where SecretMaterial names the files
+// whose contents are secret, these name the values that are, wherever they
+// stand. The first row that matches decides.
+var CredentialValues = []CredentialValue{
+	{Pattern: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`, What: "a PEM private key"},
+	{Pattern: `\bgh[pousr]_[A-Za-z0-9]{20,}`, What: "a GitHub token"},
+	{Pattern: `\bgithub_pat_[A-Za-z0-9_]{20,}`, What: "a GitHub fine-grained token"},
+	{Pattern: `\bsk-[A-Za-z0-9_-]{16,}`, What: "an API secret key"},
+	{Pattern: `\bxox[abposr]-[A-Za-z0-9-]{10,}`, What: "a Slack token"},
+	{Pattern: `\b(AKIA|ASIA)[A-Z0-9]{16}\b`, What: "an AWS access key id"},
+	{Pattern: `\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.`, What: "a JSON Web Token"},
+	// A key naming a secret, then its value: client_secret:…, api_token=…,
+	// password=…. The key's last word decides (author:henry is no secret).
+	{Pattern: `(?i)(secret|passw(or)?d|passphrase|pwd|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|bearer)\s*[:=]\s*\S`,
+		What: "a key:value pair naming a secret"},
+}
+
+// credentialValues is CredentialValues compiled, in the table's order.
+var credentialValues = func() []*regexp.Regexp {
+	rs := make([]*regexp.Regexp, len(CredentialValues))
+	for i, v := range CredentialValues {
+		rs[i] = regexp.MustCompile(v.Pattern) // constant; TestCredentialValueTable compiles every row
+	}
+	return rs
+}()
+
+// CredentialIn finds the first credential value row that text matches:
+// text that must not be kept where bindings are (a stamp carries bindings,
+// never credentials).
+func CredentialIn(text string) (CredentialValue, bool) {
+	for i, r := range credentialValues {
+		if r.MatchString(text) {
+			return CredentialValues[i], true
+		}
+	}
+	return CredentialValue{}, false
 }

@@ -242,6 +242,7 @@ var errorTable = []struct {
 	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrStampMissing, http.StatusConflict, "stamp_missing"},
+	{usecase.ErrCredentialValue, http.StatusBadRequest, "credential_value"},
 	{stamp.ErrStampUnreadable, http.StatusConflict, "stamp_unreadable"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 	{stamp.ErrStampTooLarge, http.StatusConflict, "stamp_too_large"},

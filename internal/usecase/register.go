@@ -22,9 +22,24 @@ type Registration struct {
 	HumanSurfaces []stamp.SurfaceBinding
 }
 
+// ErrCredentialValue: a registration field that goes into the stamp holds
+// what looks like a credential; a stamp carries bindings, never credentials.
+var ErrCredentialValue = errors.New("stamps carry bindings only, never credentials")
+
 // prepare validates in and fills its defaults as a pending registration.
+// The fields a registration writes into the stamp as given are first held
+// to the secret material table's credential values (before the registry's
+// checks, whose refusals quote what they refuse).
 func (u *Cases) prepare(in Registration) (registry.Persona, error) {
 	reg := in.Registration
+	for _, f := range []struct{ name, value string }{
+		{"character hash", reg.CharacterHash}, {"session lineage", reg.SessionLineage},
+	} {
+		if c, found := confirm.CredentialIn(f.value); found {
+			return registry.Persona{}, fmt.Errorf("%s: the value (%d bytes, not repeated here) looks like a credential: %s; %w: give a hash or an id, or leave it empty to have one made",
+				f.name, len(f.value), c.What, ErrCredentialValue)
+		}
+	}
 	reg.Pending = true
 	return u.reg.Prepare(reg)
 }
