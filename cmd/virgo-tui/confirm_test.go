@@ -114,9 +114,11 @@ func TestConfirmDenyRememberAndPrompts(t *testing.T) {
 }
 
 // A retirement approved by the bound human retires the persona, and the
-// retired generation's token stops working at once.
+// retired generation's token stops working at once: its seat file goes,
+// and the token itself, named by file, is refused.
 func TestConfirmedRetirementRetires(t *testing.T) {
 	c := confirmSetup(t)
+	token := personaTokenFile(t, c, "work/core/deputy")
 	out := c.ok("persona", "retire", "work/core/deputy", "--reason", "task done", "--as", "human:henry")
 	wantContains(t, "queued", out, "queued for human:henry", "you are the bound human")
 	id := strings.Fields(out[strings.Index(out, "confirm approve ")+len("confirm approve "):])[0]
@@ -127,7 +129,11 @@ func TestConfirmedRetirementRetires(t *testing.T) {
 	wantContains(t, "persona list", c.ok("persona", "list", "--all"), "Zaniah", "retired")
 	wantContains(t, "retired acts", c.fails("confirm", "request", "--as", "work/core/deputy", "--persona", "work/core/deputy",
 		"--tool", "workspace_read", "--target", "path:memory/notes.md", "--shape", "read:range", "--correlation-id", "after"),
-		"work/core/deputy has no holder; last held by Zaniah (generation 1, retired)")
+		"acting as work/core/deputy: work/core/deputy: no active holder on this host")
+	errOut := c.fails("confirm", "list", "--as", "work/core/deputy", "--token-file", token)
+	if !strings.Contains(errOut, "unauthenticated") && !strings.Contains(errOut, "retired") {
+		t.Errorf("the retired generation's token was not refused as such: %s", errOut)
+	}
 }
 
 // confirm request --wait asks again under its correlation id until the

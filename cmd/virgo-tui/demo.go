@@ -34,7 +34,7 @@ for it, and start simulated persona runtimes that beat, change activity and ask
 for confirmations of every kind — at a pace that keeps about eight waiting;
 unanswered ones expire after three minutes ($VIRGO_CONFIRM_TTL), so the queue
 stays readable. You are $VIRGO_PRINCIPAL, else human:$USER, else
-human:operator. Then open the console on it: this is the first thing to run.
+human:owner. Then open the console on it: this is the first thing to run.
 
 With --headless there is no console: the simulation runs for --for (until
 Ctrl-C without it), a stand-in operator decides what is routed to you, and a
@@ -111,7 +111,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 		return err
 	}
 
-	operator, err := demo.Operator()
+	operator, err := hubclient.DefaultOperator()
 	if err != nil {
 		return err
 	}

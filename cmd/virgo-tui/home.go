@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,14 +17,19 @@ import (
 )
 
 // principal is who a command acts as: --as, else $VIRGO_PRINCIPAL, else
-// human:$USER. A human principal comes back normalized ("human:<name>"); a
-// persona is named by its address (or name) as given.
+// the default operator (hubclient.DefaultOperator: human:$USER, else
+// human:owner). A human principal comes back normalized ("human:<name>");
+// a persona is named by its address (or name) as given.
 func (a *app) principal() (ref string, human bool, err error) {
 	as := a.as
 	if as == "" {
 		as = os.Getenv(hubclient.PrincipalEnv)
 	}
-	if as == "" || strings.HasPrefix(as, "human:") {
+	if as == "" {
+		h, err := hubclient.DefaultOperator()
+		return h, true, err
+	}
+	if strings.HasPrefix(as, "human:") {
 		h, err := registry.NormalizeHuman(as)
 		return h, true, err
 	}
@@ -39,8 +43,8 @@ func (a *app) principal() (ref string, human bool, err error) {
 // the home's socket, and release stops it (drained, presence flushed,
 // store closed). Waiting for a hub, and retrying a call after any transport
 // error, is the client's alone (hubclient's retry budget); a command does
-// not start over. A persona principal acts with the token of its seat's
-// active holder, read from the generation's private directory.
+// not start over. A persona principal acts with its own generation's token
+// and nothing else (personaClient).
 func (a *app) client(ctx context.Context) (c *hubclient.Client, release func() error, err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
@@ -51,34 +55,81 @@ func (a *app) client(ctx context.Context) (c *hubclient.Client, release func() e
 		return nil, nil, err
 	}
 	start := hubclient.WithStarter(hub.InProcessOn(home, a.storeFlag))
-	if human {
-		c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(ref), start)
+	if !human {
+		c, err := a.personaClient(ctx, home, ref, start)
 		if err != nil {
 			return nil, nil, err
 		}
 		return c, c.Close, nil
 	}
-	// The seat's holder is looked up as the local operator, who may read it.
-	op, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), start)
+	c, err = hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(ref), start)
 	if err != nil {
 		return nil, nil, err
 	}
-	fail := func(err error) (*hubclient.Client, func() error, error) {
-		return nil, nil, errors.Join(err, op.Close())
+	return c, c.Close, nil
+}
+
+// ErrNotThisPersona: the token a command was given is another principal's
+// than the persona it acts as.
+var ErrNotThisPersona = errors.New("the token is not this persona's")
+
+// personaClient is a client acting as persona ref (an address or a name)
+// with its runtime token, found without asking anyone: --token-file, else
+// $VIRGO_TOKEN_FILE, else the seat file the hub wrote in the home when it
+// issued the token (hubapi.FindSeat). Whom the token belongs to is then
+// asked of the hub (whoami), which answers from the token alone; a token
+// of another principal is refused. No operator token is read, so a runtime
+// works with $USER unset or any login, and never enrols anyone.
+func (a *app) personaClient(ctx context.Context, home registry.Home, ref string, start hubclient.DialOption) (*hubclient.Client, error) {
+	path := a.tokenFile
+	if path == "" {
+		path = os.Getenv(hubclient.TokenFileEnv)
 	}
-	v, err := op.Persona(ctx, ref)
+	if path == "" {
+		seat, err := hubapi.FindSeat(home.Dir, ref)
+		if err != nil {
+			return nil, fmt.Errorf("acting as %s: %w. A persona acts only while active: the hub writes its seat file when it "+
+				"issues the token of a generation activated on this host, and removes it at retirement (an operator sees why with "+
+				"`persona show %s`); a runtime given its token otherwise names the file with --token-file or $%s",
+				ref, err, ref, hubclient.TokenFileEnv)
+		}
+		path = hubapi.SeatTokenFile(home.Dir, seat)
+	}
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), start)
 	if err != nil {
-		return fail(fmt.Errorf("acting as %s: %w", ref, err))
+		return nil, fmt.Errorf("acting as %s: %w", ref, err)
 	}
-	if p := v.Persona; p.State != registry.StateActive {
-		return fail(fmt.Errorf("acting as %s: %s (%s, generation %d) is %s; a persona acts only while active",
-			ref, p.Address, p.Name, p.Generation, p.State))
+	who, err := c.WhoAmI(ctx)
+	if err == nil {
+		err = tokenIs(ctx, c, who, ref)
 	}
-	c, err = hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(filepath.Join(home.GenerationDir(v.Persona.ID), hubapi.TokenFile)), start)
 	if err != nil {
-		return fail(fmt.Errorf("acting as %s: %w", ref, err))
+		return nil, errors.Join(fmt.Errorf("acting as %s with %s: %w", ref, path, err), c.Close())
 	}
-	return c, func() error { return errors.Join(c.Close(), op.Close()) }, nil
+	return c, nil
+}
+
+// tokenIs checks that identity who, which c's token has, is persona ref:
+// its address, or — ref being a name — the generation of that name (a
+// persona reads its own record, and no other).
+func tokenIs(ctx context.Context, c *hubclient.Client, who hubapi.Identity, ref string) error {
+	wrong := fmt.Errorf("%w: it is the token of %s", ErrNotThisPersona, who.Principal)
+	switch {
+	case who.Kind != hubapi.PrincipalPersona:
+		return wrong
+	case strings.Contains(ref, "/"):
+		if addr, err := registry.ParseAddress(strings.TrimSpace(ref)); err != nil {
+			return err
+		} else if addr.String() != who.Principal {
+			return wrong
+		}
+		return nil
+	}
+	v, err := c.Persona(ctx, ref)
+	if errors.Is(err, hubapi.ErrForbidden) || err == nil && v.Persona.ID != who.PersonaID {
+		return wrong
+	}
+	return err
 }
 
 // withClient runs fn with a client of the installation (see client) and
@@ -97,23 +148,13 @@ func (a *app) withClient(ctx context.Context, fn func(context.Context, *hubclien
 // lock before it goes through a hub instead (one may be starting).
 const directOpenTimeout = 200 * time.Millisecond
 
-// hubAnswers is readDirect's one look, without the retry budget, for a hub
-// serving home, made as the operator the command's client would dial
-// first (app.client). Looking as anyone else failed whenever that one was
-// not enrolled — the default operator, say, beside --as human:ada — and
-// sent the command to wait out the hub's lock on the file
-// (directOpenTimeout) before it went through the hub all the same.
+// hubAnswers is readDirect's one look, without the retry budget and
+// without a token (hubclient.Probe), for a hub serving home: looking as an
+// operator would read a token file the command may have no business with
+// (a persona's command), or enrol a first install's human as a side effect.
 func (a *app) hubAnswers(ctx context.Context, home registry.Home) bool {
-	op := ""
-	if ref, human, err := a.principal(); err == nil && human {
-		op = ref
-	}
-	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(op), hubclient.WithRetryBudget(0))
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
+	_, err := hubclient.Probe(ctx, home.Dir)
+	return err == nil
 }
 
 // readDirect runs a read-only fn on the database itself when no hub runs —

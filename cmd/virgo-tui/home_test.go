@@ -82,12 +82,14 @@ func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
 }
 
 // A persona principal acts with its active generation's token; a pending
-// one has none yet and is refused with the reason.
+// one has none yet and is refused, saying so and how an operator sees why
+// (the runtime itself asks no operator).
 func TestActingAsAPersona(t *testing.T) {
 	c := newCLI(t)
 	r := c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima")
 	errOut := c.fails("confirm", "list", "--as", "work/core/lead")
-	wantContains(t, "pending persona", errOut, "work/core/lead (Porrima, generation 1) is pending; a persona acts only while active")
+	wantContains(t, "pending persona", errOut, "acting as work/core/lead: work/core/lead: no active holder on this host",
+		"A persona acts only while active", "persona show work/core/lead")
 	c.ok("confirm", "approve", r.Confirmation.ID)
 	if out := c.ok("confirm", "list", "--as", "work/core/lead", "-o", "json"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("the lead sees confirmations not its own: %s", out)

@@ -49,11 +49,10 @@ func (a *app) checkFirstInstall(ctx context.Context, home registry.Home, name st
 // answering on its socket, else from the store's records (others: the
 // active operators, each "human:NAME on HOST", when read there).
 func (a *app) enrolsByFile(ctx context.Context, home registry.Home) (enrols bool, others []string, err error) {
-	// GET /v1/health needs no token; acting as an operator here would take
-	// the first-install branch of hubapi.OperatorToken, writing a file.
-	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithToken("health-needs-no-token"), hubclient.WithRetryBudget(0)); err == nil {
-		h, err := c.Health(ctx)
-		return h.EnrolsByFile, nil, errors.Join(err, c.Close())
+	// Acting as an operator here would take the first-install branch of
+	// hubapi.OperatorToken, writing a file: the probe carries no token.
+	if h, err := hubclient.Probe(ctx, home.Dir); err == nil {
+		return h.EnrolsByFile, nil, nil
 	}
 	host, err := os.Hostname()
 	if err != nil {

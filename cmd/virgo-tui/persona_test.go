@@ -12,7 +12,6 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // cli runs the real cobra command tree in-process against one home, the
@@ -96,16 +95,12 @@ func (c *cli) enrolActing(args []string) {
 	if _, err := os.Stat(c.home); err != nil {
 		return // a home the command itself makes (demo): its first human enrols at first install
 	}
-	// A persona's seat is looked up as the local operator (app.client).
-	local, _ := registry.NormalizeHuman("")
-	for _, h := range []string{as, local} {
-		name, ok := strings.CutPrefix(h, "human:")
-		if !ok || !hubapi.ValidOperatorName(name) {
-			continue
-		}
-		if _, err := hubapi.EnrolOperator(c.home, name, hubapi.NoUID); err != nil && !errors.Is(err, hubapi.ErrAlreadyEnrolled) {
-			c.t.Fatal(err)
-		}
+	name, ok := strings.CutPrefix(as, "human:")
+	if !ok || !hubapi.ValidOperatorName(name) {
+		return // a persona acts with its own token, no operator's
+	}
+	if _, err := hubapi.EnrolOperator(c.home, name, hubapi.NoUID); err != nil && !errors.Is(err, hubapi.ErrAlreadyEnrolled) {
+		c.t.Fatal(err)
 	}
 }
 

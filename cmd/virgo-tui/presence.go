@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 func init() { subcommands = append(subcommands, newPresenceCmd) }
@@ -38,7 +35,7 @@ is where it matters).`,
 }
 
 func newPresenceReportCmd(a *app, verb string) *cobra.Command {
-	var activity, summary, tokenFile string
+	var activity, summary string
 	short := "Send one heartbeat as the persona at ADDRESS"
 	if verb == "set" {
 		short = "Set the activity and/or summary of the persona at ADDRESS"
@@ -74,15 +71,11 @@ func newPresenceReportCmd(a *app, verb string) *cobra.Command {
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (%d beats this hub run)\n", args[0], ack.State, ack.Beats)
 				return err
 			}
-			if tokenFile != "" {
-				return a.withTokenFile(cmd.Context(), tokenFile, report)
-			}
 			return a.actingAs(args[0]).withClient(cmd.Context(), report)
 		},
 	}
 	cmd.Flags().StringVar(&activity, "activity", "", "what the persona is doing now")
 	cmd.Flags().StringVar(&summary, "summary", "", "a one-line summary of its current work")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "the generation's token file (default: looked up from ADDRESS)")
 	return cmd
 }
 
@@ -93,21 +86,6 @@ func (a *app) actingAs(ref string) *app {
 	b := *a
 	b.as = ref
 	return &b
-}
-
-// withTokenFile runs fn with a client acting with the token in path (a
-// runtime's own token file), connected like every command (app.withClient).
-func (a *app) withTokenFile(ctx context.Context, path string, fn func(context.Context, *hubclient.Client) error) (err error) {
-	home, err := registry.ResolveHome(a.homeFlag)
-	if err != nil {
-		return err
-	}
-	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), hubclient.WithStarter(hub.InProcessOn(home, a.storeFlag)))
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, c.Close()) }()
-	return fn(ctx, c)
 }
 
 func newPresenceListCmd(a *app) *cobra.Command {

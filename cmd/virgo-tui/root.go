@@ -17,6 +17,9 @@ type app struct {
 	storeFlag string
 	// as is --as: the acting principal (see app.principal).
 	as string
+	// tokenFile is --token-file: a persona principal's runtime token
+	// (see app.personaClient).
+	tokenFile string
 }
 
 // subcommands are added by each command file's init, so that files owned by
@@ -43,7 +46,8 @@ can connect) when none runs. Every subcommand goes through the hub the same way.
 	}
 	root.PersistentFlags().StringVar(&a.homeFlag, "home", "", "installation home (default $VIRGO_HOME, else $XDG_DATA_HOME/virgo)")
 	root.PersistentFlags().StringVar(&a.storeFlag, "store", "", "the store: bolt:PATH, or etcd://host:2379[,host:2379…]/PREFIX (default $VIRGO_STORE, else the home's database file)")
-	root.PersistentFlags().StringVar(&a.as, "as", "", "acting principal: human:<name> or a persona address (default $VIRGO_PRINCIPAL, else human:$USER)")
+	root.PersistentFlags().StringVar(&a.as, "as", "", "acting principal: human:<name> or a persona address (default $VIRGO_PRINCIPAL, else human:$USER, else human:owner)")
+	root.PersistentFlags().StringVar(&a.tokenFile, "token-file", "", "a persona's runtime token file, when acting as a persona (default $VIRGO_TOKEN_FILE, else the one the home's seat file names)")
 	for _, sub := range subcommands {
 		root.AddCommand(sub(a))
 	}

@@ -137,8 +137,7 @@ func (a *app) onStore(ctx context.Context, viaHub func(context.Context, *hubclie
 		return fmt.Errorf("%w: the installation's store is %s; etcd checks and copies its own data "+
 			"(etcdctl endpoint health, etcdctl snapshot save FILE)", errStoreNotBolt, spec)
 	}
-	if c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(""), hubclient.WithRetryBudget(0)); err == nil {
-		c.Close()
+	if a.hubAnswers(ctx, home) {
 		return a.withClient(ctx, viaHub)
 	}
 	if err := direct(db); !errors.Is(err, store.ErrLocked) {

@@ -298,20 +298,3 @@ func (q pendingQueue) apply(t *testing.T, op *hubclient.Client, ch hubapi.Change
 		}
 	}
 }
-
-// Issue 9: the demo operator is human:<login>, or human:operator when $USER
-// is empty, never a blank.
-func TestDemoOperatorIsNeverBlank(t *testing.T) {
-	for _, c := range []struct{ principal, user, want string }{
-		{"", "Ada", "human:ada"},
-		{"", "", "human:operator"},
-		{"", "not a login!", "human:operator"},
-		{"human:henry", "ada", "human:henry"},
-	} {
-		t.Setenv(hubclient.PrincipalEnv, c.principal)
-		t.Setenv("USER", c.user)
-		if got, err := Operator(); err != nil || got != c.want {
-			t.Errorf("VIRGO_PRINCIPAL=%q USER=%q: %q, %v; want %q", c.principal, c.user, got, err, c.want)
-		}
-	}
-}

@@ -2,13 +2,10 @@ package demo
 
 import (
 	"context"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // DefaultMaxPending is how many confirmations the demo keeps waiting: the
@@ -82,23 +79,4 @@ func (p *pacer) run(ctx context.Context, op *hubclient.Client, period time.Durat
 		case <-time.After(period):
 		}
 	}
-}
-
-// demoOperatorName is the operator of a demo run when neither
-// $VIRGO_PRINCIPAL nor a usable $USER names one.
-const demoOperatorName = "operator"
-
-// Operator is the human a demo runs as: $VIRGO_PRINCIPAL when set, else
-// human:<login> from $USER, else human:operator — never blank, and not the
-// persona default human:owner, which would read as someone else.
-func Operator() (string, error) {
-	if p := strings.TrimSpace(os.Getenv(hubclient.PrincipalEnv)); p != "" {
-		return registry.NormalizeHuman(p)
-	}
-	if u := strings.TrimSpace(os.Getenv("USER")); u != "" {
-		if h, err := registry.NormalizeHuman(u); err == nil {
-			return h, nil
-		}
-	}
-	return registry.NormalizeHuman(demoOperatorName)
 }

@@ -341,6 +341,9 @@ func (h *Hub) trackPersona(p registry.Persona, check bool) error {
 	if p.State == registry.StateRetired {
 		h.tokens.Revoke(p.ID)
 		h.stamps.forget(p.ID)
+		if err := hubapi.ClearSeat(h.cfg.Home.Dir, seatOf(p)); err != nil {
+			h.log.Warn("the seat file of a retired generation could not be removed; its token is refused all the same", "persona", p.Address, "err", err)
+		}
 	}
 	h.trackPresence(p)
 	if p.State != registry.StateActive || (check && !h.checkStanding(p)) {

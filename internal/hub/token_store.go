@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -72,14 +73,23 @@ func tokenHashOp(id string, h tokenHash) store.Op {
 	return store.Put(TokenHashPrefix+id, []byte(hex.EncodeToString(h[:])))
 }
 
-// issueToken reads a generation's token file, creating it if missing, and
-// returns its hash.
+// issueToken reads a generation's token file, creating it if missing,
+// points its seat file at it (hubapi.PointSeat: how its runtime finds the
+// token without an operator), and returns its hash.
 func (h *Hub) issueToken(p registry.Persona) (tokenHash, error) {
 	tok, err := hubapi.ReadOrCreateToken(filepath.Join(h.cfg.Home.GenerationDir(p.ID), hubapi.TokenFile))
 	if err != nil {
 		return tokenHash{}, fmt.Errorf("token of %s: %w", p.Address, err)
 	}
+	if err := hubapi.PointSeat(h.cfg.Home.Dir, seatOf(p)); err != nil {
+		return tokenHash{}, err
+	}
 	return hashToken(tok), nil
+}
+
+// seatOf is the seat file's record of generation p.
+func seatOf(p registry.Persona) hubapi.Seat {
+	return hubapi.Seat{ID: p.ID, Name: p.Name, Address: p.Address}
 }
 
 // startTokens accepts the tokens of the active generations in ps at hub
@@ -88,11 +98,26 @@ func (h *Hub) issueToken(p registry.Persona) (tokenHash, error) {
 // transaction.
 func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[string]tokenHash) error {
 	var record []store.Op
+	// A home from before seat files has none: each active generation
+	// registered here has its seat file written once. Afterwards the
+	// directory exists and one stat is all a start pays.
+	_, err := os.Stat(hubapi.SeatsDir(h.cfg.Home.Dir))
+	pointSeats := errors.Is(err, os.ErrNotExist)
+	if pointSeats {
+		if err := private.Dir(hubapi.SeatsDir(h.cfg.Home.Dir)); err != nil {
+			return fmt.Errorf("hub: seat files: %w", err)
+		}
+	}
 	for _, p := range ps {
 		if p.State != registry.StateActive {
 			continue
 		}
 		th, ok := known[p.ID]
+		if ok && pointSeats && h.registeredHere(p.ID) {
+			if err := hubapi.PointSeat(h.cfg.Home.Dir, seatOf(p)); err != nil {
+				return fmt.Errorf("hub: %w", err)
+			}
+		}
 		if !ok && !h.registeredHere(p.ID) {
 			continue // its host's hub issues it; the hash arrives by the watch
 		}

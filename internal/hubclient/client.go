@@ -29,8 +29,13 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// PrincipalEnv names the human principal a client acts as ("human:<name>").
+// PrincipalEnv names the principal a command acts as without --as: a
+// human ("human:<name>", the default operator) or a persona address.
 const PrincipalEnv = "VIRGO_PRINCIPAL"
+
+// TokenFileEnv names a persona runtime's token file, for a runtime given
+// its token at launch (one running as another Unix user than the home's).
+const TokenFileEnv = "VIRGO_TOKEN_FILE"
 
 // Starter starts a hub serving the client's home inside this process (see
 // hub.InProcessOn) and returns how to stop it. It fails with an error
@@ -65,17 +70,24 @@ type Client struct {
 type DialOption func(*dialConfig) error
 
 type dialConfig struct {
-	token     string
-	operator  string
+	token    string
+	operator string
+	// anonymous: no token at all (Probe), so no operator is looked up.
+	anonymous bool
 	starter   Starter
 	budget    time.Duration
 	budgetSet bool
 }
 
-// AsOperator acts as human principal name ("human:<name>" or a bare name),
-// with its operator token (created 0600 on first use).
+// AsOperator acts as human principal name ("human:<name>" or a bare name;
+// empty: DefaultOperator), with their enrolled operator token.
 func AsOperator(name string) DialOption {
 	return func(c *dialConfig) error {
+		if strings.TrimSpace(name) == "" {
+			h, err := DefaultOperator()
+			c.operator = h
+			return err
+		}
 		h, err := registry.NormalizeHuman(name)
 		c.operator = h
 		return err
@@ -88,17 +100,30 @@ func WithToken(tok string) DialOption {
 }
 
 // WithTokenFile reads the token from a file, such as a persona
-// generation's <GenerationDir>/token.
+// generation's <GenerationDir>/token. A file that holds no virgo token is
+// refused (hubapi.ErrBadTokenFile), never taken for "no token".
 func WithTokenFile(path string) DialOption {
 	return func(c *dialConfig) error {
-		b, err := os.ReadFile(path)
+		f, err := os.Open(path)
 		if err != nil {
 			return fmt.Errorf("read token: %w", err)
 		}
-		c.token = strings.TrimSpace(string(b))
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxTokenFile))
+		if err != nil {
+			return fmt.Errorf("read token: %w", err)
+		}
+		tok, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		if !strings.HasPrefix(tok, hubapi.TokenPrefix) {
+			return fmt.Errorf("%s: %w", path, hubapi.ErrBadTokenFile)
+		}
+		c.token = strings.TrimSpace(tok)
 		return nil
 	}
 }
+
+// maxTokenFile bounds what WithTokenFile reads: a token is one short line.
+const maxTokenFile = 4 << 10
 
 // WithStarter lets the client start a hub in this process whenever none
 // answers (at Dial, or later when the hub it used went away and no other
@@ -114,10 +139,25 @@ func WithRetryBudget(d time.Duration) DialOption {
 	return func(c *dialConfig) error { c.budget, c.budgetSet = max(d, 0), true; return nil }
 }
 
-// DefaultOperator is the human principal a client acts as without an
-// option: $VIRGO_PRINCIPAL, else human:$USER, else human:owner.
+// DefaultOperator is the human every command and client acts as when
+// nothing names one (--as comes first, in the command): $VIRGO_PRINCIPAL,
+// else human:$USER, else human:owner (registry.DefaultHumanName) — one
+// rule, so no command acts as someone else than another would.
 func DefaultOperator() (string, error) {
 	return registry.NormalizeHuman(os.Getenv(PrincipalEnv))
+}
+
+// Probe looks once, without a token and without starting a hub, for a hub
+// serving home, and returns its health (which needs no token). Nothing is
+// read from the home's token files, so probing never acts as anyone — nor
+// enrols anyone at a first install.
+func Probe(ctx context.Context, home string) (hubapi.Health, error) {
+	c, err := newClient(home, func(c *dialConfig) error { c.anonymous = true; return nil }, WithRetryBudget(0))
+	if err != nil {
+		return hubapi.Health{}, err
+	}
+	defer c.Close()
+	return c.Health(ctx)
 }
 
 // Dial connects to the hub serving home, acting as the default operator
@@ -152,7 +192,7 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 			return nil, err
 		}
 	}
-	if cfg.token == "" {
+	if cfg.token == "" && !cfg.anonymous {
 		name, err := cfg.operator, error(nil)
 		if name == "" {
 			if name, err = DefaultOperator(); err != nil {

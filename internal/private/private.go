@@ -114,6 +114,20 @@ func ReadFile(path string) ([]byte, error) {
 // bytes are written aside and linked into place, so a reader never sees the
 // file half written.
 func Create(path string, data []byte) error {
+	return writeAside(path, data, os.Link, "create")
+}
+
+// Replace writes a private file 0600 with data, synced, in place of what
+// path holds (a link at path is replaced, never followed): the bytes are
+// written aside and renamed into place, so a reader sees the old file or
+// the new one, never half of either.
+func Replace(path string, data []byte) error {
+	return writeAside(path, data, os.Rename, "write")
+}
+
+// writeAside writes data 0600 to a new file beside path, syncs it, and
+// puts it at path with place (a link or a rename).
+func writeAside(path string, data []byte, place func(from, to string) error, verb string) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".new-*")
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
@@ -129,8 +143,8 @@ func Create(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Link(f.Name(), path); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+	if err := place(f.Name(), path); err != nil {
+		return fmt.Errorf("%s %s: %w", verb, path, err)
 	}
 	return nil
 }
