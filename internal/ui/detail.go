@@ -126,22 +126,15 @@ func (d *detailPane) back() bool {
 	return true
 }
 
-// paneKeys scrolls an open pane of n lines shown body at a time with the
-// movement keys; it reports whether the key was one of them.
+// paneKeys scrolls an open pane of n lines shown body at a time, half a
+// pane a key, with its own keys (pane_up, pane_down); it reports whether
+// the key was one of them.
 func paneKeys(k keymap.KeyMap, d *detailPane, msg tea.KeyPressMsg, n, body int) bool {
 	switch {
-	case key.Matches(msg, k.Up):
-		d.scroll(-1, n, body)
-	case key.Matches(msg, k.Down):
-		d.scroll(1, n, body)
-	case key.Matches(msg, k.PageUp):
-		d.scroll(-max(1, body-1), n, body)
-	case key.Matches(msg, k.PageDown):
-		d.scroll(max(1, body-1), n, body)
-	case key.Matches(msg, k.Top):
-		d.top = 0
-	case key.Matches(msg, k.Bottom):
-		d.scroll(n, n, body)
+	case key.Matches(msg, k.PaneUp):
+		d.scroll(-max(1, body/2), n, body)
+	case key.Matches(msg, k.PaneDown):
+		d.scroll(max(1, body/2), n, body)
 	default:
 		return false
 	}

@@ -66,8 +66,9 @@ func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 	}
 }
 
-// paneHelp is the keys of an open detail pane: the movement keys scroll
-// it, enter and z widen it, esc closes it. Each pair is named by the first
+// paneHelp is the keys of an open detail pane: its own keys scroll it,
+// the movement keys still move the selection it shows, enter and z widen
+// it, esc closes it. Each pair is named by the first
 // key of each binding ("j/k scroll").
 func paneHelp(k keymap.KeyMap) []key.Binding {
 	pair := func(what string, bs ...key.Binding) key.Binding {
@@ -81,9 +82,10 @@ func paneHelp(k keymap.KeyMap) []key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), what))
 	}
 	return []key.Binding{
-		pair("scroll", k.Down, k.Up),
+		pair("scroll detail", k.PaneDown, k.PaneUp),
 		pair("widen", k.Zoom, k.Detail),
 		pair("close detail", k.Back),
+		pair("select", k.Down, k.Up),
 		pair("page", k.PageDown, k.PageUp),
 		pair("ends", k.Top, k.Bottom),
 	}

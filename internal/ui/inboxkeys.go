@@ -118,7 +118,7 @@ func (m *Model) inboxKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.inbox
 	switch {
-	case v.pane.open && v.pane.zoomed && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height-1, msg):
+	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height-1, msg):
 	case tableKeys(k, v.table, msg):
 	case m.paneKey(&v.pane, msg):
 		v.setSize(v.width, v.height)

@@ -136,7 +136,8 @@ func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// scrollPane scrolls an open detail pane with the movement keys; it
+// scrollPane scrolls an open detail pane with its own keys (never the
+// movement keys, which move the selection the pane shows); it
 // reports whether the key was one of them. under is the pane's height
 // below the table, body the whole view's (the zoomed pane's).
 func (m *Model) scrollPane(d *detailPane, lines func(time.Time) (string, []string), under, body int, msg tea.KeyPressMsg) bool {

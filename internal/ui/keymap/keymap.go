@@ -34,6 +34,9 @@ type KeyMap struct {
 	// The tables' own keys; Zoom widens the detail pane to the whole body.
 	Sort, SortReverse, Detail, Back key.Binding
 	Zoom                            key.Binding
+	// PaneUp and PaneDown scroll an open detail pane; the movement keys
+	// always move the selection, so the pane shows the row decided.
+	PaneUp, PaneDown key.Binding
 	// Decisions: the queue, and the wizard's approve-on-the-spot.
 	Approve, ApproveRemember, Deny key.Binding
 	// The matrix view: choose a class, open its dossier, compare two classes.
@@ -114,6 +117,8 @@ var actions = []action{
 	{"detail", func(k *KeyMap) *key.Binding { return &k.Detail }, []string{"enter"}, "detail", inTables},
 	{"back", func(k *KeyMap) *key.Binding { return &k.Back }, []string{"esc"}, "back", inShell | InWizardAnswer | InWizardPreview},
 	{"zoom", func(k *KeyMap) *key.Binding { return &k.Zoom }, []string{"z"}, "widen detail", inTables},
+	{"pane_up", func(k *KeyMap) *key.Binding { return &k.PaneUp }, []string{"K", "ctrl+u"}, "scroll detail up", inTables},
+	{"pane_down", func(k *KeyMap) *key.Binding { return &k.PaneDown }, []string{"J", "ctrl+d"}, "scroll detail down", inTables},
 	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve", InQueue | InWizardSubmitted},
 	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember", InQueue},
 	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny", InQueue},
