@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 func init() {
@@ -151,8 +153,10 @@ func newConfirmListCmd(a *app) *cobra.Command {
 				if c.Unroutable {
 					authority = "unroutable (" + c.AuthorityBinding + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s %s\t%s\t%s\n", c.ID, c.State, c.Boundary, c.Operation.Persona,
-					c.Operation.Tool, c.Operation.Shape, c.Operation.Target, authority, c.ExpiresAt.Local().Format(time.DateTime))
+				op := strings.Join(append([]string{c.Operation.Tool, string(c.Operation.Shape), c.Operation.Target.String()},
+					c.Operation.ArgumentLines()...), " ")
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.State, c.Boundary, c.Operation.Persona,
+					op, authority, c.ExpiresAt.Local().Format(time.DateTime))
 			}
 			return tw.Flush()
 		})
@@ -198,6 +202,16 @@ func writeConfirmation(w io.Writer, c *confirm.Confirmation) error {
 	row("boundary", c.Boundary.String()+": "+c.Boundary.Info().Text)
 	row("reason", c.Reason)
 	row("operation", c.Operation.String())
+	for _, a := range c.Operation.Arguments {
+		// Every bound argument whole: the approval binds exactly these.
+		for i, l := range strings.Split(a.Value, "\n") {
+			k := "  " + a.Name
+			if i > 0 {
+				k = ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", termtext.Clean(k), termtext.Clean(l))
+		}
+	}
 	row("requester", c.Requester.String())
 	row("authority", c.Authority.String())
 	row("binding", c.AuthorityBinding)

@@ -209,8 +209,10 @@ type Argument struct {
 }
 
 // String renders the argument for a terminal in one line: name=value,
-// cleaned (a persona wrote the value).
-func (a Argument) String() string { return termtext.Clean(a.Name + "=" + a.Value) }
+// a line break written as \n, cleaned (a persona wrote the value).
+func (a Argument) String() string {
+	return termtext.Clean(a.Name + "=" + strings.ReplaceAll(a.Value, "\n", `\n`))
+}
 
 // String renders the operation for an operator in one line (without its
 // arguments: see ArgumentLines).

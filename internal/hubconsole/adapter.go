@@ -312,6 +312,9 @@ func uiConfirmation(c *confirm.Confirmation) ui.Confirmation {
 	if !c.Unroutable {
 		out.Authority = c.Authority.String()
 	}
+	for _, a := range op.Arguments {
+		out.Arguments = append(out.Arguments, ui.Argument{Name: a.Name, Value: a.Value})
+	}
 	if c.Kind == confirm.KindActivation {
 		out.MatrixDiff = c.Detail
 	}

@@ -114,6 +114,10 @@ type Confirmation struct {
 	Target    string
 	Shape     string
 	Action    string
+	// Arguments are the call's bound arguments: with the target and the
+	// shape, exactly what an approval allows (the detail pane shows them
+	// whole).
+	Arguments []Argument
 	StampHash string
 	// MatrixDiff is the class-matrix diff text of a permission change,
 	// empty for other boundaries.
@@ -123,6 +127,12 @@ type Confirmation struct {
 	Remember RememberRule
 	Created  time.Time
 	Expires  time.Time
+}
+
+// Argument is one bound argument of a confirmation's operation: its name
+// and its value as text (a multi-line text keeps its line breaks).
+type Argument struct {
+	Name, Value string
 }
 
 // RememberRule is the learned choice "approve and remember" stores in the

@@ -149,7 +149,11 @@ func (v *queueView) paint(c *Confirmation, col int) paint {
 }
 
 func confirmationHaystack(c *Confirmation, dst []byte) []byte {
-	return appendLower(dst, c.Requester, c.Tool, c.Target, c.Shape, c.Boundary, c.Authority, c.ID, c.CorrelationID)
+	dst = appendLower(dst, c.Requester, c.Tool, c.Target, c.Shape, c.Boundary, c.Authority, c.ID, c.CorrelationID)
+	for _, a := range c.Arguments {
+		dst = appendLower(append(dst, 0), a.Name+"="+a.Value)
+	}
+	return dst
 }
 
 // load replaces every row with the snapshot's confirmations; the table
@@ -279,10 +283,22 @@ func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []field {
 		{"action       ", c.Action},
 		{"target       ", c.Target},
 		{"shape        ", c.Shape},
+	}
+	if len(c.Arguments) > 0 {
+		fs = append(fs, field{"arguments", ""})
+		for _, a := range c.Arguments {
+			lines := strings.Split(a.Value, "\n")
+			fs = append(fs, field{"  " + a.Name + " ", lines[0]})
+			for _, l := range lines[1:] {
+				fs = append(fs, field{"    ", l})
+			}
+		}
+	}
+	fs = append(fs, []field{
 		{"stamp hash   ", c.StampHash},
 		{"correlation  ", c.CorrelationID},
 		{"age / left   ", since(now, c.Created) + " / " + v.cell(c, qcLeft, now)},
-	}
+	}...)
 	if c.MatrixDiff != "" {
 		fs = append(fs, field{"class-matrix diff", ""})
 		for _, d := range strings.Split(strings.TrimRight(c.MatrixDiff, "\n"), "\n") {

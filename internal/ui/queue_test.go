@@ -283,3 +283,32 @@ func TestQueueShowsToolTargetShapeAt80Columns(t *testing.T) {
 		t.Errorf("at 200 columns the target column should take the width and show the target whole:\n%s", s)
 	}
 }
+
+// Issue item 1: what is decided is shown whole — a relayed resolution's
+// choice and reason (each line of a several-line text) are in the detail
+// pane, cleaned of what a persona could hide in them, and the filter
+// finds a confirmation by them.
+func TestQueueDetailShowsTheBoundArguments(t *testing.T) {
+	snap := demoSnapshot()
+	for i := range snap.Confirmations {
+		if snap.Confirmations[i].ID == "c-1" {
+			snap.Confirmations[i].Arguments = []Argument{{Name: "choice", Value: "alpha"},
+				{Name: "reason", Value: "first line\nsecond \x1b]52;c;ZXZpbA==\x07line"}}
+		}
+	}
+	m := console(t, &hubDouble{snap: snap}, 80, 24)
+	press(t, m, "2", "enter", "z")
+	s := plain(m)
+	for _, want := range []string{"arguments", "choice alpha", "reason first line", "second"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("detail lacks %q:\n%s", want, s)
+		}
+	}
+	if raw := m.Render(); strings.Contains(raw, "]52;") && strings.Contains(raw, "\x07") {
+		t.Errorf("an OSC 52 sequence a persona wrote reached the screen")
+	}
+	c, _ := m.queue.table.Get("c-1")
+	if !strings.Contains(string(confirmationHaystack(c, nil)), "choice=alpha") {
+		t.Errorf("the filter does not search the bound arguments")
+	}
+}

@@ -78,6 +78,9 @@ func sanitizeConfirmation(c *Confirmation) {
 	c.Boundary, c.Operation, c.Action = termtext.Clean(c.Boundary), termtext.Clean(c.Operation), termtext.Clean(c.Action)
 	c.Tool, c.Target, c.Shape = termtext.Clean(c.Tool), termtext.Clean(c.Target), termtext.Clean(c.Shape)
 	c.StampHash, c.MatrixDiff = termtext.Clean(c.StampHash), termtext.CleanLines(c.MatrixDiff)
+	for i, a := range c.Arguments {
+		c.Arguments[i] = Argument{Name: termtext.Clean(a.Name), Value: termtext.CleanLines(a.Value)}
+	}
 	r := &c.Remember
 	r.Overlay, r.Key, r.Action = termtext.Clean(r.Overlay), termtext.Clean(r.Key), termtext.Clean(r.Action)
 	r.Target, r.Shape, r.Refusal = termtext.Clean(r.Target), termtext.Clean(r.Shape), termtext.Clean(r.Refusal)
