@@ -16,10 +16,11 @@ import (
 // nor records one that did not happen.
 type AuditEntry struct {
 	Time time.Time `json:"time"`
-	// Event: requested, joined, rerouted, approved, denied, expired, withdrawn,
-	// prompt-carried-forward, prompt-dropped, tool-call (a persona's tool
-	// call the hub carried out, usecase.CallTool), inbox-reply, inbox-react,
-	// inbox-ack, inbox-tick (the human's acts on their channel).
+	// Event: requested, joined, rerouted, unroutable (its seat's holder
+	// left it), approved, denied, expired, withdrawn, prompt-carried-forward,
+	// prompt-dropped, tool-call (a persona's tool call the hub carried out,
+	// usecase.CallTool), inbox-reply, inbox-react, inbox-ack, inbox-tick (the
+	// human's acts on their channel).
 	Event          string     `json:"event"`
 	ConfirmationID string     `json:"confirmation_id,omitempty"`
 	CorrelationID  string     `json:"correlation_id,omitempty"`

@@ -2,21 +2,55 @@ package confirm
 
 import (
 	"context"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
+// A confirmation routed to a seat (an owning lead, a lane approver) follows
+// the seat, not the generation holding it: when the holder leaves the seat
+// (PlanVacate) what waits on it becomes unroutable, and when the seat's
+// next holder is activated (PlanReroute) it is routed to that holder. Both
+// rewrite the binding so that it never names a generation that cannot
+// decide.
+
 // PlanReroute plans re-routing the confirmations that wait on the seat at
-// addr, when holder becomes its active holder (issue 10 item 8): every
-// undecided confirmation that was unroutable because that seat (an owning
-// lead, a lane approver) was empty is routed to the seat, its binding names
-// the new holder, its expiry restarts from now, and a "rerouted" audit
-// entry records the old and new binding. Each write is conditioned on the
-// confirmation being unchanged, so the plan joins the activation's own
-// transaction. A confirmation already past its expiry stays expired. At
-// most max confirmations are planned (a transaction has its limits,
-// store.MaxTxnOps); left is how many more wait, for the next plan.
+// addr, when holder becomes its active holder: every undecided
+// confirmation that is unroutable because that seat was empty is routed to
+// the seat, its binding names the new holder, its expiry restarts from
+// now, and a "rerouted" audit entry records the old and new binding. Each
+// write is conditioned on the confirmation being unchanged, so the plan
+// joins the activation's own transaction. A confirmation already past its
+// expiry stays expired. At most max confirmations are planned (a
+// transaction has its limits, store.MaxTxnOps); left is how many more
+// wait, for the next plan.
 func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (plan store.Plan, left int, err error) {
+	return q.planSeat(ctx, addr, true, "rerouted", max, func(c *Confirmation, now time.Time) {
+		c.Unroutable = false
+		c.AuthorityBinding = heldBy(seatRole(c.Route), addr, holder)
+		c.ExpiresAt = now.Add(q.ttl)
+	})
+}
+
+// PlanVacate plans what the seat at addr leaves waiting when its holder
+// leaves it (a retirement): every undecided confirmation routed to the
+// seat is marked unroutable — nobody decides it until the seat's next
+// holder, to whom PlanReroute routes it — its binding names the empty seat
+// instead of the generation that left, and an "unroutable" audit entry
+// records the old and new binding. Its expiry is kept. Each write is
+// conditioned on the confirmation being unchanged, so the plan joins the
+// retirement's own transaction; max and left are as PlanReroute's.
+func (q *Queue) PlanVacate(ctx context.Context, addr string, max int) (plan store.Plan, left int, err error) {
+	return q.planSeat(ctx, addr, false, "unroutable", max, func(c *Confirmation, _ time.Time) {
+		c.Unroutable = true
+		c.AuthorityBinding = emptySeat(seatRole(c.Route), addr)
+	})
+}
+
+// planSeat plans change, audited as event, on at most max of the pending
+// confirmations routed to the seat at addr whose unroutable flag is
+// unroutable, picked by their undecided entries.
+func (q *Queue) planSeat(ctx context.Context, addr string, unroutable bool, event string, max int, change func(*Confirmation, time.Time)) (plan store.Plan, left int, err error) {
 	seat, err := principalOfAddress(addr)
 	if err != nil {
 		return plan, 0, err
@@ -27,7 +61,7 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 	}
 	now := q.now().UTC()
 	for _, u := range undecided {
-		if !u.Unroutable || u.Authority != seat.String() || !now.Before(u.ExpiresAt) {
+		if u.Unroutable != unroutable || u.Authority != seat.String() || !now.Before(u.ExpiresAt) {
 			continue
 		}
 		if max == 0 {
@@ -39,18 +73,16 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 		if err != nil {
 			return store.Plan{}, 0, err
 		}
-		if !c.Unroutable || c.effective(now) != StatePending {
+		if c.Unroutable != unroutable || c.Authority != seat || c.effective(now) != StatePending {
 			continue // its entry is older than what the record says
 		}
 		was := c.AuthorityBinding
-		c.Unroutable = false
-		c.AuthorityBinding = heldBy(seatRole(c.Route), addr, holder)
-		c.ExpiresAt = now.Add(q.ttl)
+		change(c, now)
 		val, err := StoredJSON(c)
 		if err != nil {
 			return store.Plan{}, 0, err
 		}
-		a, err := auditOp(AuditEntry{Time: now, Event: "rerouted", ConfirmationID: c.ID, CorrelationID: c.CorrelationID,
+		a, err := auditOp(AuditEntry{Time: now, Event: event, ConfirmationID: c.ID, CorrelationID: c.CorrelationID,
 			Actor: SystemPrincipal("reroute"), Persona: c.Operation.Persona, Operation: c.Operation.String(),
 			Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Reason: "was " + was + "; now " + c.AuthorityBinding})
 		if err != nil {
@@ -66,6 +98,7 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 	return plan, left, nil
 }
 
-// RerouteOps is how many writes PlanReroute plans per confirmation (its
-// record, its undecided entry and its audit entry), for a caller's budget.
+// RerouteOps is how many writes PlanReroute and PlanVacate plan per
+// confirmation (its record, its undecided entry and its audit entry), for a
+// caller's budget.
 const RerouteOps = 3

@@ -72,13 +72,16 @@ func seatRoute(ctx context.Context, seats SeatHolders, role, addr string) (routi
 		return routing{}, fmt.Errorf("look up the holder of %s: %w", addr, err)
 	}
 	if !ok {
-		return routing{authority: p, binding: role + " " + addr + ": seat empty", unroutable: true}, nil
+		return routing{authority: p, binding: emptySeat(role, addr), unroutable: true}, nil
 	}
 	return routing{authority: p, binding: heldBy(role, addr, holder)}, nil
 }
 
 // heldBy is the authority binding of a seat route with an active holder.
 func heldBy(role, addr, holder string) string { return role + " " + addr + " held by " + holder }
+
+// emptySeat is the authority binding of a seat route with no active holder.
+func emptySeat(role, addr string) string { return role + " " + addr + ": seat empty" }
 
 // seatRole names the seat a route goes to, as bindings name it.
 func seatRole(r Route) string {

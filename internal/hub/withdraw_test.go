@@ -100,7 +100,8 @@ func TestRetirementClosesWhatTheGenerationLeftOpen(t *testing.T) {
 // pending_per_persona limit) is retired: more than one transaction can
 // hold (store.MaxTxnOps), so the retirement's transaction withdraws what
 // fits and follow-up transactions the rest — all of them withdrawn when
-// the decision is answered.
+// the decision is answered, and what waited on the lead's seat is marked
+// unroutable after them.
 func TestRetirementWithdrawsMoreThanOneTransactionHolds(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	ctx := context.Background()
@@ -119,6 +120,19 @@ func TestRetirementWithdrawsMoreThanOneTransactionHolds(t *testing.T) {
 		mustNil(t, err)
 		ids[i] = asked.Confirmation.ID
 	}
+	// And what its deputy asked of it: marked unroutable after the
+	// withdrawals, in the transactions that follow.
+	deputy := th.runtime(t, th.addPersona(t, "work/core/deputy", "Zaniah"))
+	waiting := make([]string, 20)
+	for i := range waiting {
+		asked, err := deputy.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: "get_run",
+			Target: fmt.Sprintf("run:work/core/t-9/r-%d", i), Shape: "read:meta", CorrelationID: fmt.Sprintf("ask-%d", i)})
+		mustNil(t, err)
+		if asked.Confirmation.Unroutable {
+			t.Fatalf("the deputy's request %d is unroutable with a lead", i)
+		}
+		waiting[i] = asked.Confirmation.ID
+	}
 	retirement, err := henry.RequestRetirement(ctx, lead.Address, "project closed")
 	mustNil(t, err)
 	_, err = henry.Decide(ctx, retirement.Confirmation.ID, hubapi.DecideRequest{Approve: true})
@@ -128,6 +142,13 @@ func TestRetirementWithdrawsMoreThanOneTransactionHolds(t *testing.T) {
 		mustNil(t, err)
 		if c.State != confirm.StateWithdrawn {
 			t.Fatalf("request %s of the retired lead is %s after its retirement", id, c.State)
+		}
+	}
+	for _, id := range waiting {
+		c, err := henry.Confirmation(ctx, id)
+		mustNil(t, err)
+		if !c.Unroutable || c.State != confirm.StatePending {
+			t.Fatalf("the deputy's request %s waiting on the retired lead: unroutable=%v %s", id, c.Unroutable, c.State)
 		}
 	}
 }

@@ -173,3 +173,41 @@ func TestRequestRepeatAnswersTheOriginalResultAfterChanges(t *testing.T) {
 		t.Fatalf("the repeat after the retirement: %s, %v; want the original %s", answerRetired, err, answer)
 	}
 }
+
+// A confirmation still routed to a seat with no active holder — a
+// retirement whose follow-up transactions a crash cut short, or one an
+// older virgo-tui retired without marking what waited on its seat — is
+// marked unroutable by the sweep, and the seat's next holder receives it.
+func TestSweepMarksUnroutableWhatWaitsOnAnEmptySeat(t *testing.T) {
+	in := newInstallation(t)
+	ctx := context.Background()
+	// Routed by who holds a seat, as the hub routes.
+	in.queue = confirm.NewQueue(in.st, confirm.QueueOptions{Now: in.clk.Now, Seats: Seats{Registry: in.reg}})
+	in.cases = New(Config{Store: in.st, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
+	lead := activeLead(t, in)
+	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
+	caller := Caller{Principal: confirm.PersonaPrincipal(deputy.Address), PersonaID: deputy.ID}
+	res, _, err := in.cases.RequestConfirmation(ctx, Key{}, caller, OperationRequest{Tool: "get_run",
+		Target: "run:work/core/t-9/r-1", Shape: "read:meta", CorrelationID: "left-1"})
+	mustNil(t, err)
+	c := res.Confirmation
+	if c == nil || c.Unroutable || c.Authority.String() != lead.Address {
+		t.Fatalf("the deputy's request with Spica leading: %+v, want routed to the lead", c)
+	}
+	// The seat emptied as an older virgo-tui did it: the registry alone.
+	_, err = in.reg.Retire(ctx, lead.ID, "moved on")
+	mustNil(t, err)
+	_, err = in.cases.Sweep(ctx)
+	mustNil(t, err)
+	got, err := in.queue.Get(ctx, c.ID)
+	mustNil(t, err)
+	if !got.Unroutable || got.AuthorityBinding != "owning lead work/core/lead: seat empty" {
+		t.Fatalf("after the sweep: unroutable=%v %q; want unroutable naming the empty seat", got.Unroutable, got.AuthorityBinding)
+	}
+	vega := activePersona(t, in, "work/core/lead", "Vega")
+	got, err = in.queue.Get(ctx, c.ID)
+	mustNil(t, err)
+	if got.Unroutable || got.AuthorityBinding != "owning lead work/core/lead held by "+vega.Name {
+		t.Fatalf("after Vega's activation: unroutable=%v %q", got.Unroutable, got.AuthorityBinding)
+	}
+}

@@ -73,7 +73,7 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (plan store.P
 		p, effect, err = u.reg.PlanActivate(ctx, c.PersonaID)
 		if err == nil && !effect.Empty() {
 			// The seat is filled: what waited on it is routed to the new
-			// holder in the same transaction (issue 10 item 8).
+			// holder in the same transaction.
 			rest = overflow{what: "re-route the confirmations waiting on " + p.Address, plan: func(ctx context.Context, max int) (store.Plan, int, error) {
 				return u.queue.PlanReroute(ctx, p.Address, p.Name, max)
 			}, per: confirm.RerouteOps}
@@ -81,11 +81,13 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (plan store.P
 	case confirm.EffectRefuse:
 		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)
 	case confirm.EffectRetire:
-		_, effect, err = u.reg.PlanRetire(ctx, c.PersonaID, reason)
+		var p registry.Persona
+		p, effect, err = u.reg.PlanRetire(ctx, c.PersonaID, reason)
 		if err == nil {
-			// Retirement closes what the generation left open, in the
-			// same transaction (issue 10 item 9).
-			rest = withdrawal(u.queue, c.PersonaID, c.ID, c.Decision.Decider, "withdrawn: "+c.Operation.Persona+" was retired (confirmation "+c.ID+")")
+			// Retirement closes what the generation left open and
+			// leaves what waits on its seat unroutable, in the same
+			// transaction.
+			rest = retirement(u.queue, p, c.ID, c.Decision.Decider, "withdrawn: "+c.Operation.Persona+" was retired (confirmation "+c.ID+")")
 		}
 	}
 	// A generation that already left its seat by another way (retired
@@ -110,7 +112,8 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (plan store.P
 // with its audit entry and its lifecycle effect (an expired activation
 // refuses its generation) in one transaction, and returns how many it
 // expired. It then withdraws what a retired generation still has open
-// (a retirement whose follow-up transactions a crash cut short).
+// and marks unroutable what still waits on an empty seat (a retirement
+// whose follow-up transactions a crash cut short).
 func (u *Cases) Sweep(ctx context.Context) (int, error) {
 	pending, err := u.queue.Undecided(ctx)
 	if err != nil {
@@ -131,5 +134,6 @@ func (u *Cases) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	u.closeRetired(ctx, pending)
+	u.closeVacated(ctx, pending)
 	return n, nil
 }

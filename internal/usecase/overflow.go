@@ -37,12 +37,37 @@ func (o overflow) room(p store.Plan) int {
 	return max(0, min((store.MaxTxnOps-overflowReserve-len(p.Ops))/o.per, store.MaxTxnOps-overflowReserve-len(p.Conds)))
 }
 
-// withdrawal is the overflow of a retirement: the generation's undecided
-// confirmations, withdrawn.
+// withdrawal is the generation's undecided confirmations, withdrawn.
 func withdrawal(q *confirm.Queue, personaID, except string, by confirm.Principal, reason string) overflow {
 	return overflow{what: "withdraw what " + personaID + " left open", per: confirm.WithdrawOps,
 		plan: func(ctx context.Context, max int) (store.Plan, int, error) {
 			return q.PlanWithdraw(ctx, personaID, except, by, reason, max)
+		}}
+}
+
+// vacancy is what waits on the seat at addr, marked unroutable until the
+// seat's next holder (confirm.Queue.PlanVacate).
+func vacancy(q *confirm.Queue, addr string) overflow {
+	return overflow{what: "mark unroutable what waits on " + addr, per: confirm.RerouteOps,
+		plan: func(ctx context.Context, max int) (store.Plan, int, error) {
+			return q.PlanVacate(ctx, addr, max)
+		}}
+}
+
+// retirement is the overflow of p's retirement: what the generation left
+// open, withdrawn (but except, the retirement being decided), then what
+// waits on its seat for a decision, marked unroutable (vacancy).
+func retirement(q *confirm.Queue, p registry.Persona, except string, by confirm.Principal, reason string) overflow {
+	w, v := withdrawal(q, p.ID, except, by, reason), vacancy(q, p.Address)
+	return overflow{what: "close what " + p.Address + " (" + p.ID + ") left open", per: max(w.per, v.per),
+		plan: func(ctx context.Context, n int) (store.Plan, int, error) {
+			plan, left, err := w.plan(ctx, n)
+			if err != nil {
+				return store.Plan{}, 0, err
+			}
+			vacate, more, err := v.plan(ctx, max(0, n-len(plan.Ops)/w.per))
+			plan.Join(vacate)
+			return plan, left + more, err
 		}}
 }
 
@@ -79,6 +104,28 @@ func (u *Cases) closeRetired(ctx context.Context, pending []*confirm.Confirmatio
 			continue
 		}
 		o := withdrawal(u.queue, p.ID, "", confirm.SystemPrincipal("retirement"), "withdrawn: "+p.Address+" was retired")
+		o.left = 1
+		u.finish(ctx, o)
+	}
+}
+
+// closeVacated marks unroutable the confirmations among pending still
+// routed to a seat that has no active holder: what a retirement's
+// follow-up transactions did not get to, or what an older virgo-tui left
+// routed to a retired lead. The seat's next holder then receives them
+// (confirm.Queue.PlanReroute).
+func (u *Cases) closeVacated(ctx context.Context, pending []*confirm.Confirmation) {
+	seen := map[string]bool{}
+	for _, c := range pending {
+		addr := c.Authority.Name
+		if c.Unroutable || c.Authority.Kind != confirm.PrincipalPersona || seen[addr] {
+			continue
+		}
+		seen[addr] = true
+		if _, held, err := (Seats{u.reg}).ActiveHolder(ctx, addr); err != nil || held {
+			continue
+		}
+		o := vacancy(u.queue, addr)
 		o.left = 1
 		u.finish(ctx, o)
 	}

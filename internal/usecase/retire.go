@@ -22,11 +22,14 @@ type Retirement struct {
 // destructive, so for a stamped generation it is queued as a confirmation
 // for the bound human (who may be the caller: then they approve it with
 // Decide, which retires the generation); a generation without a stamp
-// holds no capability and is retired at once. Either is one transaction
+// holds no capability and is retired at once, what waits on its seat
+// marked unroutable (confirm.Queue.PlanVacate). Either is one transaction
 // with its idempotency record, guarded on the generation's record as read.
 func (u *Cases) Retire(ctx context.Context, k Key, caller Caller, ref, reason string) (Retirement, error) {
 	var out Retirement
+	var rest overflow
 	err := u.commit(ctx, UseRetire, "retire "+ref, func() (store.Plan, error) {
+		rest = overflow{}
 		if ok, err := u.replayed(ctx, k, &out); ok || err != nil {
 			return store.Plan{}, err
 		}
@@ -38,6 +41,13 @@ func (u *Cases) Retire(ctx context.Context, k Key, caller Caller, ref, reason st
 		if p.StampHash == "" {
 			p, plan, err = u.reg.PlanRetire(ctx, p.ID, reason)
 			out = Retirement{Persona: p}
+			if err == nil {
+				// What waits on the seat it leaves becomes unroutable.
+				rest = vacancy(u.queue, p.Address)
+				var vacate store.Plan
+				vacate, rest.left, err = rest.plan(ctx, rest.room(plan))
+				plan.Join(vacate)
+			}
 		} else {
 			plan, out, err = u.planRetirement(ctx, caller, p, reason)
 		}
@@ -52,6 +62,7 @@ func (u *Cases) Retire(ctx context.Context, k Key, caller Caller, ref, reason st
 	if err != nil {
 		return Retirement{}, err
 	}
+	u.finish(ctx, rest)
 	return out, nil
 }
 
