@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -209,4 +210,51 @@ func TestMCPServesWithThePersonaTokenAlone(t *testing.T) {
 	if got := operatorFiles(t, c); !slices.Equal(got, []string{"henry.token"}) {
 		t.Errorf("operator token files %v; want henry's alone", got)
 	}
+}
+
+// Issue item 10: "`operator add ada --ssh-key K` also writes
+// `operators/ada.token`, so any process on the server can `confirm approve
+// … --as human:ada`". A human enrolled with a key is enrolled for the SSH
+// console only: no token file, so acting as them on the server fails — and
+// a token file planted under their name is not taken for them.
+func TestSSHOnlyOperatorHasNoTokenOnDisk(t *testing.T) {
+	c := enrolledCLI(t)
+	c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima", "--human", "human:ada", "--as", "human:owner")
+	wantContains(t, "enrol", c.ok("operator", "add", "ada", "--ssh-key", testAuthorizedKey(t, "ada@laptop"), "--as", "human:owner"),
+		"enrolled human:ada for the SSH console only: no token file", "ssh key SHA256:")
+	if _, err := os.Stat(hubapi.OperatorTokenPath(c.home, "ada")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("an SSH-only enrolment wrote a token file: %v", err)
+	}
+	var pending []struct{ ID, Authority string }
+	if err := json.Unmarshal([]byte(c.ok("confirm", "list", "-o", "json", "--as", "human:owner")), &pending); err != nil {
+		t.Fatal(err)
+	}
+	id := ""
+	for _, p := range pending {
+		if p.Authority == "human:ada" {
+			id = p.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("nothing routed to human:ada: %+v", pending)
+	}
+	wantContains(t, "approve as ada", c.fails("confirm", "approve", id, "--as", "human:ada"),
+		"human:ada: not an enrolled operator", "no token file", "SSH console only")
+
+	// A same-user process writes a token file under her name, as
+	// enrolment would have: the hub does not take it for her.
+	if _, err := hubapi.EnrolOperator(c.home, "ada", hubapi.NoUID); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "planted token", c.fails("confirm", "approve", id, "--as", "human:ada"), "unauthenticated")
+	var ops []hubapi.Enrolled
+	if err := json.Unmarshal([]byte(c.ok("operator", "list", "-o", "json", "--as", "human:owner")), &ops); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range ops {
+		if o.Principal == "human:ada" && (o.TokenFile != "" || len(o.SSHKeys) != 1) {
+			t.Errorf("ada's enrolment became %+v; want SSH only, one key, no token file", o)
+		}
+	}
+	wantContains(t, "still pending", c.ok("confirm", "show", id, "--as", "human:owner"), "pending")
 }

@@ -70,11 +70,13 @@ func newOperatorAddCmd(a *app) *cobra.Command {
 		Short: "Enrol a human as an operator (by an enrolled operator, or at first install), or list SSH keys for one",
 		Long: `Enrol a human as an operator: their token is written 0600 to
 <home>/operators/NAME.token. With --ssh-key (a public key file such as
-~/.ssh/id_ed25519.pub, or the key's text; repeatable) the keys are listed for
-the human in the store, in one transaction, and identify them on the SSH
-console (virgo-tui serve --ssh): the key alone says who is there. A key
-already listed for another human is refused. Run again with --ssh-key for a
-human already enrolled to list more keys for them.`,
+~/.ssh/id_ed25519.pub, or the key's text; repeatable) the human is enrolled
+for the SSH console only (virgo-tui serve --ssh): the keys are listed for them
+in the store, in one transaction, the key alone says who is there, and no
+token is written — nothing on this host can act as them. (The first operator
+of a first install always gets a token: they are the human at this machine.)
+A key already listed for another human is refused. Run again with --ssh-key
+for a human already enrolled to list more keys for them.`,
 		Example: `  virgo-tui operator add ada --ssh-key ~/ada_id_ed25519.pub
   virgo-tui operator add ada --ssh-key "ssh-ed25519 AAAAC3Nza… ada@laptop"`,
 		Args: cobra.ExactArgs(1),
@@ -130,8 +132,13 @@ human already enrolled to list more keys for them.`,
 				bound = fmt.Sprintf(", bound to uid %d", *e.UID)
 			}
 			w := cmd.OutOrStdout()
-			if _, err = fmt.Fprintf(w, "enrolled %s%s; token in %s (0600): hand it to them, or they act with --as %s\n",
-				e.Principal, bound, e.TokenFile, e.Principal); err != nil {
+			if e.TokenFile == "" {
+				_, err = fmt.Fprintf(w, "enrolled %s for the SSH console only: no token file, so nothing on this host acts as them\n", e.Principal)
+			} else {
+				_, err = fmt.Fprintf(w, "enrolled %s%s; token in %s (0600): hand it to them, or they act with --as %s\n",
+					e.Principal, bound, e.TokenFile, e.Principal)
+			}
+			if err != nil {
 				return err
 			}
 			for _, k := range e.SSHKeys {

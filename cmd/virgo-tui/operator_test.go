@@ -213,7 +213,7 @@ func TestOperatorSSHKeys(t *testing.T) {
 	// The task: "operator list ... go through the hub (GET /v1/operators,
 	// hubclient) like operator add, showing each human's key fingerprints,
 	// -o json". The keys live in the store, which only the hub reads.
-	table := c.ok("operator", "list", "--as", "human:bob")
+	table := c.ok("operator", "list", "--as", "human:owner")
 	for _, want := range []struct{ human, key string }{{"human:owner", adaKey}, {"human:bob", bobKey}, {"human:bob", bobDesk}} {
 		fp := testFingerprint(t, want.key)
 		line := ""

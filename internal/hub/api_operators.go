@@ -51,9 +51,9 @@ func listOperators(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Iden
 // (operators only), so a runtime cannot make itself a human through the
 // API. The token file is written in this hub's home (the secret, for the
 // human on this host to take), then its hash, uid binding and host go into
-// the store with the keys in one transaction (usecase.EnrolOperator), so
-// every hub accepts the token; if that transaction does not commit, the
-// file is removed. The file is outside the store, so the Idempotency-Key is
+// the store in one transaction (usecase.EnrolOperator), so every hub
+// accepts the token; if that transaction does not commit, the file is
+// removed. A human enrolled with SSH keys gets no token at all (enrolHere). The file is outside the store, so the Idempotency-Key is
 // kept around both (usecase.Once): a repeat answers the first enrolment.
 //
 // With keys, a human already enrolled (through any hub) is not an error:
@@ -103,11 +103,14 @@ func enrolOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	return nil
 }
 
-// enrolHere enrols human name with a token file in this hub's home and
-// returns their record: the token file first, then the record (and keys)
-// in one transaction, the file removed if that does not commit. With keys,
-// an operator already enrolled has the keys listed; again (a repeat of an
-// enrolment whose answer was lost) takes the file the first attempt wrote.
+// enrolHere enrols human name and returns their record. With keys, a
+// human not enrolled yet is enrolled for the SSH console only: the record
+// and the keys in one transaction, and no token anywhere, so nothing on the
+// server can act as them through the socket; an operator already enrolled
+// has the keys listed. Without keys: the token file in this hub's home
+// first, then the record in one transaction, the file removed if that does
+// not commit; again (a repeat of an enrolment whose answer was lost) takes
+// the file the first attempt wrote.
 func (h *Hub) enrolHere(ctx context.Context, name string, uid int, keys []operatorkeys.Key, again bool) (operators.Enrolment, error) {
 	if err := h.tokens.refreshOperators(); err != nil {
 		return operators.Enrolment{}, err
@@ -117,6 +120,13 @@ func (h *Hub) enrolHere(ctx context.Context, name string, uid int, keys []operat
 			return operators.Enrolment{}, err
 		}
 		return cur, nil
+	}
+	if keys != nil {
+		rec := operators.Enrolment{Name: name, SSHOnly: true, UID: uid, Host: h.cfg.Host, Home: h.cfg.Home.Dir}
+		if err := h.cases.EnrolOperator(ctx, rec, keys); err != nil {
+			return operators.Enrolment{}, err
+		}
+		return h.learnEnrolment(ctx, name)
 	}
 	path := hubapi.OperatorTokenPath(h.cfg.Home.Dir, name)
 	_, err := hubapi.EnrolOperator(h.cfg.Home.Dir, name, uid)
@@ -140,11 +150,17 @@ func (h *Hub) enrolHere(ctx context.Context, name string, uid int, keys []operat
 		}
 		return operators.Enrolment{}, err
 	}
+	return h.learnEnrolment(ctx, name)
+}
+
+// learnEnrolment reads operator name's record back into the token book, so
+// this hub accepts them at once, before its watch brings the record.
+func (h *Hub) learnEnrolment(ctx context.Context, name string) (operators.Enrolment, error) {
 	cur, err := operators.Get(ctx, h.st, name)
 	if err != nil {
 		return operators.Enrolment{}, err
 	}
-	h.tokens.learn(cur) // this hub accepts the token at once, before its watch brings the record
+	h.tokens.learn(cur)
 	return cur, nil
 }
 

@@ -67,7 +67,7 @@ func (t *Tokens) rebuildOperators() {
 	ops := make(map[tokenHash]operatorEntry, len(t.records))
 	for _, e := range t.records {
 		h, ok := parseTokenHash([]byte(e.TokenSHA256))
-		if !ok || !e.Active() {
+		if !ok || !e.Active() || e.SSHOnly {
 			continue
 		}
 		ops[h] = operatorEntry{id: hubapi.Identity{Kind: hubapi.PrincipalHuman, Principal: e.Principal()}, uid: e.UID, host: e.Host}
@@ -110,7 +110,7 @@ func (t *Tokens) reconcile(found map[string]hubapi.Operator) bool {
 	t.mu.RLock()
 	var gone []string
 	for name, rec := range t.records {
-		if _, ok := found[name]; !ok && rec.Active() && rec.From(t.host, t.home) {
+		if _, ok := found[name]; !ok && rec.Active() && !rec.SSHOnly && rec.From(t.host, t.home) {
 			gone = append(gone, name)
 		}
 	}
@@ -137,6 +137,10 @@ func (t *Tokens) fileEnrolment(name string, o hubapi.Operator, rec operators.Enr
 	hash := operators.HashToken(o.Token)
 	mine := operators.Enrolment{Name: name, TokenSHA256: hash, UID: o.UID, Host: t.host, Home: t.home, ModRev: rec.ModRev}
 	switch {
+	case rec.Active() && rec.SSHOnly:
+		t.log.Warn("a token file in this home names an operator enrolled for the SSH console only, who has no token: it is not their enrolment, and is refused",
+			"operator", rec.Principal(), "file", hubapi.OperatorTokenPath(t.home, name))
+		return mine, false
 	case rec.ModRev == 0 && !t.enrolsHere():
 		t.log.Warn("a token file in this home is not an enrolment: the installation has operators and none was enrolled through this home; an enrolled operator enrols this human through a hub (operator add)",
 			"operator", "human:"+name, "file", hubapi.OperatorTokenPath(t.home, name))

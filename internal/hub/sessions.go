@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 
@@ -54,21 +55,15 @@ func (h *Hub) OpenSSHSession(human string, via confirm.Via) (token string, end f
 	}, nil
 }
 
-// enrolled reports whether human ("human:<name>") is an enrolled operator:
-// by the store's enrolment records, with this home's token files as they
-// are now.
+// enrolled reports whether human ("human:<name>") is an enrolled operator
+// — with a token, or for SSH only: by the store's enrolment records, with
+// this home's token files as they are now.
 func (t *Tokens) enrolled(human string) bool {
 	if err := t.refreshOperators(); err != nil {
 		return false
 	}
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	for _, op := range t.operators {
-		if op.id.Principal == human {
-			return true
-		}
-	}
-	return false
+	name, ok := strings.CutPrefix(human, "human:")
+	return ok && t.enrolmentOf(name).Active()
 }
 
 // sessionIdentity is a session token's identity while its human is

@@ -171,7 +171,7 @@ func OperatorToken(home, name string) (string, error) {
 		return tok, err
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("human:%s: %w in %s: an enrolled operator runs \"virgo-tui operator add %s\" (see docs/security.md)", name, ErrNotEnrolled, home, name)
+		return "", fmt.Errorf("human:%s: %w in %s (no token file; an operator enrolled for the SSH console only has none, and acts only there): an enrolled operator runs \"virgo-tui operator add %s\" (see docs/security.md)", name, ErrNotEnrolled, home, name)
 	}
 	if err != nil {
 		return "", fmt.Errorf("operator token of human:%s: %w", name, err)
@@ -279,8 +279,9 @@ type EnrolRequest struct {
 // which stays in its 0600 file for the human to take.
 type Enrolled struct {
 	Principal string `json:"principal"`
-	// TokenFile is where the token file is, on Host.
-	TokenFile string `json:"token_file"`
+	// TokenFile is where the token file is, on Host; absent for an
+	// operator enrolled for SSH only, who has none.
+	TokenFile string `json:"token_file,omitempty"`
 	// Host is the host the operator was enrolled on (by a hub there).
 	Host string `json:"host,omitempty"`
 	// UID is the bound Unix user, absent when unbound.
@@ -291,7 +292,10 @@ type Enrolled struct {
 
 // EnrolledOf is what may be said of enrolment e: never the token.
 func EnrolledOf(e operators.Enrolment) Enrolled {
-	out := Enrolled{Principal: e.Principal(), TokenFile: OperatorTokenPath(e.Home, e.Name), Host: e.Host}
+	out := Enrolled{Principal: e.Principal(), Host: e.Host}
+	if !e.SSHOnly {
+		out.TokenFile = OperatorTokenPath(e.Home, e.Name)
+	}
 	if e.UID != NoUID {
 		uid := e.UID
 		out.UID = &uid

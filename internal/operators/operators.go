@@ -49,7 +49,8 @@ var (
 type Enrolment struct {
 	// Name is the operator's name, without "human:".
 	Name string `json:"name"`
-	// TokenSHA256 is the hex SHA-256 of the operator's token.
+	// TokenSHA256 is the hex SHA-256 of the operator's token; empty for an
+	// operator enrolled for SSH only.
 	TokenSHA256 string `json:"token_sha256"`
 	// UID, when not NoUID, is the Unix user on Host that every connection
 	// acting as this operator must come from (a uid names a user of one
@@ -63,6 +64,11 @@ type Enrolment struct {
 	Home string `json:"home"`
 	// Removed marks an operator removed through a hub.
 	Removed bool `json:"removed,omitempty"`
+	// SSHOnly marks an operator enrolled for the SSH console alone: they
+	// have no token, so no file in any home acts as them — nothing running
+	// on the server can use the socket in their name — and a token file
+	// found under their name is never taken for their enrolment.
+	SSHOnly bool `json:"ssh_only,omitempty"`
 
 	// ModRev is the record's revision as read (not stored).
 	ModRev int64 `json:"-"`
@@ -80,14 +86,15 @@ func (e Enrolment) From(host, home string) bool { return e.Host == host && e.Hom
 // EnrolsByFile reports whether a new token file in home on host is recorded
 // as an enrolment, given every record of the installation: while it has no
 // enrolled operator yet (a first install, or a store from before the
-// records), or where home has enrolled one before. A fresh home on another
+// records), or where home has enrolled one by token file before (an
+// operator enrolled for SSH only has none). A fresh home on another
 // host enrols nobody by writing a file: its operators are enrolled through
 // a hub, by an enrolled operator. The hub's token book and the command
 // that writes a first install's file both ask this, so they cannot differ.
 func EnrolsByFile(all iter.Seq[Enrolment], host, home string) bool {
 	active := false
 	for e := range all {
-		if e.From(host, home) {
+		if e.From(host, home) && !e.SSHOnly {
 			return true
 		}
 		active = active || e.Active()
@@ -135,11 +142,20 @@ func List(ctx context.Context, st store.Store) ([]Enrolment, error) {
 // Decode reads the record stored under key at revision rev.
 func Decode(key string, value []byte, rev int64) (Enrolment, error) {
 	var e Enrolment
-	if err := json.Unmarshal(value, &e); err != nil || Key(e.Name) != key || len(e.TokenSHA256) != hex.EncodedLen(sha256.Size) {
+	if err := json.Unmarshal(value, &e); err != nil || Key(e.Name) != key || !e.tokenHashOK() {
 		return Enrolment{}, fmt.Errorf("%s: %w", key, ErrBadRecord)
 	}
 	e.ModRev = rev
 	return e, nil
+}
+
+// tokenHashOK reports whether e's token hash is of the form it must have:
+// a hex SHA-256, or none for an operator enrolled for SSH only.
+func (e Enrolment) tokenHashOK() bool {
+	if e.SSHOnly {
+		return e.TokenSHA256 == ""
+	}
+	return len(e.TokenSHA256) == hex.EncodedLen(sha256.Size)
 }
 
 // PlanPut plans writing e over the record as it was read (e.ModRev; 0:

@@ -105,10 +105,20 @@ func TestRacingRemovalsLeaveOneOperator(t *testing.T) {
 
 // A record that is not what this package writes is a named error.
 func TestDecodeRefusesADamagedRecord(t *testing.T) {
-	for _, v := range []string{`{`, `{"name":"ada","token_sha256":"00"}`, `{"name":"bob","token_sha256":"` + HashToken("x") + `"}`} {
+	for _, v := range []string{`{`, `{"name":"ada","token_sha256":"00"}`, `{"name":"bob","token_sha256":"` + HashToken("x") + `"}`,
+		`{"name":"ada","token_sha256":""}`, `{"name":"ada","token_sha256":"` + HashToken("x") + `","ssh_only":true}`} {
 		if _, err := Decode(Prefix+"ada", []byte(v), 1); !errors.Is(err, ErrBadRecord) {
 			t.Errorf("Decode(%s) = %v, want ErrBadRecord", v, err)
 		}
+	}
+}
+
+// An operator enrolled for SSH only has no token hash, and that is read
+// as such.
+func TestDecodeReadsAnSSHOnlyRecord(t *testing.T) {
+	e, err := Decode(Prefix+"ada", []byte(`{"name":"ada","token_sha256":"","ssh_only":true}`), 7)
+	if err != nil || !e.SSHOnly || !e.Active() {
+		t.Fatalf("Decode = %+v, %v; want ada, active, SSH only", e, err)
 	}
 }
 
@@ -129,6 +139,7 @@ func TestEnrolsByFile(t *testing.T) {
 		{"a fresh home on another host", []Enrolment{ada}, "h2", "/b", false},
 		{"another home on the same host", []Enrolment{ada}, "h1", "/b", false},
 		{"the enrolling home", []Enrolment{ada}, "h1", "/a", true},
+		{"a home that enrolled only for SSH", []Enrolment{{Name: "eve", Host: "h1", Home: "/a", ModRev: 5, SSHOnly: true}}, "h1", "/a", false},
 	} {
 		if got := EnrolsByFile(slices.Values(c.all), c.host, c.home); got != c.want {
 			t.Errorf("%s: EnrolsByFile = %v, want %v", c.what, got, c.want)
