@@ -44,7 +44,8 @@ func (a *app) principal() (ref string, human bool, err error) {
 // store closed). Waiting for a hub, and retrying a call after any transport
 // error, is the client's alone (hubclient's retry budget); a command does
 // not start over. A persona principal acts with its own generation's token
-// and nothing else (personaClient).
+// and nothing else (personaClient), presenting the instance fence
+// $VIRGO_FENCE names (none when unset).
 func (a *app) client(ctx context.Context) (c *hubclient.Client, release func() error, err error) {
 	home, err := registry.ResolveHome(a.homeFlag)
 	if err != nil {
@@ -95,10 +96,17 @@ func (a *app) personaClient(ctx context.Context, home registry.Home, ref string,
 		}
 		path = hubapi.SeatTokenFile(home.Dir, seat)
 	}
+	// A runtime instance hands its fence to the commands it runs: every
+	// call of theirs presents it, as the instance's own calls do.
+	fence, err := hubapi.ParseFence(os.Getenv(FenceEnv))
+	if err != nil {
+		return nil, fmt.Errorf("acting as %s: $%s: %w", ref, FenceEnv, err)
+	}
 	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), start)
 	if err != nil {
 		return nil, fmt.Errorf("acting as %s: %w", ref, err)
 	}
+	c.UseFence(fence)
 	who, err := c.WhoAmI(ctx)
 	if err == nil {
 		err = tokenIs(ctx, c, who, ref)

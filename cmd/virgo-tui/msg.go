@@ -4,36 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
 func init() { subcommands = append(subcommands, newMsgCmd) }
 
 // FenceEnv names the instance fence a command presents when it acts for a
-// persona runtime that claimed one (the runtime hands it to the tools it
-// runs): without it, a persona's writes are refused as fenced once an
-// instance holds the generation's fence.
+// persona runtime that claimed one (the runtime hands it to the commands
+// it runs): without it, every call of a persona is refused as fenced once
+// an instance holds the generation's fence.
 const FenceEnv = "VIRGO_FENCE"
-
-// withPersonaClient is withClient with the runtime's fence from $VIRGO_FENCE.
-func (a *app) withPersonaClient(ctx context.Context, fn func(context.Context, *hubclient.Client) error) error {
-	fence, err := hubapi.ParseFence(os.Getenv(FenceEnv))
-	if err != nil {
-		return fmt.Errorf("$%s: %w", FenceEnv, err)
-	}
-	return a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) error {
-		c.UseFence(fence)
-		return fn(ctx, c)
-	})
-}
 
 func newMsgCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -74,7 +60,7 @@ func newMsgSendCmd(a *app) *cobra.Command {
 			}
 			d.Body = string(b)
 		}
-		return a.withPersonaClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			m, err := c.SendMessage(ctx, d)
 			if err != nil {
 				return err
@@ -109,7 +95,7 @@ or every page with --all.`,
 	cmd.Flags().IntVar(&limit, "limit", 0, "messages per page (default 50, at most 500)")
 	cmd.Flags().BoolVar(&all, "all", false, "read every page")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return a.withPersonaClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			var page coord.Page
 			for {
 				p, err := c.Messages(ctx, seat, after, limit)
@@ -148,7 +134,7 @@ func newMsgAckCmd(a *app) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, ids []string) error {
-		return a.withPersonaClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
 			acks := make([]coord.Ack, 0, len(ids))
 			for _, id := range ids {
 				ack, err := c.AckMessage(ctx, id)

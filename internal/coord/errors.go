@@ -7,8 +7,8 @@ import "errors"
 var (
 	// ErrFenced: the request came from an instance of a generation that a
 	// newer instance has fenced out (or one that presents no fence while
-	// an instance holds one): its acks, writes and beats are refused.
-	ErrFenced = errors.New("fenced: a newer instance of this generation has connected")
+	// an instance holds one): every call of it is refused, reads included.
+	ErrFenced = errors.New("fenced: this runtime instance does not hold its generation's instance fence")
 	// ErrNoMessage: the seat's inbox never held a message with this id.
 	ErrNoMessage = errors.New("no such message")
 	// ErrBadMessageID: a message id that is not m-<number>.

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -19,9 +20,19 @@ type Fence uint64
 // NoFence is what a request that presents no fence carries.
 const NoFence Fence = 0
 
-// fenceRecord is a generation's latest claimed fence.
+// fenceRecord is a generation's latest claimed fence, and when it was
+// claimed: what names the newer instance to one it fenced out.
 type fenceRecord struct {
-	Fence Fence `json:"fence"`
+	Fence Fence     `json:"fence"`
+	At    time.Time `json:"at,omitzero"`
+}
+
+// claimed names the instance holding rec: when it claimed its fence.
+func (rec fenceRecord) claimed() string {
+	if rec.At.IsZero() {
+		return "claimed before this hub recorded claim times"
+	}
+	return "claimed at " + rec.At.UTC().Format(time.RFC3339)
 }
 
 func keyFence(personaID string) string { return PrefixFence + personaID }
@@ -36,6 +47,7 @@ func (b *Book) PlanClaim(ctx context.Context, personaID string) (Fence, store.Pl
 		return NoFence, store.Plan{}, err
 	}
 	rec.Fence++
+	rec.At = b.now().UTC()
 	op, err := store.PutJSON(keyFence(personaID), rec)
 	if err != nil {
 		return NoFence, store.Plan{}, err
@@ -59,9 +71,9 @@ func (b *Book) Check(ctx context.Context, personaID string, fence Fence) (store.
 	case fence == rec.Fence:
 		return store.Cond{Key: keyFence(personaID), ModRev: rev}, nil
 	case fence == NoFence:
-		return store.Cond{}, fmt.Errorf("%w: a runtime instance holds this generation's fence; present it (header Virgo-Fence), or claim a new one to take over", ErrFenced)
+		return store.Cond{}, fmt.Errorf("%w: this call presents no fence, and a runtime instance of this generation holds one (%s): present it (header Virgo-Fence; $VIRGO_FENCE for a command), or claim a new one (POST /v1/fence) to take over", ErrFenced, rec.claimed())
 	case fence > rec.Fence:
-		return store.Cond{}, fmt.Errorf("%w: that fence was never claimed; claim one with POST /v1/fence", ErrFenced)
+		return store.Cond{}, fmt.Errorf("%w: fence %d was never claimed (the latest one was %s); claim one with POST /v1/fence", ErrFenced, fence, rec.claimed())
 	}
-	return store.Cond{}, fmt.Errorf("%w: a newer instance holds the generation's fence; this instance must stop", ErrFenced)
+	return store.Cond{}, fmt.Errorf("%w: a newer instance of this generation holds its fence (%s); this instance must stop — start it again to take over", ErrFenced, rec.claimed())
 }

@@ -126,7 +126,35 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 	case acc == persona && id.IsHuman():
 		return hubapi.Identity{}, fmt.Errorf("%w: %s %s needs a persona generation's token; %s is an operator", hubapi.ErrForbidden, r.Method, r.URL.Path, id.Principal)
 	}
+	if !id.IsHuman() {
+		if err := h.checkFence(r, id); err != nil {
+			return hubapi.Identity{}, err
+		}
+	}
 	return id, nil
+}
+
+// checkFence refuses a persona's call from a runtime instance that does
+// not present its generation's latest instance fence (coord.Book.Check):
+// one fenced out by a newer instance, or one presenting none once an
+// instance claimed one. It is checked here, once for every route, so that
+// no read, write or stream of a stale duplicate slips past a handler that
+// forgot it; an open stream is checked again with its token
+// (untilRevoked). Only unfencedRoute's routes come before an instance
+// holds a fence. A write joins the fence's condition in its transaction
+// as well (usecase), so a claim committed meanwhile refuses it too.
+func (h *Hub) checkFence(r *http.Request, id hubapi.Identity) error {
+	if unfencedRoute(r.Method, r.Pattern) {
+		return nil
+	}
+	f, err := hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader))
+	if err != nil {
+		return err
+	}
+	if err := h.cases.CheckFence(r.Context(), id.PersonaID, f); err != nil {
+		return fmt.Errorf("%s: %w", id.Principal, err)
+	}
+	return nil
 }
 
 // notFound answers every path outside the route table: an unknown version

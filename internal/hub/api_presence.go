@@ -22,22 +22,7 @@ func beat(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) er
 	if err := decodeBody(w, r, &rep, true); err != nil {
 		return err
 	}
-	if err := h.beatFence(r, id); err != nil {
-		return err
-	}
 	return h.report(w, id, rep)
-}
-
-// beatFence refuses a beat of an instance fenced out by a newer one.
-func (h *Hub) beatFence(r *http.Request, id hubapi.Identity) error {
-	f, err := hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader))
-	if err != nil {
-		return err
-	}
-	if err := h.cases.CheckFence(r.Context(), id.PersonaID, f); err != nil {
-		return fmt.Errorf("%s: %w", id.Principal, err)
-	}
-	return nil
 }
 
 // setPresence is POST /v1/presence/set: like a beat, but at least one of
@@ -49,9 +34,6 @@ func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 	}
 	if rep.Activity == nil && rep.Summary == nil {
 		return hubapi.Errorf(hubapi.ErrNothingToSet, "set needs \"activity\" or \"summary\"; to only beat, POST /v1/presence/beat")
-	}
-	if err := h.beatFence(r, id); err != nil {
-		return err
 	}
 	return h.report(w, id, rep)
 }

@@ -56,7 +56,8 @@ func (h *Hub) holdStream(r *http.Request) (ctx context.Context, release func(), 
 
 // untilRevoked returns r's context, cancelled as soon as the token r was
 // authorized with stops authenticating (an operator token deleted or
-// rotated, a persona generation retired or its token reissued). A request
+// rotated, a persona generation retired or its token reissued), or the
+// persona instance it came from is fenced out by a newer one. A request
 // is checked once at its start; a stream lives on, so it is checked again
 // every revocationCheck for as long as it runs. Call cancel when the stream
 // ends.
@@ -77,7 +78,7 @@ func (h *Hub) untilRevoked(r *http.Request) (context.Context, context.CancelFunc
 					return
 				}
 				if _, err := h.authorize(r, either); err != nil {
-					h.log.Info("stream ended: its token was revoked", "path", r.URL.Path, "reason", err.Error())
+					h.log.Info("stream ended: its caller may no longer call (a revoked token, a fenced-out instance)", "path", r.URL.Path, "reason", err.Error())
 					cancelCause(errors.Join(errTokenRevoked, err))
 					return
 				}

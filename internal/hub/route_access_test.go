@@ -62,62 +62,7 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 	mustNil(t, err)
 	rttok := strings.TrimSpace(string(b))
 
-	op := `{"tool":"workspace_read","target":"path:QUEUE.md","shape":"read:range","persona":"work/core/deputy","correlation_id":"access-1"}`
-	samples := map[string]routeSample{
-		"GET /v1/health":             {path: "/v1/health"},
-		"GET /v1/whoami":             {path: "/v1/whoami"},
-		"GET /v1/snapshot":           {path: "/v1/snapshot"},
-		"GET /v1/stream":             {path: "/v1/stream?after=0"},
-		"POST /v1/presence/beat":     {path: "/v1/presence/beat"},
-		"POST /v1/presence/set":      {path: "/v1/presence/set", body: `{"activity":"reading"}`},
-		"POST /v1/presence/stream":   {path: "/v1/presence/stream", body: "\n"},
-		"GET /v1/presence":           {path: "/v1/presence"},
-		"GET /v1/personas":           {path: "/v1/personas?all=true"},
-		"POST /v1/personas":          {path: "/v1/personas", body: `{"address":"work/lead","name":"Zaniah"}`},
-		"POST /v1/personas/retire":   {path: "/v1/personas/retire", body: `{"persona":"Nobody","reason":"x"}`},
-		"GET /v1/seats/{address...}": {path: "/v1/seats/work/core/lead"},
-		"GET /v1/names":              {path: "/v1/names"},
-		"GET /v1/stamps/diff":        {path: "/v1/stamps/diff?from=coder-deputy&to=project-lead"},
-		"POST /v1/authorize":         {path: "/v1/authorize", body: op},
-		"POST /v1/confirmations":     {path: "/v1/confirmations", body: op},
-		"GET /v1/confirmations":      {path: "/v1/confirmations?all=true"},
-		"GET /v1/prompts":            {path: "/v1/prompts"},
-		"GET /v1/audit":              {path: "/v1/audit"},
-		"GET /v1/store/check":        {path: "/v1/store/check"},
-		"GET /v1/store/backup":       {path: "/v1/store/backup"},
-		"POST /v1/confirmations/{id}/decide": {path: "/v1/confirmations/c-000000000000/decide",
-			body: `{"approve":false,"reason":"no"}`},
-		"POST /v1/prompts/{id}/carry-forward": {path: "/v1/prompts/x/carry-forward", body: `{"persona":"work/core/deputy"}`},
-		"POST /v1/prompts/{id}/drop":          {path: "/v1/prompts/x/drop", body: `{"persona":"work/core/deputy"}`},
-		"POST /v1/assignments":                {path: "/v1/assignments", body: `{"persona":"work/core/deputy","task":"work/web/t-1"}`},
-		"GET /v1/operators":                   {path: "/v1/operators"},
-		"POST /v1/operators":                  {path: "/v1/operators", body: `{"name":"zed"}`},
-		"DELETE /v1/operators/{name}":         {path: "/v1/operators/nobody"},
-		"POST /v1/fence":                      {path: "/v1/fence"},
-		"POST /v1/messages":                   {path: "/v1/messages", body: `{"to":"work/core/lead","body":"hello"}`},
-		"GET /v1/messages":                    {path: "/v1/messages?seat=work/core/deputy"},
-		"GET /v1/messages/stream":             {path: "/v1/messages/stream"},
-		"POST /v1/messages/{id}/ack":          {path: "/v1/messages/m-1/ack"},
-		"POST /v1/tools/{tool}":               {path: "/v1/tools/list_tasks", body: `{"persona":"work/core/deputy"}`},
-		"GET /v1/inbox":                       {path: "/v1/inbox"},
-		"GET /v1/inbox/status":                {path: "/v1/inbox/status"},
-		"POST /v1/inbox/{id}/reply":           {path: "/v1/inbox/h-1/reply", body: `{"text":"hi"}`},
-		"POST /v1/inbox/{id}/react":           {path: "/v1/inbox/h-1/react", body: `{"reaction":"ack","correlation_id":"r-1"}`},
-		"POST /v1/inbox/{id}/ack":             {path: "/v1/inbox/h-1/ack"},
-		"POST /v1/inbox/{id}/tick":            {path: "/v1/inbox/h-1/tick", body: `{"index":0,"done":true}`},
-		"GET /v1/inbox/{id}/file":             {path: "/v1/inbox/h-1/file"},
-
-		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",
-			other: "/v1/personas/work/core/lead", otherCode: "forbidden"},
-		"GET /v1/stamps/{ref...}": {path: "/v1/stamps/Vindemiatrix",
-			other: "/v1/stamps/work/core/lead", otherCode: "forbidden"},
-		// The lead's confirmation: the operator reads it; to the deputy it
-		// does not exist.
-		"GET /v1/confirmations/{id}": {path: "/v1/confirmations/" + leadConf.Confirmation.ID,
-			other: "/v1/confirmations/" + leadConf.Confirmation.ID, otherCode: "no_confirmation"},
-		"GET /v1/assignments": {path: "/v1/assignments?persona=work/core/deputy",
-			other: "/v1/assignments?persona=work/core/lead", otherCode: "forbidden"},
-	}
+	samples := routeSamples(leadConf.Confirmation.ID)
 	access := documentedAccess(t)
 	refused := func(code string) bool { return code == "forbidden" || code == "unauthenticated" || code == "revoked" }
 	for _, rt := range routes() {
@@ -174,13 +119,16 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 		}
 	}
 
+	// The loop claimed a fence (POST /v1/fence): from here on the deputy
+	// calls as the instance holding the generation's latest one.
+	dep := th.runtime(t, deputy)
+	_, err = dep.ClaimFence(ctx)
+	mustNil(t, err)
 	// A persona token probing a name that does not exist is answered as
 	// for another persona's, so it cannot learn who exists.
-	if status, code := call(t, th.home.Dir, "GET", "/v1/stamps/Nobody", rttok, ""); status != http.StatusForbidden || code != "forbidden" {
-		t.Errorf("GET /v1/stamps/Nobody with a persona token: %d %q, want 403 forbidden", status, code)
-	}
+	_, err = dep.Stamp(ctx, "Nobody")
+	wantCode(t, err, "forbidden")
 	// Lists a persona token may call hold only its own entries.
-	dep := th.runtime(t, deputy)
 	cs, err := dep.Confirmations(ctx, true)
 	mustNil(t, err)
 	for _, c := range cs {
@@ -197,6 +145,68 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 	mustNil(t, err)
 	if own.PersonaID != deputy.ID {
 		t.Fatalf("the deputy's own stamp is of %s", own.PersonaID)
+	}
+}
+
+// routeSamples is one sample request per route of routes(), as the deputy
+// work/core/deputy (Vindemiatrix) of a hub with the lead work/core/lead
+// would send it; confID is a confirmation of the lead's.
+func routeSamples(confID string) map[string]routeSample {
+	op := `{"tool":"workspace_read","target":"path:QUEUE.md","shape":"read:range","persona":"work/core/deputy","correlation_id":"access-1"}`
+	return map[string]routeSample{
+		"GET /v1/health":             {path: "/v1/health"},
+		"GET /v1/whoami":             {path: "/v1/whoami"},
+		"GET /v1/snapshot":           {path: "/v1/snapshot"},
+		"GET /v1/stream":             {path: "/v1/stream?after=0"},
+		"POST /v1/presence/beat":     {path: "/v1/presence/beat"},
+		"POST /v1/presence/set":      {path: "/v1/presence/set", body: `{"activity":"reading"}`},
+		"POST /v1/presence/stream":   {path: "/v1/presence/stream", body: "\n"},
+		"GET /v1/presence":           {path: "/v1/presence"},
+		"GET /v1/personas":           {path: "/v1/personas?all=true"},
+		"POST /v1/personas":          {path: "/v1/personas", body: `{"address":"work/lead","name":"Zaniah"}`},
+		"POST /v1/personas/retire":   {path: "/v1/personas/retire", body: `{"persona":"Nobody","reason":"x"}`},
+		"GET /v1/seats/{address...}": {path: "/v1/seats/work/core/lead"},
+		"GET /v1/names":              {path: "/v1/names"},
+		"GET /v1/stamps/diff":        {path: "/v1/stamps/diff?from=coder-deputy&to=project-lead"},
+		"POST /v1/authorize":         {path: "/v1/authorize", body: op},
+		"POST /v1/confirmations":     {path: "/v1/confirmations", body: op},
+		"GET /v1/confirmations":      {path: "/v1/confirmations?all=true"},
+		"GET /v1/prompts":            {path: "/v1/prompts"},
+		"GET /v1/audit":              {path: "/v1/audit"},
+		"GET /v1/store/check":        {path: "/v1/store/check"},
+		"GET /v1/store/backup":       {path: "/v1/store/backup"},
+		"POST /v1/confirmations/{id}/decide": {path: "/v1/confirmations/c-000000000000/decide",
+			body: `{"approve":false,"reason":"no"}`},
+		"POST /v1/prompts/{id}/carry-forward": {path: "/v1/prompts/x/carry-forward", body: `{"persona":"work/core/deputy"}`},
+		"POST /v1/prompts/{id}/drop":          {path: "/v1/prompts/x/drop", body: `{"persona":"work/core/deputy"}`},
+		"POST /v1/assignments":                {path: "/v1/assignments", body: `{"persona":"work/core/deputy","task":"work/web/t-1"}`},
+		"GET /v1/operators":                   {path: "/v1/operators"},
+		"POST /v1/operators":                  {path: "/v1/operators", body: `{"name":"zed"}`},
+		"DELETE /v1/operators/{name}":         {path: "/v1/operators/nobody"},
+		"POST /v1/fence":                      {path: "/v1/fence"},
+		"POST /v1/messages":                   {path: "/v1/messages", body: `{"to":"work/core/lead","body":"hello"}`},
+		"GET /v1/messages":                    {path: "/v1/messages?seat=work/core/deputy"},
+		"GET /v1/messages/stream":             {path: "/v1/messages/stream"},
+		"POST /v1/messages/{id}/ack":          {path: "/v1/messages/m-1/ack"},
+		"POST /v1/tools/{tool}":               {path: "/v1/tools/list_tasks", body: `{"persona":"work/core/deputy"}`},
+		"GET /v1/inbox":                       {path: "/v1/inbox"},
+		"GET /v1/inbox/status":                {path: "/v1/inbox/status"},
+		"POST /v1/inbox/{id}/reply":           {path: "/v1/inbox/h-1/reply", body: `{"text":"hi"}`},
+		"POST /v1/inbox/{id}/react":           {path: "/v1/inbox/h-1/react", body: `{"reaction":"ack","correlation_id":"r-1"}`},
+		"POST /v1/inbox/{id}/ack":             {path: "/v1/inbox/h-1/ack"},
+		"POST /v1/inbox/{id}/tick":            {path: "/v1/inbox/h-1/tick", body: `{"index":0,"done":true}`},
+		"GET /v1/inbox/{id}/file":             {path: "/v1/inbox/h-1/file"},
+
+		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",
+			other: "/v1/personas/work/core/lead", otherCode: "forbidden"},
+		"GET /v1/stamps/{ref...}": {path: "/v1/stamps/Vindemiatrix",
+			other: "/v1/stamps/work/core/lead", otherCode: "forbidden"},
+		// The lead's confirmation: the operator reads it; to the deputy it
+		// does not exist.
+		"GET /v1/confirmations/{id}": {path: "/v1/confirmations/" + confID,
+			other: "/v1/confirmations/" + confID, otherCode: "no_confirmation"},
+		"GET /v1/assignments": {path: "/v1/assignments?persona=work/core/deputy",
+			other: "/v1/assignments?persona=work/core/lead", otherCode: "forbidden"},
 	}
 }
 

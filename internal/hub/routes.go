@@ -60,3 +60,11 @@ func routes() []route {
 		{"DELETE", "/v1/operators/{name}", operator, removeOperator},
 	}
 }
+
+// unfencedRoute reports whether a persona may call method pattern without
+// presenting its generation's latest instance fence: who its token is, and
+// the claim of a fence — what a runtime instance does before it holds one.
+// Every other call of a persona is refused as fenced out (Hub.checkFence).
+func unfencedRoute(method, pattern string) bool {
+	return method == "GET" && pattern == "/v1/whoami" || method == "POST" && pattern == "/v1/fence"
+}

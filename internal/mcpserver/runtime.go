@@ -121,6 +121,16 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 	if address != "" && who.Principal != address {
 		return nil, fmt.Errorf("mcp: serving %s with the token of %s: %w", address, who.Principal, ErrWrongPersona)
 	}
+	// The runtime is one instance of its generation: it claims the
+	// generation's fence, which fences out any older instance, and the
+	// client presents it on every request from now on. It claims before
+	// anything else, as every call but who-am-I presents the fence: an
+	// instance that then fails its proof leaves the seat to no runtime,
+	// never to a stale one.
+	fence, err := c.ClaimFence(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %s: claim the instance fence: %w", who.Principal, err)
+	}
 	v, err := c.Stamp(ctx, who.PersonaID)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: load the stamp of %s: %w", who.Principal, err)
@@ -129,13 +139,7 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %s: %w", who.Principal, err)
 	}
-	r := &Runtime{c: c, who: who, st: v.Stamp, hash: v.Hash, tools: rows, opts: opts.withDefaults()}
-	// The runtime is one instance of its generation: it claims the
-	// generation's fence, which fences out any older instance, and the
-	// client presents it on every request from now on.
-	if r.fence, err = c.ClaimFence(ctx); err != nil {
-		return nil, fmt.Errorf("mcp: %s: claim the instance fence: %w", who.Principal, err)
-	}
+	r := &Runtime{c: c, who: who, st: v.Stamp, hash: v.Hash, tools: rows, opts: opts.withDefaults(), fence: fence}
 	if err := r.openWorkspace(); err != nil {
 		return nil, err
 	}

@@ -297,7 +297,7 @@ func correlationOf(req ToolRequest, args tools.Args) (string, error) {
 // planCall resolves, maps, decides and (when allowed) plans one call.
 func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, row tools.Tool, args tools.Args, corr string) (ToolCall, store.Plan, error) {
 	out := ToolCall{Tool: row.Name, CorrelationID: corr}
-	p, guard, err := u.acting(ctx, caller, req.Persona)
+	p, guards, err := u.acting(ctx, caller, req.Persona)
 	if err != nil {
 		return out, store.Plan{}, err
 	}
@@ -363,7 +363,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 	case confirm.StatusUnknown:
 		out.Status = ToolConfirm
 		if !plan.Empty() {
-			plan.Conds = append(plan.Conds, guard)
+			plan.Conds = append(plan.Conds, guards...)
 		}
 		return out, plan, nil
 	}
@@ -372,7 +372,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		return out, store.Plan{}, nil
 	}
 	return u.execute(ctx, out, Call{Persona: p, Stamp: st, Actor: caller.Principal, Args: args, Operation: out.Operation,
-		Decision: out.Decision, ConfirmationID: out.ConfirmationID, CorrelationID: corr, Now: u.now().UTC(), Fence: caller.Fence}, guard)
+		Decision: out.Decision, ConfirmationID: out.ConfirmationID, CorrelationID: corr, Now: u.now().UTC(), Fence: caller.Fence}, guards)
 }
 
 // exported decides the files a call lets leave the persona's workspace
@@ -421,8 +421,8 @@ func isTargetRefusal(err error) bool {
 }
 
 // execute runs an allowed call's executor and joins its writes with the
-// call's audit entry and the guard on the persona's record.
-func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guard store.Cond) (ToolCall, store.Plan, error) {
+// call's audit entry and the guards of the caller (acting).
+func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guards []store.Cond) (ToolCall, store.Plan, error) {
 	run, ok := executors[out.Tool]
 	if !ok {
 		return out, store.Plan{}, fmt.Errorf("%s: %w", out.Tool, ErrNoExecutor)
@@ -445,14 +445,18 @@ func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guard store.C
 		return out, store.Plan{}, err
 	}
 	plan.Ops = append(plan.Ops, audit)
-	plan.Conds = append(plan.Conds, guard)
+	plan.Conds = append(plan.Conds, guards...)
 	return out, plan, nil
 }
 
 // acting resolves the active generation a call is made as: a persona
-// caller's own, or the one an operator names; and the condition that
-// holds while its record is as read.
-func (u *Cases) acting(ctx context.Context, caller Caller, ref string) (registry.Persona, store.Cond, error) {
+// caller's own, or the one an operator names; and the conditions that hold
+// while its record is as read and, for a persona's call, while the
+// calling instance holds its generation's latest fence — checked here for
+// every call, a read included, so that a stale duplicate acts on nothing
+// (coord.ErrFenced), and joined to a write, so that a newer instance's
+// claim committed meanwhile refuses it too.
+func (u *Cases) acting(ctx context.Context, caller Caller, ref string) (registry.Persona, []store.Cond, error) {
 	var p registry.Persona
 	var guard store.Cond
 	var err error
@@ -460,15 +464,22 @@ func (u *Cases) acting(ctx context.Context, caller Caller, ref string) (registry
 	case caller.IsPersona():
 		p, guard, err = u.reg.GetGuarded(ctx, caller.PersonaID)
 	case ref == "":
-		return p, guard, fmt.Errorf("an operator acts for a persona: send \"persona\" (an address, name or id): %w", ErrPersonaRequired)
+		return p, nil, fmt.Errorf("an operator acts for a persona: send \"persona\" (an address, name or id): %w", ErrPersonaRequired)
 	default:
 		p, guard, err = u.guarded(ctx, ref)
 	}
 	if err != nil {
-		return p, guard, err
+		return p, nil, err
 	}
 	if p.State != registry.StateActive {
-		return p, guard, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, ErrForbidden)
+		return p, nil, fmt.Errorf("%s (%s) is %s: %w", p.Address, p.Name, p.State, ErrForbidden)
 	}
-	return p, guard, nil
+	if !caller.IsPersona() {
+		return p, []store.Cond{guard}, nil
+	}
+	fence, err := u.coord.Check(ctx, p.ID, caller.Fence)
+	if err != nil {
+		return p, nil, fmt.Errorf("%s (%s): %w", p.Address, p.Name, err)
+	}
+	return p, []store.Cond{guard, fence}, nil
 }
