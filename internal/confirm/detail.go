@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/flatedict"
-	"github.com/virgo-hub/virgo-tui/internal/jsonscan"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -141,15 +140,8 @@ func StoredJSON(c *Confirmation) ([]byte, error) {
 // detail may be compressed ("detail_z", expanded here; ErrDetailDamaged
 // when it does not expand) and whose decision may leave out the fields it
 // shares with the confirmation ("decided", filled in here). A record
-// stored before either has the text and the whole decision. An
-// operation's pending confirmation is read on a fast path (codec.go).
+// stored before either has the text and the whole decision.
 func (c *Confirmation) UnmarshalJSON(data []byte) error {
-	d := jsonscan.New(data)
-	var fast Confirmation
-	if fastConfirmation(&d, &fast) && d.Done() {
-		*c = fast
-		return nil
-	}
 	var v struct {
 		confirmationFields
 		DetailZ []byte          `json:"detail_z"`

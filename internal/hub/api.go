@@ -11,7 +11,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -174,10 +173,10 @@ func (h *Hub) notFound(w http.ResponseWriter, r *http.Request) {
 // checks its text fields against the limits table. Everything a persona
 // could use to slip something past the decoder is refused with a named
 // error: a Content-Length over the limit (at once, before reading), a body
-// not declared application/json, invalid UTF-8 (never silently replaced),
-// anything but one object (null included), a key given twice, an unknown
-// field (a typo is not ignored; identity fields are the exception, see
-// IdentityClaims). An empty body decodes as {} when optional is set.
+// not declared application/json, anything but one object (null included),
+// and what hubapi.Decode refuses (invalid UTF-8, never silently replaced;
+// a key given twice; an unknown field; trailing data). An empty body
+// decodes as {} when optional is set.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
 	if r.ContentLength > hubapi.MaxBody {
 		return hubapi.Errorf(hubapi.ErrTooLarge, "request body of %d bytes is over the %d-byte limit; nothing was read", r.ContentLength, hubapi.MaxBody)
@@ -201,128 +200,13 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) er
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		return hubapi.Errorf(hubapi.ErrUnsupportedMediaType, "Content-Type %q: send the body as application/json", r.Header.Get("Content-Type"))
 	}
-	if !utf8.Valid(body) {
-		return hubapi.Errorf(hubapi.ErrInvalidUTF8, "request body is not valid UTF-8 (at byte %d)", invalidUTF8At(body))
+	if k := hubapi.BodyKind(body); k != "" && k != "an object" {
+		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body is JSON %s; send a JSON object", k)
 	}
-	if !plainObject(body) {
-		if err := oneObject(body); err != nil {
-			return err
-		}
-	}
-	if fd, ok := v.(fastDecoder); ok && fd.DecodeFast(body) {
-		return hubapi.CheckFields(v)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return malformed(err)
+	if err := hubapi.Decode(body, v); err != nil {
+		return err
 	}
 	return hubapi.CheckFields(v)
-}
-
-// fastDecoder is a request body with a fast path for the shape its
-// clients send (hubapi.OperationRequest.DecodeFast): it reads what
-// encoding/json would, or declines.
-type fastDecoder interface {
-	DecodeFast(body []byte) bool
-}
-
-// malformed names what the JSON decoder refused.
-func malformed(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed JSON: the body ends in the middle of a value")
-	case errors.As(err, &syn):
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
-	default:
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "malformed request: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-}
-
-// oneObject checks that body is exactly one JSON object in which no object
-// names a key twice (encoding/json would keep the last silently, so a check
-// could read one value and the use case another).
-func oneObject(body []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	tok, err := dec.Token()
-	if err != nil {
-		return malformed(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "request body is JSON %v; send a JSON object", jsonKind(tok))
-	}
-	type object struct {
-		keys   map[string]bool
-		expect bool // the next string token is a key
-	}
-	stack := []object{{keys: map[string]bool{}, expect: true}}
-	for len(stack) > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			return malformed(err)
-		}
-		top := &stack[len(stack)-1]
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				top.expect = top.keys != nil
-				stack = append(stack, object{keys: map[string]bool{}, expect: true})
-			case '[':
-				top.expect = top.keys != nil
-				stack = append(stack, object{}) // an array: no keys
-			default:
-				stack = stack[:len(stack)-1]
-			}
-		case string:
-			if top.keys != nil && top.expect {
-				if top.keys[t] {
-					return hubapi.Errorf(hubapi.ErrMalformedJSON, "key %q is given twice; send each field once", t)
-				}
-				top.keys[t] = true
-				top.expect = false
-				continue
-			}
-			top.expect = top.keys != nil
-		default:
-			top.expect = top.keys != nil
-		}
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return hubapi.Errorf(hubapi.ErrMalformedJSON, "trailing data after the JSON object")
-	}
-	return nil
-}
-
-// jsonKind names a JSON value's kind from its first token.
-func jsonKind(tok json.Token) string {
-	switch tok.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "true or false"
-	case float64, json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	}
-	return "an array"
-}
-
-// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
 }
 
 // idempotencyHeader carries the client's key of a mutating request.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -130,8 +129,8 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rep hubapi.PresenceReport
-			if jerr := json.Unmarshal(line, &rep); jerr != nil {
-				return hubapi.Errorf(hubapi.ErrMalformedJSON, "beat stream line %d: %v", n+1, jerr)
+			if jerr := hubapi.Decode(line, &rep); jerr != nil {
+				return hubapi.Errorf(jerr, "beat stream line %d: %v", n+1, jerr)
 			}
 			if rerr := h.applyReport(id, rep); rerr != nil {
 				return rerr

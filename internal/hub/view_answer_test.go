@@ -80,17 +80,15 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	if !reflect.DeepEqual(viaStd, want) {
 		t.Fatalf("encoding/json reads other views than the registry and tracker hold:\n got %+v\nwant %+v", viaStd, want)
 	}
-	fast, err := hubapi.DecodeViews(got)
-	mustNil(t, err)
 	viaClient, err := th.operator(t, "henry").Personas(ctx, true)
 	mustNil(t, err)
-	for i := range want {
-		if w := hubapi.PersonaView(want[i]); !reflect.DeepEqual(fast[i], w) || !reflect.DeepEqual(viaClient[i], w) {
-			t.Fatalf("view %d: fast decoder %+v, client %+v, want %+v", i, fast[i], viaClient[i], w)
-		}
+	if len(viaClient) != len(want) {
+		t.Fatalf("the client decoded %d views, want %d", len(viaClient), len(want))
 	}
-	if len(fast) != len(want) || len(viaClient) != len(want) {
-		t.Fatalf("decoded %d and %d views, want %d", len(fast), len(viaClient), len(want))
+	for i := range want {
+		if w := hubapi.PersonaView(want[i]); !reflect.DeepEqual(viaClient[i], w) {
+			t.Fatalf("view %d: client %+v, want %+v", i, viaClient[i], w)
+		}
 	}
 
 	// Without presence (presence=false, what `persona list` asks): the same

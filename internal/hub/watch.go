@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -133,8 +134,8 @@ func (h *Hub) followConfirmation(ev usecase.Event) {
 	if len(ev.Data) == 0 {
 		return // a removal carries no record to count
 	}
-	f, err := confirm.DecodeStanding(ev.Data)
-	if err != nil {
+	var f standing
+	if err := json.Unmarshal(ev.Data, &f); err != nil {
 		h.log.Error("a change event's record cannot be read", "kind", ev.Kind, "id", ev.ID, "err", err)
 		return
 	}
@@ -142,6 +143,18 @@ func (h *Hub) followConfirmation(ev usecase.Event) {
 	if f.State.Terminal() {
 		h.decided.decide(f.ID)
 	}
+}
+
+// standing is where a confirmation stands: the fields of its record (a
+// stored one or an answer's, whichever the event carries) by which the hub
+// counts the pending confirmations of each persona and each authority, and
+// wakes the requests waiting for a decision. The rest of the record is
+// skipped, not decoded.
+type standing struct {
+	ID        string            `json:"id"`
+	PersonaID string            `json:"persona_id"`
+	Authority confirm.Principal `json:"authority"`
+	State     confirm.State     `json:"state"`
 }
 
 // publish puts change events on the stream.

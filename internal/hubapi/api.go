@@ -224,17 +224,6 @@ func (v PersonaView) MarshalJSON() ([]byte, error) {
 	return AppendView(make([]byte, 0, ViewBytes), v)
 }
 
-// UnmarshalJSON reads a view on the fast path when it has the shape
-// AppendView writes, else with encoding/json.
-func (v *PersonaView) UnmarshalJSON(data []byte) error {
-	s := viewScanner{b: data}
-	if fv, ok := s.view(); ok && s.end() {
-		*v = fv
-		return nil
-	}
-	return json.Unmarshal(data, (*viewFields)(v))
-}
-
 // ToolCallRequest is the body of POST /v1/tools/{tool}: one persona tool
 // call. A persona's token calls as itself; an operator acts for the
 // persona it names, under that persona's stamp.

@@ -44,7 +44,9 @@ func (c *Client) OpenBeatStream(ctx context.Context) (*BeatStream, error) {
 		} else {
 			if resp.StatusCode != http.StatusOK {
 				s.err = readAPIError(resp)
-			} else if derr := json.NewDecoder(resp.Body).Decode(&s.res); derr != nil {
+			} else if b, rerr := io.ReadAll(io.LimitReader(resp.Body, hubapi.MaxBody)); rerr != nil {
+				s.err = rerr
+			} else if derr := hubapi.Decode(b, &s.res); derr != nil {
 				s.err = derr
 			}
 			resp.Body.Close()

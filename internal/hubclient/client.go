@@ -251,7 +251,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	if err != nil || out == nil {
 		return err
 	}
-	if err := json.Unmarshal(b, out); err != nil {
+	if err := hubapi.Decode(b, out); err != nil {
 		return fmt.Errorf("%s %s: unreadable answer: %w", method, path, err)
 	}
 	return nil
@@ -345,7 +345,7 @@ func (c *Client) exchange(ctx context.Context, method, path string, payload []by
 func readAPIError(resp *http.Response) error {
 	ae := &hubapi.APIError{Status: resp.StatusCode}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, hubapi.MaxBody))
-	if json.Unmarshal(b, ae) != nil || ae.Msg == "" {
+	if hubapi.Decode(b, ae) != nil || ae.Msg == "" {
 		ae.Code, ae.Msg = "http_"+strconv.Itoa(resp.StatusCode), strings.TrimSpace(string(b))
 	}
 	return ae
@@ -402,15 +402,9 @@ func (c *Client) Personas(ctx context.Context, all bool) ([]hubapi.PersonaView, 
 	if all {
 		path += "?all=true"
 	}
-	b, err := c.get(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	vs, err := hubapi.DecodeViews(b)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: unreadable answer: %w", path, err)
-	}
-	return vs, nil
+	var vs []hubapi.PersonaView
+	err := c.do(ctx, "GET", path, nil, &vs)
+	return vs, err
 }
 
 // PersonaRecords lists the records of seat holders (pending and active), or
@@ -436,15 +430,8 @@ func (c *Client) PersonaRecords(ctx context.Context, all bool) ([]registry.Recor
 // Persona finds one persona by generation id, address or name.
 func (c *Client) Persona(ctx context.Context, ref string) (hubapi.PersonaView, error) {
 	var p hubapi.PersonaView
-	path := "/v1/personas/" + escapeRef(ref)
-	b, err := c.get(ctx, path)
-	if err != nil {
-		return p, err
-	}
-	if err := p.UnmarshalJSON(b); err != nil {
-		return p, fmt.Errorf("GET %s: unreadable answer: %w", path, err)
-	}
-	return p, nil
+	err := c.do(ctx, "GET", "/v1/personas/"+escapeRef(ref), nil, &p)
+	return p, err
 }
 
 // SeatHistory lists every generation that held the seat at address.

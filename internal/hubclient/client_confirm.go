@@ -46,16 +46,14 @@ func (c *Client) Authorize(ctx context.Context, req hubapi.OperationRequest) (hu
 
 // RequestConfirmation authorizes an operation and queues (or joins) a
 // confirmation on a confirm verdict. Retry with the same CorrelationID.
-// The answer is read by confirm.DecodeResult, on its fast path: a runtime
-// asks on every gated call.
 func (c *Client) RequestConfirmation(ctx context.Context, req hubapi.OperationRequest) (confirm.Result, error) {
 	const path = "/v1/confirmations"
 	b, err := c.call(ctx, "POST", path, req)
 	if err != nil {
 		return confirm.Result{}, err
 	}
-	r, err := confirm.DecodeResult(b)
-	if err != nil {
+	var r confirm.Result
+	if err := hubapi.Decode(b, &r); err != nil {
 		return confirm.Result{}, fmt.Errorf("POST %s: unreadable answer: %w", path, err)
 	}
 	return r, nil

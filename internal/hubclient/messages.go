@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -122,7 +121,7 @@ func (s *MessageStream) Next() (coord.Message, error) {
 			continue // keep-alive
 		}
 		var m coord.Message
-		if err := json.Unmarshal(line, &m); err != nil {
+		if err := hubapi.Decode(line, &m); err != nil {
 			return coord.Message{}, fmt.Errorf("message stream: unreadable line: %w", err)
 		}
 		return m, nil

@@ -3,7 +3,6 @@ package hubclient
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -121,7 +120,7 @@ func (c *Client) follow(ctx context.Context, pos *streamPos, out chan<- []hubapi
 		}
 		if len(line) > 1 {
 			var ch hubapi.Change
-			if err := json.Unmarshal(line, &ch); err != nil {
+			if err := hubapi.Decode(line, &ch); err != nil {
 				return fmt.Errorf("stream: unreadable change: %w", err)
 			}
 			if ch.Kind == hubapi.KindResync {

@@ -1,21 +1,20 @@
 package registry
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
-	"github.com/virgo-hub/virgo-tui/internal/jsonscan"
+	"github.com/go-json-experiment/json"
 )
 
 // The persona record is stored as JSON and printed as the same JSON by
 // -o json. encoding/json's reflection costs several microseconds per record
 // each way, which a 10,000-persona `persona list -o json` cannot afford
-// (goal: under 100 ms), so the record has a hand-written encoder and a fast
-// decoder for exactly the shape the encoder writes. Anything else — other
-// key order, whitespace, escapes, unknown keys — goes to encoding/json, so
-// the fast path is an optimisation, never a second format.
+// (goal: under 100 ms), so the record has a hand-written encoder; a list
+// passes its records through (Record) instead of decoding them. A record
+// is read by encoding/json/v2's decoder (a name given twice or invalid
+// UTF-8 is refused), as the wire is.
 
 // AppendJSON appends p's JSON object (the keys of docs/json-output.md, in
 // that order, times RFC 3339 in UTC, absent times null) to b.
@@ -116,126 +115,14 @@ func appendString(b []byte, s string) []byte {
 
 // decodePersona reads a stored persona record.
 func decodePersona(data []byte) (Persona, error) {
-	if p, ok := fastDecode(data); ok {
-		return p, nil
-	}
 	var p Persona
 	err := json.Unmarshal(data, &p)
 	return p, err
 }
 
-// fastDecode parses a compact JSON object whose keys are Persona fields and
-// whose values are plain strings (no escapes, valid UTF-8), integers or
-// null. It reports ok=false for anything else, and decodePersona then falls
-// back to encoding/json, which gives the same result on what both accept.
-func fastDecode(data []byte) (p Persona, ok bool) {
-	d := jsonscan.New(data)
-	if !d.Object(func(key string) bool { return personaField(&d, &p, key) }) || !d.Done() {
-		return Persona{}, false
-	}
-	return p, true
-}
-
-func personaField(d *jsonscan.Scanner, p *Persona, key string) bool {
-	switch key {
-	case "generation":
-		n, ok := d.Int()
-		p.Generation = n
-		return ok
-	case "created_at":
-		t, ok := d.Time()
-		if ok && t != nil {
-			p.CreatedAt = *t
-		}
-		return ok && t != nil
-	case "activated_at":
-		t, ok := d.Time()
-		p.ActivatedAt = t
-		return ok
-	case "retired_at":
-		t, ok := d.Time()
-		p.RetiredAt = t
-		return ok
-	case "refused_at":
-		t, ok := d.Time()
-		p.RefusedAt = t
-		return ok
-	}
-	dst := stringField(p, key)
-	if dst == nil {
-		return false
-	}
-	s, ok := d.Str()
-	*dst = s
-	return ok
-}
-
-func stringField(p *Persona, key string) *string {
-	switch key {
-	case "id":
-		return &p.ID
-	case "name":
-		return &p.Name
-	case "address":
-		return &p.Address
-	case "scope":
-		return &p.Scope
-	case "project":
-		return &p.Project
-	case "role":
-		return &p.Role
-	case "profile":
-		return (*string)(&p.Profile)
-	case "session_lineage":
-		return &p.SessionLineage
-	case "character_hash":
-		return &p.CharacterHash
-	case "repository":
-		return &p.Repository
-	case "human":
-		return &p.Human
-	case "state":
-		return (*string)(&p.State)
-	case "stamp_hash":
-		return &p.StampHash
-	case "retire_reason":
-		return &p.RetireReason
-	case "refuse_reason":
-		return &p.RefuseReason
-	}
-	return nil
-}
-
-// decodeSeat reads a stored seat record. A seat is read on every
-// confirmation request routed to a lead (who holds the owning lead's
-// seat), so it has a fast path too: the compact JSON encoding/json writes
-// for a seatRecord, plain strings only; anything else goes to
-// encoding/json.
+// decodeSeat reads a stored seat record.
 func decodeSeat(data []byte) (seatRecord, error) {
-	if s, ok := fastDecodeSeat(data); ok {
-		return s, nil
-	}
 	var s seatRecord
 	err := json.Unmarshal(data, &s)
 	return s, err
-}
-
-// fastDecodeSeat parses {"holder":"…","history":["…",…]} (history may be
-// null) with plain strings (no escapes, valid UTF-8), as decodeSeat's fast
-// path; ok=false for anything else.
-func fastDecodeSeat(data []byte) (s seatRecord, ok bool) {
-	d := jsonscan.New(data)
-	read := d.Object(func(key string) (ok bool) {
-		switch key {
-		case "holder":
-			s.Holder, ok = d.Str()
-		case "history":
-			s.History, ok = d.Strs()
-		}
-		return ok
-	})
-	if !read || !d.Done() {
-		return seatRecord{}, false
-	}
-	return s, true
 }
