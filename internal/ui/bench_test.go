@@ -43,7 +43,7 @@ func benchConsole(b *testing.B, np, nc int) (*Model, Snapshot) {
 // stockTable is the bubbles table holding the same rows, the baseline.
 func stockTable(cols []Column, rows []table.Row) table.Model {
 	tc := make([]table.Column, len(cols))
-	ws := layoutColumns(cols, 118)
+	ws := layoutColumns(cols, 118, nil)
 	for i, c := range cols {
 		tc[i] = table.Column{Title: c.Title, Width: ws[i]}
 	}

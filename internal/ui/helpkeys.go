@@ -21,11 +21,11 @@ func (h helpKeys) ShortHelp() []key.Binding { return h.short }
 // FullHelp is the `?` help in columns (help.KeyMap).
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
-// presenceHelp is the presence view's help; paneOpen gives the keys of
-// its open detail pane.
-func presenceHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
-	if paneOpen {
-		pane := paneHelp(k)
+// presenceHelp is the presence view's help; an open detail pane gives
+// the keys of the pane.
+func presenceHelp(k keymap.KeyMap, d detailPane) helpKeys {
+	if d.open {
+		pane := paneHelp(k, d.zoomed)
 		return helpKeys{
 			short: append(pane[:3:3], k.Filter, k.Help, k.Quit),
 			full: [][]key.Binding{pane, {k.Sort, k.SortReverse, k.Filter, k.Jump},
@@ -43,15 +43,28 @@ func presenceHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 	}
 }
 
-// queueHelp is the approval queue's help; paneOpen gives the keys of its
-// open detail pane.
-func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
-	if paneOpen {
-		pane := paneHelp(k)
+// queueHelp is the approval queue's help; an open detail pane gives the
+// keys of the pane, the preview (preview true) its scroll keys.
+func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
+	if d.open {
+		pane := paneHelp(k, d.zoomed)
 		return helpKeys{
 			short: append([]key.Binding{k.Approve, k.ApproveRemember, k.Deny}, append(pane[:3:3], k.Help, k.Quit)...),
 			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
 				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Help, k.Quit}},
+		}
+	}
+	if preview {
+		scroll := pair("scroll preview", k.PaneDown, k.PaneUp)
+		return helpKeys{
+			short: []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Detail, pair("select", k.Down, k.Up), scroll, k.Help, k.Quit},
+			full: [][]key.Binding{
+				{k.Approve, k.ApproveRemember, k.Deny, k.Back},
+				{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+				{k.Detail, k.Zoom, scroll, k.Filter, k.Jump, k.Sort, k.SortReverse},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
+				{k.Notes, k.Help, k.Quit},
+			},
 		}
 	}
 	return helpKeys{
@@ -68,27 +81,33 @@ func queueHelp(k keymap.KeyMap, paneOpen bool) helpKeys {
 
 // paneHelp is the keys of an open detail pane: its own keys scroll it,
 // the movement keys still move the selection it shows, enter and z widen
-// it, esc closes it. Each pair is named by the first
-// key of each binding ("j/k scroll").
-func paneHelp(k keymap.KeyMap) []key.Binding {
-	pair := func(what string, bs ...key.Binding) key.Binding {
-		var keys, names []string
-		for _, b := range bs {
-			keys = append(keys, b.Keys()...)
-			if len(b.Keys()) > 0 {
-				names = append(names, b.Keys()[0])
-			}
-		}
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), what))
+// it (narrow it back when zoomed), esc closes it.
+func paneHelp(k keymap.KeyMap, zoomed bool) []key.Binding {
+	widen := "widen"
+	if zoomed {
+		widen = "narrow"
 	}
 	return []key.Binding{
 		pair("scroll detail", k.PaneDown, k.PaneUp),
-		pair("widen", k.Zoom, k.Detail),
+		pair(widen, k.Zoom, k.Detail),
 		pair("close detail", k.Back),
 		pair("select", k.Down, k.Up),
 		pair("page", k.PageDown, k.PageUp),
 		pair("ends", k.Top, k.Bottom),
 	}
+}
+
+// pair is one help entry for several bindings, named by the first key of
+// each ("J/K scroll").
+func pair(what string, bs ...key.Binding) key.Binding {
+	var keys, names []string
+	for _, b := range bs {
+		keys = append(keys, b.Keys()...)
+		if len(b.Keys()) > 0 {
+			names = append(names, b.Keys()[0])
+		}
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), what))
 }
 
 // promptHelp is the help while a prompt line has the keys.

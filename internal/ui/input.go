@@ -170,7 +170,7 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.queue
 	switch {
-	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height, msg):
+	case (v.pane.open || v.previewing()) && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height, msg):
 	case tableKeys(k, v.table, msg):
 	case m.paneKey(&v.pane, msg): // enter, z, esc: the detail only, never approve
 		v.setSize(v.width, v.height)

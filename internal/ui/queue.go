@@ -2,8 +2,11 @@ package ui
 
 import (
 	"cmp"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The queue table's columns, in order: who asks, what (tool, target,
@@ -20,15 +23,16 @@ const (
 )
 
 // queueColumns fit 80 columns with the target at 19 cells and give every
-// cell beyond the others' maximum to the target. Requester and target are
-// cut in the middle, so their ends (the role, the file) stay visible.
+// cell the others do not need for the rows on screen to the target
+// (FitPage). The requester is cut in the middle, so its role stays
+// visible; the target by cutTarget, so its host or its file does.
 // Below 80 columns the age, the tool, then the shape are hidden (the
 // detail pane shows them), so down to the smallest usable width (minWidth)
 // a row keeps who asks, the target, who decides and the time left.
 var queueColumns = []Column{
 	qcRequester: {Title: "REQUESTER", Min: 14, Max: 22, Middle: true},
 	qcTool:      {Title: "TOOL", Min: 12, Max: 22, Drop: 2},
-	qcTarget:    {Title: "TARGET", Min: 19, Middle: true},
+	qcTarget:    {Title: "TARGET", Min: 19, Middle: true, Cut: cutTarget},
 	qcShape:     {Title: "SHAPE", Min: 11, Max: 17, Drop: 1},
 	qcRouted:    {Title: "ROUTED", Min: 7, Max: 14},
 	qcAge:       {Title: "AGE", Min: 4, Max: 5, Right: true, Drop: 3},
@@ -64,6 +68,7 @@ func newQueueView(st *Styles) *queueView {
 		Paint:    v.paint,
 		Haystack: confirmationHaystack,
 		Tie:      confirmationTie,
+		FitPage:  true,
 	}, st)
 	v.table.SortBy(qcAge, true) // oldest first
 	return v
@@ -139,6 +144,41 @@ func (v *queueView) cell(c *Confirmation, col int, now time.Time) string {
 		return age(c.Expires.Sub(now))
 	}
 	return ""
+}
+
+// cutTarget shortens a target of tw cells to at most w cells, keeping
+// what an operator must see to know what is decided: a URL's scheme and
+// host whole, its path cut from the left ("external:https://host/…gz"),
+// dropping the kind and then the scheme first; a path's file whole, its
+// directories cut ("path:memo…/notes.md"). Only a host or a file wider
+// than the column is cut itself: a host from the left, so its domain
+// stays; a file in its middle, so its extension stays. Other targets are
+// cut in the middle.
+func cutTarget(text string, tw, w int) string {
+	kind, val, _ := strings.Cut(text, ":")
+	if u, err := url.Parse(val); err == nil && u.Scheme != "" && u.Host != "" {
+		base := u.Scheme + "://" + u.Host
+		if rest, ok := strings.CutPrefix(val, base); ok {
+			for _, head := range []string{kind + ":" + base, base, u.Host} {
+				if hw := textWidth(head); hw+2 <= w {
+					return head + "…" + ansi.TruncateLeft(rest, textWidth(rest)-(w-hw-1), "")
+				}
+			}
+			if hw := textWidth(u.Host); hw > w {
+				return "…" + ansi.TruncateLeft(u.Host, hw-(w-1), "")
+			}
+			return u.Host
+		}
+	}
+	if i := strings.LastIndexByte(text, '/'); i >= 0 {
+		file := text[i:]
+		if fw := textWidth(file); fw+2 <= w {
+			return ansi.Truncate(text[:i], w-fw-1, "") + "…" + file
+		}
+		file = file[1:]
+		return truncateMiddle(file, textWidth(file), w)
+	}
+	return truncateMiddle(text, tw, w)
 }
 
 func (v *queueView) paint(c *Confirmation, col int) paint {
@@ -230,11 +270,28 @@ func (v *queueView) setSize(width, height int) {
 	v.table.SetSize(width, height-v.paneHeight())
 }
 
-// paneHeight is the height of the detail pane under the table: three
-// fifths of the body, as an operator reads more than they scan here.
-func (v *queueView) paneHeight() int { return v.pane.under(v.height, 3, 5) }
+// previewMinBody is the smallest body (the lines between the bars) that
+// shows the preview under the list: 80×24 has 20.
+const previewMinBody = 18
 
-// paneLines is the selected confirmation's detail, wrapped to the width.
+// previewing says whether the preview is shown: the pane closed and room
+// for it. The preview is the selected confirmation's bound operation
+// (operationFields), so what a decision key acts on is read whole before
+// the key is pressed, without opening anything.
+func (v *queueView) previewing() bool { return !v.pane.open && v.height >= previewMinBody }
+
+// paneHeight is the height of the detail pane or the preview under the
+// table: three fifths of the body, as an operator reads more than they
+// scan here.
+func (v *queueView) paneHeight() int {
+	if v.previewing() {
+		return v.height * 3 / 5
+	}
+	return v.pane.under(v.height, 3, 5)
+}
+
+// paneLines is the selected confirmation's detail (its bound operation
+// alone in the preview), wrapped to the width.
 func (v *queueView) paneLines(now time.Time) (title string, lines []string) {
 	c, ok := v.selected()
 	if !ok {
@@ -242,6 +299,9 @@ func (v *queueView) paneLines(now time.Time) (title string, lines []string) {
 		return "detail", []string{"no confirmation selected"}
 	}
 	v.pane.show(c.ID)
+	if v.previewing() {
+		return "confirmation " + c.ID + " · enter: all details", wrapFields(v.styles, v.operationFields(c, now), v.width)
+	}
 	return "confirmation " + c.ID, wrapFields(v.styles, v.confirmationDetail(c, now), v.width)
 }
 
@@ -256,16 +316,19 @@ func (v *queueView) view(now time.Time) string {
 	} else {
 		out = v.table.View(now)
 	}
-	if !v.pane.open {
+	if v.paneHeight() == 0 {
 		return out
 	}
 	title, lines := v.paneLines(now)
 	return out + "\n" + v.pane.view(v.styles, title, lines, v.width, v.paneHeight())
 }
 
-// confirmationDetail is what an operator reads before deciding: every
-// value whole, wrapped rather than cut.
-func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []field {
+// operationFields are the bound operation of c as an operator decides it —
+// who asks, the tool, the target whole (and a URL's host by itself), the
+// shape, every bound argument (a text of several lines line by line), who
+// decides and the time left: the one rendering of what a decision allows,
+// shared by the preview, the detail pane and the approve-several dialog.
+func (v *queueView) operationFields(c *Confirmation, now time.Time) []field {
 	routed := c.Authority
 	switch v.group(c) {
 	case routedToOperator:
@@ -277,13 +340,15 @@ func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []field {
 	}
 	fs := []field{
 		{"requester    ", c.Requester},
-		{"routed to    ", routed},
-		{"boundary     ", c.Boundary},
 		{"tool         ", c.Tool},
-		{"action       ", c.Action},
 		{"target       ", c.Target},
-		{"shape        ", c.Shape},
 	}
+	if _, val, ok := strings.Cut(c.Target, ":"); ok {
+		if u, err := url.Parse(val); err == nil && u.Scheme != "" && u.Host != "" {
+			fs = append(fs, field{"  host       ", u.Host})
+		}
+	}
+	fs = append(fs, field{"shape        ", c.Shape})
 	if len(c.Arguments) > 0 {
 		fs = append(fs, field{"arguments", ""})
 		for _, a := range c.Arguments {
@@ -294,11 +359,21 @@ func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []field {
 			}
 		}
 	}
-	fs = append(fs, []field{
-		{"stamp hash   ", c.StampHash},
-		{"correlation  ", c.CorrelationID},
-		{"age / left   ", since(now, c.Created) + " / " + v.cell(c, qcLeft, now)},
-	}...)
+	return append(fs,
+		field{"routed to    ", routed},
+		field{"left         ", v.cell(c, qcLeft, now)})
+}
+
+// confirmationDetail is what an operator reads before deciding: every
+// value whole, wrapped rather than cut.
+func (v *queueView) confirmationDetail(c *Confirmation, now time.Time) []field {
+	fs := append(v.operationFields(c, now),
+		field{"boundary     ", c.Boundary},
+		field{"action       ", c.Action},
+		field{"stamp hash   ", c.StampHash},
+		field{"correlation  ", c.CorrelationID},
+		field{"age          ", since(now, c.Created)},
+	)
 	if c.MatrixDiff != "" {
 		fs = append(fs, field{"class-matrix diff", ""})
 		for _, d := range strings.Split(strings.TrimRight(c.MatrixDiff, "\n"), "\n") {

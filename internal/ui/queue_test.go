@@ -154,12 +154,12 @@ func TestQueueDetail(t *testing.T) {
 // always move the selection, and the pane follows it.
 func TestDetailPaneScrollsAndFollowsTheSelection(t *testing.T) {
 	m, _ := queueConsole(t)
-	press(t, m, "j", "enter") // c-2: 13 lines in an 11-line pane at 80×24
-	if s := plain(m); strings.Contains(s, "- tasks: assign") || !strings.Contains(s, "lines 1–11 of 13 ↓") {
+	press(t, m, "j", "enter") // c-2: 14 lines in an 11-line pane at 80×24
+	if s := plain(m); strings.Contains(s, "- tasks: assign") || !strings.Contains(s, "lines 1–11 of 14 ↓") {
 		t.Fatalf("the pane should start at its top and say there is more:\n%s", s)
 	}
 	press(t, m, "J")
-	if s := plain(m); !strings.Contains(s, "- tasks: assign") || !strings.Contains(s, "lines 3–13 of 13 ↑") {
+	if s := plain(m); !strings.Contains(s, "- tasks: assign") || !strings.Contains(s, "lines 4–14 of 14 ↑") {
 		t.Fatalf("J should scroll the pane to the diff's last line:\n%s", s)
 	}
 	if m.queue.table.Selected() != "c-2" {
@@ -170,8 +170,8 @@ func TestDetailPaneScrollsAndFollowsTheSelection(t *testing.T) {
 		t.Errorf("K: top %d, want 0", m.queue.pane.top)
 	}
 	m.Update(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
-	if m.queue.pane.top != 2 || m.prompt != promptNone {
-		t.Errorf("ctrl+d: top %d (want 2), prompt %d (want none: it is no deny)", m.queue.pane.top, m.prompt)
+	if m.queue.pane.top != 3 || m.prompt != promptNone {
+		t.Errorf("ctrl+d: top %d (want 3), prompt %d (want none: it is no deny)", m.queue.pane.top, m.prompt)
 	}
 	m.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	if m.queue.pane.top != 0 {
@@ -260,16 +260,16 @@ func TestReconnectSnapshotReplacesTheQueue(t *testing.T) {
 }
 
 // Issue 9: "The queue list shows tool, target and shape ... at 80 columns
-// the target stays visible (truncate the middle of long targets, never
-// their end)."
+// the target stays visible"; and "a URL's host is never the part that is
+// cut": at 19 cells a host of 20 keeps its domain, a path its file.
 func TestQueueShowsToolTargetShapeAt80Columns(t *testing.T) {
 	m, _ := queueConsole(t)
 	s := plain(m)
 	for _, want := range []string{
 		"TOOL", "TARGET", "SHAPE",
-		"publish_dep… external:…64.tar.gz publish:ex…",
-		"advance_run  run:work/…/t-12/r-3 delete",
-		"path:memo…hedule.md",
+		"publish_dep… …gistry.example.org publish:ex…",
+		"advance_run  run:work/core/…/r-3 delete",
+		"gateway-t…hedule.md",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the queue at 80 columns lacks %q:\n%s", want, s)
@@ -281,6 +281,91 @@ func TestQueueShowsToolTargetShapeAt80Columns(t *testing.T) {
 	m.Update(resizeMsg(200, 40))
 	if s := plain(m); !strings.Contains(s, "external:https://registry.example.org/virgo/releases/v1.2.0/virgo-tui_linux_amd64.tar.gz") {
 		t.Errorf("at 200 columns the target column should take the width and show the target whole:\n%s", s)
+	}
+}
+
+// "In the list the target column takes the width the others do not need":
+// at 120 columns the tool, shape and routing columns take what their
+// cells need, and the target every other cell (it had 26).
+func TestQueueTargetTakesTheWidthTheOthersDoNotNeed(t *testing.T) {
+	m, _ := queueConsole(t)
+	m.Update(resizeMsg(120, 40))
+	plain(m) // a frame lays the page out
+	w := m.queue.table.widths
+	if w[qcTarget] < 34 || w[qcRouted] != 14 || w[qcShape] != 17 {
+		t.Fatalf("widths at 120 columns %v: want the target at 34 or more, routed 14 and shape 17 (their cells)", w)
+	}
+	if s := plain(m); !strings.Contains(s, "https://registry.example.org…ar.gz") {
+		t.Errorf("the URL's scheme and host should stay whole, its path cut:\n%s", s)
+	}
+}
+
+// The target's cut keeps what names what is decided: a URL's host (its
+// domain when even the host is too wide), a path's file.
+func TestCutTargetKeepsTheHostAndTheFile(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		w    int
+		want string
+	}{
+		{"external:https://example.org/releases/x1.tar.gz", 30, "external:https://example.org…z"},
+		{"external:https://example.org/releases/x1.tar.gz", 26, "https://example.org…tar.gz"},
+		{"external:https://example.org/releases/x1.tar.gz", 14, "example.org…gz"},
+		{"external:https://downloads.example.org/x1", 12, "…example.org"},
+		{"path:memory/notes/releases-235.md", 19, "pa…/releases-235.md"},
+		{"path:memory/notes/releases-235.md", 10, "rele…35.md"},
+		{"address:work/core/deputy", 19, "address:wor…/deputy"},
+		{"memo:plain-target-without-slash", 19, "memo:plai…out-slash"},
+	} {
+		got := cutTarget(c.text, textWidth(c.text), c.w)
+		if got != c.want || textWidth(got) > c.w {
+			t.Errorf("%q in %d cells: %q, want %q", c.text, c.w, got, c.want)
+		}
+	}
+}
+
+// "See it before deciding it": at 80×24, with nothing opened, a preview
+// under the list shows the selected confirmation's whole bound operation —
+// the target in full with its host, the relayed choice, the description,
+// every line of a several-line argument (cleaned), who decides, the time
+// left — and it follows j/k.
+func TestQueuePreviewShowsTheBoundOperation(t *testing.T) {
+	snap := demoSnapshot()
+	snap.Confirmations[0].Arguments = []Argument{{Name: "choice", Value: "ship v1.2.0 to the public registry"},
+		{Name: "description", Value: "release notes\nsecond \x1b]52;c;ZXZpbA==\x07line"}}
+	m := console(t, &hubDouble{snap: snap}, 80, 24)
+	press(t, m, "2")
+	s := plain(m)
+	for _, want := range []string{
+		"── confirmation c-1 · enter: all details",
+		"requester    work/core/lead",
+		"tool         publish_deployment_v1",
+		"target       external:https://registry.example.org/virgo/releases/v1.2.0/virgo-\n             tui_linux_amd64.tar.gz",
+		"  host       registry.example.org",
+		"shape        publish:external",
+		"  choice ship v1.2.0 to the public registry",
+		"  description release notes\n    second",
+		"routed to    human:henry (you)",
+		"lines 1–11 of 12 ↓", // the rest is one J away, never cut
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, s)
+		}
+	}
+	press(t, m, "J")
+	if s := plain(m); !strings.Contains(s, "left         5m") {
+		t.Errorf("J should scroll the preview to its last line:\n%s", s)
+	}
+	if raw := m.Render(); strings.Contains(raw, "\x1b]52;") || strings.Contains(raw, "\x07") {
+		t.Errorf("an OSC 52 sequence a persona wrote reached the screen")
+	}
+	press(t, m, "j")
+	if s := plain(m); !strings.Contains(s, "── confirmation c-2 · enter: all details") || !strings.Contains(s, "target       address:work/core/deputy") {
+		t.Errorf("j should move the preview to c-2:\n%s", s)
+	}
+	m.Update(resizeMsg(60, 16))
+	if s := plain(m); strings.Contains(s, "enter: all details") {
+		t.Errorf("at 60×16 there is no room for the preview:\n%s", s)
 	}
 }
 

@@ -9,8 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Column describes one table column. Widths are fixed by the terminal width
-// alone (never by content), so a frame never scans the rows to lay out.
+// Column describes one table column. Widths follow the terminal width and,
+// in a table that fits its page (TableSpec.FitPage), the rows on screen —
+// never the whole list, so a frame never scans every row to lay out.
 type Column struct {
 	Title string
 	// Min and Max bound the column's width in cells; Max 0 means it takes
@@ -22,6 +23,10 @@ type Column struct {
 	// both ends: the end of a target or an address (the file, the role) is
 	// what an operator must see before deciding.
 	Middle bool
+	// Cut, when set, shortens a text of tw cells too long for the column to
+	// at most w cells instead of Middle or the end cut: the queue's target
+	// keeps a URL's host and a path's file whole.
+	Cut func(text string, tw, w int) string
 	// Drop ranks a column the terminal may be too narrow for: when the
 	// minimums do not fit, the highest rank is hidden first (its value
 	// stays in the detail pane). 0 is never hidden.
@@ -63,6 +68,10 @@ type TableSpec[T any] struct {
 	// the sort direction (the presence view: address, then generation);
 	// rows it cannot tell apart fall back to their ids.
 	Tie func(a, b *T) int
+	// FitPage sizes the bounded columns to the widest cell on the page
+	// shown (up to their Max), so an unbounded column gets every cell the
+	// others do not need: the queue's target, not the tool, grows first.
+	FitPage bool
 }
 
 // tableRow is one record with what the table caches about it.
@@ -517,16 +526,18 @@ func (t *Table[T]) settle() {
 // lays the columns out.
 func (t *Table[T]) SetSize(width, height int) {
 	t.width, t.height = width, max(2, height)
-	t.widths = layoutColumns(t.spec.Columns, width-2) // 2: selection marker
+	t.widths = layoutColumns(t.spec.Columns, width-2, nil) // 2: selection marker
 	t.settle()
 }
 
 // layoutColumns gives every column its minimum, then shares what is left
 // one cell at a time among the columns below their maximum, and gives the
-// rest to the unbounded ones. When the minimums do not fit, the columns
-// with a Drop rank are hidden (width 0), highest rank first, until they
-// do; what still does not fit shrinks from the right.
-func layoutColumns(cols []Column, width int) []int {
+// rest to the unbounded ones. fits, when given, lowers each bounded
+// column's maximum to what its cells need (never below its minimum). When
+// the minimums do not fit, the columns with a Drop rank are hidden (width
+// 0), highest rank first, until they do; what still does not fit shrinks
+// from the right.
+func layoutColumns(cols []Column, width int, fits []int) []int {
 	w := make([]int, len(cols))
 	shown := make([]bool, len(cols))
 	need := -1 // one space between shown columns
@@ -556,7 +567,11 @@ func layoutColumns(cols []Column, width int) []int {
 	for grew := true; grew && left > 0; {
 		grew = false
 		for i, c := range cols {
-			if left > 0 && shown[i] && c.Max > 0 && w[i] < c.Max {
+			top := c.Max
+			if fits != nil && c.Max > 0 {
+				top = min(c.Max, max(c.Min, fits[i]))
+			}
+			if left > 0 && shown[i] && c.Max > 0 && w[i] < top {
 				w[i]++
 				left--
 				grew = true
@@ -583,6 +598,10 @@ func (t *Table[T]) View(now time.Time) string {
 	var b strings.Builder
 	vis := t.visible()
 	page := t.PageSize()
+	top := t.selPos - t.selOff
+	if t.spec.FitPage {
+		t.widths = layoutColumns(t.spec.Columns, t.width-2, t.pageNeed(vis[max(0, min(top, len(vis))):min(len(vis), max(0, top+page))], now))
+	}
 	b.Grow((page + 1) * (t.width + 32))
 	st := t.styles
 	b.WriteString(st.header.pre)
@@ -604,10 +623,9 @@ func (t *Table[T]) View(now time.Time) string {
 				title += "↑"
 			}
 		}
-		writeCell(&b, title, t.widths[c], col.Right, false)
+		writeCell(&b, title, t.widths[c], col, false)
 	}
 	b.WriteString(st.header.post)
-	top := t.selPos - t.selOff
 	for i := 0; i < page; i++ {
 		b.WriteByte('\n')
 		n := top + i
@@ -639,7 +657,7 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 		sep = true
 		text := t.spec.Cell(r.val, c, now)
 		if selected {
-			writeCell(b, text, t.widths[c], col.Right, col.Middle)
+			writeCell(b, text, t.widths[c], col, true)
 			continue
 		}
 		p := t.spec.Paint(r.val, c)
@@ -647,7 +665,7 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 			p = st.changed
 		}
 		b.WriteString(p.pre)
-		writeCell(b, text, t.widths[c], col.Right, col.Middle)
+		writeCell(b, text, t.widths[c], col, true)
 		b.WriteString(p.post)
 	}
 	if selected {
@@ -655,13 +673,35 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 	}
 }
 
-// writeCell writes text truncated with an ellipsis (at its end, or in its
-// middle) and padded to w cells.
-func writeCell(b *strings.Builder, text string, w int, right, middle bool) {
+// pageNeed is the width each column's cells need on the rows shown, the
+// title (with its sort arrow) included.
+func (t *Table[T]) pageNeed(rows []*tableRow[T], now time.Time) []int {
+	need := make([]int, len(t.spec.Columns))
+	for c, col := range t.spec.Columns {
+		need[c] = ansi.StringWidth(col.Title)
+		if c == t.sortCol {
+			need[c]++
+		}
+		for _, r := range rows {
+			need[c] = max(need[c], textWidth(t.spec.Cell(r.val, c, now)))
+		}
+	}
+	return need
+}
+
+// writeCell writes text truncated with an ellipsis (by the column's Cut,
+// in its middle, or at its end) and padded to w cells; a title (cell
+// false) is only ever cut at its end.
+func writeCell(b *strings.Builder, text string, w int, col Column, cell bool) {
 	if w <= 0 {
 		return
 	}
+	right, middle := col.Right, cell && col.Middle
 	tw := textWidth(text)
+	if tw > w && cell && col.Cut != nil {
+		text = col.Cut(text, tw, w)
+		tw = ansi.StringWidth(text)
+	}
 	if tw > w && middle && tw == len(text) && w >= 3 && !right {
 		// ASCII cut in the middle: written in place, no allocation (the
 		// queue cuts a target and a requester on most rows of a frame).

@@ -146,17 +146,17 @@ func TestChangedCellsAreHighlightedBriefly(t *testing.T) {
 
 func TestCellsTruncateWithEllipsis(t *testing.T) {
 	var b strings.Builder
-	writeCell(&b, "relaying the owner's decisions", 10, false, false)
+	writeCell(&b, "relaying the owner's decisions", 10, Column{}, true)
 	if got := b.String(); got != "relaying …" || ansi.StringWidth(got) != 10 {
 		t.Errorf("truncated cell %q", got)
 	}
 	b.Reset()
-	writeCell(&b, "42", 5, true, false)
+	writeCell(&b, "42", 5, Column{Right: true}, true)
 	if b.String() != "   42" {
 		t.Errorf("right-aligned cell %q", b.String())
 	}
 	b.Reset()
-	writeCell(&b, "星座名前です", 7, false, false)
+	writeCell(&b, "星座名前です", 7, Column{}, true)
 	if w := ansi.StringWidth(b.String()); w != 7 {
 		t.Errorf("wide text cell is %d cells, want 7: %q", w, b.String())
 	}
@@ -165,7 +165,7 @@ func TestCellsTruncateWithEllipsis(t *testing.T) {
 func TestLayoutRespectsMinMax(t *testing.T) {
 	for _, cols := range [][]Column{presenceColumns, queueColumns} {
 		for _, w := range []int{minWidth - 2, 70, 78, 118, 200} {
-			ws := layoutColumns(cols, w)
+			ws := layoutColumns(cols, w, nil)
 			sum := -1
 			for i, x := range ws {
 				c := cols[i]
@@ -191,15 +191,15 @@ func TestLayoutRespectsMinMax(t *testing.T) {
 
 // Below 80 columns the columns with a drop rank go, highest first.
 func TestNarrowTerminalHidesColumnsByRank(t *testing.T) {
-	ws := layoutColumns(queueColumns, minWidth-2)
+	ws := layoutColumns(queueColumns, minWidth-2, nil)
 	if ws[qcAge] != 0 || ws[qcTool] != 0 || ws[qcShape] != 0 || ws[qcRequester] == 0 || ws[qcRouted] == 0 ||
 		ws[qcLeft] == 0 || ws[qcTarget] < queueColumns[qcTarget].Min {
 		t.Errorf("queue at %d columns: widths %v; want age, tool and shape hidden, the target wide", minWidth, ws)
 	}
-	if ws := layoutColumns(queueColumns, 70); ws[qcShape] == 0 || ws[qcTool] != 0 {
+	if ws := layoutColumns(queueColumns, 70, nil); ws[qcShape] == 0 || ws[qcTool] != 0 {
 		t.Errorf("queue at 72 columns: widths %v; want the shape kept before the tool", ws)
 	}
-	ws = layoutColumns(presenceColumns, minWidth-2)
+	ws = layoutColumns(presenceColumns, minWidth-2, nil)
 	if ws[pcSummary] != 0 || ws[pcActivity] != 0 || ws[pcClass] != 0 || ws[pcName] == 0 {
 		t.Errorf("presence at %d columns: widths %v; want summary, activity and class hidden", minWidth, ws)
 	}
@@ -254,7 +254,7 @@ func TestMiddleTruncationKeepsBothEnds(t *testing.T) {
 		{"星座名前です/notes.md", 12, "星座…tes.md"},
 	} {
 		var b strings.Builder
-		writeCell(&b, c.text, c.w, false, true)
+		writeCell(&b, c.text, c.w, Column{Middle: true}, true)
 		got := strings.TrimRight(b.String(), " ")
 		if got != c.want || ansi.StringWidth(b.String()) != c.w {
 			t.Errorf("%q in %d cells: %q (%d cells), want %q", c.text, c.w, b.String(), ansi.StringWidth(b.String()), c.want)

@@ -187,9 +187,9 @@ func (m *Model) helpKeys() helpKeys {
 	}
 	switch m.view {
 	case viewQueue:
-		return queueHelp(m.keys, m.queue.pane.open)
+		return queueHelp(m.keys, m.queue.pane, m.queue.previewing())
 	case viewPresence:
-		return presenceHelp(m.keys, m.presence.pane.open)
+		return presenceHelp(m.keys, m.presence.pane)
 	case viewInbox:
 		return inboxHelp(m.keys)
 	}
