@@ -139,7 +139,7 @@ func wantContains(t *testing.T, what, got string, wants ...string) {
 // documentedPersonaKeys are the keys docs/json-output.md documents for a
 // persona object; the JSON output must have exactly these.
 var documentedPersonaKeys = []string{
-	"activated_at", "address", "character_hash", "created_at", "generation", "human", "id", "name", "profile",
+	"activated_at", "address", "character_hash", "composition", "created_at", "generation", "human", "id", "name", "profile",
 	"project", "refuse_reason", "refused_at", "repository", "retire_reason", "retired_at", "role", "scope",
 	"session_lineage", "stamp_hash", "state",
 }

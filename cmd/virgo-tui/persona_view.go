@@ -184,6 +184,7 @@ func writePersona(w io.Writer, o outputFormat, p registry.Persona, st *standing,
 	row("session lineage", p.SessionLineage)
 	row("character hash", p.CharacterHash)
 	row("stamp hash", p.StampHash)
+	row("composition", p.Composition)
 	row("created", rfc3339(&p.CreatedAt))
 	row("activated", rfc3339(p.ActivatedAt))
 	row("retired", rfc3339(p.RetiredAt))

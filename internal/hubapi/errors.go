@@ -247,6 +247,7 @@ var errorTable = []struct {
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 	{stamp.ErrStampTooLarge, http.StatusConflict, "stamp_too_large"},
 	{usecase.ErrStampNotStored, http.StatusConflict, "stamp_not_stored"},
+	{registry.ErrCompositionMismatch, http.StatusConflict, "composition_mismatch"},
 }
 
 // Named errors of identity.

@@ -34,6 +34,7 @@ func (p Persona) AppendJSON(b []byte) []byte {
 	b = appendField(b, ',', "human", p.Human)
 	b = appendField(b, ',', "state", string(p.State))
 	b = appendField(b, ',', "stamp_hash", p.StampHash)
+	b = appendField(b, ',', "composition", p.Composition)
 	b = appendTime(b, "created_at", &p.CreatedAt)
 	b = appendTime(b, "activated_at", p.ActivatedAt)
 	b = appendTime(b, "retired_at", p.RetiredAt)

@@ -37,6 +37,10 @@ var (
 	// ErrRecord: a persona record is not JSON of the persona object
 	// (docs/json-output.md).
 	ErrRecord = errors.New("unreadable persona record")
+	// ErrCompositionMismatch: a persona record's composition hash is not
+	// the one its character hash and stamp hash compose, or its stamp was
+	// built from another character hash: the generation does not stand.
+	ErrCompositionMismatch = errors.New("persona composition mismatch")
 	// ErrContention: the store kept changing under a transaction; retry later.
 	ErrContention = errors.New("too much concurrent change; try again")
 )

@@ -51,7 +51,7 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (Persona, err
 		if err != nil {
 			return nil, nil, err
 		}
-		p = a.Persona
+		p = a.Recorded("")
 		plan, err := a.Plan("")
 		return plan.Conds, plan.Ops, err
 	})
@@ -103,15 +103,15 @@ func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
 }
 
 // Plan is the admission's guarded writes, the persona recorded with the hash
-// of its capability stamp (written before the transaction; "" for none).
+// of its capability stamp (written before the transaction; "" for none) and
+// the composition hash that covers it (Compose).
 func (a Admission) Plan(stampHash string) (store.Plan, error) {
 	if stampHash != "" {
 		if err := checkToken("stamp hash", stampHash); err != nil {
 			return store.Plan{}, err
 		}
 	}
-	p := a.Persona
-	p.StampHash = stampHash
+	p := a.Recorded(stampHash)
 	var o ops
 	o.persona(p)
 	o.seat(p.Address, a.seat)
@@ -119,6 +119,14 @@ func (a Admission) Plan(stampHash string) (store.Plan, error) {
 		o.list = append(o.list, store.Put(k, []byte(p.ID)))
 	}
 	return store.Plan{Conds: a.conds, Ops: o.list}, o.err
+}
+
+// Recorded is the persona as Plan(stampHash) records it: with the stamp
+// hash and the composition hash that covers it (Compose).
+func (a Admission) Recorded(stampHash string) Persona {
+	p := a.Persona
+	p.StampHash, p.Composition = stampHash, Compose(p.CharacterHash, stampHash)
+	return p
 }
 
 // Prepare validates a registration and fills its defaults, reading and

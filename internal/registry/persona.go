@@ -58,7 +58,12 @@ type Persona struct {
 	Human string `json:"human"`
 	State State  `json:"state"`
 	// StampHash is the SHA-256 of the generation's capability stamp, once written.
-	StampHash    string     `json:"stamp_hash"`
+	StampHash string `json:"stamp_hash"`
+	// Composition is the generation's composition hash, which covers its
+	// capability stamp (spec: the stamp "is covered by its composition
+	// hash"): Compose of CharacterHash and StampHash, set where the
+	// generation is admitted and proven where its standing is.
+	Composition  string     `json:"composition"`
 	CreatedAt    time.Time  `json:"created_at"`
 	ActivatedAt  *time.Time `json:"activated_at"`
 	RetiredAt    *time.Time `json:"retired_at"`
@@ -137,6 +142,32 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// Compose is a generation's composition hash: "sha256:" and the hex SHA-256
+// of "virgo-composition-v1\n" + characterHash + "\n" + stampHash + "\n".
+// The stamp cannot hash itself, so the stamp carries the character hash it
+// was built from (its composition_hash) and the record carries this, which
+// covers both; through the stamp hash it covers every byte of the stamp —
+// identity, address, profile, bindings and tools. Both inputs are tokens
+// without newlines (checkToken), so the joined form is unambiguous. A
+// generation without a stamp composes with an empty stamp hash.
+func Compose(characterHash, stampHash string) string {
+	sum := sha256.Sum256([]byte("virgo-composition-v1\n" + characterHash + "\n" + stampHash + "\n"))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// CheckComposition reports whether p's recorded composition is the one its
+// character and stamp hashes compose: a record whose stamp hash or
+// character hash changed without it was written outside the registry, and
+// its generation does not stand (ErrCompositionMismatch).
+func (p Persona) CheckComposition() error {
+	if want := Compose(p.CharacterHash, p.StampHash); p.Composition != want {
+		return fmt.Errorf("%s (%s, generation %d): %w: the record's composition is %q, its character hash and stamp hash compose %s; "+
+			"the record was changed outside the registry: restore it, or retire the generation and register a new one",
+			p.Address, p.Name, p.Generation, ErrCompositionMismatch, p.Composition, want)
+	}
+	return nil
 }
 
 // deriveCharacterHash is the composition hash when none is given: the

@@ -153,6 +153,7 @@ var recordKeys = [...]struct {
 	{"human", text, otherField},
 	{"state", text, stateField},
 	{"stamp_hash", text, otherField},
+	{"composition", text, otherField},
 	{"created_at", instant, otherField},
 	{"activated_at", instantOrNull, otherField},
 	{"retired_at", instantOrNull, otherField},

@@ -134,8 +134,7 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 			return store.Plan{}, err
 		}
 		plan.Join(activation)
-		out = Registered{Persona: a.Persona, StampHash: hash, Confirmation: res.Confirmation}
-		out.Persona.StampHash = hash
+		out = Registered{Persona: a.Recorded(hash), StampHash: hash, Confirmation: res.Confirmation}
 		kept, err := out.stored()
 		if err != nil {
 			return store.Plan{}, err
@@ -219,8 +218,7 @@ func (u *Cases) Preview(ctx context.Context, in Registration) (Preview, error) {
 	if err != nil {
 		return Preview{}, err
 	}
-	out := Preview{Persona: a.Persona, StampHash: hash, Stamp: st}
-	out.Persona.StampHash = hash
+	out := Preview{Persona: a.Recorded(hash), StampHash: hash, Stamp: st}
 	if prev.Persona.ID != "" {
 		out.Previous = &prev
 	}

@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -11,7 +12,10 @@ import (
 // stored bytes against its recorded hash, the JSON Schema and the semantic
 // validator (so a stamp missing a required tool names it), then the boot
 // check — before a front end advertises the generation as standing (spec:
-// boot validation "refuses to advertise the persona as standing"). It
+// boot validation "refuses to advertise the persona as standing"), and
+// that the record's composition hash covers that stamp: it is the one the
+// record's character and stamp hashes compose, and the stamp was built from
+// that character hash (registry.ErrCompositionMismatch otherwise). It
 // returns why the generation is not standing, or nil; the front end then
 // leaves it offline and accepts no token of it. A generation registered
 // without a stamp has nothing to check. A local copy of the stamp on the
@@ -25,6 +29,9 @@ import (
 // generation's first request reads its stamp again, once, and decodes it
 // without verifying it again (the check left its digest: readStoredStamp).
 func (u *Cases) CheckStanding(p registry.Persona) error {
+	if err := p.CheckComposition(); err != nil {
+		return err
+	}
 	if p.StampHash == "" {
 		return nil
 	}
@@ -34,6 +41,10 @@ func (u *Cases) CheckStanding(p registry.Persona) error {
 		if st, err = u.readStoredStamp(context.Background(), p); err != nil {
 			return err
 		}
+	}
+	if st.CompositionHash != p.CharacterHash {
+		return fmt.Errorf("%s (%s, generation %d): %w: its stamp was built from character hash %s, the record's is %s; the record was changed outside the registry: restore it, or retire the generation and register a new one",
+			p.Address, p.Name, p.Generation, registry.ErrCompositionMismatch, st.CompositionHash, p.CharacterHash)
 	}
 	return bootCheck(st)
 }
