@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -66,7 +65,8 @@ const (
 // intend records the intent of k's request unless one is recorded, and
 // reports what it found; the recorded answer is decoded into out.
 func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
-	for range maxAttempts {
+	var retry conflictRetry
+	for {
 		kv, err := u.lookup(ctx, k)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -76,7 +76,11 @@ func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 			}
 			_, err = intent.Commit(ctx, u.st)
 			if errors.Is(err, store.ErrConflict) {
-				continue // a concurrent repeat recorded it first
+				// A concurrent repeat recorded it first: read its record.
+				if err := retry.again(ctx); err != nil {
+					return fresh, fmt.Errorf("Idempotency-Key %s: %w", k.Key, err)
+				}
+				continue
 			}
 			return fresh, err
 		case err != nil:
@@ -97,7 +101,6 @@ func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 		}
 		return replay, nil
 	}
-	return fresh, fmt.Errorf("Idempotency-Key %s: %w", k.Key, registry.ErrContention)
 }
 
 // forget removes k's record (under either key: an intent lookup found

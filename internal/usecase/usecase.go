@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -23,9 +24,47 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// maxAttempts bounds how often one use case reads and plans again after a
-// concurrent writer changed what it read.
-const maxAttempts = 16
+// A use case whose transaction lost to a concurrent writer (its
+// conditions no longer held) reads and plans again: the use cases are the
+// one place a conflict is retried, so concurrent callers (sixteen senders
+// to one seat) all succeed rather than being refused for the hub's own
+// contention. Each retry first pauses a growing, jittered time, so
+// colliding writers spread out instead of colliding again; a use case
+// gives up with registry.ErrContention only after conflictBudget of
+// conflicts in a row, or when its context ends.
+const (
+	conflictBudget   = 10 * time.Second
+	conflictPauseMin = 50 * time.Microsecond
+	conflictPauseMax = 20 * time.Millisecond
+)
+
+// conflictRetry paces one use case's retries after conflicts.
+type conflictRetry struct {
+	started  time.Time
+	attempts int
+}
+
+// again pauses before the next attempt after a conflict: nil to plan
+// again, ctx's error when it ended, registry.ErrContention once the
+// conflicts have lasted conflictBudget.
+func (c *conflictRetry) again(ctx context.Context) error {
+	if c.started.IsZero() {
+		c.started = time.Now()
+	}
+	c.attempts++
+	if time.Since(c.started) >= conflictBudget {
+		return fmt.Errorf("%w (%d attempts in %v)", registry.ErrContention, c.attempts, conflictBudget)
+	}
+	pause := min(conflictPauseMin<<min(c.attempts, 16), conflictPauseMax)
+	t := time.NewTimer(pause/2 + rand.N(pause/2))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
 
 // Config is what the use cases run on. Every field is required but Log.
 type Config struct {
@@ -123,7 +162,8 @@ func (u *Cases) Over(st store.Store) *Cases {
 // applies it. A plan that writes nothing commits nothing. useCase names
 // the use case for its failpoints.
 func (u *Cases) commit(ctx context.Context, useCase, what string, plan func() (store.Plan, error)) error {
-	for range maxAttempts {
+	var retry conflictRetry
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -134,6 +174,9 @@ func (u *Cases) commit(ctx context.Context, useCase, what string, plan func() (s
 		u.fail.at(useCase, StepBeforeCommit)
 		_, err = p.Commit(ctx, u.st)
 		if errors.Is(err, store.ErrConflict) {
+			if err := retry.again(ctx); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
 			continue
 		}
 		if err != nil {
@@ -142,5 +185,4 @@ func (u *Cases) commit(ctx context.Context, useCase, what string, plan func() (s
 		u.fail.at(useCase, StepAfterCommit)
 		return nil
 	}
-	return fmt.Errorf("%s: %w", what, registry.ErrContention)
 }
