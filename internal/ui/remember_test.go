@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -117,7 +118,7 @@ func TestRememberConfirmKeyIsRebindable(t *testing.T) {
 	if _, err := keymap.Parse("keys.json", []byte(`{"confirm": ["A"]}`)); err == nil || !strings.Contains(err.Error(), "a double press would store a rule") {
 		t.Errorf("confirm on A: %v", err)
 	}
-	if _, err := keymap.Parse("keys.json", []byte(`{"confirm": ["enter"]}`)); err == nil || !strings.Contains(err.Error(), "enter, space and esc never approve") {
+	if _, err := keymap.Parse("keys.json", []byte(`{"confirm": ["enter"]}`)); !errors.Is(err, keymap.ErrNeverApprove) || !strings.Contains(err.Error(), `action "confirm" may not use "enter"`) {
 		t.Errorf("confirm on enter: %v", err)
 	}
 }

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
 // The design: "esc backs out and never approves, enter never approves by
@@ -31,6 +34,48 @@ func TestEnterSpaceEscNeverApprove(t *testing.T) {
 			if n := h.approvals(); n != 0 {
 				t.Errorf("%s then %s×5: %d approvals sent", name, k, n)
 			}
+		}
+	}
+}
+
+// What a terminal sends for Esc then Enter typed fast (alt+enter) and for
+// a pasted line break (ctrl+j) cannot be bound to approve
+// (keymap.ErrNeverApprove: keys.json took them, and Esc+Enter approved),
+// and decides nothing under the keys that can. A paste in a terminal that
+// brackets pastes arrives as one paste, never its keys: with approve
+// bound to o, a pasted "ok⏎" — or a pasted "o" alone — decides nothing.
+func TestEscEnterAndPastesApproveNothing(t *testing.T) {
+	for _, k := range []string{"alt+enter", "ctrl+j"} {
+		if _, err := keymap.Parse("keys.json", []byte(`{"approve": ["`+k+`"]}`)); !errors.Is(err, keymap.ErrNeverApprove) {
+			t.Errorf("keys.json binding %s to approve: %v, want ErrNeverApprove", k, err)
+		}
+	}
+	keys, err := keymap.Parse("keys.json", []byte(`{"approve": ["o"], "approve_remember": ["O"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string]tea.Msg{
+		"esc+enter typed fast": tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt},
+		"pasted line feed":     tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl},
+		`pasted "ok⏎"`:         tea.PasteMsg{Content: "ok\r"},
+		`pasted "o"`:           tea.PasteMsg{Content: "o"},
+		`pasted "O" then "y"`:  tea.PasteMsg{Content: "O\ny"},
+	}
+	for name, msg := range inputs {
+		m, h := queueConsole(t, Options{Keys: &keys})
+		for range 3 {
+			advance(m, m.opts.Arming)
+			_, cmd := m.Update(msg)
+			runCmd(m, cmd)
+			settled(t, m)
+		}
+		if len(h.decisions) != 0 || m.prompt != promptNone {
+			t.Errorf("%s: sent %+v, prompt %v", name, h.decisions, m.prompt)
+		}
+		// The console is still the operator's: o pressed deliberately decides.
+		deliberately(t, m, "o")
+		if h.approvals() != 1 {
+			t.Errorf("%s: a deliberate o after it sent %+v", name, h.decisions)
 		}
 	}
 }

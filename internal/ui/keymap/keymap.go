@@ -143,19 +143,67 @@ var actions = []action{
 }
 
 // grantsPower are the actions that approve or store a rule: keys.json may
-// not bind them to a key in neverApprove.
+// not bind them to a key neverApproves refuses.
 var grantsPower = []string{"approve", "approve_remember", "confirm"}
 
-// neverApprove are the keys that must never grant power: the design says
-// enter, space and esc never approve, so keys.json may not bind them to an
-// approval.
-var neverApprove = []string{"enter", "space", "esc"}
+// What a terminal sends for text and for backing out, by the key name Bubble
+// Tea gives it: a paste's line break arrives as enter (CR) or ctrl+j (LF),
+// its tab as tab, Esc followed quickly by any key as alt+that key (Esc then
+// Enter is alt+enter). None of these may grant power, whatever modifier is
+// added to the base key (shift+enter is still an Enter). A printable key
+// is safe from a paste in a terminal that brackets pastes (the console
+// sees one paste, never its keys) and is held to the stand-alone rule
+// everywhere else.
+var (
+	// neverApproveBase are the base keys text and backing out produce.
+	neverApproveBase = map[string]string{
+		"enter": "a line break of a paste arrives as enter",
+		"tab":   "a tab of a paste arrives as tab",
+		"space": "a space of a paste or of a sentence arrives as space",
+		"esc":   "esc backs out and never approves",
+	}
+	// neverApproveCtrl are the control keys that are the same bytes as a
+	// key of neverApproveBase.
+	neverApproveCtrl = map[string]string{
+		"m":     "ctrl+m is the carriage return enter sends",
+		"j":     "ctrl+j is the line feed a pasted line break sends",
+		"i":     "ctrl+i is the byte tab sends",
+		"[":     "ctrl+[ is the byte esc sends",
+		"@":     "ctrl+@ is the NUL ctrl+space sends",
+		"space": "ctrl+space is the NUL ctrl+@ sends",
+	}
+)
+
+// neverApproves says why key (a Bubble Tea key name) may not grant power,
+// or "" when it may.
+func neverApproves(key string) string {
+	parts := strings.Split(strings.ToLower(key), "+")
+	base, mods := parts[len(parts)-1], parts[:len(parts)-1]
+	if len(parts) > 1 && base == "" { // "ctrl++": the key is "+"
+		base = "+"
+	}
+	if why, ok := neverApproveBase[base]; ok {
+		return why
+	}
+	if slices.Contains(mods, "alt") {
+		return "esc followed quickly by a key arrives as alt+that key"
+	}
+	if why, ok := neverApproveCtrl[base]; ok && slices.Contains(mods, "ctrl") {
+		return why
+	}
+	return ""
+}
 
 // FileName is the key configuration's name in an installation's home.
 const FileName = "keys.json"
 
 // ErrKeyConfig wraps every refusal of a key configuration.
 var ErrKeyConfig = errors.New("key configuration refused")
+
+// ErrNeverApprove: a key a paste, a line break or a backing-out produces
+// was bound to an action that approves or stores a rule (see
+// neverApproves). It is wrapped with ErrKeyConfig.
+var ErrNeverApprove = errors.New("key never approves")
 
 // Default returns the console's default keys.
 func Default() KeyMap {
@@ -225,8 +273,8 @@ func Parse(name string, data []byte) (KeyMap, error) {
 			if strings.TrimSpace(s) == "" {
 				return k, fmt.Errorf("%s: %w: action %q has an empty key", name, ErrKeyConfig, n)
 			}
-			if slices.Contains(grantsPower, n) && slices.Contains(neverApprove, s) {
-				return k, fmt.Errorf("%s: %w: action %q may not use %q: enter, space and esc never approve", name, ErrKeyConfig, n, s)
+			if why := neverApproves(s); why != "" && slices.Contains(grantsPower, n) {
+				return k, fmt.Errorf("%s: %w: %w: action %q may not use %q: %s", name, ErrKeyConfig, ErrNeverApprove, n, s, why)
 			}
 		}
 		*actions[i].get(&k) = binding(actions[i], keys)

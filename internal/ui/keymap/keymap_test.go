@@ -39,7 +39,7 @@ func TestMissingFileGivesDefaults(t *testing.T) {
 func TestRefusalsNameTheActionAndKey(t *testing.T) {
 	cases := map[string]string{
 		`{"aprove": ["y"]}`:               `unknown action "aprove"`,
-		`{"approve": ["enter"]}`:          `action "approve" may not use "enter": enter, space and esc never approve`,
+		`{"approve": ["enter"]}`:          `action "approve" may not use "enter": `,
 		`{"approve_remember": ["space"]}`: `action "approve_remember" may not use "space"`,
 		`{"deny": []}`:                    `action "deny" has no keys`,
 		`{"deny": [""]}`:                  `action "deny" has an empty key`,
@@ -57,6 +57,34 @@ func TestRefusalsNameTheActionAndKey(t *testing.T) {
 		}
 		if err != nil && !strings.HasPrefix(err.Error(), "keys.json: ") {
 			t.Errorf("%s: error %q does not name the file", doc, err)
+		}
+	}
+}
+
+// A terminal sends Esc followed quickly by Enter as alt+enter, a pasted
+// line break as enter or ctrl+j, a pasted tab as tab: none of what a
+// paste or a backing-out can produce may approve, however it is spelled.
+// Each refusal is ErrNeverApprove naming the action and the key.
+func TestKeysATerminalSendsForTextNeverApprove(t *testing.T) {
+	refused := []string{"enter", "ctrl+m", "ctrl+j", "alt+enter", "esc", "space", "tab", "ctrl+i", "ctrl+[",
+		"shift+enter", "ctrl+enter", "shift+tab", "alt+a", "alt+y", "ctrl+space", "ctrl+@", "Enter", "CTRL+J"}
+	for _, action := range []string{"approve", "approve_remember", "confirm"} {
+		for _, k := range refused {
+			doc := `{"` + action + `": ["` + k + `"]}`
+			_, err := Parse("keys.json", []byte(doc))
+			if !errors.Is(err, ErrNeverApprove) || !errors.Is(err, ErrKeyConfig) {
+				t.Errorf("%s: %v, want ErrNeverApprove", doc, err)
+				continue
+			}
+			if want := `action "` + action + `" may not use "` + k + `"`; !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %q does not say %q", doc, err, want)
+			}
+		}
+	}
+	// What stays bindable: plain keys and the ctrl keys no text produces.
+	for _, doc := range []string{`{"approve": ["y"]}`, `{"approve": ["ctrl+y"]}`, `{"approve_remember": ["Y"]}`, `{"confirm": ["!"]}`} {
+		if _, err := Parse("keys.json", []byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
 		}
 	}
 }
@@ -82,7 +110,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, s := range append(append(k.Approve.Keys(), k.ApproveRemember.Keys()...), k.Confirm.Keys()...) {
-			if slices.Contains(neverApprove, s) {
+			if neverApproves(s) != "" {
 				t.Fatalf("accepted %q as an approve key", s)
 			}
 		}
