@@ -29,7 +29,7 @@ func presenceHelp(k keymap.KeyMap, d detailPane) helpKeys {
 		return helpKeys{
 			short: append(pane[:3:3], k.Filter, k.Help, k.Quit),
 			full: [][]key.Binding{pane, {k.Sort, k.SortReverse, k.Filter, k.Jump},
-				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Help, k.Quit}},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Latest, k.Help, k.Quit}},
 		}
 	}
 	return helpKeys{
@@ -38,7 +38,7 @@ func presenceHelp(k keymap.KeyMap, d detailPane) helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Sort, k.SortReverse, k.Filter, k.Jump, k.Back},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
-			{k.Notes, k.Help, k.Quit},
+			{k.Notes, k.Latest, k.Help, k.Quit},
 		},
 	}
 }
@@ -51,7 +51,7 @@ func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
 		return helpKeys{
 			short: append([]key.Binding{k.Approve, k.ApproveRemember, k.Deny}, append(pane[:3:3], k.Help, k.Quit)...),
 			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
-				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Help, k.Quit}},
+				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Latest, k.Help, k.Quit}},
 		}
 	}
 	if preview {
@@ -63,7 +63,7 @@ func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
 				{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 				{k.Detail, k.Zoom, scroll, k.Filter, k.Jump, k.Sort, k.SortReverse},
 				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
-				{k.Notes, k.Help, k.Quit},
+				{k.Notes, k.Latest, k.Help, k.Quit},
 			},
 		}
 	}
@@ -74,7 +74,7 @@ func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
-			{k.Notes, k.Help, k.Quit},
+			{k.Notes, k.Latest, k.Help, k.Quit},
 		},
 	}
 }

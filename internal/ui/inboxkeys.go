@@ -324,7 +324,7 @@ func inboxHelp(k keymap.KeyMap) helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse, k.Back},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
-			{k.Notes, k.Help, k.Quit},
+			{k.Notes, k.Latest, k.Help, k.Quit},
 		},
 	}
 }

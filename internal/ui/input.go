@@ -59,6 +59,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Notes):
 		m.notes.open = true
 		return nil
+	case key.Matches(msg, k.Latest):
+		return m.showCalled()
 	case key.Matches(msg, k.Jump):
 		if m.view == viewQueue {
 			return m.openPrompt(promptJump, "jump to requester or id › ", "")

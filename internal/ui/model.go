@@ -145,8 +145,11 @@ type Model struct {
 	standing standing
 	// blurred says the terminal reported losing focus; notified is when
 	// the operator was last called (see notifyArrival).
-	blurred      bool
-	notified     time.Time
+	blurred  bool
+	notified time.Time
+	// called is the id of the latest confirmation for the operator to
+	// arrive: the one a call names, the one the latest key shows.
+	called       string
 	feed         *feed
 	tickInterval time.Duration
 }

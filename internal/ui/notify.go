@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -51,6 +52,9 @@ func (m *Model) lookingAtQueue() bool { return m.view == viewQueue && !m.blurred
 // they are looking at the queue or were called less than notifyEvery ago.
 // The title follows the count in View, whatever the focus.
 func (m *Model) notifyArrival(arrived []*Confirmation, now time.Time) tea.Cmd {
+	if len(arrived) > 0 {
+		m.called = arrived[len(arrived)-1].ID
+	}
 	if len(arrived) == 0 || m.lookingAtQueue() || now.Sub(m.notified) < notifyEvery {
 		return nil
 	}
@@ -58,7 +62,7 @@ func (m *Model) notifyArrival(arrived []*Confirmation, now time.Time) tea.Cmd {
 	if m.opts.Notify.Bell {
 		b.WriteByte(ansi.BEL)
 	}
-	body := notificationBody(m.queue.mine, arrived[len(arrived)-1].Requester)
+	body := notificationBody(m.queue.mine, arrived[len(arrived)-1], m.keys.Latest)
 	switch m.opts.Notify.Desktop {
 	case DesktopOSC9:
 		b.WriteString(ansi.Notify("virgo-tui: " + body))
@@ -72,15 +76,54 @@ func (m *Model) notifyArrival(arrived []*Confirmation, now time.Time) tea.Cmd {
 	return tea.Raw(b.String())
 }
 
-// notificationBody is the notification's text: the count and the latest
-// requester, with nothing that could end or split the sequence it travels
-// in (the requester was cleaned of control characters on arrival).
-func notificationBody(pending int, requester string) string {
+// notificationBody is the notification's text: the count, what the latest
+// arrival asks (waitingText) and the key that shows it, with nothing that
+// could end or split the sequence it travels in (hub text was cleaned of
+// control characters on arrival).
+func notificationBody(pending int, latest *Confirmation, show key.Binding) string {
 	s := strconv.Itoa(pending) + " confirmation"
 	if pending != 1 {
 		s += "s"
 	}
-	return s + " for you; latest from " + oscField(requester)
+	s += " for you; latest " + oscField(waitingText(latest))
+	if k := show.Help().Key; show.Enabled() && k != "" {
+		s += " (" + oscField(k) + " shows it)"
+	}
+	return s
+}
+
+// waitTargetCells bounds the target in a notification or a title: a
+// terminal shows a short title, and a persona chooses the target.
+const waitTargetCells = 48
+
+// waitingText names what waits in one line: the persona, the tool and the
+// target, the target cut by cutTarget (its host or file kept) to
+// waitTargetCells.
+func waitingText(c *Confirmation) string {
+	s := c.Requester
+	if op := strings.TrimSpace(c.Tool + " " + cutTarget(c.Target, textWidth(c.Target), waitTargetCells)); op != "" {
+		s += ": " + op
+	}
+	return s
+}
+
+// showCalled is the latest key: it shows the confirmation the latest call
+// named in the queue (the filter cleared if it hides it). When that one
+// was decided or expired meanwhile, it shows the first still waiting for
+// the operator; when none waits, it says so.
+func (m *Model) showCalled() tea.Cmd {
+	cmd := m.switchTo(viewQueue)
+	v := m.queue
+	if _, ok := v.table.Get(m.called); ok && v.jump(m.called) {
+		return cmd
+	}
+	if !v.table.SelectFirst(v.actionable) {
+		v.table.SetFilter("")
+		if !v.table.SelectFirst(v.actionable) {
+			m.setNote(noteInfo, "nothing waits for you", 3*time.Second)
+		}
+	}
+	return cmd
 }
 
 // oscField keeps text inside one field of an OSC sequence: ';' separates
@@ -93,7 +136,11 @@ func oscField(s string) string { return strings.ReplaceAll(termtext.Clean(s), ";
 func (m *Model) windowTitle() string {
 	t := "virgo-tui " + m.installation
 	if m.opts.Notify.Title && m.queue.mine > 0 {
-		t = "(" + strconv.Itoa(m.queue.mine) + " pending) " + t
+		p := strconv.Itoa(m.queue.mine) + " pending"
+		if c, ok := m.queue.table.Get(m.called); ok {
+			p += "; latest " + waitingText(c)
+		}
+		t = "(" + p + ") " + t
 	}
 	return t
 }

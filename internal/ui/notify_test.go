@@ -54,12 +54,45 @@ func arrive(m *Model, id, auth string) string {
 func TestArrivalCallsTheOperatorAwayFromTheQueue(t *testing.T) {
 	m := notifyConsole(t, Notify{Bell: true, Title: true, Desktop: DesktopOSC9})
 	got := arrive(m, "c-9", "human:henry")
-	want := "\a\x1b]9;virgo-tui: 3 confirmations for you; latest from work/core/lead\a"
+	want := "\a\x1b]9;virgo-tui: 3 confirmations for you; latest work/core/lead (W shows it)\a"
 	if got != want {
 		t.Fatalf("arrival on the presence view wrote %q, want %q", got, want)
 	}
-	if title := m.View().WindowTitle; title != "(3 pending) virgo-tui demo" {
+	if title := m.View().WindowTitle; title != "(3 pending; latest work/core/lead) virgo-tui demo" {
 		t.Errorf("title %q, want the pending count first", title)
+	}
+}
+
+// "Notifications that name what waits: the bell/title/OSC 9 text names the
+// persona, the tool and the target, and one key jumps to it." The target
+// is cut as the queue cuts it (its host kept), so a persona's long target
+// cannot make the call unbounded.
+func TestCallNamesWhatWaitsAndOneKeyShowsIt(t *testing.T) {
+	m := notifyConsole(t, Notify{Title: true, Desktop: DesktopOSC9})
+	c := pendingFor("c-9", "human:henry")
+	c.Confirmation.Tool = "delete_file"
+	c.Confirmation.Target = "external:https://files.example.org/" + strings.Repeat("deep/", 40) + "x1"
+	c.Seq = m.seq + 1
+	_, cmd := m.Update(batchMsg{changes: []Change{c}})
+	want := "\x1b]9;virgo-tui: 3 confirmations for you; latest work/core/lead: delete_file " +
+		"external:https://files.example.org…/deep/deep/x1 (W shows it)\a"
+	if got := written(cmd); got != want {
+		t.Fatalf("the call wrote %q, want %q", got, want)
+	}
+	if title := m.View().WindowTitle; !strings.HasPrefix(title, "(3 pending; latest work/core/lead: delete_file external:https://files.example.org…") {
+		t.Errorf("title %q does not name what waits", title)
+	}
+	press(t, m, "W")
+	if m.view != viewQueue || m.queue.table.Selected() != "c-9" {
+		t.Fatalf("W: view %d, selected %q; want the queue on c-9", m.view, m.queue.table.Selected())
+	}
+	m.Update(batchMsg{changes: []Change{{Seq: m.seq + 1, Kind: ConfirmationDecided, ID: "c-9", DecidedBy: "human:ada", Outcome: "approved"}}})
+	press(t, m, "1", "W")
+	if m.view != viewQueue || m.queue.table.Selected() != "c-1" {
+		t.Fatalf("W after c-9 was decided: view %d, selected %q; want the first still waiting for you, c-1", m.view, m.queue.table.Selected())
+	}
+	if title := m.View().WindowTitle; title != "(2 pending) virgo-tui demo" {
+		t.Errorf("title %q names a confirmation no longer waiting", title)
 	}
 }
 
@@ -69,7 +102,7 @@ func TestOSC777Notification(t *testing.T) {
 	c.Confirmation.Requester = "work/x;y\x1b]0;pwned\x07"
 	_, cmd := m.Update(batchMsg{changes: []Change{c}})
 	got := written(cmd)
-	want := "\x1b]777;notify;virgo-tui demo;3 confirmations for you; latest from work/x,y\uFFFD]0,pwned\uFFFD\a"
+	want := "\x1b]777;notify;virgo-tui demo;3 confirmations for you; latest work/x,y\uFFFD]0,pwned\uFFFD (W shows it)\a"
 	if got != want {
 		t.Fatalf("OSC 777 wrote %q, want %q (no bell: it is off)", got, want)
 	}

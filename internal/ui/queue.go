@@ -155,6 +155,9 @@ func (v *queueView) cell(c *Confirmation, col int, now time.Time) string {
 // stays; a file in its middle, so its extension stays. Other targets are
 // cut in the middle.
 func cutTarget(text string, tw, w int) string {
+	if tw <= w {
+		return text
+	}
 	kind, val, _ := strings.Cut(text, ":")
 	if u, err := url.Parse(val); err == nil && u.Scheme != "" && u.Host != "" {
 		base := u.Scheme + "://" + u.Host

@@ -28,6 +28,9 @@ type KeyMap struct {
 	Inbox                           key.Binding
 	// Notes opens the status line's recent notes.
 	Notes key.Binding
+	// Latest shows, in the queue, the confirmation the latest call (bell,
+	// title, desktop notification) named.
+	Latest key.Binding
 	// Moves and scrolling, shared by the tables, the matrix and the wizard.
 	Up, Down, PageUp, PageDown key.Binding
 	Top, Bottom                key.Binding
@@ -106,6 +109,7 @@ var actions = []action{
 	{"matrix", func(k *KeyMap) *key.Binding { return &k.Matrix }, []string{"4"}, "class matrix", inShell},
 	{"inbox", func(k *KeyMap) *key.Binding { return &k.Inbox }, []string{"5"}, "inbox", inShell},
 	{"notes", func(k *KeyMap) *key.Binding { return &k.Notes }, []string{"!"}, "recent notes", inShell},
+	{"latest", func(k *KeyMap) *key.Binding { return &k.Latest }, []string{"W"}, "show what waits (the latest call)", inShell},
 	{"up", func(k *KeyMap) *key.Binding { return &k.Up }, []string{"k", "up"}, "up", inScroll | InWizardAnswer},
 	{"down", func(k *KeyMap) *key.Binding { return &k.Down }, []string{"j", "down"}, "down", inScroll | InWizardAnswer},
 	{"page_up", func(k *KeyMap) *key.Binding { return &k.PageUp }, []string{"pgup", "ctrl+b"}, "page up", inScroll},
