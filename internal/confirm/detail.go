@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/virgo-hub/virgo-tui/internal/flatedict"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -141,13 +143,19 @@ func StoredJSON(c *Confirmation) ([]byte, error) {
 // when it does not expand) and whose decision may leave out the fields it
 // shares with the confirmation ("decided", filled in here). A record
 // stored before either has the text and the whole decision.
-func (c *Confirmation) UnmarshalJSON(data []byte) error {
+func (c *Confirmation) UnmarshalJSON(data []byte) error { return jsonv2.Unmarshal(data, c) }
+
+// UnmarshalJSONFrom reads a confirmation as UnmarshalJSON does, from the
+// decoder of the value around it: encoding/json/v2 calls it in the same
+// pass as the rest of an answer (hubapi.Decode), with the same options,
+// where calling UnmarshalJSON would parse the confirmation's bytes twice.
+func (c *Confirmation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	var v struct {
 		confirmationFields
 		DetailZ []byte          `json:"detail_z"`
 		Decided *DecisionRecord `json:"decided"`
 	}
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := jsonv2.UnmarshalDecode(dec, &v); err != nil {
 		return err
 	}
 	*c = Confirmation(v.confirmationFields)
