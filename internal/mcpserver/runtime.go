@@ -102,6 +102,11 @@ type Runtime struct {
 	// is why it stopped, once a newer instance claimed the generation's.
 	fence  coord.Fence
 	fenced atomic.Pointer[error]
+	// life ends when the runtime is fenced out: every call in flight is
+	// cancelled with it, so that no call holds the end of a session up (a
+	// confirmation wait lasts up to ConfirmWait).
+	life context.Context
+	end  context.CancelCauseFunc
 }
 
 // Boot proves a persona can run and returns its runtime: the client's token
@@ -140,6 +145,7 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 		return nil, fmt.Errorf("mcp: %s: %w", who.Principal, err)
 	}
 	r := &Runtime{c: c, who: who, st: v.Stamp, hash: v.Hash, tools: rows, opts: opts.withDefaults(), fence: fence}
+	r.life, r.end = context.WithCancelCause(context.Background())
 	if err := r.openWorkspace(); err != nil {
 		return nil, err
 	}
@@ -150,12 +156,32 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 // fence; this one stops serving.
 var ErrFencedOut = errors.New("fenced out: a newer instance of this persona generation connected; this MCP session ends")
 
-// fencedOut stops the runtime after the hub refused it as fenced out: every
-// session ends, and every later call answers why.
+// fencedOut stops the runtime after the hub refused it as fenced out: the
+// calls in flight end, every session is told why (a log message) and
+// closed, and every later call answers why. It is called from inside a
+// call's handler too, whose session's close waits for that handler to
+// return: so the sessions are closed after it, never from it.
 func (r *Runtime) fencedOut(cause error) {
 	err := fmt.Errorf("%w (%s: %v)", ErrFencedOut, r.who.Principal, cause)
 	if r.fenced.CompareAndSwap(nil, &err) {
-		r.sessions.closeAll()
+		r.end(err)
+		go r.sessions.closeAll(err)
+	}
+}
+
+// living is the context of one call of session s: ctx, ended too when
+// the runtime is fenced out or the session stops serving.
+func (r *Runtime) living(ctx context.Context, s *session) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stops := []func() bool{context.AfterFunc(r.life, func() { cancel(context.Cause(r.life)) })}
+	if s != nil {
+		stops = append(stops, context.AfterFunc(s.calls, func() { cancel(context.Cause(s.calls)) }))
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel(nil)
 	}
 }
 

@@ -28,20 +28,27 @@ func (r *Runtime) Server() *mcp.Server {
 		Instructions: fmt.Sprintf("You work as the persona %s (%s). Every tool call is decided by the Virgo hub under its capability stamp; "+
 			"a call that needs confirmation waits for its authority and answers status \"unknown\" with a correlation_id when it is still pending: "+
 			"call again with that correlation_id to join it.", r.who.Principal, r.st.Persona.Name),
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// Logging: a runtime fenced out says why in a log message before it
+		// closes the session.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	s.AddReceivingMiddleware(r.present)
 	for _, row := range r.tools {
 		s.AddTool(&mcp.Tool{Name: row.Name, Description: row.Description, InputSchema: row.Schema()},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return r.callTool(ctx, r.sessionOf(req.Session), req, row), nil
+				s := r.sessionOf(req.Session)
+				ctx, done := r.living(ctx, s)
+				defer done()
+				return r.callTool(ctx, s, req, row), nil
 			})
 	}
 	return s
 }
 
 // ServeStdio serves one MCP session on t (stdin and stdout for the
-// command) until the client leaves or ctx ends.
+// command) until the client leaves, the runtime is fenced out or ctx ends
+// (SIGTERM): then the calls in flight are ended, so the session closes at
+// once, whatever they waited for.
 func (r *Runtime) ServeStdio(ctx context.Context, t mcp.Transport) error {
 	ss, err := r.Server().Connect(ctx, t, nil)
 	if err != nil {
@@ -52,6 +59,9 @@ func (r *Runtime) ServeStdio(ctx context.Context, t mcp.Transport) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		if s := r.sessionOf(ss); s != nil {
+			s.endCalls(context.Cause(ctx))
+		}
 		err = errors.Join(ss.Close(), <-done)
 	}
 	if stopped := r.stopped(); stopped != nil {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -26,12 +27,20 @@ type session struct {
 	stopOnce sync.Once
 	stopped  chan struct{}
 	done     chan struct{}
+	// calls ends the session's calls in flight: when it stops, or when
+	// its command is told to stop (endCalls).
+	calls    context.Context
+	endCalls context.CancelCauseFunc
 }
+
+// errSessionEnded is why the calls of a session that ended were cancelled.
+var errSessionEnded = errors.New("the MCP session ended")
 
 // startSession opens the presence of a client's session; stop it when the
 // client leaves.
 func startSession(c *hubclient.Client, beat time.Duration, fenced func(error) bool) *session {
 	s := &session{c: c, beat: beat, fenced: fenced, changed: make(chan struct{}, 1), stopped: make(chan struct{}), done: make(chan struct{})}
+	s.calls, s.endCalls = context.WithCancelCause(context.Background())
 	go s.run()
 	return s
 }
@@ -58,6 +67,7 @@ func (s *session) stop() {
 		return
 	}
 	s.stopOnce.Do(func() { close(s.stopped) })
+	s.endCalls(errSessionEnded)
 	<-s.done
 }
 
@@ -133,8 +143,9 @@ type sessions struct {
 	m  map[*mcp.ServerSession]*session
 }
 
-// closeAll ends every session (the runtime was fenced out).
-func (ss *sessions) closeAll() {
+// closeAll ends every session (the runtime was fenced out), each told
+// why first.
+func (ss *sessions) closeAll(why error) {
 	ss.mu.Lock()
 	all := make([]*mcp.ServerSession, 0, len(ss.m))
 	for s := range ss.m {
@@ -142,8 +153,22 @@ func (ss *sessions) closeAll() {
 	}
 	ss.mu.Unlock()
 	for _, s := range all {
-		_ = s.Close()
+		closeSession(s, why)
 	}
+}
+
+// logWait bounds telling a session why it ends: a client that does not
+// read does not hold its close up.
+const logWait = 200 * time.Millisecond
+
+// closeSession tells s why it ends, as an MCP log message (sent when the
+// client asked for log messages), and closes it. It waits for the calls in
+// flight to return, so it is never called from one of their handlers.
+func closeSession(s *mcp.ServerSession, why error) {
+	ctx, cancel := context.WithTimeout(context.Background(), logWait)
+	_ = s.Log(ctx, &mcp.LoggingMessageParams{Level: "error", Logger: "virgo", Data: why.Error()})
+	cancel()
+	_ = s.Close()
 }
 
 // present is the server's receiving middleware that makes every MCP
@@ -160,10 +185,11 @@ func (r *Runtime) present(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // openSession starts the presence of ss, unless it runs, and ends it when
-// ss ends; a session of a runtime fenced out is closed at once.
+// ss ends; a session of a runtime fenced out is closed once the request
+// that opened it is answered (it runs in that request's handling).
 func (r *Runtime) openSession(ss *mcp.ServerSession) {
-	if r.stopped() != nil {
-		_ = ss.Close()
+	if err := r.stopped(); err != nil {
+		go closeSession(ss, err)
 		return
 	}
 	r.sessions.mu.Lock()
