@@ -21,6 +21,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
 // APIError is an error as the API returns it: a JSON body {error, code}
@@ -239,6 +240,10 @@ var errorTable = []struct {
 	{channel.ErrUnknownReaction, http.StatusBadRequest, "unknown_reaction"},
 	{channel.ErrHumanBusy, http.StatusTooManyRequests, "human_busy"},
 	{channel.ErrFileTooLarge, http.StatusBadRequest, "file_too_large"},
+	{workspace.ErrNotFile, http.StatusBadRequest, "not_regular_file"},
+	{workspace.ErrLink, http.StatusConflict, "link_in_path"},
+	{workspace.ErrHardLink, http.StatusBadRequest, "hard_link"},
+	{workspace.ErrFileTooLarge, http.StatusBadRequest, "workspace_file_too_large"},
 	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrStampMissing, http.StatusConflict, "stamp_missing"},

@@ -76,30 +76,21 @@ func draftItem(p registry.Persona, d channel.Draft) channel.Item {
 
 // fileItem reads the file at rel of p's own workspace into a file item.
 // The call was decided on the file rel resolved to (Cases.exported); the
-// file read is judged again by the same table, so a link swapped in
-// between still takes no material out.
+// read opens exactly that file once (workspace.Root.Read: no link
+// followed, never blocking, a regular file with one name) and the secret
+// table judges it again, so a link swapped in between takes nothing out.
 func (u *Cases) fileItem(p registry.Persona, rel, caption string) (channel.Item, []byte, error) {
 	root, err := workspace.Open(workspace.HomeDir(u.home.Dir, p.Address), nil)
 	if err != nil {
 		return channel.Item{}, nil, err
 	}
 	defer root.Close()
-	st, err := root.Stat(rel)
-	if err != nil {
-		return channel.Item{}, nil, err
-	}
-	if st.Size > channel.MaxFile {
-		return channel.Item{}, nil, fmt.Errorf("%w: %s is %d bytes, over %d", channel.ErrFileTooLarge, st.Path, st.Size, channel.MaxFile)
-	}
 	page, err := root.Read(rel, 0, channel.MaxFile)
 	if err != nil {
-		return channel.Item{}, nil, err
+		return channel.Item{}, nil, fmt.Errorf("send %s: %w", rel, err)
 	}
-	if !page.EOF {
-		return channel.Item{}, nil, fmt.Errorf("%w: %s grew over %d bytes while it was read", channel.ErrFileTooLarge, page.Path, channel.MaxFile)
-	}
-	if d := confirm.Egress(page.Path); d.Verdict == confirm.Deny {
-		return channel.Item{}, nil, fmt.Errorf("send %s: %w: %s", rel, confirm.ErrSecretMaterial, d)
+	if page.Size > channel.MaxFile || !page.EOF {
+		return channel.Item{}, nil, fmt.Errorf("%w: %s is %d bytes, over %d", channel.ErrFileTooLarge, page.Path, max(page.Size, page.NextOffset), channel.MaxFile)
 	}
 	sum := sha256.Sum256(page.Data)
 	it := channel.Item{Human: p.Human, Persona: sender(p), Kind: channel.KindFile, Text: caption,

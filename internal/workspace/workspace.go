@@ -8,8 +8,12 @@
 // Every path is resolved on disk first (confirm.NormalizePathOnDisk): a
 // symbolic link that leads out of the tree is refused before anything is
 // opened, and the caller asks the hub about the path where the operation
-// really lands. Files are then opened through an os.Root, so that a link
-// planted between the check and the open still cannot leave the tree.
+// really lands. A link inside the tree is allowed that way: it is resolved,
+// and decided by the file it reaches. Bytes are then read only through
+// openBytes, which opens that resolved path following no link at all, so a
+// link planted between the decision and the open is refused, and judges
+// what it opened (regular, one name, size, the secret table). Listings,
+// stats and writes go through an os.Root, which cannot leave the tree.
 package workspace
 
 import (
@@ -70,6 +74,8 @@ type Root struct {
 	dir     string
 	mutable *confirm.PathSet
 	fs      *os.Root
+	// top is the root directory itself, open, below which openBytes opens.
+	top *os.File
 }
 
 // Open opens the tree at dir. mutable are the stamp's mutable-path patterns
@@ -91,14 +97,18 @@ func Open(dir string, mutable []string) (*Root, error) {
 	if r.fs, err = os.OpenRoot(dir); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
+	if r.top, err = r.fs.Open("."); err != nil {
+		r.fs.Close()
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
 	return r, nil
 }
 
 // Dir is the tree's directory on disk.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the tree's directory handle.
-func (r *Root) Close() error { return r.fs.Close() }
+// Close releases the tree's directory handles.
+func (r *Root) Close() error { return errors.Join(r.top.Close(), r.fs.Close()) }
 
 // Resolve normalizes a persona's path and resolves it on disk: it returns
 // the workspace-relative path where an operation on p really lands, or
@@ -224,23 +234,6 @@ func (r *Root) List(p, after string, limit int) (Listing, error) {
 	return out, nil
 }
 
-// openFile opens the regular file at the resolved path rel for reading.
-func (r *Root) openFile(op, rel string) (*os.File, fs.FileInfo, error) {
-	f, err := r.fs.Open(rel)
-	if err != nil {
-		return nil, nil, notFound(op, rel, err)
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = ErrNotFile
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s %q: %w", op, rel, err)
-	}
-	return f, fi, nil
-}
-
 // Digest is a file's sha256.
 type Digest struct {
 	Path string `json:"path"`
@@ -249,19 +242,27 @@ type Digest struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Hash returns the sha256 of the file at p, read in a stream.
+// Hash returns the sha256 of the file at p (at most MaxHashed bytes), read
+// in a stream. Secret material has no digest: it is refused
+// (confirm.ErrSecretMaterial).
 func (r *Root) Hash(p string) (Digest, error) {
 	rel, err := r.resolve("hash", p)
 	if err != nil {
 		return Digest{}, err
 	}
-	f, _, err := r.openFile("hash", rel)
+	return r.digest(rel, true)
+}
+
+// digest is the sha256 of the file at the resolved path rel; judge asks
+// the secret table first.
+func (r *Root) digest(rel string, judge bool) (Digest, error) {
+	o, err := r.openBytes("hash", rel, MaxHashed, judge)
 	if err != nil {
 		return Digest{}, err
 	}
-	defer f.Close()
+	defer o.f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.LimitReader(o.f, MaxHashed))
 	if err != nil {
 		return Digest{}, fmt.Errorf("hash %q: %w", rel, err)
 	}
@@ -279,17 +280,20 @@ type Page struct {
 
 // Read returns at most length bytes of the file at p from offset (length 0
 // or over confirm.MaxReadLength reads confirm.MaxReadLength); the page says
-// where the next one starts and whether it reached the end.
+// where the next one starts and whether it reached the end. Secret
+// material is refused (confirm.ErrSecretMaterial), judged on the file
+// opened.
 func (r *Root) Read(p string, offset, length int64) (Page, error) {
 	rel, err := r.resolve("read", p)
 	if err != nil {
 		return Page{}, err
 	}
-	f, fi, err := r.openFile("read", rel)
+	o, err := r.openBytes("read", rel, -1, true)
 	if err != nil {
 		return Page{}, err
 	}
-	defer f.Close()
+	defer o.f.Close()
+	f, fi := o.f, o.fi
 	rg, err := confirm.ReadRange(fi.Size(), offset, length)
 	if err != nil {
 		return Page{}, fmt.Errorf("read %q: %w", rel, err)
@@ -422,7 +426,7 @@ func (r *Root) Remove(p string) (Removed, error) {
 	if r.mutable != nil && !r.mutable.Match(rel) {
 		return Removed{}, fmt.Errorf("remove %q: %w", rel, ErrNotMutable)
 	}
-	d, err := r.Hash(rel)
+	d, err := r.digest(rel, false)
 	if err != nil {
 		return Removed{}, err
 	}
