@@ -34,9 +34,9 @@ func TestStoreStatusOfABoltStore(t *testing.T) {
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
 	home, _ := registry.ResolveHome(c.home)
 	wantContains(t, "status", c.ok("store", "status"), "backend   bolt", home.DBPath(), "revision", "size",
-		"below the high-water mark", "range     persona/ ", "range     (virgo.log)")
+		"below the high-water mark", "bucket    virgo.kv ", "bucket    virgo.log ")
 	wantContains(t, "status -o json", c.ok("store", "status", "-o", "json"), `"backend": "bolt"`, `"revision": `,
-		`"prefix": "persona/"`, `"leaf_pages": `)
+		`"name": "virgo.kv"`, `"leaf_pages": `)
 }
 
 // Into etcd and back: migrate to an embedded member, status shows it (one

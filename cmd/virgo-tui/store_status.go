@@ -32,7 +32,8 @@ type storeStatus struct {
 	HeldByHub bool   `json:"held_by_hub"`
 	Revision  int64  `json:"revision"`
 	FileSize  int64  `json:"file_size"`
-	// Usage is what a bbolt file's pages hold, read when no hub holds it.
+	// Usage is bbolt's count of a file's pages by bucket, read when no hub
+	// holds it.
 	Usage *store.Usage `json:"usage,omitempty"`
 	// Etcd is an etcd store's cluster.
 	Etcd *etcdstore.Status `json:"etcd"`
@@ -58,10 +59,9 @@ func newStoreStatusCmd(a *app) *cobra.Command {
 bbolt file its path and size; for an etcd cluster its members, which leads,
 and whether each answers (within 5 seconds); the hubs that serve the
 installation, each with its lease (how long it has left unless renewed),
-and which hub leads the run-once jobs. A bbolt file no hub holds is walked
-once to say what its pages hold: each key range's records, live bytes and
-leaf pages (how full they are), the branch, free and freelist pages, and
-the tail grown ahead of need. The exit status is 1 when the
+and which hub leads the run-once jobs. For a bbolt file no hub holds,
+bbolt's own count of its pages: each bucket's keys, leaf pages (how full
+they are) and branch pages, and the free pages. The exit status is 1 when the
 cluster has no leader or a member does not answer.`,
 		Example: `  virgo-tui store status
   virgo-tui --store etcd://etcd1:2379,etcd2:2379,etcd3:2379/virgo/home store status -o json`,
@@ -95,16 +95,15 @@ cluster has no leader or a member does not answer.`,
 				return err
 			default:
 				st, err := b.Stats()
+				var u store.Usage
+				if err == nil {
+					u, err = b.Usage()
+				}
 				b.Close()
 				if err != nil {
 					return err
 				}
-				res.Revision, res.FileSize = st.Rev, st.FileSize
-				u, err := store.FileUsage(path, directOpenTimeout)
-				if err != nil {
-					return err
-				}
-				res.Usage = &u
+				res.Revision, res.FileSize, res.Usage = st.Rev, st.FileSize, &u
 			}
 		} else {
 			s, err := storeurl.Open(ctx, spec, home.DBPath(), store.Options{})
@@ -220,25 +219,12 @@ func (s storeStatus) text() string {
 	return b.String()
 }
 
-// writeUsage lists what a bbolt file's pages hold, largest range first.
-// Bucket names and key prefixes come from the file and are cleaned.
+// writeUsage lists bbolt's count of a file's pages by bucket. Bucket
+// names are the store's own; they are cleaned all the same.
 func writeUsage(b *strings.Builder, u store.Usage) {
-	page := float64(u.PageSize)
-	fmt.Fprintf(b, "pages     %d of %d bytes below the high-water mark; tail %d bytes\n", u.Pages, u.PageSize, u.TailBytes)
-	fmt.Fprintf(b, "          %d branch, %d free, %d freelist, %d meta\n", u.BranchPages, u.FreePages, u.FreelistPages, u.MetaPages)
-	for _, r := range u.Ranges {
-		name := r.Prefix
-		switch {
-		case r.Bucket == "":
-			name = "(bucket roots)" // the tree that holds the buckets themselves
-		case name == "":
-			name = "(" + r.Bucket + ")"
-		}
-		fill := 0.0
-		if r.LeafPages > 0 {
-			fill = float64(r.LiveBytes()) / (r.LeafPages * page) * 100
-		}
-		fmt.Fprintf(b, "range     %-24s %8d records %12d live bytes %9.1f leaf pages %4.0f %% full\n",
-			termtext.Clean(name), r.Records, r.LiveBytes(), r.LeafPages, fill)
+	fmt.Fprintf(b, "pages     %d of %d bytes below the high-water mark, %d free\n", u.Pages, u.PageSize, u.FreePages)
+	for _, bu := range u.Buckets {
+		fmt.Fprintf(b, "bucket    %-10s %8d keys %8d leaf pages %4.0f %% full %6d branch pages\n",
+			termtext.Clean(bu.Name), bu.Keys, bu.LeafPages, bu.Fill(u.PageSize)*100, bu.BranchPages)
 	}
 }

@@ -9,12 +9,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// PrefixAssignments held the tasks assigned to deputies in an older
-// installation, by persona generation id and task id. Tasks
-// (internal/tasks) replace them; the hub migrates these records into tasks
-// when it opens (tasks.PlanMigrate).
-const PrefixAssignments = "confirm/assign/"
-
 // The errors of task assignment. A deputy's assigned tasks widen what it may
 // do without asking, so they come from its authority, never from itself.
 var (
@@ -31,7 +25,7 @@ var (
 )
 
 // Assignment is a task assigned to a deputy generation, as the assignment
-// endpoint answers it (and as an older installation stored it).
+// endpoint answers it.
 type Assignment struct {
 	PersonaID  string `json:"persona_id"`
 	Persona    string `json:"persona"`

@@ -21,9 +21,6 @@ const (
 	// prefixUndecided indexes the confirmations not yet decided, so that
 	// finding them costs what is pending, not everything ever decided.
 	prefixUndecided = "confirm/undecided/"
-	// keyUndecidedIndexed marks a store whose undecided index is complete
-	// (a store written before the index existed is indexed once).
-	keyUndecidedIndexed = "confirm/meta/undecided-indexed"
 	// PrefixPromptsPersona holds learned choices in a persona's experience layer.
 	PrefixPromptsPersona = "prompts/persona/"
 	// PrefixPromptsClass holds class-common learned choices, by profile.

@@ -322,17 +322,12 @@ func (q *Queue) Get(ctx context.Context, id string) (*Confirmation, error) {
 
 // List returns the pending confirmations (those not yet expired), or with
 // all every confirmation, oldest first. The pending ones are read through
-// the undecided index once it is built (IndexUndecided): the cost is what
-// is pending, not every confirmation ever decided (at 10,000 activated
-// personas, 32 MB of decided records that a scan decoded for each console's
-// snapshot, and mapped in the hub's memory).
+// the undecided index: the cost is what is pending, not every confirmation
+// ever decided (at 10,000 activated personas, 32 MB of decided records that
+// a scan decoded for each console's snapshot).
 func (q *Queue) List(ctx context.Context, all bool) ([]*Confirmation, error) {
 	if !all {
-		if _, err := q.st.Get(ctx, keyUndecidedIndexed); err == nil {
-			return q.pending(ctx)
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("list confirmations: %w", err)
-		}
+		return q.pending(ctx)
 	}
 	kvs, err := q.st.List(ctx, PrefixConfirmation)
 	if err != nil {
@@ -388,54 +383,6 @@ func (q *Queue) Undecided(ctx context.Context) ([]*Confirmation, error) {
 	}
 	slices.SortStableFunc(out, func(a, b *Confirmation) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
-}
-
-// IndexUndecided builds the undecided index of a store written before it
-// existed, once: every confirmation is read this one time. The index goes
-// in transactions within the store's limits, each entry guarded by its
-// record, then the completion mark; an indexing cut short leaves entries
-// that hold, and the next start writes them all again. On an indexed
-// store it only reads the mark.
-func (q *Queue) IndexUndecided(ctx context.Context) error {
-	if _, err := q.st.Get(ctx, keyUndecidedIndexed); err == nil {
-		return nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("index undecided confirmations: %w", err)
-	}
-	kvs, err := q.st.List(ctx, PrefixConfirmation)
-	if err != nil {
-		return fmt.Errorf("index undecided confirmations: %w", err)
-	}
-	var conds []store.Cond
-	var ops []store.Op
-	for _, kv := range kvs {
-		var c Confirmation
-		if err := json.Unmarshal(kv.Value, &c); err != nil {
-			return fmt.Errorf("index undecided confirmations: %s: %w", kv.Key, err)
-		}
-		if c.State == StatePending {
-			// Guarded on the record, so a decision committed meanwhile
-			// makes this index build again rather than list it undecided.
-			op, err := undecidedOp(&c)
-			if err != nil {
-				return fmt.Errorf("index undecided confirmations: %s: %w", kv.Key, err)
-			}
-			conds = append(conds, store.Cond{Key: kv.Key, ModRev: kv.ModRev})
-			ops = append(ops, op)
-		}
-	}
-	conds = append(conds, store.Cond{Key: keyUndecidedIndexed})
-	ops = append(ops, store.Put(keyUndecidedIndexed, []byte("1")))
-	for len(ops) > 0 {
-		n := min(len(ops), store.MaxTxnOps)
-		if _, err := q.st.Txn(ctx, conds[:n], ops[:n]); errors.Is(err, store.ErrConflict) {
-			return q.IndexUndecided(ctx)
-		} else if err != nil {
-			return fmt.Errorf("index undecided confirmations: %w", err)
-		}
-		conds, ops = conds[n:], ops[n:]
-	}
-	return nil
 }
 
 // Now is the queue's clock.

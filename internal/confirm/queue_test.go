@@ -324,41 +324,10 @@ func TestPrincipals(t *testing.T) {
 	}
 }
 
-// A store written before the undecided index existed is indexed once: its
-// pending confirmations are found through the index afterwards, its
-// decided ones are not.
-func TestUndecidedIndexIsBuiltOnceForAnOlderStore(t *testing.T) {
-	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
-	pending := mustRequest(t, q, me, p, deployOp(t, p), "c1")
-	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", stamp.ShapeDeploy), "c2")
-	if _, err := q.Deny(ctx, henry, decided.Confirmation.ID, "no", RememberNone); err != nil {
-		t.Fatal(err)
-	}
-	// As an older virgo-tui left it: no index, no mark.
-	if _, err := q.st.Txn(ctx, nil, []store.Op{{Key: keyUndecided(pending.Confirmation.ID), Delete: true}}); err != nil {
-		t.Fatal(err)
-	}
-	if u, _ := q.Undecided(ctx); len(u) != 0 {
-		t.Fatalf("the test's older store still has an index: %v", u)
-	}
-	for range 2 {
-		if err := q.IndexUndecided(ctx); err != nil {
-			t.Fatal(err)
-		}
-		u, err := q.Undecided(ctx)
-		if err != nil || len(u) != 1 || u[0].ID != pending.Confirmation.ID {
-			t.Fatalf("undecided after indexing: %v, %v; want only %s", u, err, pending.Confirmation.ID)
-		}
-	}
-}
-
 // Once the undecided index is built, the pending list is read through it,
 // not by decoding every confirmation ever decided (a console's snapshot
 // asks for it; at 10,000 activated personas the scan decoded 32 MB): a
-// decided record is never read. Before the index is built, the list scans.
+// decided record is never read.
 func TestPendingListReadsTheIndexNotTheHistory(t *testing.T) {
 	ctx := context.Background()
 	q, _ := queueFor(t, QueueOptions{})
@@ -367,9 +336,6 @@ func TestPendingListReadsTheIndexNotTheHistory(t *testing.T) {
 	pending := mustRequest(t, q, me, p, deployOp(t, p), "c1").Confirmation
 	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", stamp.ShapeDeploy), "c2").Confirmation
 	if _, err := q.Deny(ctx, henry, decided.ID, "no", RememberNone); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.IndexUndecided(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// The decided record made unreadable: a list that reads it fails.
@@ -382,46 +348,6 @@ func TestPendingListReadsTheIndexNotTheHistory(t *testing.T) {
 	}
 	if _, err := q.List(ctx, true); err == nil {
 		t.Fatal("the list of all confirmations did not read the decided one")
-	}
-	if _, err := q.st.Txn(ctx, nil, []store.Op{{Key: keyUndecidedIndexed, Delete: true}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.List(ctx, false); err == nil {
-		t.Fatal("without the index built, the pending list did not read every confirmation")
-	}
-}
-
-// An older store with more pending confirmations than one transaction may
-// hold (store.MaxTxnOps) is indexed in several, all of them.
-func TestUndecidedIndexOfManyPending(t *testing.T) {
-	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	one := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1").Confirmation
-	const n = 2*store.MaxTxnOps + 3
-	var ops []store.Op
-	for i := range n - 1 {
-		c := *one
-		c.ID = fmt.Sprintf("c-old%04d", i)
-		b, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, store.Put(keyConfirmation(c.ID), b))
-	}
-	// As an older virgo-tui left it: no index, no mark.
-	ops = append(ops, store.Op{Key: keyUndecided(one.ID), Delete: true}, store.Op{Key: keyUndecidedIndexed, Delete: true})
-	if _, err := store.WriteAll(ctx, q.st, ops); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.IndexUndecided(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if idx, err := q.st.List(ctx, prefixUndecided); err != nil || len(idx) != n {
-		t.Fatalf("%d index entries, %v; want %d", len(idx), err, n)
-	}
-	if _, err := q.st.Get(ctx, keyUndecidedIndexed); err != nil {
-		t.Fatalf("not marked indexed: %v", err)
 	}
 }
 

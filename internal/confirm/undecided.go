@@ -33,9 +33,7 @@ func undecidedOp(c *Confirmation) (store.Op, error) {
 	return store.Put(keyUndecided(c.ID), b), nil
 }
 
-// undecidedEntries reads the undecided index. An entry an older virgo-tui
-// wrote holds the confirmation's id alone: that confirmation is read to
-// make its entry (such entries go as their confirmations are decided).
+// undecidedEntries reads the undecided index.
 func (q *Queue) undecidedEntries(ctx context.Context) ([]undecidedEntry, error) {
 	kvs, err := q.st.List(ctx, prefixUndecided)
 	if err != nil {
@@ -44,16 +42,8 @@ func (q *Queue) undecidedEntries(ctx context.Context) ([]undecidedEntry, error) 
 	out := make([]undecidedEntry, 0, len(kvs))
 	for _, kv := range kvs {
 		var e undecidedEntry
-		if len(kv.Value) > 0 && kv.Value[0] == '{' {
-			if err := json.Unmarshal(kv.Value, &e); err != nil {
-				return nil, fmt.Errorf("undecided entry %s: %w", kv.Key, err)
-			}
-		} else {
-			c, _, err := q.load(ctx, string(kv.Value))
-			if err != nil {
-				return nil, err
-			}
-			e = undecidedEntry{ID: c.ID, PersonaID: c.PersonaID, Authority: c.Authority.String(), Unroutable: c.Unroutable, ExpiresAt: c.ExpiresAt}
+		if err := json.Unmarshal(kv.Value, &e); err != nil {
+			return nil, fmt.Errorf("undecided entry %s: %w", kv.Key, err)
 		}
 		out = append(out, e)
 	}

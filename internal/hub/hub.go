@@ -209,16 +209,6 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 			}
 		}()
 	}
-	if err := h.queue.IndexUndecided(ctx); err != nil {
-		return nil, fmt.Errorf("hub: %w", err)
-	}
-	// Assignments of an older installation become tasks, once.
-	if _, err := h.cases.MigrateAssignments(ctx); err != nil {
-		return nil, fmt.Errorf("hub: %w", err)
-	}
-	if err := h.reg.IndexNameSkeletons(ctx); err != nil {
-		return nil, fmt.Errorf("hub: %w", err)
-	}
 	// Operators enrolled through any hub, then this home's token files
 	// recorded (an older home's, once; and any change since the last run).
 	if err := h.tokens.loadEnrolments(ctx); err != nil {
@@ -376,7 +366,6 @@ func (h *Hub) Run(ctx context.Context) error {
 		defer wg.Done()
 		began := time.Now()
 		n := h.checkAllStamps(ctx, started)
-		h.releasePages()
 		if ctx.Err() == nil {
 			h.log.Info(StartChecked, "generations", n, "took", time.Since(began).Round(time.Millisecond))
 		}
@@ -413,26 +402,6 @@ func (h *Hub) Run(ctx context.Context) error {
 			case ctx.Err() == nil:
 				flushing.failed(err)
 			}
-			h.releasePages()
-		}
-	}
-}
-
-// releasePages lets go of the database pages that reads left resident in
-// the hub's memory, on a store that reads through a memory map: once its
-// start is over (which read every persona, presence entry and token hash,
-// and the stamps checked: at 10,000 personas all of the file, each page
-// read mapping its neighbours with it), and after every presence flush
-// (whose writes read every leaf page they change, and the change watch the
-// log pages and records after them: about 20 MB at 10,000 personas
-// reporting). A page read again is mapped again from the kernel's cache;
-// letting go costs about 0.1 ms with nothing resident
-// (store.BenchmarkReleasePages), so the hub holds only what it reads
-// between two flushes.
-func (h *Hub) releasePages() {
-	if r, ok := h.st.(store.PageReleaser); ok {
-		if err := r.ReleasePages(); err != nil {
-			h.log.Warn("database pages stay resident", "err", err)
 		}
 	}
 }

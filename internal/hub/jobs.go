@@ -31,10 +31,8 @@ const campaignRetry = time.Second
 //
 // Not jobs: the presence flush (each hub writes what its own runtimes
 // report, on its own lease), the stamp check and the stamp-directory sweep
-// (each hub's own home), re-routing (part of the activation's own
-// transaction, confirm.PlanReroute), and the one-time migrations at start
-// (IndexUndecided, MigrateAssignments, IndexNameSkeletons: conditioned
-// writes that a second hub finds done).
+// (each hub's own home), and re-routing (part of the activation's own
+// transaction, confirm.PlanReroute).
 func (h *Hub) runJobs(ctx context.Context) {
 	e := leader.For(h.st, leader.Options{Name: JobsElection, TTL: h.cfg.Lease,
 		Holder: fmt.Sprintf("%s pid %d hub %s", h.cfg.Host, os.Getpid(), h.stream.Epoch())})

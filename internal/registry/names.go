@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -11,7 +10,6 @@ import (
 
 	"go.mau.fi/util/confusable"
 
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -100,73 +98,6 @@ func nameKeys(name string) []string {
 		keys = append(keys, skeletonPrefix+sk)
 	}
 	return keys
-}
-
-// IndexNameSkeletons gives every name of a store written before names were
-// compared by their current looks (nameSkeletons) those looks, once (later
-// registrations write theirs with the name). Two old names of one look
-// keep both their records; the first holds the look, and no third can
-// join them. The looks of a name as typed come from its persona record
-// (the name key is lower case); a record that does not decode still has
-// the look of its name key. The looks go in transactions within the
-// store's limits, then the mark that they are done: an indexing cut short
-// leaves looks that hold (each is written only where none is), and the
-// next start writes the rest. Looks of an earlier look function stay:
-// each names the persona it was written for.
-func (r *Registry) IndexNameSkeletons(ctx context.Context) error {
-	if _, err := r.s.Get(ctx, skeletonsIndexed); err == nil {
-		return nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("index name skeletons: %w", err)
-	}
-	names, err := r.s.List(ctx, namePrefix)
-	if err != nil {
-		return fmt.Errorf("index name skeletons: %w", err)
-	}
-	personas, err := r.s.List(ctx, personaPrefix)
-	if err != nil {
-		return fmt.Errorf("index name skeletons: %w", err)
-	}
-	held, err := r.s.List(ctx, skeletonPrefix)
-	if err != nil {
-		return fmt.Errorf("index name skeletons: %w", err)
-	}
-	seen := map[string]bool{}
-	for _, kv := range held {
-		seen[kv.Key] = true
-	}
-	var ops []store.Op
-	index := func(name string, id []byte) {
-		for _, sk := range nameSkeletons(name) {
-			if k := skeletonPrefix + sk; !seen[k] {
-				seen[k] = true
-				ops = append(ops, store.Put(k, id))
-			}
-		}
-	}
-	for _, kv := range names {
-		index(strings.TrimPrefix(kv.Key, namePrefix), kv.Value)
-	}
-	for _, kv := range personas {
-		if p, err := decodePersona(kv.Value); err == nil && p.Name != "" {
-			index(p.Name, []byte(p.ID))
-		}
-	}
-	ops = append(ops, store.Put(skeletonsIndexed, []byte("1")))
-	for len(ops) > 0 {
-		n := min(len(ops), store.MaxTxnOps)
-		conds := make([]store.Cond, n)
-		for i, op := range ops[:n] {
-			conds[i] = store.Cond{Key: op.Key}
-		}
-		if _, err := r.s.Txn(ctx, conds, ops[:n]); errors.Is(err, store.ErrConflict) {
-			return r.IndexNameSkeletons(ctx) // a registration or another indexer came first
-		} else if err != nil {
-			return fmt.Errorf("index name skeletons: %w", err)
-		}
-		ops = ops[n:]
-	}
-	return nil
 }
 
 // suggestion is the i-th name of the endless suggestion sequence: the list

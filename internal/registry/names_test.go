@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -169,53 +168,6 @@ func TestLookAlikeNamesAreTaken(t *testing.T) {
 		}
 	}
 	in.step(check)
-	// A store from before: the name without its skeleton, then indexed.
-	in2 := newInstallation(t)
-	in2.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
-	in2.step(func(r *Registry) {
-		if _, err := r.s.Txn(ctx, nil, []store.Op{{Key: skeletonPrefix + nameSkeletons("Spica")[0], Delete: true}, {Key: skeletonsIndexed, Delete: true}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.IndexNameSkeletons(ctx); err != nil {
-			t.Fatal(err)
-		}
-	})
-	in2.step(check)
-}
-
-// A store from before skeletons with more names than one transaction may
-// hold (store.MaxTxnOps), one of them already indexed by a start cut
-// short: indexing writes every missing skeleton, keeps the one held, and
-// marks the store indexed.
-func TestIndexManyNameSkeletons(t *testing.T) {
-	ctx := context.Background()
-	in := newInstallation(t)
-	const n = 3*store.MaxTxnOps + 7
-	in.step(func(r *Registry) {
-		ops := []store.Op{store.Put(skeletonPrefix+nameSkeletons("Old 0")[0], []byte("first-holder"))}
-		for i := range n {
-			ops = append(ops, store.Put(fmt.Sprintf("%sold %d", namePrefix, i), fmt.Appendf(nil, "p-%d", i)))
-		}
-		if _, err := store.WriteAll(ctx, r.s, ops); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.IndexNameSkeletons(ctx); err != nil {
-			t.Fatal(err)
-		}
-		sks, err := r.s.List(ctx, skeletonPrefix)
-		if err != nil || len(sks) != n {
-			t.Fatalf("%d skeletons, %v; want %d", len(sks), err, n)
-		}
-		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeletons("Old 0")[0]); string(kv.Value) != "first-holder" {
-			t.Fatalf("the skeleton held before indexing now names %q", kv.Value)
-		}
-		if kv, _ := r.s.Get(ctx, skeletonPrefix+nameSkeletons(fmt.Sprintf("Old %d", n-1))[0]); string(kv.Value) != fmt.Sprintf("p-%d", n-1) {
-			t.Fatalf("the last name's skeleton names %q", kv.Value)
-		}
-		if _, err := r.s.Get(ctx, skeletonsIndexed); err != nil {
-			t.Fatalf("the store is not marked indexed: %v", err)
-		}
-	})
 }
 
 // "Spica", "Spica\u3164" and "Spica\u115f" were all registered and all
@@ -251,38 +203,5 @@ func TestInvisibleAndCrossScriptLookAlikesAreRefused(t *testing.T) {
 			}
 		}
 		mustRegister(t, r, Registration{Address: "work/coordinator", Name: "Hezekiah"}) // a longer name is not a look-alike
-	})
-}
-
-// A store from before: "Spica\u3164" was registered then, with the look
-// the invisible filler changed. Indexed again (the hub does it at start),
-// its look is Spica's, and "Spica" is refused as its look-alike.
-func TestStoredInvisibleNameHoldsItsLook(t *testing.T) {
-	ctx := context.Background()
-	in := newInstallation(t)
-	in.step(func(r *Registry) {
-		p := mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Heze"})
-		p.Name = "Spica\u3164"
-		old := "spica\u3164" // the look of before: the filler kept
-		if _, err := r.s.Txn(ctx, nil, []store.Op{
-			store.Put(personaPrefix+p.ID, p.AppendJSON(nil)),
-			{Key: namePrefix + "heze", Delete: true}, {Key: skeletonPrefix + "heze", Delete: true},
-			store.Put(namePrefix+nameKey(p.Name), []byte(p.ID)), store.Put(skeletonPrefix+old, []byte(p.ID)),
-			store.Put("name-skeleton-indexed", []byte("1")),
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.IndexNameSkeletons(ctx); err != nil {
-			t.Fatal(err)
-		}
-	})
-	in.step(func(r *Registry) {
-		_, err := r.Register(ctx, Registration{Address: "home/secretary", Name: "Spica"})
-		if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "they look alike") {
-			t.Errorf("Spica beside a stored Spica\\u3164: %v, want ErrNameTaken as a look-alike", err)
-		}
-		if names, _ := r.SuggestNames(ctx, 1); len(names) == 1 && names[0] == "Spica" {
-			t.Error("Spica is suggested beside a stored Spica\\u3164")
-		}
 	})
 }

@@ -22,11 +22,6 @@ const (
 	// skeletonPrefix + one of a name's looks (nameSkeletons) → persona id:
 	// one name of each look.
 	skeletonPrefix = "name-skeleton/"
-	// skeletonsIndexed marks a store whose names all have their looks. It
-	// names the look function: a store indexed under an earlier one
-	// ("name-skeleton-indexed": one look, invisible characters kept) is
-	// indexed again.
-	skeletonsIndexed = "name-skeleton-indexed/2"
 )
 
 // PrefixPersona holds the persona generations by id, each a Persona as

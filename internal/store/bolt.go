@@ -28,10 +28,6 @@ type Bolt struct {
 	queue      []*request
 	committing bool
 
-	zero *filler // fills the file's unused tail between commits (fill.go)
-
-	readers readers // shared read transactions (sharedreads.go)
-
 	changed  notifier
 	closing  chan struct{}
 	watchers sync.WaitGroup
@@ -56,9 +52,9 @@ func (b *Bolt) Get(ctx context.Context, key string) (KV, error) {
 	var found bool
 	// "get", not "get "+key: the name is only read if bbolt panics, and
 	// the error below names the key; a Get runs several times per request.
-	err := b.read(ctx, "get", func(r reading) error {
+	err := b.view("get", func(tx *bolt.Tx) error {
 		k := []byte(key)
-		raw := r.get(k)
+		raw := tx.Bucket(bucketKV).Get(k)
 		if raw == nil {
 			return nil
 		}
@@ -83,8 +79,8 @@ func (b *Bolt) List(ctx context.Context, prefix string) ([]KV, error) {
 	}
 	var out []KV
 	p := []byte(prefix)
-	err := b.read(ctx, "list "+prefix, func(r reading) error {
-		c := r.kv.Cursor()
+	err := b.view("list "+prefix, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketKV).Cursor()
 		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 			kv, err := decodeKV(k, v)
 			if err != nil {
@@ -112,8 +108,8 @@ func (b *Bolt) Range(ctx context.Context, prefix, after string, limit int) ([]KV
 	var out []KV
 	more := false
 	p := []byte(prefix)
-	err := b.read(ctx, "range "+prefix, func(r reading) error {
-		c := r.kv.Cursor()
+	err := b.view("range "+prefix, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketKV).Cursor()
 		k, v := c.Seek(p)
 		if after > prefix {
 			k, v = c.Seek([]byte(after))
@@ -173,9 +169,8 @@ type Stats struct {
 	// what a commit costs on disk, independent of the machine's load.
 	PageWrites int64
 	// CommitTime is the wall time the store has spent committing since
-	// open: from a group's start to its answers and the fill of the
-	// file's new tail, summed. Commits are serial, so CommitTime over a
-	// run's wall time is the share of it the single committer was busy —
+	// open: from a group's start to its answers, summed. Commits are
+	// serial, so CommitTime over a run's wall time is the share of it the single committer was busy —
 	// near 1, the commit is what sets the rate. WriteTime is the part of
 	// it bbolt spent writing pages and its meta page and syncing both
 	// (and, on a busy machine, waiting for a CPU after each sync).
@@ -222,10 +217,8 @@ func (b *Bolt) Close() error {
 		b.idle.Wait()
 	}
 	b.mu.Unlock()
-	b.stopSharing(0) // db.Close waits for every open read transaction
 	close(b.closing)
 	b.watchers.Wait()
-	b.zero.close()
 	// Every commit is synced and none can follow: the file is as the next
 	// open will find it unless something else writes it.
 	recordCleanClose(b.path)

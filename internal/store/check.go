@@ -88,11 +88,8 @@ func checkTx(tx *bolt.Tx) []error {
 }
 
 // CheckFile checks the database file at path without writing to it: the
-// pre-open page walk, then Check's reading of every record. A file of
-// schema version 1 is checked for its page structure only (its records have no
-// checksums until the next open migrates it); one of version 2 is checked
-// whole (its records are version 3 records stored as written). Damage is returned as
-// problems; the error is for a file that cannot be checked at all (missing,
+// pre-open page walk, then Check's reading of every record. Damage is
+// returned as problems; the error is for a file that cannot be checked at all (missing,
 // or locked by a writer: ErrLocked).
 func CheckFile(path string, timeout time.Duration) ([]error, error) {
 	if timeout <= 0 {
@@ -124,7 +121,7 @@ func CheckFile(path string, timeout time.Duration) ([]error, error) {
 		return []error{err}, nil
 	case err != nil:
 		return nil, err
-	case h.fresh || h.schema < schemaChecksums:
+	case h.fresh:
 		return nil, nil
 	}
 	var problems []error

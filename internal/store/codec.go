@@ -10,17 +10,18 @@ import (
 
 // A record's value is stored as written (codecRaw) or as an S2 block
 // compressed against a dictionary of the installation's own records
-// (codecS2DictV1). Most records are small JSON objects that repeat one
-// another's field names, roles, tool names and class matrix rows; alone
-// they barely compress, against the dictionary they shrink to a third
-// (docs/store.md, *Values stored compressed*). S2 rather than zstd: it
-// encodes a record in about a microsecond and expands it in a third of
-// that, so a request's few writes and reads stay off its profile, for a
-// few percent less saving.
+// (codecS2DictV1): this is the one place a stored value is compressed. Most
+// records are small JSON objects that repeat one another's field names,
+// roles, tool names and class matrix rows, and a stamp or an activation's
+// diff repeats its class's; alone they compress to about half, against
+// the dictionary to a third or less (docs/store.md, *Values stored
+// compressed*, has the figures of BenchmarkStampedDatabase). S2 rather
+// than zstd: it encodes a record in about a microsecond and expands it in
+// a third of that, so a request's few writes and reads stay off its
+// profile, for a few percent less saving.
 //
 // The codec is the top byte of the record's CreateRev field: a revision
-// never reaches 2^56, and a schema-2 record has zero there, which is
-// codecRaw, so the files of schema 2 need no rewrite to become schema 3.
+// never reaches 2^56.
 const (
 	codecRaw      byte = 0
 	codecS2DictV1 byte = 1
@@ -29,12 +30,12 @@ const (
 // revBits masks the revision out of a CreateRev field.
 const revBits = 1<<56 - 1
 
-// s2DictV1 is the dictionary of codecS2DictV1. It is frozen: records
-// written with it are read with it for as long as files of schema 3 exist.
-// A better dictionary is a new codec byte beside this one, never a change
-// to this file (TestValueDictionaryIsFrozen). It was built by
-// TestWriteStoreDictionary (internal/hub) from a registered, activated and
-// working installation's records.
+// s2DictV1 is the dictionary of codecS2DictV1. Once a release has written
+// records with it, it is frozen: they are read with it for as long as such
+// files exist, and a better dictionary is a new codec byte beside this one,
+// never a change to this file (TestValueDictionaryIsFrozen). It was built
+// by TestWriteStoreDictionary (internal/hub) from a registered, activated
+// and working installation's records.
 //
 //go:embed dict/s2-v1.dict
 var s2DictV1 []byte

@@ -10,19 +10,12 @@ import (
 
 // SchemaVersion is the layout version this virgo-tui writes into the meta
 // bucket of a bbolt file. A file with a higher number is refused with
-// ErrNewerSchema and left untouched; versions 1 and 2 are migrated on open
-// (migrate.go). Version 3 added compressed values (codec.go): a version 2
-// record is a version 3 record stored as written, so that migration only
-// writes the number, and the number keeps an older virgo-tui, which would
-// read a compressed value as it is stored, from opening the file.
-const SchemaVersion = 3
+// ErrNewerSchema and left untouched, so that a virgo-tui never misreads a
+// layout written after it. The first release writes 1; a release that
+// changes the layout raises it and migrates the files of the ones before.
+const SchemaVersion = 1
 
-// schemaChecksums is the first schema version whose records carry
-// checksums: an older file is rewritten on open, a newer one is read as
-// it lies.
-const schemaChecksums = 2
-
-// The file layout, version 3. Bucket names carry a "virgo." prefix so that a
+// The file layout, version 1. Bucket names carry a "virgo." prefix so that a
 // bbolt file of another application is never mistaken for ours.
 //
 // Every record carries a CRC-32C (Castagnoli) over its key and the rest of

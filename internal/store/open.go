@@ -112,32 +112,20 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.AllocSize = growStep
 	h, err := readHeader(db)
 	switch {
 	case err != nil:
 	case h.fresh:
 		err = guard("initialise "+path, func() error { return db.Update(initialise) })
-	case h.schema < SchemaVersion:
-		err = guard("migrate "+path, func() error {
-			return db.Update(func(tx *bolt.Tx) error { return migrate(tx, h.schema) })
-		})
-		if err != nil {
-			err = fmt.Errorf("%s: migrating schema version %d to %d failed, nothing was changed: %w", path, h.schema, SchemaVersion, err)
-		}
 	}
 	if err == nil {
 		err = privateFile(path)
-	}
-	var zero *filler
-	if err == nil {
-		zero, err = openFiller(path)
 	}
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	b := &Bolt{path: path, db: db, zero: zero, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{}), walkedAtOpen: walked}
+	b := &Bolt{path: path, db: db, history: opts.WatchHistory, historyBytes: opts.WatchHistoryBytes, closing: make(chan struct{}), walkedAtOpen: walked}
 	b.idle.L = &b.mu
 	b.rev.Store(h.rev)
 	return b, nil
@@ -188,9 +176,8 @@ func lockedError(path string) error {
 
 // header is what OpenBolt learns from the meta bucket.
 type header struct {
-	fresh  bool // a bbolt file without any bucket: ours to initialise
-	schema int64
-	rev    int64
+	fresh bool // a bbolt file without any bucket: ours to initialise
+	rev   int64
 }
 
 // readHeader tells a virgo database from a fresh file, a newer schema, a
@@ -221,24 +208,15 @@ func readHeader(db *bolt.DB) (header, error) {
 			case v < 1:
 				return fmt.Errorf("%w: %s has schema version %d", ErrCorrupt, path, v)
 			}
-			h.schema = v
 			if tx.Bucket(bucketKV) == nil || tx.Bucket(bucketLog) == nil {
 				return fmt.Errorf("%w: %s lacks its key or log bucket", ErrCorrupt, path)
 			}
-			read := getCounter
-			if v == 1 {
-				read = getU64V1
-			}
-			counters := [][]byte{keyCompacted, keyLogN, keyLogBytes}
-			if v == 1 {
-				counters = counters[:2]
-			}
-			for _, k := range counters {
-				if _, err := read(meta, k); err != nil {
+			for _, k := range [][]byte{keyCompacted, keyLogN, keyLogBytes} {
+				if _, err := getCounter(meta, k); err != nil {
 					return fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 				}
 			}
-			h.rev, err = read(meta, keyRev)
+			h.rev, err = getCounter(meta, keyRev)
 			if err != nil {
 				return fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 			}

@@ -54,8 +54,6 @@ type pageWalk struct {
 	kind     []byte // what each page below hwm turned out to be
 	next     []ref  // pages of the level below the one being read
 	keys     []byte // copies of the bounds in next, outliving the read buffer
-	// tally, when set, counts what each tree page holds (usage.go).
-	tally *usageTally
 }
 
 // ref is a page to visit: its id, the key range [lo, hi) its keys must lie
@@ -64,7 +62,6 @@ type ref struct {
 	id     uint64
 	lo, hi []byte
 	root   bool
-	bucket string // the top-level bucket the page belongs to ("" for the root bucket's tree)
 }
 
 var le = binary.LittleEndian
@@ -212,7 +209,7 @@ func (w *pageWalk) node(p []byte, r ref) error {
 		prev = key
 		data = end
 		if flags == branchPageFlag {
-			child := ref{id: le.Uint64(e[8:]), lo: w.keep(key), hi: r.hi, root: r.root, bucket: r.bucket}
+			child := ref{id: le.Uint64(e[8:]), lo: w.keep(key), hi: r.hi, root: r.root}
 			if i+1 < count {
 				// The next element's key bounds this child; its data
 				// is checked when the loop reaches it.
@@ -226,21 +223,15 @@ func (w *pageWalk) node(p []byte, r ref) error {
 			continue
 		}
 		if le.Uint32(e[0:])&bucketLeafFlag == 0 {
-			w.tally.element(r.bucket, key, vsize)
 			continue
 		}
 		if !r.root {
 			return fmt.Errorf("page %d: element %d is marked as a bucket inside a bucket, which the virgo layout never nests", id, i)
 		}
-		if err := w.bucket(string(key), p[end-vsize:end]); err != nil {
+		if err := w.bucket(p[end-vsize : end]); err != nil {
 			return fmt.Errorf("page %d: bucket %q: %w", id, key, err)
 		}
 	}
-	span := uint64(0) // an inline bucket's page takes no page of its own
-	if id != 0 {
-		span = uint64(len(p)) / w.pageSize
-	}
-	w.tally.page(r.bucket, flags == branchPageFlag, span)
 	switch {
 	case id == 0 && data != uint64(len(p)):
 		return fmt.Errorf("an inline bucket page of %d bytes holds %d", len(p), data)
@@ -258,17 +249,17 @@ func (w *pageWalk) keep(key []byte) []byte {
 	return w.keys[start:len(w.keys):len(w.keys)]
 }
 
-// bucket checks bucket name: queues its root page, or checks its inline
-// page (which lies inside v, so nesting ends with v's bytes).
-func (w *pageWalk) bucket(name string, v []byte) error {
+// bucket checks a bucket's value: queues its root page, or checks its
+// inline page (which lies inside v, so nesting ends with v's bytes).
+func (w *pageWalk) bucket(v []byte) error {
 	if len(v) < inBucketSize {
 		return errors.New("a bucket value shorter than its header")
 	}
 	if root := le.Uint64(v); root != 0 {
-		w.next = append(w.next, ref{id: root, bucket: name})
+		w.next = append(w.next, ref{id: root})
 		return nil
 	}
-	return w.node(v[inBucketSize:], ref{bucket: name})
+	return w.node(v[inBucketSize:], ref{})
 }
 
 // freelist checks that the freelist page names, in ascending order, only

@@ -66,20 +66,13 @@ func (b *Bolt) Txn(ctx context.Context, conds []Cond, ops []Op) (int64, error) {
 	b.queue = nil
 	b.mu.Unlock()
 
-	// A commit that grows bbolt's map waits for every open read
-	// transaction: a slow one ends the shared ones (sharedreads.go).
 	began := time.Now()
-	done := b.watchCommit()
 	b.commit(group)
-	done()
-	// The group has its answers; the file's new tail is filled before the
-	// next commit may allocate from it.
 	for _, o := range group {
 		if o != r {
 			o.wake <- false
 		}
 	}
-	b.zero.fill(b.db)
 	b.commitNanos.Add(int64(time.Since(began)))
 
 	b.mu.Lock()

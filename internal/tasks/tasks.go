@@ -110,9 +110,6 @@ type Task struct {
 	CorrelationID string    `json:"correlation_id,omitempty"`
 	Created       time.Time `json:"created"`
 	Updated       time.Time `json:"updated"`
-	// Migrated marks a task made from a confirm-assign record of an older
-	// installation.
-	Migrated bool `json:"migrated,omitempty"`
 }
 
 // Target is the task as an operation target: scope and project from the

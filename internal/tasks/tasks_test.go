@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -137,52 +136,5 @@ func TestReportsAreBounded(t *testing.T) {
 	}
 	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "done", State: StateDone}); err != nil {
 		t.Fatalf("finishing report refused: %v", err)
-	}
-}
-
-// TestMigrateAssignments: assignment records of an older installation, on
-// a real file reopened, become tasks of the same generations (the same
-// deputy scope), the old records go, and a second run changes nothing.
-func TestMigrateAssignments(t *testing.T) {
-	ctx := context.Background()
-	st, path := open(t)
-	old := []confirm.Assignment{
-		{PersonaID: "p-dep1", Persona: "work/core/deputy", Generation: 1, Task: "work/core/t-1", AssignedBy: confirm.PersonaPrincipal("work/core/lead"), Time: t0},
-		{PersonaID: "p-dep1", Persona: "work/core/deputy", Generation: 1, Task: "work/core/t-2", AssignedBy: confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}, Time: t0},
-		// the same task id in another project: it keeps its task, under another id
-		{PersonaID: "p-web01234", Persona: "work/web/deputy", Generation: 1, Task: "work/web/t-1", AssignedBy: confirm.PersonaPrincipal("work/web/lead"), Time: t0},
-	}
-	var ops []store.Op
-	for _, a := range old {
-		val, _ := json.Marshal(a)
-		ops = append(ops, store.Put(confirm.PrefixAssignments+a.PersonaID+"/"+a.Task[len("work/core/"):], val))
-	}
-	commit(t, st, store.Plan{Ops: ops})
-	st.Close()
-	st2, err := store.OpenBolt(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
-
-	n, plan, err := PlanMigrate(ctx, st2, t0.Add(time.Hour))
-	if err != nil || n != 3 {
-		t.Fatalf("migrate: %d %v", n, err)
-	}
-	commit(t, st2, plan)
-	if kvs, _ := st2.List(ctx, confirm.PrefixAssignments); len(kvs) != 0 {
-		t.Fatalf("old records left: %v", kvs)
-	}
-	core, _ := Assigned(ctx, st2, "p-dep1")
-	web, _ := Assigned(ctx, st2, "p-web01234")
-	if len(core) != 2 || !core["t-1"] || !core["t-2"] || len(web) != 1 || !web["t-1.p-web012"] {
-		t.Fatalf("scopes after migration: core %v web %v", core, web)
-	}
-	task, _, err := Get(ctx, st2, "t-1")
-	if err != nil || task.Scope != "work" || task.Project != "core" || !task.Migrated || task.By.Address != "work/core/lead" {
-		t.Fatalf("migrated task %+v %v", task, err)
-	}
-	if n, plan, err := PlanMigrate(ctx, st2, t0); err != nil || n != 0 || !plan.Empty() {
-		t.Fatalf("second run: %d %v %v", n, plan, err)
 	}
 }

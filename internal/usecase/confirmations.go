@@ -40,9 +40,6 @@ func (u *Cases) RequestConfirmation(ctx context.Context, k Key, caller Caller, r
 	}
 	err = u.commit(ctx, UseRequest, "request confirmation", func() (store.Plan, error) {
 		attempt++
-		// The attempt's reads share read transactions (store.ShareReads).
-		ctx, end := store.ShareReads(ctx, u.st)
-		defer end()
 		// The first attempt plans before it looks for a recorded result,
 		// which saves a read on every new request: its write is guarded on
 		// k's record being absent, so the repeat of a committed request

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -99,25 +98,14 @@ func NewKey(caller, key string, request ...[]byte) (Key, error) {
 // a random leaf and its branch page (issue 11).
 func (k Key) storeKey() string { return idempotencyPrefix + k.Key + "/" + k.digest() }
 
-// formerStoreKey is where a record was kept before storeKey led with the
-// client's key: the digest alone. Such records are at most
-// IdempotencyWindow old; until the sweep has dropped them all, a repeat
-// still finds its result there (lookup).
-func (k Key) formerStoreKey() string { return idempotencyPrefix + k.digest() }
-
 func (k Key) digest() string {
 	sum := sha256.Sum256([]byte(k.Caller + "\x00" + k.Key))
 	return hex.EncodeToString(sum[:16])
 }
 
-// lookup reads k's record, under its key or, while records of the former
-// layout may remain, under its former key.
+// lookup reads k's record.
 func (u *Cases) lookup(ctx context.Context, k Key) (store.KV, error) {
-	kv, err := u.st.Get(ctx, k.storeKey())
-	if errors.Is(err, store.ErrNotFound) && u.formerIdem.Load() {
-		return u.st.Get(ctx, k.formerStoreKey())
-	}
-	return kv, err
+	return u.st.Get(ctx, k.storeKey())
 }
 
 // idempotencyRecord is one stored result: the result itself, or the key of
@@ -231,8 +219,7 @@ func (u *Cases) recordAs(k Key, r any) (store.Plan, error) {
 // SweepIdempotency drops the results older than IdempotencyWindow and,
 // past the bound (Config.IdempotencyLimit), the oldest, in as few
 // transactions as the store's limits allow (each deletion stands alone),
-// and returns how many it dropped. Once no record of the former key layout
-// is left, repeats stop looking for one.
+// and returns how many it dropped.
 func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 	kvs, err := u.st.List(ctx, idempotencyPrefix)
 	if err != nil {
@@ -243,9 +230,7 @@ func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 		at  time.Time
 	}
 	recs := make([]aged, 0, len(kvs))
-	former := false
 	for _, kv := range kvs {
-		former = former || !strings.Contains(strings.TrimPrefix(kv.Key, idempotencyPrefix), "/")
 		var rec idempotencyRecord
 		// An unreadable record is dropped as if it were the oldest.
 		_ = json.Unmarshal(kv.Value, &rec)
@@ -264,9 +249,6 @@ func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 		if _, err := store.WriteAll(ctx, u.st, ops); err != nil {
 			return 0, fmt.Errorf("sweep %d idempotency records: %w", len(ops), err)
 		}
-	}
-	if !former {
-		u.formerIdem.Store(false)
 	}
 	return len(ops), nil
 }

@@ -103,9 +103,8 @@ func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 	}
 }
 
-// forget removes k's record (under either key: an intent lookup found
-// under the former one).
+// forget removes k's record.
 func (u *Cases) forget(ctx context.Context, k Key) error {
-	_, err := u.st.Txn(ctx, nil, []store.Op{{Key: k.storeKey(), Delete: true}, {Key: k.formerStoreKey(), Delete: true}})
+	_, err := u.st.Txn(ctx, nil, []store.Op{{Key: k.storeKey(), Delete: true}})
 	return err
 }

@@ -189,10 +189,9 @@ func (c *stampCache) putPolicy(k stampKey, p *confirm.Policy) {
 // asked for after a start, from memory afterwards: the stored bytes are
 // written once under a condition, so (generation, hash) names one stamp on
 // every hub. The stamp is shared: callers do not modify it. The store read
-// is made under ctx, so a cache miss inside a use case's plan shares the
-// plan's read transaction (store.ShareReads) instead of beginning its own
-// (which a commit growing bbolt's map would wait on); it is bounded by the
-// store itself (etcd's call timeout).
+// is made under ctx, so a cache miss inside a use case's plan ends with the
+// request it serves; it is bounded by the store itself (etcd's call
+// timeout).
 func (u *Cases) LoadStamp(ctx context.Context, p registry.Persona) (stamp.Stamp, error) {
 	if p.StampHash == "" {
 		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w", p.Address, p.Name, ErrNoStamp)

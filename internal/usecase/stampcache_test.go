@@ -93,9 +93,8 @@ func TestDroppedStampIsDecodedWhenItsBytesAreTheVerifiedOnes(t *testing.T) {
 	}
 
 	// Changed bytes under the same key are not the verified ones.
-	stored, err := unpackStamp(kv.Value)
-	mustNil(t, err)
-	changed := packStamp(bytes.Replace(stored, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1))
+	stored := kv.Value
+	changed := bytes.Replace(stored, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1)
 	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+a.ID, changed)})
 	mustNil(t, err)
 	_, err = u.LoadStamp(ctx, b) // a dropped again
@@ -167,10 +166,8 @@ func (s *readContexts) Get(ctx context.Context, key string) (store.KV, error) {
 type requestMark struct{}
 
 // A stamp not yet cached is read inside the request's plan under the
-// plan's context, so the read shares the plan's read transaction
-// (store.ShareReads) instead of beginning one of its own: one begun under
-// context.Background() sat outside the plan's, and a commit growing
-// bbolt's map waited on it.
+// plan's context, so that it ends with the request: one read under
+// context.Background() outlived a caller that gave up.
 func TestAStampMissInAPlanReadsUnderThePlansContext(t *testing.T) {
 	in := newInstallation(t)
 	lead := activeLead(t, in)

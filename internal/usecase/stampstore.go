@@ -46,11 +46,10 @@ const stampPage = 64
 func stampStoreKey(id string) string { return StampPrefix + id }
 
 // storeStampPlan is the guarded write of a new generation's stamp bytes b,
-// in their stored form (packStamp): absent before, so a stamp is never
-// replaced.
+// as they are (the store's value codec compresses them): absent before, so
+// a stamp is never replaced.
 func storeStampPlan(id string, b []byte) store.Plan {
-	v := packStamp(b)
-	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), v)}}
+	return store.Plan{Conds: []store.Cond{{Key: stampStoreKey(id)}}, Ops: []store.Op{store.Put(stampStoreKey(id), b)}}
 }
 
 // readStoredStamp reads generation p's stamp bytes from the store and
@@ -68,9 +67,9 @@ func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.
 		return stamp.Stamp{}, fmt.Errorf("read the stamp of %s: %w", p.Address, err)
 	}
 	source := "the stored stamp of " + p.Address
-	b, err := unpackStamp(kv.Value)
-	if err != nil {
-		return stamp.Stamp{}, fmt.Errorf("load %s: %w", source, err)
+	b := kv.Value
+	if len(b) > stamp.MaxBytes {
+		return stamp.Stamp{}, fmt.Errorf("load %s: %w: %d bytes, the limit is %d", source, stamp.ErrStampTooLarge, len(b), stamp.MaxBytes)
 	}
 	d := verifiedDigest(p.StampHash, kv.Value)
 	if u.stamps.wasVerified(p.ID, d) {

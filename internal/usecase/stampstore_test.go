@@ -38,8 +38,7 @@ func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
 	mustNil(t, err)
 	kv, err := in.st.Get(ctx, StampPrefix+p.ID)
 	mustNil(t, err)
-	stored, err := unpackStamp(kv.Value)
-	mustNil(t, err)
+	stored := kv.Value
 	if !bytes.Equal(stored, file) {
 		t.Fatal("the stored stamp differs from the file the registration wrote")
 	}
@@ -60,11 +59,19 @@ func TestStampBytesAreStoredWithTheRegistration(t *testing.T) {
 	}
 
 	// The stored bytes are verified on read: changed bytes are refused.
-	changed := packStamp(bytes.Replace(stored, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1))
+	changed := bytes.Replace(stored, []byte(`"access": "confirm"`), []byte(`"access": "allow"`), 1)
 	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, changed)})
 	mustNil(t, err)
 	if _, err := in.fresh().LoadStamp(context.Background(), p); !errors.Is(err, stamp.ErrHashMismatch) {
 		t.Fatalf("changed stored bytes: %v, want ErrHashMismatch", err)
+	}
+
+	// A stored value past the stamp limit is refused by its size, before
+	// it is parsed.
+	_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(StampPrefix+p.ID, append(bytes.Clone(stored), make([]byte, stamp.MaxBytes)...))})
+	mustNil(t, err)
+	if _, err := in.fresh().LoadStamp(context.Background(), p); !errors.Is(err, stamp.ErrStampTooLarge) {
+		t.Fatalf("a stored stamp past the limit: %v, want ErrStampTooLarge", err)
 	}
 }
 

@@ -78,24 +78,3 @@ func reportTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 	return tasks.PlanReport(ctx, u.st, c.Operation.Target.Value, c.Persona.ID,
 		tasks.Report{At: c.Now, Progress: in.Progress, Evidence: in.Evidence, State: in.State})
 }
-
-// MigrateAssignments turns the assignment records of an older
-// installation into tasks of the same generations, a batch a transaction
-// (tasks.PlanMigrate), and returns how many it migrated; on a migrated
-// store it reads one empty prefix. The hub runs it when it opens.
-func (u *Cases) MigrateAssignments(ctx context.Context) (int, error) {
-	total := 0
-	for {
-		var n int
-		err := u.commit(ctx, "migrate-assignments", "migrate assignments into tasks", func() (store.Plan, error) {
-			var plan store.Plan
-			var err error
-			n, plan, err = tasks.PlanMigrate(ctx, u.st, u.now().UTC())
-			return plan, err
-		})
-		if err != nil || n == 0 {
-			return total, err
-		}
-		total += n
-	}
-}

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
@@ -157,42 +154,5 @@ func TestToolCallWaitsForItsConfirmation(t *testing.T) {
 	mustNil(t, err)
 	if escape.Status != ToolDenied || escape.Decision.Boundary != confirm.BoundaryCrossScope {
 		t.Fatalf("an escaping path: %+v", escape)
-	}
-}
-
-// Assignment records of an older installation become tasks, and the
-// deputy keeps its scope.
-func TestMigratedAssignmentsKeepTheDeputyScope(t *testing.T) {
-	in := newInstallation(t)
-	ctx := context.Background()
-	active(t, in, "work/core/lead", "Spica")
-	deputy, _ := active(t, in, "work/core/deputy", "Zaniah")
-	// more records than one transaction may carry: they migrate in batches
-	var ops []store.Op
-	for i := range 3*tasks.MigrateBatch + 5 {
-		task := fmt.Sprintf("t-%d", i)
-		old, _ := json.Marshal(confirm.Assignment{PersonaID: deputy.ID, Persona: deputy.Address, Generation: 1, Task: "work/core/" + task,
-			AssignedBy: confirm.PersonaPrincipal("work/core/lead"), Time: in.clk.Now().Add(time.Duration(i) * time.Second)})
-		ops = append(ops, store.Put(confirm.PrefixAssignments+deputy.ID+"/"+task, old))
-	}
-	_, err := store.WriteAll(ctx, in.st, ops)
-	mustNil(t, err)
-	n, err := in.cases.MigrateAssignments(ctx)
-	if err != nil || n != len(ops) {
-		t.Fatalf("migrate: %d of %d, %v", n, len(ops), err)
-	}
-	as, err := in.cases.Assignments(ctx, deputy.ID)
-	if err != nil || len(as) != len(ops) || as[7].Task != "work/core/t-7" || as[7].AssignedBy.String() != "work/core/lead" {
-		t.Fatalf("assignments after migration: %d %+v %v", len(as), as[:1], err)
-	}
-	if n, err := in.cases.MigrateAssignments(ctx); err != nil || n != 0 {
-		t.Fatalf("a second migration: %d %v", n, err)
-	}
-	pol, err := in.cases.Policy(ctx, deputy)
-	mustNil(t, err)
-	op := confirm.Operation{Persona: deputy.Address, Generation: 1, Tool: "get_task", HandlerAction: "task.get",
-		Target: confirm.Target{Kind: confirm.TargetTask, Scope: "work", Project: "core", Value: "t-7"}, Shape: "read:meta"}
-	if d := pol.Authorize(op); d.Verdict != confirm.Allow {
-		t.Fatalf("the migrated task: %v, want allow", d)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
@@ -110,11 +109,7 @@ type Cases struct {
 	fail  *Failpoint
 	// idemLimit bounds the idempotency records kept.
 	idemLimit int
-	// formerIdem is set while records under the former idempotency keys
-	// may remain (see Key.formerStoreKey); a sweep that finds none clears
-	// it, for every Cases Over the same store.
-	formerIdem *atomic.Bool
-	stamps     stampCache
+	stamps    stampCache
 	// coord is the coordination records: messages and instance fences.
 	coord *coord.Book
 	// human is the human channel; reactions its reaction outcomes.
@@ -141,19 +136,15 @@ func New(cfg Config) *Cases {
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now),
 		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
-		presence: cfg.Presence, prover: cfg.Stamps, formerIdem: new(atomic.Bool)}
-	u.formerIdem.Store(true)
+		presence: cfg.Presence, prover: cfg.Stamps}
 	return u
 }
 
 // Over returns the same use cases writing through st — the store they
-// were made over, fenced by a term of the jobs' election — sharing what u
-// has learned of the store: a sweep through either tells both that no
-// former idempotency record is left.
+// were made over, fenced by a term of the jobs' election.
 func (u *Cases) Over(st store.Store) *Cases {
 	c := New(Config{Store: st, Registry: u.reg, Queue: u.queue, Log: u.log, Now: u.now, Failpoint: u.fail,
 		IdempotencyLimit: u.idemLimit, Presence: u.presence, Stamps: u.prover})
-	c.formerIdem = u.formerIdem
 	return c
 }
 
