@@ -50,7 +50,7 @@ func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
 		pane := paneHelp(k, d.zoomed)
 		return helpKeys{
 			short: append([]key.Binding{k.Approve, k.ApproveRemember, k.Deny}, append(pane[:3:3], k.Help, k.Quit)...),
-			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
+			full: [][]key.Binding{{k.Approve, k.ApproveRemember, k.Deny, k.Mark, k.ApproveMarked}, pane, {k.Filter, k.Jump, k.Sort, k.SortReverse},
 				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox}, {k.Notes, k.Latest, k.Help, k.Quit}},
 		}
 	}
@@ -59,7 +59,7 @@ func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
 		return helpKeys{
 			short: []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Detail, pair("select", k.Down, k.Up), scroll, k.Help, k.Quit},
 			full: [][]key.Binding{
-				{k.Approve, k.ApproveRemember, k.Deny, k.Back},
+				{k.Approve, k.ApproveRemember, k.Deny, k.Mark, k.ApproveMarked, k.Back},
 				{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 				{k.Detail, k.Zoom, scroll, k.Filter, k.Jump, k.Sort, k.SortReverse},
 				{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},
@@ -70,7 +70,7 @@ func queueHelp(k keymap.KeyMap, d detailPane, preview bool) helpKeys {
 	return helpKeys{
 		short: []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Detail, k.Down, k.Up, k.Filter, k.Help, k.Quit},
 		full: [][]key.Binding{
-			{k.Approve, k.ApproveRemember, k.Deny, k.Back},
+			{k.Approve, k.ApproveRemember, k.Deny, k.Mark, k.ApproveMarked, k.Back},
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},

@@ -21,6 +21,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialogKey(msg) // the dialog takes exactly one key, whatever it is
 	}
+	if m.several != nil {
+		return m.severalKey(msg)
+	}
 	k := m.keys
 	if m.tooSmall() { // nothing is on screen to act on: only quit
 		if key.Matches(msg, k.Quit) || msg.String() == "ctrl+c" {
@@ -184,6 +187,10 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.decideSelected(Decision{Approve: true})
 	case key.Matches(msg, k.ApproveRemember):
 		return m.openRememberDialog()
+	case key.Matches(msg, k.Mark): // never decides
+		m.toggleMark()
+	case key.Matches(msg, k.ApproveMarked):
+		return m.openSeveralDialog()
 	case key.Matches(msg, k.Deny):
 		return m.openDenyPrompt()
 	}

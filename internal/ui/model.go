@@ -138,6 +138,7 @@ type Model struct {
 	reasonWhy string
 	// dialog is the open remember dialog, nil when none is.
 	dialog   *rememberDialog
+	several  *severalDialog
 	deciding map[string]Decision
 	note     note
 	notes    noteLog
@@ -291,6 +292,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	m.loaded = true
 	m.closeReasonIfGone()
 	m.closeDialogIfGone()
+	m.closeSeveralIfChanged()
 	return tea.Batch(subscribe(m.ctx, m.client, m.feed, s.Seq), m.presence.table.indexCmd(), m.queue.table.indexCmd(),
 		m.notifyArrival(arrived, now), m.fetchInbox())
 }
@@ -374,6 +376,7 @@ func (m *Model) decidedElsewhere(c *Change) {
 	m.queue.remove(c.ID)
 	m.closeReasonIfGone()
 	m.closeDialogIfGone()
+	m.closeSeveralIfChanged()
 	if m.isDeciding(c.ID) {
 		return // this console's own decision: onDecided reports it
 	}

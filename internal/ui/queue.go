@@ -56,10 +56,12 @@ type queueView struct {
 	height   int
 	// mine counts pending confirmations routed to the operator.
 	mine int
+	// marks are the confirmations marked for approve several, by id.
+	marks map[string]bool
 }
 
 func newQueueView(st *Styles) *queueView {
-	v := &queueView{styles: st}
+	v := &queueView{styles: st, marks: map[string]bool{}}
 	v.table = NewTable(TableSpec[Confirmation]{
 		Columns:  queueColumns,
 		Key:      confirmationKey,
@@ -69,6 +71,7 @@ func newQueueView(st *Styles) *queueView {
 		Haystack: confirmationHaystack,
 		Tie:      confirmationTie,
 		FitPage:  true,
+		Marked:   func(c *Confirmation) bool { return v.marks[c.ID] },
 	}, st)
 	v.table.SortBy(qcAge, true) // oldest first
 	return v

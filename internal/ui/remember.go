@@ -98,7 +98,12 @@ func dialogWidth(screen int) int { return min(screen-2, 84) }
 // centred; the rows it covers are blanked across the whole width, so no
 // cell of the list beside it reads as part of the dialog.
 func (m *Model) overDialog(body string, width, height int) string {
-	box := strings.Split(m.dialog.view(m.styles, m.keys, dialogWidth(width)), "\n")
+	var box []string
+	if m.several != nil {
+		box = strings.Split(m.several.view(m, dialogWidth(width), height), "\n")
+	} else {
+		box = strings.Split(m.dialog.view(m.styles, m.keys, dialogWidth(width)), "\n")
+	}
 	lines := strings.Split(fit(body, width, height), "\n")
 	x := max(0, (width-ansi.StringWidth(box[0]))/2)
 	y := max(0, (height-len(box))/2)

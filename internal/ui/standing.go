@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -34,6 +35,8 @@ type pendingDecision struct {
 	c  Confirmation
 	d  Decision
 	at time.Time
+	// batch, when set, is approve several's confirmations (c is unset).
+	batch []Confirmation
 }
 
 // isTyping says whether msg is a key the operator typed: a key press or a
@@ -53,7 +56,11 @@ func isTyping(msg tea.Msg) bool {
 func (m *Model) beforeKey(now time.Time) {
 	if p := m.standing.pending; p != nil {
 		m.standing.pending = nil
-		m.setNote(noteWarn, "typing: nothing was "+done(p.d)+" ("+p.c.Requester+" "+p.c.Operation+"; "+m.aloneRule()+")", 5*time.Second)
+		what := p.c.Requester + " " + p.c.Operation
+		if p.batch != nil {
+			what = strconv.Itoa(len(p.batch)) + " confirmations"
+		}
+		m.setNote(noteWarn, "typing: nothing was "+done(p.d)+" ("+what+"; "+m.aloneRule()+")", 5*time.Second)
 	}
 	m.standing.alone = m.standing.last.IsZero() || now.Sub(m.standing.last) >= m.opts.Arming
 	m.standing.last = now
@@ -70,6 +77,9 @@ func (m *Model) settle(now time.Time) tea.Cmd {
 		return nil
 	}
 	m.standing.pending = nil
+	if p.batch != nil {
+		return m.settleSeveral(p)
+	}
 	c, ok := m.queue.table.Get(p.c.ID)
 	switch {
 	case !ok:

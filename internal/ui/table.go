@@ -72,6 +72,9 @@ type TableSpec[T any] struct {
 	// shown (up to their Max), so an unbounded column gets every cell the
 	// others do not need: the queue's target, not the tool, grows first.
 	FitPage bool
+	// Marked says whether a row is marked (the queue's approve several):
+	// a ✓ beside the selection marker. nil marks nothing.
+	Marked func(v *T) bool
 }
 
 // tableRow is one record with what the table caches about it.
@@ -640,11 +643,15 @@ func (t *Table[T]) View(now time.Time) string {
 func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, now time.Time) {
 	st := t.styles
 	hot := r.changedCols != 0 && now.Sub(r.changed) < t.Highlight
+	mark := " "
+	if t.spec.Marked != nil && t.spec.Marked(r.val) {
+		mark = "✓"
+	}
 	if selected {
 		b.WriteString(st.selected.pre)
-		b.WriteString("▸ ")
+		b.WriteString("▸" + mark)
 	} else {
-		b.WriteString("  ")
+		b.WriteString(" " + mark)
 	}
 	sep := false
 	for c, col := range t.spec.Columns {

@@ -41,7 +41,7 @@ func (m *Model) Render() string {
 		b.WriteString(m.emptyInstallation(h))
 	case m.view == viewPresence:
 		b.WriteString(m.presence.view(now))
-	case m.view == viewQueue && m.dialog != nil:
+	case m.view == viewQueue && (m.dialog != nil || m.several != nil):
 		b.WriteString(m.overDialog(m.queue.view(now), m.width, h))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
@@ -169,6 +169,9 @@ func (m *Model) statusLine(now time.Time) string {
 func (m *Model) helpKeys() helpKeys {
 	if m.dialog != nil {
 		return m.dialogHelp()
+	}
+	if m.several != nil {
+		return m.severalHelp()
 	}
 	if m.notes.open && m.prompt == promptNone {
 		b := []key.Binding{key.NewBinding(key.WithKeys(append(m.keys.Notes.Keys(), m.keys.Back.Keys()...)...),

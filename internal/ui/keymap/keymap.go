@@ -42,6 +42,9 @@ type KeyMap struct {
 	PaneUp, PaneDown key.Binding
 	// Decisions: the queue, and the wizard's approve-on-the-spot.
 	Approve, ApproveRemember, Deny key.Binding
+	// Mark marks a confirmation for approve several; ApproveMarked opens the
+	// dialog that lists every marked one and approves them on confirm.
+	Mark, ApproveMarked key.Binding
 	// The matrix view: choose a class, open its dossier, compare two classes.
 	ClassPrev, ClassNext, Dossier, Compare key.Binding
 	CycleA, CycleB, Swap                   key.Binding
@@ -126,6 +129,8 @@ var actions = []action{
 	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve", InQueue | InWizardSubmitted},
 	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember", InQueue},
 	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny", InQueue},
+	{"mark", func(k *KeyMap) *key.Binding { return &k.Mark }, []string{"space"}, "mark (approve several)", InQueue},
+	{"approve_marked", func(k *KeyMap) *key.Binding { return &k.ApproveMarked }, []string{"M"}, "approve marked (a dialog lists each)", InQueue},
 	{"class_prev", func(k *KeyMap) *key.Binding { return &k.ClassPrev }, []string{"left", "h"}, "class", InMatrix},
 	{"class_next", func(k *KeyMap) *key.Binding { return &k.ClassNext }, []string{"right", "l"}, "class", InMatrix},
 	{"dossier", func(k *KeyMap) *key.Binding { return &k.Dossier }, []string{"enter", "o"}, "dossier", InMatrix},
@@ -148,7 +153,7 @@ var actions = []action{
 
 // grantsPower are the actions that approve or store a rule: keys.json may
 // not bind them to a key neverApproves refuses.
-var grantsPower = []string{"approve", "approve_remember", "confirm"}
+var grantsPower = []string{"approve", "approve_remember", "approve_marked", "confirm"}
 
 // What a terminal sends for text and for backing out, by the key name Bubble
 // Tea gives it: a paste's line break arrives as enter (CR) or ctrl+j (LF),
