@@ -40,6 +40,7 @@ func startStdioServer(t *testing.T, home string) *stdioServer {
 	s.cmd.Env = append(os.Environ(), mcpChildEnv+"="+home)
 	s.cmd.Stderr = s.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "fence-test", Version: "1"}, &mcp.ClientOptions{
+		//lint:ignore SA1019 the server's log message is what is tested (docs/mcp.md, "Fenced out")
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			s.mu.Lock()
 			s.logs = append(s.logs, fmt.Sprint(req.Params.Data))
@@ -72,6 +73,7 @@ func startStdioServer(t *testing.T, home string) *stdioServer {
 		<-s.exited
 		_ = cs.Close()
 	})
+	//lint:ignore SA1019 as above: the client asks for the log message under test
 	mustNil(t, cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}))
 	return s
 }

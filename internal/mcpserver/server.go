@@ -29,7 +29,9 @@ func (r *Runtime) Server() *mcp.Server {
 			"a call that needs confirmation waits for its authority and answers status \"unknown\" with a correlation_id when it is still pending: "+
 			"call again with that correlation_id to join it.", r.who.Principal, r.st.Persona.Name),
 		// Logging: a runtime fenced out says why in a log message before it
-		// closes the session.
+		// closes the session (closeSession: MCP's logging is deprecated by
+		// SEP-2577 and works through its deprecation window).
+		//lint:ignore SA1019 the one MCP channel to say why a session ends outside a call; see closeSession
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	s.AddReceivingMiddleware(r.present)

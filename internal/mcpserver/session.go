@@ -164,8 +164,13 @@ const logWait = 200 * time.Millisecond
 // closeSession tells s why it ends, as an MCP log message (sent when the
 // client asked for log messages), and closes it. It waits for the calls in
 // flight to return, so it is never called from one of their handlers.
+// MCP's logging is deprecated (SEP-2577, protocol 2026-07-28) but works
+// through its deprecation window, and is the one way to tell a client why
+// its session ends when no call is in hand (the fence seen by the beat
+// stream); the call in hand gets a tool error besides.
 func closeSession(s *mcp.ServerSession, why error) {
 	ctx, cancel := context.WithTimeout(context.Background(), logWait)
+	//lint:ignore SA1019 the one channel to say why a session ends outside a call (see above)
 	_ = s.Log(ctx, &mcp.LoggingMessageParams{Level: "error", Logger: "virgo", Data: why.Error()})
 	cancel()
 	_ = s.Close()
