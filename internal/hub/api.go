@@ -129,6 +129,8 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 		if err := h.checkFence(r, id); err != nil {
 			return hubapi.Identity{}, err
 		}
+	} else {
+		slotOf(r.Context()).markOperator()
 	}
 	return id, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -194,7 +195,15 @@ func suggestNames(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 }
 
 // health is GET /v1/health: no token needed; tells a client which hub runs.
+// Without a valid token a peer process gets health_per_second calls, so
+// that the one call anyone may make is no lever on the hub.
 func health(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
+	if s := slotOf(r.Context()); !s.allowHealth() {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if _, err := h.tokens.Authenticate(strings.TrimSpace(tok), peerOf(r.Context())); err != nil {
+			return hubapi.Errorf(hubapi.ErrRateLimited, "GET /v1/health without a valid token: process %d is over %d calls a second (health_per_second); send a token or slow down", s.pid, hubapi.LimitOf("health_per_second").Max)
+		}
+	}
 	writeJSON(w, http.StatusOK, hubapi.Health{PID: os.Getpid(), Epoch: h.stream.Epoch(), Head: h.stream.Head(),
 		Home: h.cfg.Home.Dir, Versions: hubapi.SupportedVersions, EnrolsByFile: h.tokens.enrolsHere()})
 	return nil

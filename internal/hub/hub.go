@@ -75,6 +75,10 @@ type Config struct {
 	// Host names the host this hub runs on in the operators it enrols (a
 	// uid binds a user of one host); os.Hostname() by default.
 	Host string
+	// MaxConnections and MaxConnectionsPerProcess bound the connections
+	// the hub's socket holds, in total and per peer process; the limits
+	// table's connections and connections_per_process by default.
+	MaxConnections, MaxConnectionsPerProcess int
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over

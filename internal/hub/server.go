@@ -34,8 +34,10 @@ type Timeouts struct {
 	Shutdown time.Duration
 }
 
-// DefaultTimeouts are generous for a local socket and short for an attacker.
-var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Idle: 2 * time.Minute, Shutdown: 5 * time.Second}
+// DefaultTimeouts are generous for a local socket and short for an
+// attacker; the idle bound is the limits table's idle_connection.
+var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second,
+	Idle: time.Duration(hubapi.LimitOf("idle_connection").Max) * time.Second, Shutdown: 5 * time.Second}
 
 // ServeOptions configure Serve.
 type ServeOptions struct {
@@ -111,6 +113,7 @@ func (h *Hub) serveSocket(ctx context.Context, to Timeouts, ready func(*Hub)) er
 		return fmt.Errorf("hub: socket mode: %w", err)
 	}
 	defer os.Remove(sock)
+	gate := newConnGate(ln, h.cfg.MaxConnectionsPerProcess, h.cfg.MaxConnections)
 
 	srv := &http.Server{
 		Handler:           h.Handler(),
@@ -119,14 +122,15 @@ func (h *Hub) serveSocket(ctx context.Context, to Timeouts, ready func(*Hub)) er
 		IdleTimeout:       to.Idle,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
-		ConnContext:       withPeer,
+		ConnContext:       gate.connContext,
+		ConnState:         gate.track,
 	}
 	loops, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	loopsDone := make(chan error, 1)
 	go func() { loopsDone <- h.Run(loops) }()
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	h.log.Info("hub serving", "socket", sock, "pid", os.Getpid())
+	go func() { served <- srv.Serve(gate) }()
+	h.log.Info("hub serving", "socket", sock, "pid", os.Getpid(), "connections", gate.total, "per_process", gate.perProcess)
 	if ready != nil {
 		ready(h)
 	}

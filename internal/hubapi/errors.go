@@ -121,6 +121,8 @@ var errorTable = []struct {
 	{ErrInvalidUTF8, http.StatusBadRequest, "invalid_encoding"},
 	{confirm.ErrTooManyPending, http.StatusTooManyRequests, "too_many_pending"},
 	{ErrTooManyStreams, http.StatusTooManyRequests, "too_many_streams"},
+	{ErrTooManyConnections, http.StatusServiceUnavailable, "too_many_connections"},
+	{ErrRateLimited, http.StatusTooManyRequests, "rate_limited"},
 	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "unsupported_media_type"},
 	{ErrUncleanPath, http.StatusBadRequest, "unclean_path"},
 	{ErrControlText, http.StatusBadRequest, "control_text"},

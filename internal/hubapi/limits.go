@@ -44,6 +44,10 @@ var Limits = []Limit{
 	{"ref", 256, "bytes", "a persona reference (address, name or id), a tool, a shape, an address or a task"},
 	{"pending_per_persona", 64, "confirmations", "pending confirmations one persona generation has asked for"},
 	{"pending_per_authority", 1024, "confirmations", "pending confirmations routed to one authority"},
+	{"connections", 1024, "connections", "connections the hub holds at once (lowered to fit its descriptor limit); over it the oldest idle connection that carried no operator's request is closed, else 503 too_many_connections"},
+	{"connections_per_process", 128, "connections", "connections one peer process (by SO_PEERCRED) holds at once (503 too_many_connections)"},
+	{"idle_connection", 15, "seconds", "how long a kept-alive connection may wait for its next request"},
+	{"health_per_second", 20, "calls", "GET /v1/health calls per second of one peer process without a valid token (429 rate_limited)"},
 	{"streams_per_token", 8, "streams", "open change, beat or message streams and confirmation waits of one token"},
 	{"confirmation_wait", 60, "seconds", "how long one GET /v1/confirmations/{id}?wait= may hold for a decision"},
 	{"message_subject", coord.MaxSubject, "bytes", "a coordination message's subject (one line)"},
@@ -83,6 +87,12 @@ var (
 	ErrTooLong = errors.New("text is too long")
 	// ErrTooManyStreams: a token at its open-stream limit.
 	ErrTooManyStreams = errors.New("too many open streams")
+	// ErrTooManyConnections: a connection over the hub's connection limits
+	// (per peer process, or in total with none left to shed).
+	ErrTooManyConnections = errors.New("too many connections")
+	// ErrRateLimited: a call over its rate (GET /v1/health without a valid
+	// token, per peer process).
+	ErrRateLimited = errors.New("too many calls; slow down")
 	// ErrInvalidUTF8: a body or a text that is not valid UTF-8 (refused,
 	// never silently replaced).
 	ErrInvalidUTF8 = errors.New("not valid UTF-8")

@@ -211,7 +211,9 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 		},
 		MaxIdleConns:        64,
 		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     time.Minute,
+		// Below the hub's idle_connection, so that the client lets go of
+		// an idle connection before the hub closes it under a request.
+		IdleConnTimeout: time.Duration(hubapi.LimitOf("idle_connection").Max) * time.Second * 2 / 3,
 		// The hub never compresses its answers: no Accept-Encoding header
 		// for it to parse on every request.
 		DisableCompression: true,

@@ -62,8 +62,12 @@ func transportClass(err error) string {
 	var ae *hubapi.APIError
 	switch {
 	case errors.As(err, &ae):
-		if ae.Code == hubapi.CodeOf(store.ErrClosed) {
+		switch ae.Code {
+		case hubapi.CodeOf(store.ErrClosed):
 			return "hub stopping"
+		case hubapi.CodeOf(hubapi.ErrTooManyConnections), hubapi.CodeOf(hubapi.ErrRateLimited):
+			// Refused before any use case ran: nothing was applied.
+			return hubBusy
 		}
 		return ""
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -81,6 +85,10 @@ func transportClass(err error) string {
 	}
 	return ""
 }
+
+// hubBusy is the class of a request the hub refused at its connection or
+// rate limits, before anything ran.
+const hubBusy = "hub busy"
 
 // noHubClass reports whether a transport class means nobody serves the
 // socket, so that starting a hub may help.
@@ -114,7 +122,7 @@ func (a *attempts) mayHaveApplied(what string) string {
 		return ""
 	}
 	for _, c := range a.classes {
-		if !noHubClass(c) {
+		if !noHubClass(c) && c != hubBusy {
 			return " (the hub may have applied it before the connection broke: check before repeating it)"
 		}
 	}
