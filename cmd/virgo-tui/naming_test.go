@@ -73,3 +73,15 @@ func TestCompletionUnderBothNames(t *testing.T) {
 		wantContains(t, name+" completion bash", script, "complete -o default -F __start_"+name+" "+name+"\n")
 	}
 }
+
+// "no --version": --version prints the name run as and the version the
+// build recorded, and exits 0 without opening anything.
+func TestVersionFlag(t *testing.T) {
+	c := newCLI(t)
+	for _, name := range []string{"virgo", "virgo-tui"} {
+		out, errOut, code := c.as(name, "--version")
+		if code != 0 || !strings.HasPrefix(out, name+" ") || strings.TrimSpace(strings.TrimPrefix(out, name+" ")) == "" {
+			t.Errorf("%s --version: exit %d, stdout %q, stderr %q; want %q and a version", name, code, out, errOut, name+" …")
+		}
+	}
+}

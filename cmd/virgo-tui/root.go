@@ -43,7 +43,9 @@ can connect) when none runs. Every subcommand goes through the hub the same way.
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE:          a.runConsole,
+		Version:       version(),
 	}
+	root.SetVersionTemplate(name + " {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.homeFlag, "home", "", "installation home (default $VIRGO_HOME, else $XDG_DATA_HOME/virgo)")
 	root.PersistentFlags().StringVar(&a.storeFlag, "store", "", "the store: bolt:PATH, or etcd://host:2379[,host:2379…]/PREFIX (default $VIRGO_STORE, else the home's database file)")
 	root.PersistentFlags().StringVar(&a.as, "as", "", "acting principal: human:<name> or a persona address (default $VIRGO_PRINCIPAL, else human:$USER, else human:owner)")
