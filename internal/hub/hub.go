@@ -246,10 +246,6 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	if _, err := h.cases.SweepStampDirs(ps); err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
-	// Stamps of an older home go into the store, once (every hub reads them there).
-	if _, err := h.cases.CopyStampFiles(ctx, ps); err != nil {
-		return nil, fmt.Errorf("hub: %w", err)
-	}
 	// Stamps are checked after startup (checkAllStamps), not here: at
 	// about a millisecond each, 10,000 would hold the socket closed.
 	// Tokens and presence are separate books: filled side by side.

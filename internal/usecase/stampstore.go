@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -24,23 +22,15 @@ import (
 // still refused (the hub's stamp watch), because it is authority material
 // that something on that host changed.
 
-// StampPrefix is the store prefix of stamp bytes, by generation id, in
-// their stored form (stampform.go). No
-// change event is made of it (the persona record carries the hash).
+// StampPrefix is the store prefix of stamp bytes, by generation id, as
+// the stamp file holds them. No change event is made of it (the persona
+// record carries the hash).
 const StampPrefix = "stamp/"
 
-// stampsInStore marks a store whose every stamp hash has its bytes stored:
-// the copy of older homes' stamp files (CopyStampFiles) is done.
-const stampsInStore = "stamp-bytes-stored"
-
 // ErrStampNotStored: a generation's stamp hash is recorded but its bytes are
-// not in the store — an installation from before stamps were stored whose
-// registering host's hub has not started since.
+// not in the store. The registration writes both in one transaction, so
+// the store was damaged or edited: restore it from a backup.
 var ErrStampNotStored = errors.New("capability stamp bytes not in the store")
-
-// stampPage is how many stored stamps one read of CopyStampFiles' walk
-// returns: at most MaxBytes each, a page stays within a few MiB.
-const stampPage = 64
 
 // stampStoreKey is the store key of generation id's stamp bytes.
 func stampStoreKey(id string) string { return StampPrefix + id }
@@ -60,7 +50,7 @@ func storeStampPlan(id string, b []byte) store.Plan {
 func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.Stamp, error) {
 	kv, err := u.st.Get(ctx, stampStoreKey(p.ID))
 	if errors.Is(err, store.ErrNotFound) {
-		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w; start the hub once on the home that registered it, which copies its stamp file into the store",
+		return stamp.Stamp{}, fmt.Errorf("%s (%s): %w; the registration stored them with its hash, so the store was damaged or edited: restore it from a backup",
 			p.Address, p.Name, ErrStampNotStored)
 	}
 	if err != nil {
@@ -86,100 +76,4 @@ func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.
 // localStampPath is the local copy of generation id's stamp on this host.
 func (u *Cases) localStampPath(id string) string {
 	return filepath.Join(u.home.GenerationDir(id), stamp.FileName)
-}
-
-// CopyStampFiles copies into the store, once, the stamp files of the
-// generations whose hash is recorded but whose bytes are not stored (a home
-// from before stamps were stored), each verified against its hash first, in
-// transactions within the store's limits. ps are every persona record. A
-// generation whose file this home does not have (it was registered on
-// another host) is left for that host's hub, and the copy is not marked
-// done until none is left. It returns how many it copied.
-func (u *Cases) CopyStampFiles(ctx context.Context, ps []registry.Persona) (int, error) {
-	if _, err := u.st.Get(ctx, stampsInStore); err == nil {
-		return 0, nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
-	}
-	// Which stamps are stored is one walk of their prefix (a page per
-	// read), not a read per persona.
-	stored := make(map[string]bool)
-	if err := store.Walk(ctx, u.st, StampPrefix, stampPage, func(kvs []store.KV) error {
-		for _, kv := range kvs {
-			stored[kv.Key] = true
-		}
-		return nil
-	}); err != nil {
-		return 0, fmt.Errorf("copy stamp files into the store: %w", err)
-	}
-	var batch store.Plan
-	size, inBatch, copied, elsewhere, refused, conflicted := 0, 0, 0, 0, 0, 0
-	flush := func() error {
-		if batch.Empty() {
-			return nil
-		}
-		switch _, err := batch.Commit(ctx, u.st); {
-		case errors.Is(err, store.ErrConflict):
-			// Another hub copying the same stamps: theirs hold, but this
-			// batch may have held others, so the next start looks again.
-			conflicted += inBatch
-		case err != nil:
-			return fmt.Errorf("copy stamp files into the store: %w", err)
-		default:
-			copied += inBatch
-		}
-		batch, size, inBatch = store.Plan{}, 0, 0
-		return nil
-	}
-	for _, p := range ps {
-		if p.StampHash == "" {
-			continue
-		}
-		if stored[stampStoreKey(p.ID)] {
-			continue
-		}
-		path := u.localStampPath(p.ID)
-		b, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			elsewhere++
-			continue
-		}
-		if err == nil && len(b) > stamp.MaxBytes {
-			err = fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, stamp.ErrStampTooLarge, len(b), stamp.MaxBytes)
-		}
-		if err == nil {
-			_, err = stamp.Verify(path, b, p.StampHash)
-		}
-		if err != nil {
-			// Not copied: the stamp check refuses this generation, as it
-			// refused the file before.
-			u.log.Error("a stamp file is not copied into the store", "persona", p.Address, "err", err)
-			refused++
-			continue
-		}
-		if len(batch.Ops) == store.MaxTxnOps || size+len(b) > store.MaxTxnBytes/2 {
-			if err := flush(); err != nil {
-				return copied, err
-			}
-		}
-		batch.Join(storeStampPlan(p.ID, b))
-		size += len(b)
-		inBatch++
-	}
-	if err := flush(); err != nil {
-		return copied, err
-	}
-	if copied > 0 {
-		u.log.Info("copied stamp files into the store", "count", copied)
-	}
-	if elsewhere > 0 {
-		u.log.Warn("stamps not in the store and not in this home; the hub of the home that registered them copies them when it starts", "count", elsewhere)
-	}
-	if elsewhere+refused+conflicted > 0 {
-		return copied, nil // the next start tries again
-	}
-	if _, err := u.st.Txn(ctx, nil, []store.Op{store.Put(stampsInStore, []byte("1"))}); err != nil {
-		return copied, fmt.Errorf("copy stamp files into the store: %w", err)
-	}
-	return copied, nil
 }
