@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,5 +201,70 @@ func TestPrecheckRefusesPageDamage(t *testing.T) {
 				t.Fatal("a refused file was changed")
 			}
 		})
+	}
+}
+
+// txCheckEnv names the damaged file TestTxCheckOfDamagedFile checks in a
+// process of its own.
+const txCheckEnv = "VIRGO_STORE_TXCHECK_FILE"
+
+// TestTxCheckOfDamagedFile is the helper process of
+// TestTheWalkStandsWhereTxCheckCannot: bbolt's Tx.Check of the file its
+// environment names, under guard, as the pre-open check would run it.
+func TestTxCheckOfDamagedFile(t *testing.T) {
+	path := os.Getenv(txCheckEnv)
+	if path == "" {
+		t.Skip("helper process for TestTheWalkStandsWhereTxCheckCannot")
+	}
+	err := guard("check", func() error {
+		db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.View(func(tx *bolt.Tx) error {
+			for err := range tx.Check() {
+				return err
+			}
+			return nil
+		})
+	})
+	fmt.Fprintf(os.Stdout, "checked: %v\n", err)
+}
+
+// What the pre-open walk buys over bbolt's own Tx.Check, which reads the
+// same pages faster (BenchmarkPageCheck10k): a leaf element whose offset
+// points far outside the file makes Tx.Check fault in a goroutine of its
+// own, where no guard can recover, and the whole process dies; the walk
+// refuses the same file with ErrCorrupt and the process goes on.
+func TestTheWalkStandsWhereTxCheckCannot(t *testing.T) {
+	src, err := os.ReadFile(varied(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := walkBytes(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := int(w.pageSize)
+	leaf := slices.Index(w.kind, pageLeaf)
+	// The first element's pos (flags, pos, ksize, vsize): 1 GiB past its
+	// page, far outside the map of a file of a few hundred KiB.
+	le.PutUint32(src[leaf*ps+pageHeaderSize+4:], 1<<30)
+	path := filepath.Join(t.TempDir(), "virgo.db")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := OpenBolt(path, Options{}); err == nil {
+		b.Close()
+		t.Fatal("opened the damaged file")
+	} else if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("open: %v, want ErrCorrupt", err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTxCheckOfDamagedFile$", "-test.v")
+	cmd.Env = append(os.Environ(), txCheckEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err == nil || bytes.Contains(out, []byte("checked: ")) || !bytes.Contains(out, []byte("fatal error: fault")) {
+		t.Fatalf("Tx.Check of the damaged file (%v) did not die of a fault:\n%.2000s", err, out)
 	}
 }
