@@ -388,6 +388,8 @@ func (m *Model) decidedElsewhere(c *Change) {
 	switch {
 	case by == "":
 		by = "someone else"
+	case by == m.operator && m.plugins.approvedHere(c.ID):
+		by = "you here, in the persona add wizard"
 	case by == m.operator:
 		by = "you in another console"
 	}

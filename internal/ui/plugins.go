@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"sync"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
@@ -27,15 +28,56 @@ type plugins struct {
 	keys    *keymap.KeyMap
 	styles  *styles.Styles
 	backend wizard.Backend
-	wizard  *wizard.Model
-	matrix  matrix.Model
-	width   int
-	height  int
+	// approvals is backend, noting the wizard's approvals; nil without one.
+	approvals *wizardApprovals
+	wizard    *wizard.Model
+	matrix    matrix.Model
+	width     int
+	height    int
 }
 
 func newPlugins(p Plugins, ctx context.Context, keys *keymap.KeyMap, sheet *styles.Styles) *plugins {
-	return &plugins{ctx: ctx, keys: keys, styles: sheet, backend: p.Wizard,
+	pl := &plugins{ctx: ctx, keys: keys, styles: sheet,
 		matrix: matrix.New(matrix.Options{Keys: keys, Styles: sheet, HideHelp: true})}
+	if p.Wizard != nil {
+		pl.approvals = &wizardApprovals{Backend: p.Wizard}
+		pl.backend = pl.approvals
+	}
+	return pl
+}
+
+// wizardApprovals is the wizard's backend noting the confirmations the
+// wizard approved on the spot, so that the decision streamed back is
+// reported as made here, not "by you in another console". Approve runs in
+// a command's goroutine, hence the lock.
+type wizardApprovals struct {
+	wizard.Backend
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+// Approve approves through the backend and notes id.
+func (w *wizardApprovals) Approve(ctx context.Context, id string) error {
+	w.mu.Lock()
+	if w.ids == nil {
+		w.ids = map[string]bool{}
+	}
+	w.ids[id] = true
+	w.mu.Unlock()
+	return w.Backend.Approve(ctx, id)
+}
+
+// approvedHere reports, once, whether the wizard approved id.
+func (p *plugins) approvedHere(id string) bool {
+	if p.approvals == nil {
+		return false
+	}
+	w := p.approvals
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	here := w.ids[id]
+	delete(w.ids, id)
+	return here
 }
 
 // wizardTakesText says whether the open wizard types the key into an

@@ -70,3 +70,19 @@ func TestWizardUnwiredAndMatrix(t *testing.T) {
 		}
 	}
 }
+
+// "approving on the wizard's last step says "decided by you in another
+// console"": the wizard's own approval, streamed back, is reported as made
+// here; the same operator's decision elsewhere still as another console's.
+func TestWizardApprovalIsReportedAsMadeHere(t *testing.T) {
+	m := console(t, &hubDouble{snap: demoSnapshot()}, 80, 24, Options{Plugins: Plugins{Wizard: wizardDouble{}}})
+	_ = m.plugins.backend.Approve(context.Background(), "c-2") // the wizard's approve command
+	m.Update(batchMsg{changes: []Change{{Seq: 11, Kind: ConfirmationDecided, ID: "c-2", DecidedBy: "human:henry", Outcome: "approved"}}})
+	if s := plain(m); !strings.Contains(s, "approved, decided by you here, in the persona add wizard") {
+		t.Fatalf("the wizard's approval is not reported as made here:\n%s", s)
+	}
+	m.Update(batchMsg{changes: []Change{{Seq: 12, Kind: ConfirmationDecided, ID: "c-1", DecidedBy: "human:henry", Outcome: "approved"}}})
+	if s := plain(m); !strings.Contains(s, "approved, decided by you in another console") {
+		t.Fatalf("a decision elsewhere is not another console's:\n%s", s)
+	}
+}
