@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -220,23 +221,27 @@ func newInboxAckCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// errTodoLine is a tick's LINE that is not a line's number: todo lines are
+// numbered from 1, in the console and on the command line alike.
+var errTodoLine = errors.New("want the todo line's number, from 1 as the console shows it")
+
 func newInboxTickCmd(a *app) *cobra.Command {
 	var undo bool
 	cmd := &cobra.Command{
 		Use:     "tick ID LINE [--undo]",
-		Short:   "Tick line LINE (from 0) of a todo card done, or not done with --undo",
-		Example: "  virgo-tui inbox tick h-4 0",
+		Short:   "Tick line LINE (from 1, as the console numbers them) of a todo card done, or not done with --undo",
+		Example: "  virgo-tui inbox tick h-4 1",
 		Args:    cobra.ExactArgs(2),
 	}
 	out := addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&undo, "undo", false, "mark the line not done")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		line, err := strconv.Atoi(args[1])
-		if err != nil {
-			return fmt.Errorf("LINE %q: want the line's number, from 0", args[1])
+		if err != nil || line < 1 {
+			return fmt.Errorf("LINE %q: %w", args[1], errTodoLine)
 		}
 		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
-			it, err := c.TickInbox(ctx, args[0], line, !undo)
+			it, err := c.TickInbox(ctx, args[0], line-1, !undo)
 			if err != nil {
 				return err
 			}

@@ -97,6 +97,9 @@ func TestInboxCommands(t *testing.T) {
 		"correlation id mine-1 answers thumbs_up on "+msg.ID+": applied", "not thumbs_down")
 	wantContains(t, "ack", c.ok(as("inbox", "ack", msg.ID)...), msg.ID+" acked")
 	wantContains(t, "tick", c.ok(as("inbox", "tick", todo.ID, "1")...), "Release (1/2 done)")
+	// Lines count from 1, as the console numbers them: 0 is no line.
+	wantContains(t, "tick 0", c.fails(as("inbox", "tick", todo.ID, "0")...), `LINE "0": want the todo line's number, from 1`)
+	wantContains(t, "tick 2", c.ok(as("inbox", "tick", todo.ID, "2")...), "Release (2/2 done)")
 	saved := filepath.Join(t.TempDir(), "notes.md")
 	wantContains(t, "save", c.ok(as("inbox", "save", file.ID, saved)...), "saved notes.md (8 bytes")
 	if b, err := os.ReadFile(saved); err != nil || string(b) != "# notes\n" {
