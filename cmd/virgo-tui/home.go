@@ -86,6 +86,7 @@ func (a *app) personaClient(ctx context.Context, home registry.Home, ref string,
 	if path == "" {
 		path = os.Getenv(hubclient.TokenFileEnv)
 	}
+	auth := hubclient.WithTokenFile(path)
 	if path == "" {
 		seat, err := hubapi.FindSeat(home.Dir, ref)
 		if err != nil {
@@ -95,6 +96,13 @@ func (a *app) personaClient(ctx context.Context, home registry.Home, ref string,
 				ref, err, ref, hubclient.TokenFileEnv)
 		}
 		path = hubapi.SeatTokenFile(home.Dir, seat)
+		// The home's token is read as the hub reads it: its generation
+		// directory private too.
+		tok, err := hubapi.ReadGenerationToken(path)
+		if err != nil {
+			return nil, fmt.Errorf("acting as %s: %w", ref, err)
+		}
+		auth = hubclient.WithToken(tok)
 	}
 	// A runtime instance hands its fence to the commands it runs: every
 	// call of theirs presents it, as the instance's own calls do.
@@ -102,7 +110,7 @@ func (a *app) personaClient(ctx context.Context, home registry.Home, ref string,
 	if err != nil {
 		return nil, fmt.Errorf("acting as %s: $%s: %w", ref, FenceEnv, err)
 	}
-	c, err := hubclient.Dial(ctx, home.Dir, hubclient.WithTokenFile(path), start)
+	c, err := hubclient.Dial(ctx, home.Dir, auth, start)
 	if err != nil {
 		return nil, fmt.Errorf("acting as %s: %w", ref, err)
 	}

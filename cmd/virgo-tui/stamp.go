@@ -145,9 +145,10 @@ func stampInput(p registry.Persona, f buildFlags) (stamp.Input, error) {
 	return stamp.InputFor(p, b), nil
 }
 
-// readStampFile reads and validates a stamp file of any known version.
+// readStampFile reads and validates a stamp file of any known version: a
+// regular file of at most stamp.MaxBytes (stamp.ReadFile).
 func readStampFile(path string) (stamp.Stamp, []byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := stamp.ReadFile(path)
 	if err != nil {
 		return stamp.Stamp{}, nil, err
 	}

@@ -191,7 +191,7 @@ func (h *Hub) sweepStamps() {
 // the file), ErrStampUnreadable when it is not a regular file or cannot be
 // stat'ed.
 func present(path, dir string) (fi os.FileInfo, elsewhere bool, err error) {
-	fi, err = os.Stat(path)
+	fi, err = os.Lstat(path) // a link is refused, never followed
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if d, derr := os.Stat(dir); errors.Is(derr, fs.ErrNotExist) || derr == nil && !d.IsDir() {
@@ -200,6 +200,8 @@ func present(path, dir string) (fi os.FileInfo, elsewhere bool, err error) {
 		return nil, false, fmt.Errorf("%s: %w", path, stamp.ErrStampMissing)
 	case err != nil:
 		return nil, false, fmt.Errorf("%s: %w: %v", path, stamp.ErrStampUnreadable, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, false, fmt.Errorf("%s: %w: it is a symbolic link, which is never followed: put the file back", path, stamp.ErrStampUnreadable)
 	case !fi.Mode().IsRegular():
 		return nil, false, fmt.Errorf("%s: %w: it is a %s, not a file", path, stamp.ErrStampUnreadable, fi.Mode().Type())
 	}
@@ -228,9 +230,9 @@ func (w *stampWatch) check(personaID, path, dir string, s stampSeen, known bool)
 	if known && s.same(fi) {
 		return nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := stamp.ReadCopy(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w: %v", path, stamp.ErrStampUnreadable, err)
+		return err
 	}
 	if err := stamp.VerifyHash(path, b, s.hash); err != nil {
 		return err

@@ -106,6 +106,7 @@ func TestAStampReadNoticesAChangedLocalCopy(t *testing.T) {
 func TestStampWatchHoldsLittlePerGeneration(t *testing.T) {
 	const n = 2000
 	dir := t.TempDir()
+	mustNil(t, os.Chmod(dir, 0o700)) // a generation directory is private
 	b := []byte(`{"schema_version":3}`)
 	hash, err := stamp.Hash(b)
 	mustNil(t, err)

@@ -240,21 +240,46 @@ func Operators(home string) ([]Operator, error) {
 	return out, nil
 }
 
-// ReadOrCreateToken reads a persona generation's token file, or creates it
-// with a new token, 0600, when the hub issues it. Neither follows a link.
-func ReadOrCreateToken(path string) (string, error) {
+// ReadPersonaToken reads a persona runtime's token file, checked as the
+// operators' are: a regular file of yours, 0600, not a link, a few lines
+// at most (internal/private). The hub, the CLI and `mcp` read a persona's
+// token only through it (through ReadGenerationToken when the token
+// is the home's). A missing file is
+// fs.ErrNotExist; one that holds no virgo token is ErrBadTokenFile.
+func ReadPersonaToken(path string) (string, error) {
 	b, err := private.ReadFile(path)
-	if err == nil {
-		tok := strings.TrimSpace(string(b))
-		if !strings.HasPrefix(tok, TokenPrefix) {
-			return "", fmt.Errorf("%s: %w; remove it to issue a new one", path, ErrBadTokenFile)
-		}
-		return tok, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	if err != nil {
 		return "", err
 	}
-	tok := NewToken()
+	tok, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if tok = strings.TrimSpace(tok); !strings.HasPrefix(tok, TokenPrefix) {
+		return "", fmt.Errorf("%s: %w", path, ErrBadTokenFile)
+	}
+	return tok, nil
+}
+
+// ReadGenerationToken reads the token file of a generation in the home
+// (personas/<id>/token): its directory must be private too (0700, yours,
+// not a link), as operators/ must.
+func ReadGenerationToken(path string) (string, error) {
+	if err := private.CheckDir(filepath.Dir(path)); err != nil {
+		return "", fmt.Errorf("token %s: %w", path, err)
+	}
+	return ReadPersonaToken(path)
+}
+
+// ReadOrCreateToken reads a persona generation's token file
+// (ReadGenerationToken), or creates it with a new token, 0600, when the hub
+// issues it. Neither follows a link.
+func ReadOrCreateToken(path string) (string, error) {
+	tok, err := ReadGenerationToken(path)
+	if errors.Is(err, ErrBadTokenFile) {
+		return "", fmt.Errorf("%w; remove it to issue a new one", err)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return tok, err
+	}
+	tok = NewToken()
 	if err := private.Create(path, []byte(tok+"\n")); errors.Is(err, fs.ErrExist) {
 		return ReadOrCreateToken(path) // another first use won the race
 	} else if err != nil {

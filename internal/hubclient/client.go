@@ -100,30 +100,20 @@ func WithToken(tok string) DialOption {
 }
 
 // WithTokenFile reads the token from a file, such as a persona
-// generation's <GenerationDir>/token. A file that holds no virgo token is
-// refused (hubapi.ErrBadTokenFile), never taken for "no token".
+// generation's <GenerationDir>/token, through hubapi.ReadPersonaToken: a
+// link, a loose mode, another user's file or directory is refused
+// (private.ErrUnsafe), and a file that holds no virgo token is refused
+// (hubapi.ErrBadTokenFile), never taken for "no token".
 func WithTokenFile(path string) DialOption {
 	return func(c *dialConfig) error {
-		f, err := os.Open(path)
+		tok, err := hubapi.ReadPersonaToken(path)
 		if err != nil {
 			return fmt.Errorf("read token: %w", err)
 		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxTokenFile))
-		if err != nil {
-			return fmt.Errorf("read token: %w", err)
-		}
-		tok, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-		if !strings.HasPrefix(tok, hubapi.TokenPrefix) {
-			return fmt.Errorf("%s: %w", path, hubapi.ErrBadTokenFile)
-		}
-		c.token = strings.TrimSpace(tok)
+		c.token = tok
 		return nil
 	}
 }
-
-// maxTokenFile bounds what WithTokenFile reads: a token is one short line.
-const maxTokenFile = 4 << 10
 
 // WithStarter lets the client start a hub in this process whenever none
 // answers (at Dial, or later when the hub it used went away and no other

@@ -23,6 +23,11 @@ import (
 // file expected, belongs to another user, or is open to group or others.
 var ErrUnsafe = errors.New("unsafe path in the home")
 
+// ErrTooLarge is a home file over the size its reader allows: not a file
+// this tool wrote (a link to a sparse file or a device is refused before
+// its size matters).
+var ErrTooLarge = errors.New("home file is over its size limit")
+
 // MaxFile bounds what ReadFile reads: secret files are a few lines.
 const MaxFile = 64 << 10
 
@@ -86,7 +91,13 @@ func CheckDir(dir string) error {
 // ReadFile reads a secret file, opened without following a link; it must be
 // a regular file of the running user's with no group or other permissions,
 // and at most MaxFile bytes. A missing file is fs.ErrNotExist.
-func ReadFile(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) { return ReadFileMax(path, MaxFile) }
+
+// ReadFileMax is ReadFile with another size limit (a stamp's): the file is
+// opened without following a link and without blocking, checked by fstat
+// on what was opened, and refused by its size before a byte is read
+// (ErrTooLarge).
+func ReadFileMax(path string, limit int) ([]byte, error) {
 	f, err := openNoFollow(path)
 	if err != nil {
 		return nil, err
@@ -99,14 +110,22 @@ func ReadFile(path string) ([]byte, error) {
 	if err := check(path, fi, false); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if fi.Size() > int64(limit) {
+		return nil, tooLarge(path, limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(b) > MaxFile {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes; it is not a file this tool wrote", ErrUnsafe, path, MaxFile)
+	if len(b) > limit { // it grew since the fstat
+		return nil, tooLarge(path, limit)
 	}
 	return b, nil
+}
+
+// tooLarge is the refusal of a home file over limit bytes.
+func tooLarge(path string, limit int) error {
+	return fmt.Errorf("%w: %w: %s is larger than %d bytes; it is not a file this tool wrote", ErrUnsafe, ErrTooLarge, path, limit)
 }
 
 // Create writes a new secret file 0600 with data, synced, failing with

@@ -82,7 +82,7 @@ func encode(s Stamp, path string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if len(b) > MaxBytes {
-		return nil, "", fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrStampTooLarge, len(b), MaxBytes)
+		return nil, "", tooLarge(path, int64(len(b)))
 	}
 	if _, err := validStamp(s, b, path); err != nil {
 		return nil, "", err
@@ -101,9 +101,9 @@ func Load(path, wantHash string) (Stamp, error) {
 	if wantHash == "" {
 		return Stamp{}, fmt.Errorf("load %s: %w", path, ErrHashRequired)
 	}
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
-		return Stamp{}, fmt.Errorf("load stamp: %w", err)
+		return Stamp{}, err
 	}
 	return Verify(path, b, wantHash)
 }
