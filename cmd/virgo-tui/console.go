@@ -25,7 +25,7 @@ func (a *app) runConsole(cmd *cobra.Command, _ []string) error {
 	if !isTerminal(cmd.InOrStdin()) {
 		return errNoTerminal
 	}
-	home, err := registry.ResolveHome(a.homeFlag)
+	home, err := registry.CreateHome(a.homeFlag)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, homeFlag string, o demoRun
 	} else {
 		o.keep = true
 	}
-	home, err := registry.ResolveHome(dir)
+	home, err := registry.CreateHome(dir)
 	if err != nil {
 		return err
 	}

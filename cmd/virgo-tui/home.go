@@ -16,6 +16,18 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
+// home is the installation's home for a command that works in one
+// (registry.ResolveHome: it changes nothing); a directory that holds no
+// installation is refused with the command that makes one.
+func (a *app) home() (registry.Home, error) {
+	h, err := registry.ResolveHome(a.homeFlag)
+	if errors.Is(err, registry.ErrNotAHome) {
+		dir, _ := registry.HomeDir(a.homeFlag) // ResolveHome resolved it
+		return h, fmt.Errorf("%w: run `%s operator add NAME --home %s` to create one", err, a.name, dir)
+	}
+	return h, err
+}
+
 // principal is who a command acts as: --as, else $VIRGO_PRINCIPAL, else
 // the default operator (hubclient.DefaultOperator: human:$USER, else
 // human:owner). A human principal comes back normalized ("human:<name>");
@@ -47,7 +59,7 @@ func (a *app) principal() (ref string, human bool, err error) {
 // and nothing else (personaClient), presenting the instance fence
 // $VIRGO_FENCE names (none when unset).
 func (a *app) client(ctx context.Context) (c *hubclient.Client, release func() error, err error) {
-	home, err := registry.ResolveHome(a.homeFlag)
+	home, err := a.home()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,7 +191,7 @@ func (a *app) hubAnswers(ctx context.Context, home registry.Home) bool {
 // presence and token). ok is false when a hub runs or holds the database;
 // the caller then goes through withClient.
 func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry.Registry) error) (ok bool, err error) {
-	home, err := registry.ResolveHome(a.homeFlag)
+	home, err := a.home()
 	if err != nil {
 		return true, err
 	}

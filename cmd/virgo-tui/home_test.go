@@ -18,7 +18,7 @@ import (
 // `virgo-tui serve` would, until the test ends.
 func serveHub(t *testing.T, c *cli) {
 	t.Helper()
-	home, err := registry.ResolveHome(c.home)
+	home, err := registry.CreateHome(c.home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func serveHub(t *testing.T, c *cli) {
 func TestCommandsGoThroughARunningHub(t *testing.T) {
 	c := newCLI(t)
 	serveHub(t, c)
-	home, _ := registry.ResolveHome(c.home)
+	home, _ := registry.CreateHome(c.home)
 	if _, err := store.OpenBolt(home.DBPath(), store.Options{}); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("the hub does not hold the database (open: %v); the test proves nothing", err)
 	}
@@ -73,7 +73,7 @@ func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
 	if _, err := hubclient.Dial(context.Background(), c.home, hubclient.WithRetryBudget(0)); !errors.Is(err, hubclient.ErrNoHub) {
 		t.Fatalf("after the command, dial = %v; want ErrNoHub (its hub stopped)", err)
 	}
-	home, _ := registry.ResolveHome(c.home)
+	home, _ := registry.CreateHome(c.home)
 	s, err := store.OpenBolt(home.DBPath(), store.Options{})
 	if err != nil {
 		t.Fatalf("the in-process hub left the database locked: %v", err)
@@ -114,7 +114,7 @@ func TestConsoleNeedsATerminal(t *testing.T) {
 // the 10,000-persona list within issue 2's 100 ms.
 func TestPersonaListReadsDirectlyWithoutAHub(t *testing.T) {
 	c := newCLI(t)
-	home, err := registry.ResolveHome(c.home)
+	home, err := registry.CreateHome(c.home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestReadDirectFindsTheHubAsTheActingOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	serveHub(t, c)
-	home, _ := registry.ResolveHome(c.home)
+	home, _ := registry.CreateHome(c.home)
 	a := &app{homeFlag: c.home, as: "human:ada"}
 	if !a.hubAnswers(context.Background(), home) {
 		t.Fatal("the running hub was not found acting as human:ada (the default operator, human:owner, is not enrolled)")

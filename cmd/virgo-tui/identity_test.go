@@ -17,6 +17,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // A persona runtime acts with its own generation's token and nothing else
@@ -139,6 +140,8 @@ func TestTokenFileNamesTheRuntimeToken(t *testing.T) {
 func TestPersonaCommandOnAnEmptyHomeEnrolsNobody(t *testing.T) {
 	c := newCLI(t)
 	c.asEnrolled = true
+	_, err := registry.CreateHome(c.home)
+	mustNil(t, err)
 	unsetEnv(t, hubclient.PrincipalEnv)
 	for _, args := range [][]string{
 		{"mcp", "--persona", "root/secretary"},

@@ -61,7 +61,7 @@ the current tool call); when the client leaves it stops beating.`,
 					return err
 				}
 			}
-			home, err := registry.ResolveHome(a.homeFlag)
+			home, err := a.home()
 			if err != nil {
 				return err
 			}

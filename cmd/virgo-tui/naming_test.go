@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // as runs a command of the program run under name (virgo or virgo-tui).
@@ -21,6 +23,11 @@ func (c *cli) as(name string, args ...string) (stdout, stderr string, code int) 
 // program was run as (virgo persona add prints virgo confirm approve …)".
 func TestBothNamesInHelpUsageAndNextSteps(t *testing.T) {
 	c := newCLI(t)
+	_, errOut, _ := c.as("virgo", "persona", "list")
+	wantContains(t, "virgo persona list on a plain directory", errOut, "run `virgo operator add NAME --home "+c.home+"` to create one")
+	if _, err := registry.CreateHome(c.home); err != nil {
+		t.Fatal(err)
+	}
 	out, errOut, code := c.as("virgo", "persona", "add", "--scope", "root", "--role", "secretary", "--name", "Spica")
 	if code != 0 {
 		t.Fatalf("virgo persona add: exit %d: %s", code, errOut)

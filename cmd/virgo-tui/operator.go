@@ -81,7 +81,7 @@ for a human already enrolled to list more keys for them.`,
   virgo-tui operator add ada --ssh-key "ssh-ed25519 AAAAC3Nza… ada@laptop"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := registry.ResolveHome(a.homeFlag)
+			home, err := registry.CreateHome(a.homeFlag)
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,7 @@ func TestOperatorAddOnAFreshHomeOfAnInstallationRefuses(t *testing.T) {
 	// A fresh home whose hub runs (holding the store file's lock) asks it.
 	c := newCLI(t)
 	c.asEnrolled = true
-	home, err := registry.ResolveHome(c.home)
+	home, err := registry.CreateHome(c.home)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // enrolledCLI is a home whose first operator, human:owner, was enrolled at
@@ -179,6 +180,8 @@ func mustNil(t *testing.T, err error) {
 func TestAnOverlongHomeNamesTheSocketLimit(t *testing.T) {
 	c := newCLI(t)
 	c.home = filepath.Join(c.home, strings.Repeat("h", 120))
+	_, err := registry.CreateHome(c.home)
+	mustNil(t, err)
 	wantContains(t, "over-long home", c.fails("confirm", "list"), "108-byte sun_path", "use a shorter --home")
 }
 

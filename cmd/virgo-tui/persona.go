@@ -136,7 +136,7 @@ func writeRegistered(w io.Writer, prog string, res hubapi.Registered, operator s
 // runAddWizard runs the interactive registration on the terminal, with the
 // console's keys (<home>/keys.json).
 func (a *app) runAddWizard(ctx context.Context, w io.Writer, c *hubclient.Client) error {
-	home, err := registry.ResolveHome(a.homeFlag)
+	home, err := a.home()
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func BenchmarkPersonaListJSON10k(b *testing.B) {
 	b.Run("no-hub", run)
 	withHub := func(steady bool) func(b *testing.B) {
 		return func(b *testing.B) {
-			h, err := registry.ResolveHome(home)
+			h, err := registry.CreateHome(home)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -132,7 +132,7 @@ func seed10k(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	home, err := registry.ResolveHome(dir)
+	home, err := registry.CreateHome(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

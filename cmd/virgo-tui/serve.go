@@ -62,7 +62,7 @@ fingerprint printed at start, for the humans to pin.`,
   virgo-tui serve --ssh 0.0.0.0:2222     # reachable from the network`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := registry.ResolveHome(a.homeFlag)
+			home, err := registry.CreateHome(a.homeFlag)
 			if err != nil {
 				return err
 			}

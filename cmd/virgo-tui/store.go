@@ -10,7 +10,6 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
@@ -124,7 +123,7 @@ before the command reports success; a copy that fails its check is removed.`,
 // file when no hub runs. A hub that holds the file without answering yet
 // (one starting) sends the command through it after all.
 func (a *app) onStore(ctx context.Context, viaHub func(context.Context, *hubclient.Client) error, direct func(db string) error) error {
-	home, err := registry.ResolveHome(a.homeFlag)
+	home, err := a.home()
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/storecopy"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
@@ -51,7 +50,7 @@ Its change stream starts a new epoch, so every console re-reads the state.`,
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		home, err := registry.ResolveHome(a.homeFlag)
+		home, err := a.home()
 		if err != nil {
 			return err
 		}

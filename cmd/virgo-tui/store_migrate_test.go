@@ -16,7 +16,7 @@ import (
 func TestStoreMigrateBoltToBolt(t *testing.T) {
 	c := newCLI(t)
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
-	home, _ := registry.ResolveHome(c.home)
+	home, _ := registry.CreateHome(c.home)
 	dst := "bolt:" + filepath.Join(c.home, "moved.db")
 	out := c.ok("store", "migrate", "--to", dst)
 	wantContains(t, "migrate", out, "copied", "from      bolt:"+home.DBPath(), "to        "+dst, "on both sides, sha256 ")
@@ -32,7 +32,7 @@ func TestStoreMigrateBoltToBolt(t *testing.T) {
 func TestStoreStatusOfABoltStore(t *testing.T) {
 	c := newCLI(t)
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
-	home, _ := registry.ResolveHome(c.home)
+	home, _ := registry.CreateHome(c.home)
 	wantContains(t, "status", c.ok("store", "status"), "backend   bolt", home.DBPath(), "revision", "size",
 		"below the high-water mark", "bucket    virgo.kv ", "bucket    virgo.log ")
 	wantContains(t, "status -o json", c.ok("store", "status", "-o", "json"), `"backend": "bolt"`, `"revision": `,

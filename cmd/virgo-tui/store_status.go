@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/leader"
@@ -71,7 +70,7 @@ cluster has no leader or a member does not answer.`,
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		home, err := registry.ResolveHome(a.homeFlag)
+		home, err := a.home()
 		if err != nil {
 			return err
 		}

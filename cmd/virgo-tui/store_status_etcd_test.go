@@ -25,7 +25,7 @@ func TestStoreStatusShowsHubLeasesAndTheJobsLeader(t *testing.T) {
 	t.Cleanup(m.Stop)
 	url := "etcd://" + m.Endpoint + "/virgo/status"
 	c := newCLI(t)
-	home, err := registry.ResolveHome(c.home)
+	home, err := registry.CreateHome(c.home)
 	if err != nil {
 		t.Fatal(err)
 	}

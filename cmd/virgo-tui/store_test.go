@@ -42,7 +42,7 @@ func storedRecord(t *testing.T, path, prefix string) []byte {
 func TestStoreCheckAndBackupWithoutAHub(t *testing.T) {
 	c := newCLI(t)
 	c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
-	home, _ := registry.ResolveHome(c.home)
+	home, _ := registry.CreateHome(c.home)
 	wantContains(t, "check of an intact database", c.ok("store", "check"), home.DBPath(), "intact")
 	copyPath := filepath.Join(c.home, "copy.db")
 	wantContains(t, "backup", c.ok("store", "backup", copyPath), copyPath, "checked")

@@ -16,7 +16,7 @@ import (
 // through a hub started in this process.
 func wizardOver(t *testing.T, c *cli) (wizardBackend, *hubclient.Client) {
 	t.Helper()
-	home, err := registry.ResolveHome(c.home)
+	home, err := registry.CreateHome(c.home)
 	if err != nil {
 		t.Fatal(err)
 	}

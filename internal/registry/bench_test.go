@@ -47,7 +47,7 @@ func seededHome(b *testing.B) Home {
 		if err != nil {
 			b.Fatal(err)
 		}
-		seeded.home, seeded.err = ResolveHome(dir)
+		seeded.home, seeded.err = CreateHome(dir)
 		r, s := openBench(b, seeded.home)
 		for i := 0; i < benchPersonas && seeded.err == nil; i++ {
 			_, seeded.err = r.Register(context.Background(), benchRegistration(i))
@@ -64,7 +64,7 @@ func seededHome(b *testing.B) Home {
 // (run with -benchtime 10000x for the 10,000 personas). Every op is a
 // durable, fsynced compare-and-swap commit plus the generation's directory.
 func BenchmarkRegister(b *testing.B) {
-	home, err := ResolveHome(b.TempDir())
+	home, err := CreateHome(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,7 +22,7 @@ type installation struct {
 
 func newInstallation(t *testing.T) *installation {
 	t.Helper()
-	h, err := ResolveHome(t.TempDir())
+	h, err := CreateHome(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 func BenchmarkDatabaseSize10kPersonas(b *testing.B) {
 	const personas = 10_000
 	for i := 0; i < b.N; i++ {
-		home, err := registry.ResolveHome(b.TempDir())
+		home, err := registry.CreateHome(b.TempDir())
 		if err != nil {
 			b.Fatal(err)
 		}
