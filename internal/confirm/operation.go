@@ -186,10 +186,13 @@ type Operation struct {
 	Persona    string `json:"persona"`
 	Generation int    `json:"generation"`
 	// Tool is the exposed tool name; HandlerAction the action it maps to.
-	Tool          string      `json:"tool"`
-	HandlerAction string      `json:"handler_action"`
-	Target        Target      `json:"target"`
-	Shape         stamp.Shape `json:"shape"`
+	Tool          string `json:"tool"`
+	HandlerAction string `json:"handler_action"`
+	// Target is absent (zero) only in the answer to a call whose target
+	// normalization refused (a denied escape): there is no target to name,
+	// and a zero kind has no name a reader could take back.
+	Target Target      `json:"target,omitzero"`
+	Shape  stamp.Shape `json:"shape"`
 	// Arguments are the call's bound arguments: every argument that
 	// changes what the call does (tools.Tool.Bound), in the tool's
 	// parameter order. They are part of the fingerprint, so an approval

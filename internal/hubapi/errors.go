@@ -243,6 +243,8 @@ var errorTable = []struct {
 	{channel.ErrHumanBusy, http.StatusTooManyRequests, "human_busy"},
 	{channel.ErrFileTooLarge, http.StatusBadRequest, "file_too_large"},
 	{workspace.ErrNotFile, http.StatusBadRequest, "not_regular_file"},
+	{workspace.ErrNotFound, http.StatusNotFound, "no_workspace_file"},
+	{workspace.ErrNoRoot, http.StatusNotFound, "no_workspace"},
 	{workspace.ErrLink, http.StatusConflict, "link_in_path"},
 	{workspace.ErrHardLink, http.StatusBadRequest, "hard_link"},
 	{workspace.ErrFileTooLarge, http.StatusBadRequest, "workspace_file_too_large"},
