@@ -14,6 +14,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/sshconsole"
 )
@@ -26,6 +27,7 @@ func newServeCmd(a *app) *cobra.Command {
 	var verbose bool
 	var sshAddr string
 	sshLimits := sshconsole.DefaultLimits
+	var quotas quota.Limits
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hub in the foreground: the one owner of the database",
@@ -53,7 +55,11 @@ connect with "ssh -p PORT virgo@HOST" and are identified by the public key
 they authenticate with (virgo-tui operator add NAME --ssh-key FILE). It is
 off by default; an address without a host (--ssh :2222) listens on
 loopback: name the host (--ssh 0.0.0.0:2222) to reach the network. The host key is generated once in <home>/ssh and its
-fingerprint printed at start, for the humans to pin.`,
+fingerprint printed at start, for the humans to pin.
+
+--inbox-bytes and --unread-bytes set the quotas of one seat's unacked message
+bytes and one human's unread channel bytes (docs/security.md); a write past
+one is refused quota_exceeded, naming it.`,
 		Example: `  virgo-tui serve
   virgo-tui serve --home ~/virgo --stale 45s --offline 5m
   VIRGO_HOME=/srv/virgo virgo-tui serve -v
@@ -90,7 +96,7 @@ fingerprint printed at start, for the humans to pin.`,
 			err = hub.Serve(ctx, hub.ServeOptions{
 				Home:  home,
 				Store: a.storeFlag,
-				Hub:   hub.Config{Intervals: iv, ConfirmTTL: ttl, Lease: lease},
+				Hub:   hub.Config{Intervals: iv, ConfirmTTL: ttl, Lease: lease, Quotas: quotas},
 				Log:   log,
 				Ready: func(h *hub.Hub) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "hub serving %s on %s (pid %d); stop with Ctrl-C\n",
@@ -113,6 +119,8 @@ fingerprint printed at start, for the humans to pin.`,
 	f.DurationVar(&iv.Idle, "idle", iv.Idle, "a beating runtime without a new activity for this long is idle")
 	f.DurationVar(&ttl, "confirm-ttl", 0, "expiry of new confirmations (default $"+hub.ConfirmTTLEnv+", else 1h)")
 	f.DurationVar(&lease, "lease", hub.DefaultPresenceLease, "on etcd: this hub's lease; its personas go offline everywhere, and another hub takes over its jobs, within this after it dies")
+	f.Int64Var(&quotas.InboxBytes, "inbox-bytes", int64(hubapi.LimitOf(quota.InboxBytes).Max), "quota: bytes of messages one seat has not acked")
+	f.Int64Var(&quotas.UnreadBytes, "unread-bytes", int64(hubapi.LimitOf(quota.UnreadBytes).Max), "quota: bytes personas sent one human that the human has not acked")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
 	f.StringVar(&sshAddr, "ssh", "", "also serve the console over SSH on this address, e.g. :2222 (loopback unless a host is named; see docs/ssh.md)")
 	f.DurationVar(&sshLimits.Idle, "ssh-idle", sshLimits.Idle, "end an SSH console session after this long without a key")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -166,20 +167,46 @@ type Typing struct {
 type book struct {
 	Last   uint64 `json:"last"`
 	Unread int    `json:"unread"`
+	// UnreadBytes counts the Size of the unread items, the unread_bytes
+	// quota's count. A book written before it was counted starts at
+	// zero, so an ack never takes it below zero.
+	UnreadBytes int64 `json:"unread_bytes,omitempty"`
+}
+
+// Size is what an item counts against its human's unread_bytes quota: the
+// bytes its sender chose — texts, title, actions, todo lines and a file's
+// bytes. None of them changes after the item is posted, so its ack frees
+// exactly what its post counted.
+func (it Item) Size() int64 {
+	n := int64(len(it.Text) + len(it.Title))
+	for _, a := range it.Actions {
+		n += int64(len(a))
+	}
+	for _, t := range it.Todo {
+		n += int64(len(t.Text))
+	}
+	if it.File != nil {
+		n += it.File.Size + int64(len(it.File.Name)+len(it.File.Path))
+	}
+	return n
 }
 
 // Book reads and plans the human channel in a store.
 type Book struct {
 	st  store.Store
 	now func() time.Time
+	// unreadBytes is the quota of one human's unread bytes.
+	unreadBytes int64
 }
 
-// New returns the human channel over st; now is its clock (nil: time.Now).
-func New(st store.Store, now func() time.Time) *Book {
+// New returns the human channel over st; now is its clock (nil:
+// time.Now); q's UnreadBytes bounds each human's unread bytes (zero: its
+// default).
+func New(st store.Store, now func() time.Time, q quota.Limits) *Book {
 	if now == nil {
 		now = time.Now
 	}
-	return &Book{st: st, now: now}
+	return &Book{st: st, now: now, unreadBytes: q.WithDefaults().UnreadBytes}
 }
 
 // ItemPrefix is the key prefix of human's inbox ("#" is in no principal).
@@ -295,7 +322,11 @@ func (b *Book) PlanPost(ctx context.Context, it Item, data []byte) (Item, store.
 		if bk.Unread >= MaxUnread {
 			return Item{}, store.Plan{}, fmt.Errorf("%w: %s has %d unread (the limit)", ErrHumanBusy, it.Human, bk.Unread)
 		}
+		if err := quota.Check(quota.UnreadBytes, it.Human, bk.UnreadBytes, it.Size(), b.unreadBytes, "the human acks items to free it"); err != nil {
+			return Item{}, store.Plan{}, err
+		}
 		bk.Unread++
+		bk.UnreadBytes += it.Size()
 	}
 	bk.Last++
 	it.ID, it.At, it.AckedAt, it.Reactions = itemID(bk.Last), b.now().UTC(), nil, nil
@@ -361,6 +392,7 @@ func (b *Book) PlanAck(ctx context.Context, human, id string, byHuman bool, seat
 		return Item{}, store.Plan{}, err
 	}
 	bk.Unread = max(bk.Unread-1, 0)
+	bk.UnreadBytes = max(bk.UnreadBytes-it.Size(), 0)
 	op, err := store.PutJSON(keyBook(human), bk)
 	plan.Join(store.Plan{Conds: []store.Cond{{Key: op.Key, ModRev: rev}}, Ops: []store.Op{op}})
 	return it, plan, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -47,7 +48,7 @@ func seedInbox(b *testing.B, n int) (*Book, string) {
 	if _, err := st.Txn(ctx, nil, []store.Op{store.Put(keySeat(seat), book)}); err != nil {
 		b.Fatal(err)
 	}
-	return New(st, nil), seat
+	return New(st, nil, quota.Limits{}), seat
 }
 
 // BenchmarkInboxPage100k is issue 13's "listing a 100,000-message inbox

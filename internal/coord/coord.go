@@ -18,6 +18,7 @@ package coord
 import (
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -39,13 +40,16 @@ const (
 type Book struct {
 	st  store.Store
 	now func() time.Time
+	// inboxBytes is the quota of one seat's unacked message bytes.
+	inboxBytes int64
 }
 
 // New returns the coordination records over st; now is the clock of the
-// records (nil: time.Now).
-func New(st store.Store, now func() time.Time) *Book {
+// records (nil: time.Now); q's InboxBytes bounds each seat's unacked bytes
+// (zero: its default).
+func New(st store.Store, now func() time.Time, q quota.Limits) *Book {
 	if now == nil {
 		now = time.Now
 	}
-	return &Book{st: st, now: now}
+	return &Book{st: st, now: now, inboxBytes: q.WithDefaults().InboxBytes}
 }

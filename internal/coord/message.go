@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -86,7 +87,15 @@ type seatBook struct {
 	Last uint64 `json:"last"`
 	// Pending counts the messages not acked.
 	Pending int `json:"pending"`
+	// Bytes counts the bytes (Size) of the messages not acked, the
+	// inbox_bytes quota's count. A book written before it was counted
+	// starts at zero, so an ack never takes it below zero.
+	Bytes int64 `json:"bytes,omitempty"`
 }
+
+// Size is what a message counts against its seat's inbox_bytes quota: its
+// subject and body, the bytes its sender chose.
+func (m Message) Size() int64 { return int64(len(m.Subject) + len(m.Body)) }
 
 func keySeat(seat string) string { return PrefixSeat + seat }
 
@@ -155,8 +164,16 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 	if book.Pending >= MaxInbox {
 		return Message{}, store.Plan{}, fmt.Errorf("%w: %s has %d messages it has not acked (the limit)", ErrInboxFull, m.To, book.Pending)
 	}
+	// The human's reply is admitted over the quota (and counted): a
+	// persona flooding a seat must not silence the seat's human.
+	if m.Item == "" {
+		if err := quota.Check(quota.InboxBytes, m.To, book.Bytes, m.Size(), b.inboxBytes, "the seat's holder acks messages to free it"); err != nil {
+			return Message{}, store.Plan{}, err
+		}
+	}
 	book.Last++
 	book.Pending++
+	book.Bytes += m.Size()
 	m.ID, m.SentAt = messageID(book.Last), b.now().UTC()
 	seatOp, err := store.PutJSON(keySeat(m.To), book)
 	if err != nil {
@@ -198,6 +215,7 @@ func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, e
 		return Ack{ID: id, Repeat: true}, store.Plan{}, nil
 	}
 	book.Pending--
+	book.Bytes = max(book.Bytes-m.Size(), 0)
 	seatOp, err := store.PutJSON(keySeat(seat), book)
 	if err != nil {
 		return Ack{}, store.Plan{}, err

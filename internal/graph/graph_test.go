@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -72,7 +73,7 @@ func installation(t *testing.T) store.Store {
 	commit(p, err)
 	_, p, err = db.PlanRaise(ctx, "d-lane", decisions.Where{Scope: "work"}, confirm.PersonaPrincipal("work/coordinator"), ask)
 	commit(p, err)
-	cb := coord.New(st, nil)
+	cb := coord.New(st, nil, quota.Limits{})
 	send := func(to, from, subject string) {
 		_, p, err := cb.PlanSend(ctx, coord.Message{To: to, From: coord.Sender{Address: from}, Subject: subject, Body: "secret body"})
 		commit(p, err)

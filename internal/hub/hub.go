@@ -18,6 +18,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -79,6 +80,10 @@ type Config struct {
 	// the hub's socket holds, in total and per peer process; the limits
 	// table's connections and connections_per_process by default.
 	MaxConnections, MaxConnectionsPerProcess int
+	// Quotas bound each seat's unacked message bytes and each human's
+	// unread channel bytes; the limits table's inbox_bytes and
+	// unread_bytes by default.
+	Quotas quota.Limits
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over
@@ -164,6 +169,12 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultPresenceLease
 	}
+	if cfg.Quotas.InboxBytes <= 0 {
+		cfg.Quotas.InboxBytes = int64(hubapi.LimitOf(quota.InboxBytes).Max)
+	}
+	if cfg.Quotas.UnreadBytes <= 0 {
+		cfg.Quotas.UnreadBytes = int64(hubapi.LimitOf(quota.UnreadBytes).Max)
+	}
 	if cfg.Host == "" {
 		host, err := os.Hostname()
 		if err != nil {
@@ -194,7 +205,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
 	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
-		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence, Stamps: h})
+		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence, Stamps: h, Quotas: cfg.Quotas})
 	if leaser, ok := cfg.Store.(store.Leaser); ok {
 		// Several hubs may serve this store: the presence this one
 		// reports lives on its lease, and it follows the others'.

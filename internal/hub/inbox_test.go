@@ -19,6 +19,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
@@ -232,7 +233,7 @@ func TestSecretFilesNeverReachTheHuman(t *testing.T) {
 
 	secret := []byte("SECRET=xyz\n")
 	sum := sha256.Sum256(secret)
-	old, plan, err := channel.New(th.hub.st, time.Now).PlanPost(ctx, channel.Item{Human: "human:henry",
+	old, plan, err := channel.New(th.hub.st, time.Now, quota.Limits{}).PlanPost(ctx, channel.Item{Human: "human:henry",
 		Persona: coord.Sender{Address: sec.Address, Name: sec.Name, ID: sec.ID, Generation: sec.Generation}, Kind: channel.KindFile,
 		File: &channel.File{Name: ".env", Size: int64(len(secret)), SHA256: "sha256:" + hex.EncodeToString(sum[:]), Path: ".env"}}, secret)
 	mustNil(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -36,6 +37,10 @@ type APIError struct {
 	Head uint64 `json:"head,omitempty"`
 	// Epoch is the stream's epoch on a resync answer.
 	Epoch string `json:"epoch,omitempty"`
+	// Quota and Limit name the quota and its limit on a quota_exceeded
+	// answer.
+	Quota string `json:"quota,omitempty"`
+	Limit int64  `json:"limit,omitempty"`
 }
 
 // Error is the sentence an operator reads.
@@ -233,6 +238,7 @@ var errorTable = []struct {
 	{coord.ErrNoMessage, http.StatusNotFound, "no_message"},
 	{coord.ErrBadMessageID, http.StatusBadRequest, "invalid_message_id"},
 	{coord.ErrInboxFull, http.StatusTooManyRequests, "inbox_full"},
+	{quota.ErrExceeded, http.StatusTooManyRequests, "quota_exceeded"},
 	{coord.ErrBadMessage, http.StatusBadRequest, "invalid_message"},
 	{registry.ErrNoActiveHolder, http.StatusConflict, "no_active_holder"},
 	{channel.ErrNoItem, http.StatusNotFound, "no_item"},
@@ -318,7 +324,11 @@ func FromError(err error) *APIError {
 	}
 	for _, m := range errorTable {
 		if errors.Is(err, m.err) {
-			return &APIError{Status: m.status, Code: m.code, Msg: err.Error()}
+			ae := &APIError{Status: m.status, Code: m.code, Msg: err.Error()}
+			if q := (*quota.Exceeded)(nil); errors.As(err, &q) {
+				ae.Quota, ae.Limit = q.Quota, q.Limit
+			}
+			return ae
 		}
 	}
 	return &APIError{Status: http.StatusInternalServerError, Code: CodeOf(ErrInternal), Msg: err.Error()}

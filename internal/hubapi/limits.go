@@ -10,6 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
@@ -53,6 +54,8 @@ var Limits = []Limit{
 	{"message_subject", coord.MaxSubject, "bytes", "a coordination message's subject (one line)"},
 	{"message_body", coord.MaxBody, "bytes", "a coordination message's body"},
 	{"inbox", coord.MaxInbox, "messages", "messages waiting, not acked, in one seat's inbox"},
+	{quota.InboxBytes, quota.DefaultInboxBytes, "bytes", "subject and body bytes of the messages waiting, not acked, in one seat's inbox; a human's reply is admitted over it (429 quota_exceeded)"},
+	{quota.UnreadBytes, quota.DefaultUnreadBytes, "bytes", "bytes personas sent one human (texts and files) that the human has not acked (429 quota_exceeded)"},
 	{"page_size", paging.MaxLimit, "items", "one page of a list answered in the page form (the limit argument)"},
 	{"page_token", paging.MaxToken, "bytes", "a page's continuation token (after)"},
 	{"tool_arguments", tools.MaxArgs, "bytes", "a tool call's arguments"},

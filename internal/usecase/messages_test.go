@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -222,7 +223,7 @@ func TestSendPlannedBeforeARetirementDoesNotCommitAfterIt(t *testing.T) {
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	_, seat, err := in.reg.ActiveHolder(ctx, deputy.Address)
 	mustNil(t, err)
-	_, send, err := coord.New(in.st, nil).PlanSend(ctx, coord.Message{To: deputy.Address, Body: "late"})
+	_, send, err := coord.New(in.st, nil, quota.Limits{}).PlanSend(ctx, coord.Message{To: deputy.Address, Body: "late"})
 	mustNil(t, err)
 	send.Conds = append(send.Conds, seat)
 	_, err = in.reg.Retire(ctx, deputy.ID, "rotated")

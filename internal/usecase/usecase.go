@@ -19,6 +19,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -84,6 +85,9 @@ type Config struct {
 	// Presence is the runtimes' presence the presence tools read and
 	// report to (the hub's tracker); without it they fail ErrNoPresence.
 	Presence PresenceBook
+	// Quotas bound each seat's unacked message bytes and each human's
+	// unread channel bytes; a zero field takes its default.
+	Quotas quota.Limits
 	// Stamps proves, before every decision for a generation, what only
 	// the front end on its host can: that its local stamp file is there
 	// and intact (the hub's stamp watch). Without it only the stored stamp
@@ -120,6 +124,8 @@ type Cases struct {
 	// prover proves a generation's stamp file before a decision (nil:
 	// nothing beyond the stored stamp).
 	prover StampProver
+	// quotas are the books' quotas, kept for Over.
+	quotas quota.Limits
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -134,9 +140,9 @@ func New(cfg Config) *Cases {
 		cfg.IdempotencyLimit = MaxIdempotencyRecords
 	}
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
-		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now),
-		human: channel.New(cfg.Store, cfg.Now), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
-		presence: cfg.Presence, prover: cfg.Stamps}
+		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now, cfg.Quotas),
+		human: channel.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
+		presence: cfg.Presence, prover: cfg.Stamps, quotas: cfg.Quotas}
 	return u
 }
 
@@ -144,7 +150,7 @@ func New(cfg Config) *Cases {
 // were made over, fenced by a term of the jobs' election.
 func (u *Cases) Over(st store.Store) *Cases {
 	c := New(Config{Store: st, Registry: u.reg, Queue: u.queue, Log: u.log, Now: u.now, Failpoint: u.fail,
-		IdempotencyLimit: u.idemLimit, Presence: u.presence, Stamps: u.prover})
+		IdempotencyLimit: u.idemLimit, Presence: u.presence, Stamps: u.prover, Quotas: u.quotas})
 	return c
 }
 
