@@ -75,3 +75,21 @@ func TestPersonaTokenAndDirectoryAreCheckedAsTheOperatorsAre(t *testing.T) {
 
 	wantContains(t, "put right", c.ok("presence", "beat", "work/core/lead"), "work/core/lead: active")
 }
+
+// Item 6's reproduction: `persona add --repo` pointing at the home itself
+// was accepted, and that persona then read virgo.db and the host key and
+// wrote keys.json without a confirmation. A binding that contains the home
+// or lies inside it (links resolved) is refused by name; a worktree beside
+// the home is bound.
+func TestRepositoryBindingMayNotOverlapTheHome(t *testing.T) {
+	c := newCLI(t)
+	mustNil(t, os.MkdirAll(filepath.Join(c.home, "workspaces"), 0o700))
+	link := filepath.Join(t.TempDir(), "home-link")
+	mustNil(t, os.Symlink(c.home, link))
+	for _, repo := range []string{c.home, filepath.Join(c.home, "workspaces"), filepath.Dir(c.home), link} {
+		wantContains(t, "--repo "+repo, c.fails("persona", "add", "--scope", "work", "--project", "core", "--role", "lead",
+			"--name", "Porrima", "--repo", repo), "repository binding overlaps the installation home", "bind a worktree outside it")
+	}
+	beside := t.TempDir()
+	c.add("--scope", "work", "--project", "core", "--role", "lead", "--name", "Porrima", "--repo", beside)
+}

@@ -26,7 +26,16 @@ type Material struct {
 
 // SecretMaterial is the one table of secret and authority material
 // (docs/authorization.md lists it). The first row a path matches decides,
-// so the authority rows come first.
+// so the authority rows come first. Besides virgo's own material (stamps,
+// tokens, leases, fences, and every file of an installation home a binding
+// could reach), the secret rows are the credential-bearing file
+// signatures of Gitrob (github.com/michenriksen/gitrob, core/signatures.go:
+// the list secret scanners such as shhgit reuse), widened where a family
+// is open (every *_dsa, every *.tfvars) and with the names it predates
+// (FIDO *_sk keys, gcloud's application default credentials, service
+// account keys, key backups). Its rows naming ordinary project files
+// (*.log, settings.py, database.yml, *.sqlite) are left out: a project
+// lead reads its repository's code.
 var SecretMaterial = []Material{
 	{Pattern: "**/" + stamp.FileName, What: "a capability stamp", Authority: true},
 	{Pattern: "**/token", What: "a persona generation's runtime token", Authority: true},
@@ -36,6 +45,12 @@ var SecretMaterial = []Material{
 	{Pattern: "**/*.fence", What: "a fence file", Authority: true},
 	{Pattern: "**/fence", What: "a fence file", Authority: true},
 	{Pattern: "**/.virgo-authority/**", What: "virgo authority material", Authority: true},
+	// An installation home's own files: a binding may not reach the home
+	// (registry refuses it), and these rows hold if one ever does.
+	{Pattern: "**/virgo.db", What: "an installation's database", Authority: true},
+	{Pattern: "**/virgo.db.*", What: "an installation database's side file", Authority: true},
+	{Pattern: "**/keys.json", What: "a console's key bindings (which key approves)", Authority: true},
+	{Pattern: "**/*host*_key", What: "an SSH host key", Authority: true},
 
 	{Pattern: "**/.env", What: "an environment file"},
 	{Pattern: "**/.env.*", What: "an environment file"},
@@ -59,6 +74,53 @@ var SecretMaterial = []Material{
 	{Pattern: "**/credentials/**", What: "a credentials directory"},
 	{Pattern: "**/secrets/**", What: "a secrets directory"},
 	{Pattern: "**/*token*", What: "a token file"},
+
+	{Pattern: "**/.envrc", What: "a direnv environment file"},
+	{Pattern: "**/*.env", What: "an environment file"},
+	{Pattern: "**/*_rsa", What: "an SSH private key"},
+	{Pattern: "**/*_dsa", What: "an SSH private key"},
+	{Pattern: "**/*_ecdsa", What: "an SSH private key"},
+	{Pattern: "**/*_ed25519", What: "an SSH private key"},
+	{Pattern: "**/*_sk", What: "a FIDO SSH private key"},
+	{Pattern: "**/*.ppk", What: "a PuTTY private key"},
+	{Pattern: "**/*.pfx", What: "a PKCS #12 key store"},
+	{Pattern: "**/*.pkcs12", What: "a PKCS #12 key store"},
+	{Pattern: "**/*.jks", What: "a Java key store"},
+	{Pattern: "**/*.keystore", What: "a key store"},
+	{Pattern: "**/*.key.*", What: "a private key's backup"},
+	{Pattern: "**/*.key~", What: "a private key's backup"},
+	{Pattern: "**/*.pem.*", What: "a PEM key's backup"},
+	{Pattern: "**/*.pem~", What: "a PEM key's backup"},
+	{Pattern: "**/id_*.bak", What: "an SSH private key's backup"},
+	{Pattern: "**/id_*~", What: "an SSH private key's backup"},
+	{Pattern: "**/.gnupg/**", What: "GnuPG key material"},
+	{Pattern: "**/otr.private_key", What: "an OTR private key"},
+	{Pattern: "**/application_default_credentials.json", What: "Google Cloud credentials"},
+	{Pattern: "**/.config/gcloud/**", What: "Google Cloud credentials"},
+	{Pattern: "**/*service?account*.json", What: "a cloud service account key"},
+	{Pattern: "**/.azure/**", What: "Azure CLI credentials"},
+	{Pattern: "**/.config/gh/hosts.yml", What: "GitHub CLI credentials"},
+	{Pattern: "**/.gem/credentials", What: "RubyGems credentials"},
+	{Pattern: "**/.s3cfg", What: "S3 credentials"},
+	{Pattern: "**/.dockercfg", What: "Docker registry credentials"},
+	{Pattern: "**/credentials.xml", What: "a Jenkins credentials file"},
+	{Pattern: "**/.htpasswd", What: "an htpasswd password file"},
+	{Pattern: "**/proftpdpasswd", What: "an FTP password file"},
+	{Pattern: "**/*.tfstate", What: "Terraform state (holds secrets in clear)"},
+	{Pattern: "**/*.tfstate.*", What: "Terraform state (holds secrets in clear)"},
+	{Pattern: "**/*.tfvars", What: "Terraform variables"},
+	{Pattern: "**/.*_history", What: "a command history"},
+	{Pattern: "**/.history", What: "a command history"},
+	{Pattern: "**/.zhistory", What: "a command history"},
+	{Pattern: "**/*.kdbx", What: "a KeePass password database"},
+	{Pattern: "**/*.kdb", What: "a KeePass password database"},
+	{Pattern: "**/*.psafe3", What: "a Password Safe database"},
+	{Pattern: "**/*.agilekeychain", What: "a 1Password database"},
+	{Pattern: "**/*.keychain", What: "a macOS keychain"},
+	{Pattern: "**/*.kwallet", What: "a KDE wallet"},
+	{Pattern: "**/*.ovpn", What: "an OpenVPN profile with keys"},
+	{Pattern: "**/*.bek", What: "a BitLocker recovery key"},
+	{Pattern: "**/secret_token.rb", What: "a Rails secret token"},
 }
 
 // materialGlobs is SecretMaterial compiled lower-cased, in the table's

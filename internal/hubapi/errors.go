@@ -248,6 +248,7 @@ var errorTable = []struct {
 	{channel.ErrUnknownReaction, http.StatusBadRequest, "unknown_reaction"},
 	{channel.ErrHumanBusy, http.StatusTooManyRequests, "human_busy"},
 	{channel.ErrFileTooLarge, http.StatusBadRequest, "file_too_large"},
+	{registry.ErrRepositoryHome, http.StatusBadRequest, "repository_in_home"},
 	{workspace.ErrNotFile, http.StatusBadRequest, "not_regular_file"},
 	{workspace.ErrNotFound, http.StatusNotFound, "no_workspace_file"},
 	{workspace.ErrNoRoot, http.StatusNotFound, "no_workspace"},

@@ -26,6 +26,10 @@ var (
 	ErrInvalidHuman = errors.New("invalid human authority")
 	// ErrNoRepository: the repository binding is not an existing directory.
 	ErrNoRepository = errors.New("repository is not an existing directory")
+	// ErrRepositoryHome: the repository binding contains the installation
+	// home or lies inside it, where the persona would reach the database,
+	// tokens and key bindings through its repository tools.
+	ErrRepositoryHome = errors.New("repository binding overlaps the installation home")
 	// ErrInvalidLineage: the session lineage id or character hash is malformed.
 	ErrInvalidLineage = errors.New("invalid session lineage or character hash")
 	// ErrReasonRequired: retirement and refusal record why; an empty reason is refused.

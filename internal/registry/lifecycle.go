@@ -145,7 +145,7 @@ func (r *Registry) Prepare(reg Registration) (Persona, error) {
 	if err != nil {
 		return Persona{}, err
 	}
-	repo, err := normalizeRepository(reg.Repository)
+	repo, err := normalizeRepository(reg.Repository, r.home.Dir)
 	if err != nil {
 		return Persona{}, err
 	}

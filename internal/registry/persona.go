@@ -105,9 +105,11 @@ func NormalizeHuman(h string) (string, error) {
 	return humanPrefix + strings.ToLower(name), nil
 }
 
-// normalizeRepository checks that dir is an existing directory and returns
-// it absolute and clean; empty stays empty (no binding).
-func normalizeRepository(dir string) (string, error) {
+// normalizeRepository checks that dir is an existing directory apart from
+// the installation home (neither containing it nor inside it, links
+// resolved: ErrRepositoryHome) and returns it absolute and clean; empty
+// stays empty (no binding).
+func normalizeRepository(dir, home string) (string, error) {
 	if dir == "" {
 		return "", nil
 	}
@@ -122,7 +124,26 @@ func normalizeRepository(dir string) (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("repository %s: %w: it is a file", abs, ErrNoRepository)
 	}
+	if home != "" {
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", fmt.Errorf("repository %s: %w: %v", abs, ErrNoRepository, err)
+		}
+		realHome, err := filepath.EvalSymlinks(home)
+		if err != nil {
+			return "", fmt.Errorf("repository %s: home %s: %w", abs, home, err)
+		}
+		if within(real, realHome) || within(realHome, real) {
+			return "", fmt.Errorf("repository %s: %w %s: bind a worktree outside it", abs, ErrRepositoryHome, home)
+		}
+	}
 	return abs, nil
+}
+
+// within reports whether the clean absolute path p is dir or lies below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 var token = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,127}$`)
