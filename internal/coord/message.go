@@ -260,16 +260,3 @@ func TokenAfter(seat, id string) (string, error) {
 	}
 	return paging.Token(inboxPrefix(seat), keyInbox(seat, seq)), nil
 }
-
-// DecodeInboxEvent reads a message from a store event under PrefixInbox:
-// the hub's watch delivers a put there to the seat's open streams.
-func DecodeInboxEvent(ev store.Event) (Message, bool) {
-	if ev.Delete || !strings.HasPrefix(ev.Key, PrefixInbox) {
-		return Message{}, false
-	}
-	var m Message
-	if err := json.Unmarshal(ev.Value, &m); err != nil {
-		return Message{}, false
-	}
-	return m, true
-}

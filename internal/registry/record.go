@@ -44,19 +44,6 @@ func NewRecord(data []byte) (Record, error) {
 	return RecordOf(p), nil
 }
 
-// CutRecord reads the record at the start of data when it is in the form
-// AppendJSON writes, and returns it (over data's bytes) and the bytes that
-// follow it. ok is false otherwise: the caller finds where the object ends
-// and reads it with NewRecord. A list of records is read in one pass.
-func CutRecord(data []byte) (r Record, rest []byte, ok bool) {
-	r, n, ok := scanRecord(data)
-	if !ok {
-		return Record{}, data, false
-	}
-	r.json = data[:n:n]
-	return r, data[n:], true
-}
-
 // RecordOf is p's Record.
 func RecordOf(p Persona) Record {
 	return Record{json: p.AppendJSON(nil), id: p.ID, address: p.Address, generation: p.Generation, state: p.State}

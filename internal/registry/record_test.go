@@ -178,25 +178,6 @@ func FuzzRecord(f *testing.F) {
 	})
 }
 
-// CutRecord reads records one after another in one pass, each over its own
-// bytes; it declines a record in another form, leaving the text as it was.
-func TestCutRecord(t *testing.T) {
-	a, b := samplePersona("Spica", "", 1).AppendJSON(nil), hostilePersona().AppendJSON(nil)
-	data := append(append(append(append([]byte(nil), a...), ',', ' '), b...), ']')
-	r, rest, ok := CutRecord(data)
-	if !ok || !bytes.Equal(r.JSON(), a) || cap(r.JSON()) != len(a) || string(rest[:2]) != ", " {
-		t.Fatalf("first = %s, %q, %v", r.JSON(), rest, ok)
-	}
-	r, rest, ok = CutRecord(rest[2:])
-	if !ok || !bytes.Equal(r.JSON(), b) || string(rest) != "]" {
-		t.Fatalf("second = %s, %q, %v", r.JSON(), rest, ok)
-	}
-	indented, _ := json.MarshalIndent(plainPersona(samplePersona("Spica", "", 1)), "", " ")
-	if _, rest, ok := CutRecord(indented); ok || !bytes.Equal(rest, indented) {
-		t.Errorf("CutRecord took an indented record")
-	}
-}
-
 // plain8 is the byte loop's verdict on eight bytes at once: every byte
 // value at every place of a word.
 func TestPlain8(t *testing.T) {

@@ -114,13 +114,13 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 // illegal move is refused by name)": every pair of states is tried.
 func TestEveryMoveOutsideTheMachineIsRefusedByName(t *testing.T) {
 	legal := map[[2]State]bool{}
-	for _, m := range Machine() {
+	for _, m := range machine {
 		for _, to := range m.To {
 			legal[[2]State{m.From, to}] = true
 		}
 	}
-	for _, from := range Machine() {
-		for _, to := range Machine() {
+	for _, from := range machine {
+		for _, to := range machine {
 			err := checkMove(from.From, to.From)
 			if legal[[2]State{from.From, to.From}] != (err == nil) {
 				t.Errorf("%s → %s: %v", from.From, to.From, err)

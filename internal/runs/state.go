@@ -39,9 +39,6 @@ var machine = []Move{
 	{StateCancelled, nil},
 }
 
-// Machine returns the state machine's rows. Callers must not modify it.
-func Machine() []Move { return machine }
-
 // ParseState reads a state name, refusing one the machine does not have.
 func ParseState(s string) (State, error) {
 	for _, m := range machine {

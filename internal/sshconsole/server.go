@@ -166,9 +166,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Close ends the server and every session.
-func (s *Server) Close() error { return s.srv.Close() }
-
 // ListenAddr is the address the console listens on for a --ssh value: an
 // address without a host is on loopback, so the console reaches the
 // network only when an address says so.

@@ -88,8 +88,8 @@ func TestDossierListsWhatIsExplicitlyNotGranted(t *testing.T) {
 	for _, e := range d.Granted {
 		granted = append(granted, e.Tools...)
 	}
-	if len(granted)+len(notGranted) != len(Inventory()) {
-		t.Errorf("granted %d + not granted %d != inventory %d", len(granted), len(notGranted), len(Inventory()))
+	if len(granted)+len(notGranted) != len(inventory) {
+		t.Errorf("granted %d + not granted %d != inventory %d", len(granted), len(notGranted), len(inventory))
 	}
 	if !strings.Contains(RenderDossier(d), "durable relay of the bound human authority") {
 		t.Error("the dossier does not carry footnote ¹")

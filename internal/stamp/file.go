@@ -94,20 +94,6 @@ func encode(s Stamp, path string) ([]byte, string, error) {
 	return b, h, nil
 }
 
-// Load reads a stamp file, refuses it when its hash no longer matches the
-// hash the composition recorded (ErrHashMismatch), and reads it with Read
-// (version dispatch and both validators).
-func Load(path, wantHash string) (Stamp, error) {
-	if wantHash == "" {
-		return Stamp{}, fmt.Errorf("load %s: %w", path, ErrHashRequired)
-	}
-	b, err := ReadFile(path)
-	if err != nil {
-		return Stamp{}, err
-	}
-	return Verify(path, b, wantHash)
-}
-
 // Verify reads stamp bytes from source (a file, or the store's copy) as
 // Load does: refused when they do not hash to wantHash (ErrHashMismatch),
 // then read with Read (version dispatch and both validators).

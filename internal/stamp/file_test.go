@@ -78,14 +78,14 @@ func TestWriteOnceOwnerPrivateThenLoad(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Fatal("the existing stamp changed")
 	}
-	got, err := Load(p, h)
+	got, err := load(p, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Path.Address != "work/core/deputy" || len(got.Tools) != len(s.Tools) {
 		t.Errorf("loaded %+v", got.Path)
 	}
-	if _, err := Load(p, ""); !errors.Is(err, ErrHashRequired) {
+	if _, err := load(p, ""); !errors.Is(err, ErrHashRequired) {
 		t.Errorf("Load without hash = %v", err)
 	}
 }
@@ -103,7 +103,7 @@ func TestOneByteChangeIsDetected(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(p, h)
+	_, err = load(p, h)
 	if !errors.Is(err, ErrHashMismatch) {
 		t.Fatalf("Load of a changed stamp = %v, want ErrHashMismatch", err)
 	}

@@ -31,7 +31,7 @@ func TestGoldenStampBytes(t *testing.T) {
 			t.Errorf("%s: the factory's bytes changed; diff against %s", seat, name)
 		}
 		h, _ := Hash(want)
-		if _, err := Load(name, h); err != nil {
+		if _, err := load(name, h); err != nil {
 			t.Errorf("golden %s does not load: %v", name, err)
 		}
 	}

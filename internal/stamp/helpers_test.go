@@ -73,3 +73,12 @@ func toolNames(tools []Tool) []string {
 	}
 	return out
 }
+
+// load reads a stamp file as the home reads one: its bytes, then Verify.
+func load(path, wantHash string) (Stamp, error) {
+	b, err := ReadFile(path)
+	if err != nil {
+		return Stamp{}, err
+	}
+	return Verify(path, b, wantHash)
+}

@@ -1,8 +1,6 @@
 package stamp
 
 import (
-	"sort"
-
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -29,10 +27,6 @@ func Bundles() []Bundle { return bundles }
 
 // Footnotes returns the matrix's numbered limits (¹ ²).
 func Footnotes() []Footnote { return footnotes }
-
-// StandardSurface returns the spec's "standard ordinary surface" every class
-// receives, each line with the tools that realise it.
-func StandardSurface() []SurfaceItem { return standardSurface }
 
 // StandardMutablePaths returns the workspace paths every normal persona may
 // write; the factory always includes them.
@@ -116,19 +110,6 @@ func ExpectedTool(p registry.Profile, name string) (Tool, bool) {
 		}
 	}
 	return Tool{}, false
-}
-
-// RequiredTools returns the names of the spec's required inventory the class
-// must carry (its matrix row minus the factory's versioned additions), sorted.
-func RequiredTools(p registry.Profile) []string {
-	var out []string
-	for _, t := range ToolsFor(p) {
-		if inv, _ := LookupTool(t.Name); !inv.Versioned {
-			out = append(out, t.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Handlers returns the handler table of a complete runtime: every

@@ -33,7 +33,7 @@ func TestLegacyFixturesMapToRolePaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			h, _ := Hash(before)
-			s, err := Load(p, h)
+			s, err := load(p, h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -126,8 +126,3 @@ const (
 	ReachSurface  Reach = "surface"
 	ReachExternal Reach = "external"
 )
-
-// Reaches lists every target kind in the order of their text forms.
-func Reaches() []Reach {
-	return []Reach{ReachPath, ReachAddress, ReachTask, ReachRun, ReachDecision, ReachSurface, ReachExternal}
-}

@@ -158,13 +158,6 @@ func (c *stampCache) put(k stampKey, st stamp.Stamp) {
 	}
 }
 
-// len is how many stamps are cached.
-func (c *stampCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
 func (c *stampCache) policy(k stampKey) (*confirm.Policy, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -187,3 +187,10 @@ func TestAStampMissInAPlanReadsUnderThePlansContext(t *testing.T) {
 		}
 	}
 }
+
+// len is how many stamps are cached.
+func (c *stampCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}

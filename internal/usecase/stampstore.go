@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -71,9 +70,4 @@ func (u *Cases) readStoredStamp(ctx context.Context, p registry.Persona) (stamp.
 	}
 	u.stamps.rememberVerified(p.ID, d)
 	return st, nil
-}
-
-// localStampPath is the local copy of generation id's stamp on this host.
-func (u *Cases) localStampPath(id string) string {
-	return filepath.Join(u.home.GenerationDir(id), stamp.FileName)
 }

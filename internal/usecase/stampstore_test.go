@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,4 +89,9 @@ func TestStampNotStoredIsNamed(t *testing.T) {
 	if _, err := in.fresh().LoadStamp(context.Background(), a); !errors.Is(err, ErrStampNotStored) || !strings.Contains(err.Error(), "work/core/lead") {
 		t.Fatalf("a stamp whose bytes are not stored: %v, want ErrStampNotStored naming the persona", err)
 	}
+}
+
+// localStampPath is the local copy of generation id's stamp on this host.
+func (u *Cases) localStampPath(id string) string {
+	return filepath.Join(u.home.GenerationDir(id), stamp.FileName)
 }
