@@ -29,9 +29,14 @@ type AuditEntry struct {
 	Operation      string     `json:"operation,omitempty"`
 	Boundary       BoundaryID `json:"boundary"`
 	Authority      Principal  `json:"authority,omitempty"`
-	StampHash      string     `json:"stamp_hash,omitempty"`
-	Remember       Remember   `json:"remember,omitempty"`
-	Reason         string     `json:"reason,omitempty"`
+	// Requester and AuthorityBinding are set on a decision's entry, so
+	// that with the rest it is the whole decision record the spec asks
+	// for, kept after the confirmation itself ages out (PlanAgeOut).
+	Requester        Principal `json:"requester,omitempty"`
+	AuthorityBinding string    `json:"authority_binding,omitempty"`
+	StampHash        string    `json:"stamp_hash,omitempty"`
+	Remember         Remember  `json:"remember,omitempty"`
+	Reason           string    `json:"reason,omitempty"`
 	// Via is the transport a human acted through when it was not the
 	// local socket ("ssh" and the key's fingerprint).
 	Via *Via `json:"via,omitempty"`

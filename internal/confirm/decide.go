@@ -147,7 +147,7 @@ func (q *Queue) planDecision(c *Confirmation, kv store.KV, rec DecisionRecord, r
 	a, err := auditOp(AuditEntry{Time: rec.Time, Event: string(rec.Decision), ConfirmationID: c.ID,
 		CorrelationID: c.CorrelationID, Actor: rec.Decider, Persona: c.Operation.Persona, Operation: c.Operation.String(),
 		Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Remember: remember, Reason: rec.Reason,
-		Via: rec.Via})
+		Via: rec.Via, Requester: c.Requester, AuthorityBinding: c.AuthorityBinding})
 	if err != nil {
 		return store.Plan{}, err
 	}

@@ -84,6 +84,10 @@ type Config struct {
 	// unread channel bytes; the limits table's inbox_bytes and
 	// unread_bytes by default.
 	Quotas quota.Limits
+	// Retention is how long acked channel items and decided
+	// confirmations are kept before the retention job deletes them; the
+	// limits table's acked_retention and decided_retention by default.
+	Retention usecase.Retention
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over
@@ -175,6 +179,12 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	if cfg.Quotas.UnreadBytes <= 0 {
 		cfg.Quotas.UnreadBytes = int64(hubapi.LimitOf(quota.UnreadBytes).Max)
 	}
+	if cfg.Retention.Acked <= 0 {
+		cfg.Retention.Acked = time.Duration(hubapi.LimitOf("acked_retention").Max) * 24 * time.Hour
+	}
+	if cfg.Retention.Decided <= 0 {
+		cfg.Retention.Decided = time.Duration(hubapi.LimitOf("decided_retention").Max) * 24 * time.Hour
+	}
 	if cfg.Host == "" {
 		host, err := os.Hostname()
 		if err != nil {
@@ -205,7 +215,8 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
 	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
-		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence, Stamps: h, Quotas: cfg.Quotas})
+		Now: cfg.Clock.Now, Failpoint: cfg.Failpoint, Presence: h.presence, Stamps: h, Quotas: cfg.Quotas,
+		Retention: cfg.Retention})
 	if leaser, ok := cfg.Store.(store.Leaser); ok {
 		// Several hubs may serve this store: the presence this one
 		// reports lives on its lease, and it follows the others'.

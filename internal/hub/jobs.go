@@ -14,6 +14,12 @@ import (
 // beyond their bound) are dropped.
 const idempotencySweep = time.Minute
 
+// retentionSweep is how often what is past its retention is deleted
+// (usecase.Cases.SweepRetention): retention is counted in days, so an hour
+// late costs little, and each sweep reads every channel item and
+// confirmation.
+const retentionSweep = time.Hour
+
 // JobsElection names the election of the run-once jobs under leader.Prefix.
 const JobsElection = "jobs"
 
@@ -27,7 +33,8 @@ const campaignRetry = time.Second
 // every write they make is fenced by its term (leader.Term.Store):
 //   - the expiry sweep (usecase.Cases.Sweep): records expired
 //     confirmations, and withdraws what retired generations left open;
-//   - the idempotency sweep (usecase.Cases.SweepIdempotency).
+//   - the idempotency sweep (usecase.Cases.SweepIdempotency);
+//   - the retention sweep (usecase.Cases.SweepRetention).
 //
 // Not jobs: the presence flush (each hub writes what its own runtimes
 // report, on its own lease), the stamp check and the stamp-directory sweep
@@ -65,7 +72,10 @@ func (h *Hub) lead(ctx context.Context, term *leader.Term) {
 	defer expiry.Stop()
 	idempotency := time.NewTicker(idempotencySweep)
 	defer idempotency.Stop()
+	retention := time.NewTicker(retentionSweep)
+	defer retention.Stop()
 	dropping, expiring := newRetryLog(h.log, "dropping old idempotency records"), newRetryLog(h.log, "expiring confirmations")
+	ageing := newRetryLog(h.log, "deleting what is past its retention")
 	for {
 		select {
 		case <-ctx.Done():
@@ -81,6 +91,9 @@ func (h *Hub) lead(ctx context.Context, term *leader.Term) {
 		case <-idempotency.C:
 			_, err := jobs.SweepIdempotency(ctx)
 			report(ctx, term, dropping, err)
+		case <-retention.C:
+			_, err := jobs.SweepRetention(ctx)
+			report(ctx, term, ageing, err)
 		case <-expiry.C:
 			_, err := jobs.Sweep(ctx)
 			report(ctx, term, expiring, err)

@@ -45,6 +45,8 @@ const (
 	UseTickTodo   = "tick-todo"
 	UseReplyHuman = "reply-human"
 	UseReact      = "react"
+	// UseAgeOut is the retention job's (SweepRetention).
+	UseAgeOut = "age-out"
 )
 
 // failpointSteps is which steps each use case passes through.
@@ -62,6 +64,7 @@ var failpointSteps = map[string][]string{
 	UseTickTodo:   {StepBeforeCommit, StepAfterCommit},
 	UseReplyHuman: {StepBeforeCommit, StepAfterCommit},
 	UseReact:      {StepBeforeCommit, StepAfterCommit},
+	UseAgeOut:     {StepBeforeCommit, StepAfterCommit},
 }
 
 // ErrBadFailpoint: VIRGO_FAILPOINT names no step of a use case.

@@ -88,6 +88,10 @@ type Config struct {
 	// Quotas bound each seat's unacked message bytes and each human's
 	// unread channel bytes; a zero field takes its default.
 	Quotas quota.Limits
+	// Retention is how long acked channel items and decided
+	// confirmations are kept (SweepRetention); a zero field takes its
+	// default.
+	Retention Retention
 	// Stamps proves, before every decision for a generation, what only
 	// the front end on its host can: that its local stamp file is there
 	// and intact (the hub's stamp watch). Without it only the stored stamp
@@ -126,6 +130,8 @@ type Cases struct {
 	prover StampProver
 	// quotas are the books' quotas, kept for Over.
 	quotas quota.Limits
+	// retention is how long what is done is kept.
+	retention Retention
 }
 
 // New returns the use cases over cfg's store, registry and queue.
@@ -142,7 +148,8 @@ func New(cfg Config) *Cases {
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now, cfg.Quotas),
 		human: channel.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
-		presence: cfg.Presence, prover: cfg.Stamps, quotas: cfg.Quotas}
+		presence: cfg.Presence, prover: cfg.Stamps, quotas: cfg.Quotas,
+		retention: cfg.Retention.withDefaults()}
 	return u
 }
 
@@ -150,7 +157,8 @@ func New(cfg Config) *Cases {
 // were made over, fenced by a term of the jobs' election.
 func (u *Cases) Over(st store.Store) *Cases {
 	c := New(Config{Store: st, Registry: u.reg, Queue: u.queue, Log: u.log, Now: u.now, Failpoint: u.fail,
-		IdempotencyLimit: u.idemLimit, Presence: u.presence, Stamps: u.prover, Quotas: u.quotas})
+		IdempotencyLimit: u.idemLimit, Presence: u.presence, Stamps: u.prover, Quotas: u.quotas,
+		Retention: u.retention})
 	return c
 }
 
