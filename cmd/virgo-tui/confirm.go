@@ -68,26 +68,11 @@ Exit status: 0 allowed, 3 unknown (pending; retry with the same id), 4 denied, 1
 		ctx := cmd.Context()
 		req := f.request()
 		req.CorrelationID = corr
-		// Each ask is a request of its own under the correlation id, which
-		// is safe to repeat: a wait outlives whichever hub it found (another
-		// command's in-process hub stops when that command ends).
-		ask := func() (res confirm.Result, err error) {
-			err = a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) error {
-				res, err = c.RequestConfirmation(ctx, req)
-				return err
-			})
-			return res, err
-		}
-		res, err := ask()
-		deadline := time.Now().Add(wait)
-		for err == nil && res.Status == confirm.StatusUnknown && time.Now().Before(deadline) {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(min(time.Second, time.Until(deadline))):
-			}
-			res, err = ask()
-		}
+		var res confirm.Result
+		err := a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) (err error) {
+			res, err = requestAndWait(ctx, c, req, wait)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -103,6 +88,36 @@ Exit status: 0 allowed, 3 unknown (pending; retry with the same id), 4 denied, 1
 		return nil
 	}
 	return cmd
+}
+
+// requestAndWait asks for req and, while its confirmation is pending and
+// wait lasts, holds on the hub for the decision (GET
+// /v1/confirmations/{id}?wait=, each hold at most the hub's
+// confirmation_wait limit) on the one client, which keeps the hub it found
+// (or started) for the whole wait: no dialling again, and the answer comes
+// as the decision commits. A decided confirmation is asked for again under
+// the same correlation id, which answers its final result.
+func requestAndWait(ctx context.Context, c *hubclient.Client, req hubapi.OperationRequest, wait time.Duration) (confirm.Result, error) {
+	res, err := c.RequestConfirmation(ctx, req)
+	if err != nil || res.Status != confirm.StatusUnknown || res.Confirmation == nil {
+		return res, err
+	}
+	hold := time.Duration(hubapi.LimitOf("confirmation_wait").Max) * time.Second
+	for deadline := time.Now().Add(wait); ; {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return res, nil
+		}
+		cf, err := c.WaitConfirmation(ctx, res.Confirmation.ID, min(left, hold))
+		if err != nil {
+			return res, err
+		}
+		// Past its expiry a confirmation still stored pending counts as
+		// expired: the hub answers such a wait at once.
+		if cf.StateAt(time.Now()).Terminal() {
+			return c.RequestConfirmation(ctx, req)
+		}
+	}
 }
 
 func writeResult(w io.Writer, out outputFormat, res confirm.Result) error {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,19 +138,31 @@ func TestConfirmedRetirementRetires(t *testing.T) {
 	}
 }
 
-// confirm request --wait asks again under its correlation id until the
-// authority's approve (another command, with or without a hub between the
-// two) is decided, and then reports the decision.
+// confirm request --wait holds on the hub it asked (GET
+// /v1/confirmations/{id}?wait=) until the authority's approve (another
+// command, through the waiter's hub) is decided, and then reports the
+// decision. It does not dial again while it waits: the token file it was
+// given is gone once the request is queued, and the wait still ends in
+// the decision.
 func TestConfirmRequestWaitsForADecisionThroughItsHub(t *testing.T) {
 	c := confirmSetup(t)
 	type result struct {
 		out  string
 		code int
 	}
+	token, err := os.ReadFile(personaTokenFile(t, c, "work/core/lead"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(once, token, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan result, 1)
 	go func() {
-		out, errOut, code := c.run("confirm", "request", "--as", "work/core/lead", "--persona", "work/core/lead", "--tool", "publish_deployment_v1",
-			"--target", "external:https://example.org/r", "--shape", "deploy", "--correlation-id", "w-1", "--wait", "20s")
+		out, errOut, code := c.run("confirm", "request", "--as", "work/core/lead", "--token-file", once, "--persona", "work/core/lead",
+			"--tool", "publish_deployment_v1", "--target", "external:https://example.org/r", "--shape", "deploy", "--correlation-id", "w-1",
+			"--wait", "20s")
 		done <- result{out + errOut, code}
 	}()
 	var id string
@@ -163,6 +177,10 @@ func TestConfirmRequestWaitsForADecisionThroughItsHub(t *testing.T) {
 		r := <-done
 		t.Fatalf("the waiting request's confirmation never showed up: exit %d %s", r.code, r.out)
 	}
+	if err := os.Remove(once); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // longer than any poll interval: a waiter that dials again fails here
 	c.ok("confirm", "approve", id, "--as", "human:henry")
 	r := <-done
 	if r.code != 0 || !strings.HasPrefix(r.out, "allowed: approved by human:henry") {
