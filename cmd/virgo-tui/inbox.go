@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,6 +70,9 @@ func newInboxListCmd(a *app) *cobra.Command {
 			for _, t := range st.Typing {
 				fmt.Fprintf(w, "%s (%s) is typing\n", t.Persona.Address, t.Persona.Name)
 			}
+			if err := writeInboxConfirmations(ctx, w, c, st.Human); err != nil {
+				return err
+			}
 			tw := newTable(w)
 			fmt.Fprintln(tw, "ID\tKIND\tFROM\tTHREAD\tSTATE\tAT\tCONTENT")
 			for _, it := range page.Items {
@@ -81,6 +86,33 @@ func newInboxListCmd(a *app) *cobra.Command {
 		})
 	}
 	return cmd
+}
+
+// writeInboxConfirmations prints the pending confirmations routed to
+// human: the channel carries them as a view over the confirmation queue
+// (never copies in the channel's store), decided with confirm approve or
+// deny like any other.
+func writeInboxConfirmations(ctx context.Context, w io.Writer, c *hubclient.Client, human string) error {
+	list, err := c.Confirmations(ctx, false)
+	if err != nil {
+		return err
+	}
+	tw := newTable(w)
+	n := 0
+	for _, cf := range list {
+		if cf.Unroutable || cf.Authority.String() != human {
+			continue
+		}
+		if n == 0 {
+			fmt.Fprintf(w, "waiting for your decision (virgo-tui confirm show|approve|deny ID):\n")
+			fmt.Fprintln(tw, "ID\tREQUESTER\tOPERATION\tEXPIRES")
+		}
+		n++
+		op := strings.Join(append([]string{cf.Operation.Tool, string(cf.Operation.Shape), cf.Operation.Target.String()},
+			cf.Operation.ArgumentLines()...), " ")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cf.ID, cf.Operation.Persona, op, cf.ExpiresAt.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
 }
 
 // itemFrom is who wrote an item: the persona's address, or "you".

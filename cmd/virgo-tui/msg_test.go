@@ -166,3 +166,21 @@ func TestKillBetweenSendAndAckLosesNothing(t *testing.T) {
 		t.Fatalf("after an ack killed after its commit: %v, want nothing delivered again", got)
 	}
 }
+
+// The channel carries the confirmations routed to its human: inbox list
+// prints them (a view over the confirmation queue), a confirmation routed
+// to another human or to a lead is not in it, and one decided leaves it.
+func TestInboxListsConfirmationsRoutedToItsHuman(t *testing.T) {
+	c := newCLI(t)
+	mine := c.add("--scope", "root", "--role", "secretary", "--name", "Porrima", "--human", "human:henry")
+	other := c.add("--scope", "home", "--role", "secretary", "--name", "Heze", "--human", "human:ada")
+	list := c.ok("inbox", "list", "--as", "human:henry")
+	wantContains(t, "list", list, "waiting for your decision", mine.Confirmation.ID, "root/secretary")
+	if strings.Contains(list, other.Confirmation.ID) {
+		t.Fatalf("human:ada's confirmation is in human:henry's inbox:\n%s", list)
+	}
+	c.ok("confirm", "approve", mine.Confirmation.ID, "--as", "human:henry")
+	if list := c.ok("inbox", "list", "--as", "human:henry"); strings.Contains(list, mine.Confirmation.ID) || strings.Contains(list, "waiting for your decision") {
+		t.Fatalf("a decided confirmation is still in the inbox:\n%s", list)
+	}
+}

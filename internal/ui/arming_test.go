@@ -21,7 +21,7 @@ func TestDecisionKeysWaitForTheArmingTime(t *testing.T) {
 	if len(h.decisions) != 0 {
 		t.Fatalf("a/A on a row selected %s ago decided: %+v", DefaultArming-time.Millisecond, h.decisions)
 	}
-	if !strings.Contains(plain(m), "just arrived — look first") {
+	if !strings.Contains(plain(m), "selected just now — look first") {
 		t.Fatalf("the footer does not say why nothing was decided:\n%s", plain(m))
 	}
 	// At exactly the arming time (on a fresh console: the keys above would

@@ -35,18 +35,42 @@ var inboxColumns = []Column{
 	icAge:    {Title: "AGE", Min: 3, Max: 4, Right: true, Drop: 1},
 }
 
-// inboxRow is an item with its sequence numbers read once from its ids.
+// inboxRow is an item with its sequence numbers read once from its ids,
+// or a confirmation routed to the operator (conf set, the item empty).
 type inboxRow struct {
 	InboxItem
 	seq, thread int64
+	// conf is the operator's pending confirmation this row shows: the
+	// inbox's view of the queue (syncConfirmations), never stored in the
+	// channel.
+	conf *Confirmation
 }
+
+// The inbox's groups: confirmations waiting for the operator first.
+const (
+	inboxConfirmations = iota
+	inboxItems
+)
+
+// kindConfirm is the KIND column of a confirmation row.
+const kindConfirm = "confirm"
 
 // inboxView is the fifth view: the operator's inbox as threads (newest
 // thread first, each in the order written), who is typing, and the
-// selected item whole in a detail pane, open from the start.
+// selected item whole in a detail pane, open from the start. Above the
+// threads, the confirmations routed to the operator: virgo-channel carries
+// them (the spec routes a global-boundary confirmation "to the persona's
+// bound human authority through virgo-channel"), read from the queue, so
+// they are decided here under the queue's rules and leave both views at
+// once.
 type inboxView struct {
 	styles *Styles
 	table  *Table[inboxRow]
+	// queue is the confirmations' one source; synced is the queue version
+	// the confirmation rows were built from, confs the ids they hold.
+	queue  *queueView
+	synced uint64
+	confs  map[string]bool
 	pane   detailPane
 	width  int
 	height int
@@ -57,24 +81,85 @@ type inboxView struct {
 	reactions []string
 }
 
-func newInboxView(st *Styles) *inboxView {
-	v := &inboxView{styles: st, typing: map[string]Typing{}, pane: detailPane{open: true}}
+func newInboxView(st *Styles, q *queueView) *inboxView {
+	v := &inboxView{styles: st, typing: map[string]Typing{}, pane: detailPane{open: true}, queue: q, confs: map[string]bool{}}
 	v.table = NewTable(TableSpec[inboxRow]{
 		Columns: inboxColumns,
 		Key:     inboxKey,
-		Cell:    inboxCell,
+		Group: func(r *inboxRow) int {
+			if r.conf != nil {
+				return inboxConfirmations
+			}
+			return inboxItems
+		},
+		Cell: func(r *inboxRow, col int, now time.Time) string {
+			if r.conf != nil {
+				return v.confirmationCell(r.conf, col, now)
+			}
+			return inboxCell(r, col, now)
+		},
 		Paint: func(r *inboxRow, col int) paint {
-			if r.FromHuman || r.Acked {
+			if r.conf == nil && (r.FromHuman || r.Acked) {
 				return st.dim
 			}
 			return st.plain
 		},
 		Haystack: func(r *inboxRow, dst []byte) []byte {
+			if r.conf != nil {
+				return confirmationHaystack(r.conf, appendLower(dst, kindConfirm))
+			}
 			return appendLower(dst, r.Persona, r.Name, r.Kind, r.Title, r.Text)
 		},
 		Tie: func(a, b *inboxRow) int { return cmp.Compare(a.seq, b.seq) },
 	}, st)
 	return v
+}
+
+// syncConfirmations rebuilds the confirmation rows from the queue after
+// the queue changed: one row per pending confirmation routed to the
+// operator, none kept once it left the queue (decided anywhere, expired).
+func (v *inboxView) syncConfirmations(now time.Time) {
+	if v.synced == v.queue.version {
+		return
+	}
+	v.synced = v.queue.version
+	seen := make(map[string]bool, v.queue.mine)
+	for _, r := range v.queue.table.sorted {
+		if r.gone || !v.queue.actionable(r.val) {
+			continue
+		}
+		seen[r.id] = true
+		if old, ok := v.table.Get(r.id); ok && old.conf == r.val {
+			continue
+		}
+		v.table.Upsert(r.id, &inboxRow{conf: r.val, seq: r.val.Created.UnixNano()}, 0, now)
+	}
+	for id := range v.confs {
+		if !seen[id] {
+			v.table.Delete(id)
+		}
+	}
+	v.confs = seen
+}
+
+// confirmationCell is a confirmation's cell in the inbox's columns: who
+// asks, the tool and the target, the time left.
+func (v *inboxView) confirmationCell(c *Confirmation, col int, now time.Time) string {
+	switch col {
+	case icThread:
+		return "⚑"
+	case icFrom:
+		return c.Requester
+	case icKind:
+		return kindConfirm
+	case icText:
+		return c.Tool + " " + c.Target
+	case icState:
+		return "decide " + v.queue.cell(c, qcLeft, now)
+	case icAge:
+		return since(now, c.Created)
+	}
+	return ""
 }
 
 // itemSeq reads the number of an item id "h-12"; a malformed id sorts first.
@@ -87,6 +172,17 @@ func itemSeq(id string) int64 {
 }
 
 func inboxKey(r *inboxRow, col int) SortKey {
+	if c := r.conf; c != nil { // the confirmations sort among themselves
+		switch col {
+		case icFrom:
+			return SortKey{S: c.Requester}
+		case icText:
+			return SortKey{S: c.Tool + " " + c.Target}
+		case icState:
+			return SortKey{N: c.Expires.UnixNano()}
+		}
+		return SortKey{N: -c.Created.UnixNano()}
+	}
 	switch col {
 	case icThread: // the newest thread first when ascending
 		return SortKey{N: -r.thread}
@@ -272,13 +368,23 @@ func (v *inboxView) typingLine(now time.Time) string {
 	return v.styles.Note.Render("  ✎ " + strings.Join(who, ", ") + "…")
 }
 
-// selected is the item under the cursor.
+// selected is the item under the cursor; a confirmation row is no item.
 func (v *inboxView) selected() (*InboxItem, bool) {
 	r, ok := v.table.Get(v.table.Selected())
-	if !ok {
+	if !ok || r.conf != nil {
 		return nil, false
 	}
 	return &r.InboxItem, true
+}
+
+// selectedConfirmation is the confirmation under the cursor, as the queue
+// holds it now.
+func (v *inboxView) selectedConfirmation() (*Confirmation, bool) {
+	r, ok := v.table.Get(v.table.Selected())
+	if !ok || r.conf == nil {
+		return nil, false
+	}
+	return v.queue.table.Get(r.conf.ID)
 }
 
 // setSize lays the view out: the typing line, the table, the pane.
@@ -296,6 +402,10 @@ func (v *inboxView) paneLines(now time.Time) (string, []string) {
 	if !ok {
 		v.pane.show("")
 		return "item", []string{"nothing here yet: what personas send you shows in this view"}
+	}
+	if r.conf != nil { // the bound operation, as the queue's preview shows it
+		v.pane.show(r.conf.ID)
+		return "confirmation " + r.conf.ID, wrapFields(v.styles, v.queue.operationFields(r.conf, now), v.width)
 	}
 	v.pane.show(r.ID)
 	return r.Kind + " #" + strconv.FormatInt(r.seq, 10), wrapFields(v.styles, itemDetail(&r.InboxItem, now), v.width)

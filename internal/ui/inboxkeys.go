@@ -113,10 +113,12 @@ func (m *Model) inboxScreen(now time.Time, h int) string {
 }
 
 // inboxKey handles the inbox view's keys: the table's and the pane's, then
-// reply, react, ack, tick and save on the selected item.
+// on a confirmation the queue's decision keys (under the same arming and
+// standing-alone rules), on an item reply, react, ack, tick and save.
 func (m *Model) inboxKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.inbox
+	_, onConf := v.selectedConfirmation()
 	switch {
 	case v.pane.open && m.scrollPane(&v.pane, v.paneLines, v.paneHeight(), v.height-1, msg):
 	case tableKeys(k, v.table, msg):
@@ -126,6 +128,12 @@ func (m *Model) inboxKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.table.SetFilter("")
 	case key.Matches(msg, k.Filter):
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
+	case onConf && key.Matches(msg, k.Approve):
+		return m.decideSelected(Decision{Approve: true})
+	case onConf && key.Matches(msg, k.ApproveRemember):
+		return m.openRememberDialog()
+	case onConf && key.Matches(msg, k.Deny):
+		return m.openDenyPrompt()
 	case key.Matches(msg, k.Reply):
 		return m.inboxPrompt(promptReply)
 	case key.Matches(msg, k.React):
@@ -162,14 +170,37 @@ func (m *Model) inboxPrompt(k promptKind) tea.Cmd {
 		label = "save " + it.File.Name + " (" + byteSize(it.File.Size) + ") to › "
 		value = saveName(it.File.Name)
 	}
+	typed := why == "" && !m.standing.alone
+	if typed {
+		label = inboxTypedLabel
+	}
 	cmd := m.openPrompt(k, label, value)
-	if why == "" {
+	m.fieldAt = m.now()
+	if why == "" && !typed {
 		m.inboxFor = it.ID
 	}
 	if k == promptReply {
 		m.input.CharLimit = replyLimit
 	}
 	return cmd
+}
+
+// inboxTypedLabel is an inbox field's label once the key that opened it
+// turned out to be typing: the field keeps what is typed (no key is ever
+// dropped), but its enter sends nothing.
+const inboxTypedLabel = "(typing — not a deliberate key: enter sends nothing) › "
+
+// inboxTyped is a key typed into an inbox field: the key that opened it
+// must stand alone after it too, as a decision key does, so a key within
+// the settle time of it (an enter too) shows it was part of typing — "the
+// fix is ready⏎" typed into the list opens the tick field at its `t`, and
+// its enter must not send the rest.
+func (m *Model) inboxTyped() {
+	if m.inboxFor == "" || m.now().Sub(m.fieldAt) >= m.opts.Settle {
+		return
+	}
+	m.inboxFor = ""
+	m.input.Prompt = inboxTypedLabel
 }
 
 // replyLimit bounds a reply typed in the console (the channel's own bound
@@ -195,7 +226,7 @@ func (m *Model) inboxUnfit(k promptKind, it *InboxItem, ok bool) string {
 	case m.inboxClient == nil:
 		return "no inbox on this hub"
 	case !ok:
-		return "no item selected"
+		return m.inboxNoItem()
 	case k == promptSave && it.File == nil:
 		return "not a file"
 	case k == promptTick && (it.Kind != ItemTodo || len(it.Todo) == 0):
@@ -287,14 +318,26 @@ func (m *Model) submitInboxPrompt(value string) tea.Cmd {
 	return nil
 }
 
-// ackSelected marks the selected persona item read, through the hub.
+// inboxNoItem says why no channel item is selected: a confirmation is,
+// and is decided with the decision keys, or nothing is.
+func (m *Model) inboxNoItem() string {
+	if _, ok := m.inbox.selectedConfirmation(); ok {
+		return "a confirmation: " + keyName(m.keys.Approve.Keys()) + " approves, " + keyName(m.keys.Deny.Keys()) + " denies"
+	}
+	return "no item selected"
+}
+
+// ackSelected is the ack key on the selected persona item. Like a
+// decision key it must stand alone (the `a` of "are you there" typed into
+// the list acks nothing): it counts after a quiet and is sent once the
+// settle time passed with no key (settleAck).
 func (m *Model) ackSelected() tea.Cmd {
 	it, ok := m.inbox.selected()
 	switch {
 	case m.inboxClient == nil:
 		return nil
 	case !ok:
-		m.setNote(noteWarn, "nothing to ack: no item selected", 4*time.Second)
+		m.setNote(noteWarn, "nothing to ack: "+m.inboxNoItem(), 4*time.Second)
 		return nil
 	case it.FromHuman:
 		m.setNote(noteWarn, "that is your own reply: the persona acks it", 4*time.Second)
@@ -302,8 +345,23 @@ func (m *Model) ackSelected() tea.Cmd {
 	case it.Acked:
 		m.setNote(noteInfo, "already read", 3*time.Second)
 		return nil
+	case !m.standing.alone:
+		m.setNote(noteWarn, "typing: nothing was acked ("+m.aloneRule()+")", 5*time.Second)
+		return nil
 	}
-	id, n := it.ID, "#"+strconv.FormatInt(itemSeq(it.ID), 10)
+	m.standing.pending = &pendingDecision{ack: it.ID, at: m.now()}
+	m.setNote(noteInfo, "ack #"+strconv.FormatInt(itemSeq(it.ID), 10)+" in "+m.opts.Settle.String()+" unless a key comes", 2*time.Second)
+	return nil
+}
+
+// settleAck sends an ack that waited out the settle time, when its item is
+// still the inbox's selection on screen.
+func (m *Model) settleAck(p *pendingDecision) tea.Cmd {
+	if it, ok := m.inbox.selected(); !ok || it.ID != p.ack || m.view != viewInbox {
+		m.setNote(noteWarn, "the selection moved: nothing was acked", 4*time.Second)
+		return nil
+	}
+	id, n := p.ack, "#"+strconv.FormatInt(itemSeq(p.ack), 10)
 	return m.inboxCall("ack", func(ctx context.Context, ic InboxClient) (string, error) {
 		return "marked " + n + " read", ic.AckInbox(ctx, id)
 	})
@@ -315,12 +373,18 @@ func (v *inboxView) jump(q string) bool {
 	return v.table.Jump(q, func(r *inboxRow) (string, string) { return r.Persona, r.Name })
 }
 
-// inboxHelp is the inbox view's help.
-func inboxHelp(k keymap.KeyMap) helpKeys {
+// inboxHelp is the inbox view's help; on a confirmation its short help
+// shows the decision keys, which act there.
+func inboxHelp(k keymap.KeyMap, onConf bool) helpKeys {
+	short := []key.Binding{k.Reply, k.React, k.Ack, k.Tick, k.Save, k.Down, k.Up, k.Help, k.Quit}
+	if onConf {
+		short = []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Down, k.Up, k.Help, k.Quit}
+	}
 	return helpKeys{
-		short: []key.Binding{k.Reply, k.React, k.Ack, k.Tick, k.Save, k.Down, k.Up, k.Help, k.Quit},
+		short: short,
 		full: [][]key.Binding{
 			{k.Reply, k.React, k.Ack, k.Tick, k.Save},
+			{k.Approve, k.ApproveRemember, k.Deny},
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse, k.Back},
 			{k.NextView, k.PrevView, k.Presence, k.Queue, k.Wizard, k.Matrix, k.Inbox},

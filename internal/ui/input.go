@@ -203,7 +203,7 @@ func (m *Model) queueKey(msg tea.KeyPressMsg) tea.Cmd {
 // or where there is nothing this operator may deny, the prompt says so and
 // its enter sends nothing.
 func (m *Model) openDenyPrompt() tea.Cmd {
-	c, ok := m.queue.selected()
+	c, ok := m.selectedConfirmation()
 	why := m.undecidable(c, ok)
 	var label, id string
 	armed := false
@@ -216,14 +216,14 @@ func (m *Model) openDenyPrompt() tea.Cmd {
 		label = "deny " + c.Requester + " — reason › "
 		switch {
 		case !armed:
-			label = "deny " + c.Requester + " (just arrived — look first: enter sends nothing) › "
+			label = "deny " + c.Requester + " (" + m.armedWhy() + " — look first: enter sends nothing) › "
 		case !m.standing.alone:
 			armed = false
 			label = typedLabel(c)
 		}
 	}
 	cmd := m.openPrompt(promptReason, label, "")
-	m.reasonFor, m.reasonArmed, m.reasonWhy, m.reasonAt = id, armed, why, m.now()
+	m.reasonFor, m.reasonArmed, m.reasonWhy, m.fieldAt = id, armed, why, m.now()
 	return cmd
 }
 
@@ -239,7 +239,7 @@ func typedLabel(c *Confirmation) string {
 // `d` shows the `d` was part of typing, and the field's enter sends
 // nothing.
 func (m *Model) reasonTyped() {
-	if !m.reasonArmed || m.now().Sub(m.reasonAt) >= m.opts.Settle {
+	if !m.reasonArmed || m.now().Sub(m.fieldAt) >= m.opts.Settle {
 		return
 	}
 	m.reasonArmed = false
@@ -266,10 +266,19 @@ func (m *Model) undecidable(c *Confirmation, ok bool) string {
 	return ""
 }
 
+// selectedConfirmation is the confirmation the decision keys act on: the
+// queue's selected row, or the inbox's when it is a confirmation.
+func (m *Model) selectedConfirmation() (*Confirmation, bool) {
+	if m.view == viewInbox {
+		return m.inbox.selectedConfirmation()
+	}
+	return m.queue.selected()
+}
+
 // actionableSelected returns the selected confirmation if the operator
 // may decide it now, and otherwise says why not in the status line.
 func (m *Model) actionableSelected() (*Confirmation, bool) {
-	c, ok := m.queue.selected()
+	c, ok := m.selectedConfirmation()
 	if why := m.undecidable(c, ok); why != "" {
 		m.setNote(noteWarn, why, 4*time.Second)
 		return nil, false
@@ -315,7 +324,7 @@ func (m *Model) openPrompt(k promptKind, label, value string) tea.Cmd {
 
 func (m *Model) closePrompt() {
 	m.prompt = promptNone
-	m.reasonFor, m.reasonArmed, m.reasonWhy, m.reasonAt = "", false, "", time.Time{}
+	m.reasonFor, m.reasonArmed, m.reasonWhy, m.fieldAt = "", false, "", time.Time{}
 	m.inboxFor, m.input.CharLimit = "", promptLimit
 	m.input.Blur()
 	m.input.SetValue("")
@@ -361,10 +370,16 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.closePrompt()
 		return nil
 	case "enter":
+		if m.isInboxPrompt() {
+			m.inboxTyped()
+		}
 		return m.submitPrompt()
 	}
 	if m.prompt == promptReason {
 		m.reasonTyped()
+	}
+	if m.isInboxPrompt() {
+		m.inboxTyped()
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)

@@ -131,9 +131,10 @@ type Model struct {
 	// reasonArmed says whether d was pressed on an armed row; a deny
 	// prompt opened too early sends nothing.
 	reasonArmed bool
-	// reasonAt is when the deny field opened: a key within the settle
-	// time after it shows its `d` was typing (see reasonTyped).
-	reasonAt time.Time
+	// fieldAt is when the deny field or an inbox field opened: a key
+	// within the settle time after it shows the key that opened it was
+	// typing (see reasonTyped, inboxTyped).
+	fieldAt time.Time
 	// reasonWhy says why a deny prompt has nothing to deny (reasonFor "").
 	reasonWhy string
 	// dialog is the open remember dialog, nil when none is.
@@ -193,7 +194,7 @@ func New(client Client, opts Options) *Model {
 		input: in, deciding: map[string]Decision{}, feed: &feed{}, tickInterval: opts.Tick,
 	}
 	m.plugins = newPlugins(opts.Plugins, opts.Context, &m.keys, st.Styles)
-	m.inbox = newInboxView(st)
+	m.inbox = newInboxView(st, m.queue)
 	m.inboxClient, _ = client.(InboxClient)
 	m.layout()
 	return m
@@ -216,7 +217,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.beforeKey(now)
 	}
 	model, cmd := m.update(msg)
-	m.observeSelection(now)
+	m.inbox.syncConfirmations(now)
+	m.observeSelection(now, typing)
 	if !typing {
 		cmd = tea.Batch(cmd, m.settle(now))
 	}

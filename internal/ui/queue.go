@@ -58,6 +58,9 @@ type queueView struct {
 	mine int
 	// marks are the confirmations marked for approve several, by id.
 	marks map[string]bool
+	// version counts the changes of the rows, so the inbox's view of the
+	// operator's confirmations is rebuilt only after one (syncInbox).
+	version uint64
 }
 
 func newQueueView(st *Styles) *queueView {
@@ -216,6 +219,7 @@ func (v *queueView) load(operator string, cs []Confirmation, now time.Time) {
 	}
 	v.table.End()
 	v.recount()
+	v.version++
 }
 
 // add inserts a newly pending confirmation.
@@ -225,6 +229,7 @@ func (v *queueView) add(c Confirmation, now time.Time) {
 	if !had && v.actionable(&c) {
 		v.mine++
 	}
+	v.version++
 }
 
 // remove drops a confirmation; it reports whether it was held.
@@ -237,6 +242,7 @@ func (v *queueView) remove(id string) bool {
 		v.mine--
 	}
 	v.table.Delete(id)
+	v.version++
 	return true
 }
 

@@ -37,6 +37,21 @@ type pendingDecision struct {
 	at time.Time
 	// batch, when set, is approve several's confirmations (c is unset).
 	batch []Confirmation
+	// ack, when set, is the inbox item an ack key marks read (c is unset):
+	// an ack stands alone like a decision.
+	ack string
+}
+
+// describe is what a pending key would have done and on what, for the
+// status line when typing cancelled it.
+func (p *pendingDecision) describe() (outcome, what string) {
+	switch {
+	case p.ack != "":
+		return "acked", "#" + strconv.FormatInt(itemSeq(p.ack), 10)
+	case p.batch != nil:
+		return done(p.d), strconv.Itoa(len(p.batch)) + " confirmations"
+	}
+	return done(p.d), p.c.Requester + " " + p.c.Operation
 }
 
 // isTyping says whether msg is a key the operator typed: a key press or a
@@ -56,11 +71,8 @@ func isTyping(msg tea.Msg) bool {
 func (m *Model) beforeKey(now time.Time) {
 	if p := m.standing.pending; p != nil {
 		m.standing.pending = nil
-		what := p.c.Requester + " " + p.c.Operation
-		if p.batch != nil {
-			what = strconv.Itoa(len(p.batch)) + " confirmations"
-		}
-		m.setNote(noteWarn, "typing: nothing was "+done(p.d)+" ("+what+"; "+m.aloneRule()+")", 5*time.Second)
+		outcome, what := p.describe()
+		m.setNote(noteWarn, "typing: nothing was "+outcome+" ("+what+"; "+m.aloneRule()+")", 5*time.Second)
 	}
 	m.standing.alone = m.standing.last.IsZero() || now.Sub(m.standing.last) >= m.opts.Arming
 	m.standing.last = now
@@ -77,8 +89,11 @@ func (m *Model) settle(now time.Time) tea.Cmd {
 		return nil
 	}
 	m.standing.pending = nil
-	if p.batch != nil {
+	switch {
+	case p.batch != nil:
 		return m.settleSeveral(p)
+	case p.ack != "":
+		return m.settleAck(p)
 	}
 	c, ok := m.queue.table.Get(p.c.ID)
 	switch {

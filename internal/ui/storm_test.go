@@ -119,9 +119,11 @@ type storm struct {
 	// arming and settle are the times the oracle holds the console to
 	// (the defaults, whatever the console was given).
 	arming, settle time.Duration
-	// vis and since are the oracle's own account of the row on screen.
-	vis   string
-	since time.Time
+	// vis and since are the oracle's own account of the row on screen,
+	// visView the view showing it.
+	vis     string
+	visView viewID
+	since   time.Time
 	// last is the last key; rememberFor the row an alone and armed `A`
 	// opened the dialog for.
 	last        keyAt
@@ -141,6 +143,8 @@ type storm struct {
 func newStorm(t *testing.T, seed uint64, o Options) *storm {
 	h := &hubDouble{snap: demoSnapshot()}
 	m := console(t, h, 100, 30, o)
+	m.inboxClient = &inboxDouble{hubDouble: h, state: demoInbox()}
+	m.Update(inboxLoadedMsg{state: demoInbox()})
 	s := &storm{t: t, rng: rand.New(rand.NewPCG(seed, 9)), m: m, h: h, now: t0, arming: DefaultArming, settle: DefaultSettle, seq: 10}
 	s.m.now = func() time.Time { return s.now }
 	if err := s.key("2"); err != nil {
@@ -276,7 +280,7 @@ func (s *storm) sentence() error {
 // (and for `A` the confirm key, for `d` a reason and enter, each after its
 // pause).
 func (s *storm) deliberate() error {
-	if err := s.key("2"); err != nil {
+	if err := s.key([]string{"2", "2", "5"}[s.rng.IntN(3)]); err != nil { // the queue, or the inbox
 		return err
 	}
 	keys := [][]string{{"a"}, {"A", "y"}, {"d", "reason", "enter"}}[s.rng.IntN(3)]
@@ -443,13 +447,22 @@ func (s *storm) send(msg any, what string) ([]decideCall, error) {
 }
 
 // observe is the oracle's reading of the screen: the queue's selected row
-// while the queue view is shown.
+// while the queue view is shown, the inbox's while the inbox is shown and
+// its selected row is a confirmation (a row the queue holds too).
 func (s *storm) observe() {
 	vis := ""
-	if s.m.view == viewQueue && s.m.loaded {
+	switch {
+	case !s.m.loaded:
+	case s.m.view == viewQueue:
 		vis = s.m.queue.table.Selected()
+	case s.m.view == viewInbox:
+		if id := s.m.inbox.table.Selected(); id != "" {
+			if _, ok := s.m.queue.table.Get(id); ok {
+				vis = id
+			}
+		}
 	}
-	if vis != s.vis {
-		s.vis, s.since = vis, s.now
+	if vis != s.vis || (vis != "" && s.m.view != s.visView) {
+		s.vis, s.visView, s.since = vis, s.m.view, s.now
 	}
 }

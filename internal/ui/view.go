@@ -45,6 +45,8 @@ func (m *Model) Render() string {
 		b.WriteString(m.overDialog(m.queue.view(now), m.width, h))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
+	case m.view == viewInbox && m.dialog != nil:
+		b.WriteString(m.overDialog(m.inboxScreen(now, h), m.width, h))
 	case m.view == viewInbox:
 		b.WriteString(m.inboxScreen(now, h))
 	default:
@@ -194,7 +196,8 @@ func (m *Model) helpKeys() helpKeys {
 	case viewPresence:
 		return presenceHelp(m.keys, m.presence.pane)
 	case viewInbox:
-		return inboxHelp(m.keys)
+		_, onConf := m.inbox.selectedConfirmation()
+		return inboxHelp(m.keys, onConf)
 	}
 	shell := []key.Binding{m.keys.NextView, m.keys.Help, m.keys.Quit}
 	if child, ok := m.plugins.help(m.view); ok {

@@ -60,7 +60,7 @@ type KeyMap struct {
 
 // Views is a set of the places a key can be live in. Two actions may share
 // a key only when they are never live in the same place.
-type Views uint8
+type Views uint16
 
 // The places keys are live in. The wizard's steps are separate places
 // because one key (enter) means a different thing at each.
@@ -77,12 +77,17 @@ const (
 	// InRememberDialog is the queue's remember dialog, which takes exactly
 	// one key: confirm stores the rule, any other key cancels.
 	InRememberDialog
-	// InInbox is the inbox view.
+	// InInbox is the inbox view on an item of the human channel.
 	InInbox
+	// InInboxConfirmation is the inbox view on a confirmation routed to
+	// the operator: there the queue's decision keys decide, and the
+	// item keys (ack, reply, …) have nothing to act on, so a decision key
+	// may share a key with an item key (approve's a is ack's a).
+	InInboxConfirmation
 )
 
 const (
-	inTables = InPresence | InQueue | InInbox
+	inTables = InPresence | InQueue | InInbox | InInboxConfirmation
 	inShell  = inTables | InMatrix
 	inWizard = InWizardAnswer | InWizardPreview | InWizardSubmitted
 	inScroll = inShell | InWizardPreview
@@ -126,9 +131,9 @@ var actions = []action{
 	{"zoom", func(k *KeyMap) *key.Binding { return &k.Zoom }, []string{"z"}, "widen detail", inTables},
 	{"pane_up", func(k *KeyMap) *key.Binding { return &k.PaneUp }, []string{"K", "ctrl+u"}, "scroll detail up", inTables},
 	{"pane_down", func(k *KeyMap) *key.Binding { return &k.PaneDown }, []string{"J", "ctrl+d"}, "scroll detail down", inTables},
-	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve", InQueue | InWizardSubmitted},
-	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember", InQueue},
-	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny", InQueue},
+	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }, []string{"a"}, "approve", InQueue | InWizardSubmitted | InInboxConfirmation},
+	{"approve_remember", func(k *KeyMap) *key.Binding { return &k.ApproveRemember }, []string{"A"}, "approve + remember", InQueue | InInboxConfirmation},
+	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }, []string{"d"}, "deny", InQueue | InInboxConfirmation},
 	{"mark", func(k *KeyMap) *key.Binding { return &k.Mark }, []string{"space"}, "mark (approve several)", InQueue},
 	{"approve_marked", func(k *KeyMap) *key.Binding { return &k.ApproveMarked }, []string{"M"}, "approve marked (a dialog lists each)", InQueue},
 	{"class_prev", func(k *KeyMap) *key.Binding { return &k.ClassPrev }, []string{"left", "h"}, "class", InMatrix},
