@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
+	"github.com/virgo-hub/virgo-tui/internal/ui/textfield"
 )
 
 // onKey routes a key press: an open prompt first, then the shell's keys,
@@ -375,18 +376,56 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.submitPrompt()
 	}
+	m.fieldTyped()
+	if textfield.Full(&m.input, msg) {
+		if n := textfield.FullNote(&m.input); m.note.text != n {
+			m.setNote(noteWarn, n, 3*time.Second)
+		}
+		return nil
+	}
+	return m.toPrompt(msg)
+}
+
+// fieldTyped notes text typed or pasted into the open field: within the
+// settle time of the key that opened it, that key was typing (see
+// reasonTyped and inboxTyped).
+func (m *Model) fieldTyped() {
 	if m.prompt == promptReason {
 		m.reasonTyped()
 	}
 	if m.isInboxPrompt() {
 		m.inboxTyped()
 	}
+}
+
+// toPrompt gives a key or a paste to the prompt's field.
+func (m *Model) toPrompt(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	if m.prompt == promptFilter {
 		m.filterCurrent(m.input.Value())
 	}
 	return cmd
+}
+
+// onPaste gives a paste to the open field (the prompt line's, or the
+// wizard's), cut to the room the field has left in one step, and says in
+// the status line what was cut. A paste is text, never a key: it decides
+// nothing, and with no field open it is not taken.
+func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
+	switch {
+	case m.prompt != promptNone:
+		m.fieldTyped()
+		msg, cut := textfield.Paste(&m.input, msg)
+		if cut != "" {
+			m.setNote(noteWarn, cut, 5*time.Second)
+		}
+		return m.toPrompt(msg)
+	case m.view == viewWizard && m.plugins.hasWizard() && m.dialog == nil && m.several == nil && !m.notes.open:
+		return m.plugins.update(m.view, msg)
+	}
+	m.setNote(noteInfo, "paste not taken: no field is open", 3*time.Second)
+	return nil
 }
 
 func (m *Model) submitPrompt() tea.Cmd {

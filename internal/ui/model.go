@@ -255,6 +255,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onInboxMsg(msg)
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
+	case tea.PasteMsg:
+		return m, m.onPaste(msg)
 	case tea.FocusMsg:
 		m.blurred = false
 		return m, nil

@@ -148,18 +148,28 @@ func (m *Model) currentTable() (interface {
 func (m *Model) statusLine(now time.Time) string {
 	st := m.styles
 	var parts []string
-	if m.prompt != promptNone {
-		parts = append(parts, strings.TrimRight(m.input.View(), " "))
-	}
+	var note string
 	if m.note.text != "" && now.Before(m.note.until) {
 		switch m.note.kind {
 		case noteError:
-			parts = append(parts, st.Error.Render("✗ "+m.note.text))
+			note = st.Error.Render("✗ " + m.note.text)
 		case noteWarn:
-			parts = append(parts, st.Warn.Render("! "+m.note.text))
+			note = st.Warn.Render("! " + m.note.text)
 		default:
-			parts = append(parts, st.Note.Render(m.note.text))
+			note = st.Note.Render(m.note.text)
 		}
+	}
+	if m.prompt != promptNone {
+		field := strings.TrimRight(m.input.View(), " ")
+		// A note about the field (a paste cut to its limit) is read beside
+		// it: a full field gives up its tail, down to a third of the line.
+		if w := ansi.StringWidth(field) + 2 + ansi.StringWidth(note); note != "" && w > m.width {
+			field = ansi.Truncate(field, max(m.width/3, m.width-ansi.StringWidth(note)-2), "…")
+		}
+		parts = append(parts, field)
+	}
+	if note != "" {
+		parts = append(parts, note)
 	}
 	if t, ok := m.currentTable(); ok && t.Filter() != "" && m.prompt == promptNone {
 		parts = append(parts, st.Dim.Render("filter: "+t.Filter()+" (esc clears)"))

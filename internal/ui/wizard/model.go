@@ -18,6 +18,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 	"github.com/virgo-hub/virgo-tui/internal/ui/styles"
+	"github.com/virgo-hub/virgo-tui/internal/ui/textfield"
 )
 
 // Options configure a wizard. The zero value is usable.
@@ -68,6 +69,9 @@ type Model struct {
 	submitted     *Submitted
 	approving     bool
 	approved      bool
+	// note says what a field did not take (a paste cut to its limit, keys
+	// typed into a full field) until the next key.
+	note string
 }
 
 // New returns a wizard at its first step. Call Init for the command that
@@ -174,6 +178,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.loading || m.step >= stepPreview {
 			return m, nil
 		}
+		msg, m.note = textfield.Paste(&m.inputs[m.step], msg)
 		var cmd tea.Cmd
 		m.inputs[m.step], cmd = m.inputs[m.step].Update(msg)
 		m.cursor[m.step] = 0
@@ -183,6 +188,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 func (m Model) handleKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	m.note = ""
 	if m.TakesText(msg) {
 		return m.typeText(msg)
 	}
@@ -235,6 +241,10 @@ func (m Model) updateChoice(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 // keys: backspace, arrows left and right).
 func (m Model) typeText(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	s := m.step
+	if textfield.Full(&m.inputs[s], msg) {
+		m.note = textfield.FullNote(&m.inputs[s])
+		return m, nil
+	}
 	before := m.inputs[s].Value()
 	var cmd tea.Cmd
 	m.inputs[s], cmd = m.inputs[s].Update(msg)

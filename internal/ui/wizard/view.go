@@ -132,6 +132,9 @@ func (m Model) choiceView(width, height int) []string {
 	in := m.inputs[s]
 	in.SetWidth(max(10, width-len(in.Prompt)-2))
 	lines = append(lines, in.View())
+	if m.note != "" {
+		lines = append(lines, m.styles.Dim.Width(wrapWidth(width)).Render(m.note))
+	}
 	lines = append(lines, m.verdict(width)...)
 	if o, ok := m.current(s); ok && s == stepRole && o.err == nil {
 		r, _ := registry.LookupRole(o.value)

@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -514,5 +516,26 @@ func TestSnapshotErrorShown(t *testing.T) {
 	h.keys("esc")
 	if h.done == nil || !h.done.Cancelled {
 		t.Fatalf("esc must leave: %+v", h.done)
+	}
+}
+
+// A 1 MiB paste into an answer is cut to the answer's limit in one step,
+// and the wizard says so under the field.
+func TestBigPasteIsCutToTheAnswer(t *testing.T) {
+	h := newHarness(t, &fakeBackend{snap: existing()})
+	start := time.Now()
+	h.send(tea.PasteMsg{Content: strings.Repeat("x", 1<<20)})
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Errorf("a 1 MiB paste took %v", took)
+	}
+	if v := h.m.inputs[stepScope].Value(); v != strings.Repeat("x", 64) {
+		t.Fatalf("the scope holds %d characters after a 1 MiB paste, want 64", len(v))
+	}
+	if !strings.Contains(ansi.Strip(h.m.View(80, 24)), "paste cut: 64 of 1048576 characters taken") {
+		t.Fatalf("the wizard does not say the paste was cut:\n%s", ansi.Strip(h.m.View(80, 24)))
+	}
+	h.typ("y")
+	if v := h.m.inputs[stepScope].Value(); v != strings.Repeat("x", 64) || !strings.Contains(h.m.note, "the field is full") {
+		t.Fatalf("a key into the full answer: %d characters, note %q", len(v), h.m.note)
 	}
 }
