@@ -33,7 +33,7 @@ func (q *Queue) PlanActivation(ctx context.Context, st *stamp.Stamp, stampHash, 
 	return q.planEnqueue(ctx, SystemPrincipal("persona-add"), in)
 }
 
-// RequestRetirement queues a persona's retirement, which is destructive and
+// PlanRetirement plans queueing a persona's retirement, which is destructive and
 // confirmed by its bound human. A human who asks is recorded in the detail
 // and virgo-tui is the requester, as for activation, so that the operator
 // who typed "persona retire" may confirm it as the bound human; a persona
@@ -44,14 +44,7 @@ func (q *Queue) PlanActivation(ctx context.Context, st *stamp.Stamp, stampHash, 
 // expired, asking again queues a new confirmation (a "no" is an answer to
 // that request, not to every later one); once one is approved, asking
 // again answers with it.
-func (q *Queue) RequestRetirement(ctx context.Context, askedBy Principal, st *stamp.Stamp, stampHash, reason string) (Result, error) {
-	return q.commitPlanned(ctx, "queue the retirement of "+st.Path.Address, func() (Result, store.Plan, error) {
-		return q.PlanRetirement(ctx, askedBy, st, stampHash, reason)
-	})
-}
-
-// PlanRetirement plans what RequestRetirement commits: queueing (or
-// joining) the retirement of st's generation. The caller commits the plan
+// Nothing is written: the caller (the retire use case) commits the plan
 // and plans again on store.ErrConflict.
 func (q *Queue) PlanRetirement(ctx context.Context, askedBy Principal, st *stamp.Stamp, stampHash, reason string) (Result, store.Plan, error) {
 	requester := askedBy

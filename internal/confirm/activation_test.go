@@ -38,13 +38,13 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	if err != nil || again.Confirmation.ID != c.ID {
 		t.Fatalf("asked again: %+v, %v", again, err)
 	}
-	if _, err := q.Approve(ctx, PersonaPrincipal("work/core/lead"), c.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
+	if _, err := commitApprove(ctx, q, PersonaPrincipal("work/core/lead"), c.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
 		t.Fatalf("lead activating a deputy: %v", err)
 	}
 	if e := effect(c); e != "" {
 		t.Fatalf("a pending activation has the effect %q", e)
 	}
-	c, err = q.Approve(ctx, henry, c.ID, RememberNone)
+	c, err = commitApprove(ctx, q, henry, c.ID, RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +52,14 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 		t.Fatalf("an approved activation has the effect %q", e)
 	}
 	// Henry asks to retire; as the bound human he confirms it.
-	rr, err := q.RequestRetirement(ctx, henry, st, hash, "project closed")
+	rr, err := commitRetirement(ctx, q, henry, st, hash, "project closed")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rr.Confirmation.Boundary != BoundaryDestructive || rr.Confirmation.Kind != KindRetirement {
 		t.Fatalf("retirement: %+v", rr.Confirmation)
 	}
-	c, err = q.Deny(ctx, henry, rr.Confirmation.ID, "not yet", RememberNone)
+	c, err = commitDeny(ctx, q, henry, rr.Confirmation.ID, "not yet", RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestActivationAndRetirementAreConfirmed(t *testing.T) {
 	// A refused activation refuses the generation.
 	st2, hash2 := buildStamp(t, "work/core/deputy", 2)
 	r2, _ := requestActivation(t, q, st2, hash2, "")
-	c2, err := q.Deny(ctx, henry, r2.Confirmation.ID, "wrong repository", RememberNone)
+	c2, err := commitDeny(ctx, q, henry, r2.Confirmation.ID, "wrong repository", RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,18 +86,18 @@ func TestRetirementIsAskedAgainAfterADenialOrExpiry(t *testing.T) {
 	ctx := context.Background()
 	q, clk := queueFor(t, QueueOptions{TTL: time.Hour})
 	st, hash := buildStamp(t, "work/core/deputy", 1)
-	first, err := q.RequestRetirement(ctx, henry, st, hash, "task done")
+	first, err := commitRetirement(ctx, q, henry, st, hash, "task done")
 	if err != nil {
 		t.Fatal(err)
 	}
-	joined, err := q.RequestRetirement(ctx, henry, st, hash, "asked twice")
+	joined, err := commitRetirement(ctx, q, henry, st, hash, "asked twice")
 	if err != nil || joined.Confirmation.ID != first.Confirmation.ID {
 		t.Fatalf("asked again while pending: %+v %v, want to join %s", joined.Confirmation, err, first.Confirmation.ID)
 	}
-	if _, err := q.Deny(ctx, henry, first.Confirmation.ID, "not yet", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, first.Confirmation.ID, "not yet", RememberNone); err != nil {
 		t.Fatal(err)
 	}
-	second, err := q.RequestRetirement(ctx, henry, st, hash, "task really done")
+	second, err := commitRetirement(ctx, q, henry, st, hash, "task really done")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,14 +105,14 @@ func TestRetirementIsAskedAgainAfterADenialOrExpiry(t *testing.T) {
 		t.Fatalf("asked after a denial: %s %s, want a new pending confirmation", second.Status, second.Confirmation.ID)
 	}
 	clk.Advance(2 * time.Hour) // the second one expires, counting as denied
-	third, err := q.RequestRetirement(ctx, henry, st, hash, "closing the project")
+	third, err := commitRetirement(ctx, q, henry, st, hash, "closing the project")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if third.Status != StatusUnknown || third.Confirmation.ID == second.Confirmation.ID {
 		t.Fatalf("asked after an expiry: %s %s, want a new pending confirmation", third.Status, third.Confirmation.ID)
 	}
-	c, err := q.Decide(ctx, henry, third.Confirmation.ID, true, RememberNone, "")
+	c, err := commitDecide(ctx, q, henry, third.Confirmation.ID, true, RememberNone, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,17 +120,17 @@ func TestRetirementIsAskedAgainAfterADenialOrExpiry(t *testing.T) {
 		t.Fatalf("effect %q, want the requester's reason", e)
 	}
 	// once approved, asking again answers with the approved retirement
-	again, err := q.RequestRetirement(ctx, henry, st, hash, "again")
+	again, err := commitRetirement(ctx, q, henry, st, hash, "again")
 	if err != nil || again.Confirmation.ID != c.ID || again.Status != StatusAllowed {
 		t.Fatalf("asked after approval: %+v %v, want %s approved", again, err, c.ID)
 	}
 	// the decider's note is added to the requester's reason
 	st2, hash2 := buildStamp(t, "work/core/lead", 1)
-	r, err := q.RequestRetirement(ctx, henry, st2, hash2, "context exhausted")
+	r, err := commitRetirement(ctx, q, henry, st2, hash2, "context exhausted")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err = q.Decide(ctx, henry, r.Confirmation.ID, true, RememberNone, "regrant tomorrow")
+	c, err = commitDecide(ctx, q, henry, r.Confirmation.ID, true, RememberNone, "regrant tomorrow")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,3 @@ func Audit(ctx context.Context, st store.Store) ([]AuditEntry, error) {
 	}
 	return out, nil
 }
-
-// Audit returns the queue's audit log (see the package function Audit).
-func (q *Queue) Audit(ctx context.Context) ([]AuditEntry, error) { return Audit(ctx, q.st) }

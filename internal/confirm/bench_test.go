@@ -56,7 +56,7 @@ func pendingConfirmations(b *testing.B, q *Queue, p *Policy, n int) []string {
 			defer wg.Done()
 			defer func() { <-sem }()
 			o := op(b, p, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/r/%d", i), stamp.ShapeDeploy)
-			r, err := q.Request(context.Background(), PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("bench-%d", i))
+			r, err := commitRequest(context.Background(), q, PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("bench-%d", i))
 			if err != nil {
 				select {
 				case errs <- err:
@@ -97,7 +97,7 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	b.ResetTimer()
 	for i, id := range ids {
 		start := time.Now()
-		if _, err := q.Approve(ctx, henry, id, RememberNone); err != nil {
+		if _, err := commitApprove(ctx, q, henry, id, RememberNone); err != nil {
 			b.Fatal(err)
 		}
 		commit += time.Since(start)
@@ -150,7 +150,7 @@ func benchDeciders(b *testing.B, open func(*testing.B) store.Store) {
 				go func() {
 					defer wg.Done()
 					for id := range work {
-						if _, err := q.Approve(context.Background(), henry, id, RememberNone); err != nil {
+						if _, err := commitApprove(context.Background(), q, henry, id, RememberNone); err != nil {
 							b.Error(err)
 							return
 						}

@@ -86,11 +86,11 @@ func crashChild(t *testing.T, db string) {
 	}
 	q := NewQueue(s, QueueOptions{})
 	p := policyFor(t, "work/core/lead", Options{})
-	r, err := q.Request(context.Background(), PersonaPrincipal(p.Address()), p, deployOp(t, p), "crash-1")
+	r, err := commitRequest(context.Background(), q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "crash-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Approve(context.Background(), henry, r.Confirmation.ID, RememberNone); err != nil {
+	if _, err := commitApprove(context.Background(), q, henry, r.Confirmation.ID, RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprintln(os.Stdout, "COMMITTED "+r.Confirmation.ID)

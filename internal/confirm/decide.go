@@ -3,47 +3,11 @@ package confirm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
-
-// Approve approves a confirmation; see Decide.
-func (q *Queue) Approve(ctx context.Context, decider Principal, id string, remember Remember) (*Confirmation, error) {
-	return q.Decide(ctx, decider, id, true, remember, "")
-}
-
-// Deny denies a confirmation with a reason; see Decide.
-func (q *Queue) Deny(ctx context.Context, decider Principal, id, reason string, remember Remember) (*Confirmation, error) {
-	return q.Decide(ctx, decider, id, false, remember, reason)
-}
-
-// Decide records decider's decision on confirmation id, in one transaction
-// of its own, and returns the confirmation as committed; see PlanDecide for
-// the rules. A decided activation or retirement has an effect on its
-// generation (LifecycleEffect) that must commit with the decision: decide
-// those through the use case that joins both, never here.
-func (q *Queue) Decide(ctx context.Context, decider Principal, id string, approve bool, remember Remember, reason string) (*Confirmation, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		d, err := q.PlanDecide(ctx, decider, id, approve, remember, reason)
-		if err != nil {
-			return d.Confirmation, err
-		}
-		_, err = d.Plan.Commit(ctx, q.st)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("commit decision on %s: %w", id, err)
-		}
-		return d.Confirmation, d.Err()
-	}
-}
 
 // Decided is a decision read and planned but not committed: the
 // confirmation as it will be stored and the guarded writes of its decision
@@ -181,43 +145,4 @@ func learnedOp(c *Confirmation, rec DecisionRecord, where Remember) (store.Op, e
 		return store.Op{}, err
 	}
 	return store.Put(ch.storeKey(), val), nil
-}
-
-// Wait blocks until confirmation id is terminal (as it counts now: expiry
-// ends a wait too) or ctx ends, and returns it.
-func (q *Queue) Wait(ctx context.Context, id string) (*Confirmation, error) {
-	for {
-		rev, err := q.st.Rev(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c, _, err := q.load(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if c.effective(q.now()).Terminal() {
-			return c, nil
-		}
-		if err := q.waitChange(ctx, id, rev, c.ExpiresAt.Sub(q.now())); err != nil {
-			return c, err
-		}
-	}
-}
-
-func (q *Queue) waitChange(ctx context.Context, id string, rev int64, untilExpiry time.Duration) error {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := q.st.Watch(wctx, keyConfirmation(id), rev)
-	if err != nil {
-		return err
-	}
-	timer := time.NewTimer(max(untilExpiry, 0))
-	defer timer.Stop()
-	select {
-	case <-ch:
-	case <-timer.C:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return nil
 }

@@ -78,7 +78,7 @@ func TestActivationDetailReadWhole(t *testing.T) {
 	text, _ := answer.Confirmation["detail"].(string)
 	check("the queued request's answer (ResultJSON)", text)
 
-	decided, err := q.Approve(ctx, henry, id, RememberNone)
+	decided, err := commitApprove(ctx, q, henry, id, RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestRetirementStoredAsMarshalled(t *testing.T) {
 	if _, err := requestActivation(t, q, st, hash, "first generation"); err != nil {
 		t.Fatal(err)
 	}
-	rr, err := q.RequestRetirement(ctx, henry, st, hash, "project closed")
+	rr, err := commitRetirement(ctx, q, henry, st, hash, "project closed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
 	me := PersonaPrincipal(p.Address())
 	o := deployOp(t, p)
 	r := mustRequest(t, q, me, p, o, "corr-1")
-	decided, err := q.Deny(ctx, henry, r.Confirmation.ID, "not today", RememberNone)
+	decided, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "not today", RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -134,4 +135,59 @@ func requestActivation(t *testing.T, q *Queue, st *stamp.Stamp, hash, diff strin
 	}
 	_, err = plan.Commit(ctx, q.st)
 	return res, err
+}
+
+// commit commits what plan plans in one transaction, planning again after
+// a conflicting concurrent writer, as the use cases do around the queue's
+// Plan* methods (without their conditions on the persona's record).
+func commit[R any](ctx context.Context, st store.Store, plan func() (R, store.Plan, error)) (R, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			var zero R
+			return zero, err
+		}
+		res, p, err := plan()
+		if err != nil || p.Empty() {
+			return res, err
+		}
+		if _, err = p.Commit(ctx, st); errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		return res, err
+	}
+}
+
+// commitRequest commits what PlanRequest plans.
+func commitRequest(ctx context.Context, q *Queue, caller Principal, p *Policy, op Operation, corr string) (Result, error) {
+	return commit(ctx, q.st, func() (Result, store.Plan, error) { return q.PlanRequest(ctx, caller, p, op, corr) })
+}
+
+// commitRetirement commits what PlanRetirement plans.
+func commitRetirement(ctx context.Context, q *Queue, askedBy Principal, st *stamp.Stamp, hash, reason string) (Result, error) {
+	return commit(ctx, q.st, func() (Result, store.Plan, error) { return q.PlanRetirement(ctx, askedBy, st, hash, reason) })
+}
+
+// commitDecide commits what PlanDecide plans and answers the confirmation
+// as committed, with the decider's answer (Decided.Err).
+func commitDecide(ctx context.Context, q *Queue, decider Principal, id string, approve bool, remember Remember, reason string) (*Confirmation, error) {
+	var d Decided
+	_, err := commit(ctx, q.st, func() (struct{}, store.Plan, error) {
+		var err error
+		d, err = q.PlanDecide(ctx, decider, id, approve, remember, reason)
+		return struct{}{}, d.Plan, err
+	})
+	if err != nil {
+		return d.Confirmation, err
+	}
+	return d.Confirmation, d.Err()
+}
+
+// commitApprove approves confirmation id; see commitDecide.
+func commitApprove(ctx context.Context, q *Queue, decider Principal, id string, remember Remember) (*Confirmation, error) {
+	return commitDecide(ctx, q, decider, id, true, remember, "")
+}
+
+// commitDeny denies confirmation id with a reason; see commitDecide.
+func commitDeny(ctx context.Context, q *Queue, decider Principal, id, reason string, remember Remember) (*Confirmation, error) {
+	return commitDecide(ctx, q, decider, id, false, remember, reason)
 }

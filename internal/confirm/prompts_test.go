@@ -19,7 +19,7 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 	me := PersonaPrincipal(p.Address())
 	learned := op(t, p, "workspace_write", "path:memory/old.md", stamp.ShapeDelete)
 	r := mustRequest(t, q, me, p, learned, "c1")
-	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberPersona); err != nil {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberPersona); err != nil {
 		t.Fatal(err)
 	}
 	// The exact operation is now allowed without asking, through the queue
@@ -66,7 +66,7 @@ func TestPromptRegistryExactMatching(t *testing.T) {
 	if d := p2.Authorize(o2); d.Verdict != Confirm || d.Remembered {
 		t.Fatalf("changed stamp hash still matches: %s", d)
 	}
-	r2, err := q.Request(ctx, me, p2, o2, "c3")
+	r2, err := commitRequest(ctx, q, me, p2, o2, "c3")
 	if err != nil || r2.Status != StatusUnknown {
 		t.Fatalf("changed stamp through the queue: %+v, %v", r2, err)
 	}
@@ -105,7 +105,7 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 	p := policyFor(t, "work/core/lead", Options{})
 	me := PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, deployOp(t, p), "c1")
-	if _, err := q.Deny(ctx, henry, r.Confirmation.ID, "never to example.org", RememberClass); err != nil {
+	if _, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "never to example.org", RememberClass); err != nil {
 		t.Fatal(err)
 	}
 	for _, corr := range []string{"c2", "c3"} {
@@ -141,7 +141,7 @@ func TestRememberedDenialNotAskedAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Approve(ctx, henry, ar.Confirmation.ID, RememberPersona); !errors.Is(err, ErrNotRememberable) {
+	if _, err := commitApprove(ctx, q, henry, ar.Confirmation.ID, RememberPersona); !errors.Is(err, ErrNotRememberable) {
 		t.Fatalf("remembering an activation: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestRequestUsesOnlyItsPolicysChoices(t *testing.T) {
 	me := PersonaPrincipal(p.Address())
 	learned := op(t, p, "workspace_write", "path:memory/old.md", stamp.ShapeDelete)
 	r := mustRequest(t, q, me, p, learned, "c1")
-	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberPersona); err != nil {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberPersona); err != nil {
 		t.Fatal(err)
 	}
 	active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Keys())

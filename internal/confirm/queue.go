@@ -79,15 +79,6 @@ func fingerprint(requester Principal, hash string, op Operation) string {
 	return digest(requester.String(), hash, op.HandlerAction, op.Target.String(), string(op.Shape), op.argumentsKey())
 }
 
-// Request authorizes op under p for caller (the identity the transport
-// established, never a field of the request) and answers what the caller
-// may do, committing what PlanRequest plans in a transaction of its own.
-func (q *Queue) Request(ctx context.Context, caller Principal, p *Policy, op Operation, correlationID string) (Result, error) {
-	return q.commitPlanned(ctx, "queue confirmation for "+op.Persona, func() (Result, store.Plan, error) {
-		return q.PlanRequest(ctx, caller, p, op, correlationID)
-	})
-}
-
 // PlanRequest plans answering caller's request to do op under p. Allow and
 // deny answer at once and plan nothing — p applies the remembered choices
 // it was given (Options.Learned, from Prompts.Active); a confirm verdict
@@ -156,28 +147,6 @@ type pendingInput struct {
 	reason   string
 	corr     string
 	fp       string
-}
-
-// commitPlanned commits what plan plans, in one transaction, planning again
-// after a conflicting concurrent writer; what names the change in errors.
-func (q *Queue) commitPlanned(ctx context.Context, what string, plan func() (Result, store.Plan, error)) (Result, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return Result{}, err
-		}
-		res, p, err := plan()
-		if err != nil || p.Empty() {
-			return res, err
-		}
-		_, err = p.Commit(ctx, q.st)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return Result{}, fmt.Errorf("%s: %w", what, err)
-		}
-		return res, nil
-	}
 }
 
 // planEnqueue plans joining the pending confirmation with the same

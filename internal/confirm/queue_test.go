@@ -32,7 +32,7 @@ func deployOp(t testing.TB, p *Policy) Operation {
 
 func mustRequest(t testing.TB, q *Queue, caller Principal, p *Policy, o Operation, corr string) Result {
 	t.Helper()
-	r, err := q.Request(context.Background(), caller, p, o, corr)
+	r, err := commitRequest(context.Background(), q, caller, p, o, corr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
 	if c.Authority != henry || c.Requester != me || c.Boundary != BoundaryPublication || c.Unroutable {
 		t.Fatalf("routing: %+v", c)
 	}
-	if _, err := q.Approve(ctx, henry, c.ID, RememberNone); err != nil {
+	if _, err := commitApprove(ctx, q, henry, c.ID, RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	// Retrying under the same correlation id returns the terminal result.
@@ -100,17 +100,17 @@ func TestSelfConfirmationRefused(t *testing.T) {
 	p := policyFor(t, "work/core/deputy", Options{})
 	me := PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c1")
-	if _, err := q.Approve(ctx, me, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+	if _, err := commitApprove(ctx, q, me, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
 		t.Fatalf("persona approving its own request: %v", err)
 	}
 	// A human who requested on the persona's behalf cannot decide it either.
 	hp := policyFor(t, "work/core/lead", Options{})
 	r = mustRequest(t, q, henry, hp, deployOp(t, hp), "c2")
-	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
 		t.Fatalf("human approving own request: %v", err)
 	}
 	// A persona may not request under another persona's stamp.
-	if _, err := q.Request(ctx, PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c3"); !errors.Is(err, ErrWrongPersona) {
+	if _, err := commitRequest(ctx, q, PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c3"); !errors.Is(err, ErrWrongPersona) {
 		t.Fatalf("request under another stamp: %v", err)
 	}
 }
@@ -121,17 +121,17 @@ func TestModelDecidingGlobalBoundaryRefused(t *testing.T) {
 	p := policyFor(t, "work/core/deputy", Options{})
 	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
 	for _, model := range []Principal{PersonaPrincipal("work/core/lead"), PersonaPrincipal("root/secretary")} {
-		if _, err := q.Approve(ctx, model, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
+		if _, err := commitApprove(ctx, q, model, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
 			t.Fatalf("%s approving a deployment: %v", model, err)
 		}
 	}
-	if _, err := q.Approve(ctx, Principal{Kind: PrincipalHuman, Name: "mallory"}, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+	if _, err := commitApprove(ctx, q, Principal{Kind: PrincipalHuman, Name: "mallory"}, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
 		t.Fatalf("another human: %v", err)
 	}
-	if _, err := q.Deny(ctx, henry, r.Confirmation.ID, "not today", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "not today", RememberNone); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
 		t.Fatalf("second decision: %v", err)
 	}
 }
@@ -149,10 +149,10 @@ func TestDeputyScopeRoutingAndUnroutable(t *testing.T) {
 	if r.Confirmation.Authority != lead || r.Confirmation.Unroutable {
 		t.Fatalf("deputy scope routing: %+v", r.Confirmation)
 	}
-	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
 		t.Fatalf("human deciding a lead's confirmation: %v", err)
 	}
-	if _, err := q.Approve(ctx, lead, r.Confirmation.ID, RememberNone); err != nil {
+	if _, err := commitApprove(ctx, q, lead, r.Confirmation.ID, RememberNone); err != nil {
 		t.Fatalf("lead approving: %v", err)
 	}
 	delete(holders, "work/core/lead")
@@ -163,7 +163,7 @@ func TestDeputyScopeRoutingAndUnroutable(t *testing.T) {
 	}
 	holders["work/core/lead"] = "Vega-II#2"
 	for _, who := range []Principal{lead, henry} {
-		if _, err := q.Approve(ctx, who, c.ID, RememberNone); !errors.Is(err, ErrUnroutable) {
+		if _, err := commitApprove(ctx, q, who, c.ID, RememberNone); !errors.Is(err, ErrUnroutable) {
 			t.Fatalf("%s deciding an unroutable confirmation: %v", who, err)
 		}
 	}
@@ -185,10 +185,10 @@ func TestSameOperationJoinsPendingRequest(t *testing.T) {
 	if list, _ := q.List(ctx, false); len(list) != 1 {
 		t.Fatalf("%d pending, want 1", len(list))
 	}
-	if _, err := q.Request(ctx, me, p, op(t, p, "workspace_write", "path:memory/x.md", stamp.ShapeDelete), "c1"); !errors.Is(err, ErrCorrelationReuse) {
+	if _, err := commitRequest(ctx, q, me, p, op(t, p, "workspace_write", "path:memory/x.md", stamp.ShapeDelete), "c1"); !errors.Is(err, ErrCorrelationReuse) {
 		t.Fatalf("correlation id reused for another operation: %v", err)
 	}
-	if _, err := q.Deny(ctx, henry, a.Confirmation.ID, "no", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, a.Confirmation.ID, "no", RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	for _, corr := range []string{"c1", "c2"} {
@@ -215,14 +215,14 @@ func TestExpiryCountsAsDenied(t *testing.T) {
 	if r := mustRequest(t, q, me, p, deployOp(t, p), "c1"); r.Status != StatusDenied {
 		t.Fatalf("retry after expiry: %+v", r)
 	}
-	if _, err := q.Approve(ctx, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
 		t.Fatalf("approving an expired confirmation: %v", err)
 	}
 	c, _ := q.Get(ctx, r.Confirmation.ID)
 	if c.State != StateExpired || c.Decision == nil || c.Decision.Decision != StateExpired {
 		t.Fatalf("expiry not recorded: %+v", c)
 	}
-	if _, err := q.Approve(ctx, henry, c.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
+	if _, err := commitApprove(ctx, q, henry, c.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
 		t.Fatalf("after recorded expiry: %v", err)
 	}
 	// The default TTL is one hour; an expired one stays undecided (for
@@ -236,7 +236,7 @@ func TestExpiryCountsAsDenied(t *testing.T) {
 	if u, err := q2.Undecided(ctx); err != nil || len(u) != 1 || u[0].ID != r2.Confirmation.ID {
 		t.Fatalf("undecided after expiry, before the sweep: %v, %v", u, err)
 	}
-	if _, err := q2.Approve(ctx, henry, r2.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
+	if _, err := commitApprove(ctx, q2, henry, r2.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
 		t.Fatalf("approving an expired confirmation: %v", err)
 	}
 	if u, err := q2.Undecided(ctx); err != nil || len(u) != 0 {
@@ -259,9 +259,9 @@ func TestConcurrentDecisionsExactlyOne(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i%2 == 0 {
-				_, errs[i] = q.Approve(ctx, henry, r.Confirmation.ID, RememberNone)
+				_, errs[i] = commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone)
 			} else {
-				_, errs[i] = q.Deny(ctx, henry, r.Confirmation.ID, fmt.Sprintf("deny %d", i), RememberNone)
+				_, errs[i] = commitDeny(ctx, q, henry, r.Confirmation.ID, fmt.Sprintf("deny %d", i), RememberNone)
 			}
 		}()
 	}
@@ -287,23 +287,6 @@ func TestConcurrentDecisionsExactlyOne(t *testing.T) {
 	}
 	if decided != 1 {
 		t.Fatalf("%d decision audit entries", decided)
-	}
-}
-
-func TestWaitReturnsOnDecision(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s, _ := openStore(t)
-	q := NewQueue(s, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		_, _ = q.Approve(ctx, henry, r.Confirmation.ID, RememberNone)
-	}()
-	c, err := q.Wait(ctx, r.Confirmation.ID)
-	if err != nil || c.State != StateApproved {
-		t.Fatalf("wait: %+v, %v", c, err)
 	}
 }
 
@@ -335,7 +318,7 @@ func TestPendingListReadsTheIndexNotTheHistory(t *testing.T) {
 	me := PersonaPrincipal(p.Address())
 	pending := mustRequest(t, q, me, p, deployOp(t, p), "c1").Confirmation
 	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", stamp.ShapeDeploy), "c2").Confirmation
-	if _, err := q.Deny(ctx, henry, decided.ID, "no", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, decided.ID, "no", RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	// The decided record made unreadable: a list that reads it fails.

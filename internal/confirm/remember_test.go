@@ -53,7 +53,7 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 					t.Errorf("rule text %q lacks %q", rule, part)
 				}
 			}
-			if _, err := q.Approve(ctx, henry, c.ID, where); err != nil {
+			if _, err := commitApprove(ctx, q, henry, c.ID, where); err != nil {
 				t.Fatal(err)
 			}
 			all, err := q.Prompts().All(ctx)
@@ -154,10 +154,10 @@ func TestFootnoteRelaysAreNeverRemembered(t *testing.T) {
 				if !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), c.why) {
 					t.Errorf("RememberRuleIn(%s): %v, want ErrNotRememberable saying %q", where, err, c.why)
 				}
-				if _, err := q.Approve(ctx, c.authority, conf.ID, where); !errors.Is(err, ErrNotRememberable) {
+				if _, err := commitApprove(ctx, q, c.authority, conf.ID, where); !errors.Is(err, ErrNotRememberable) {
 					t.Errorf("approve --remember %s: %v, want ErrNotRememberable", where, err)
 				}
-				if _, err := q.Deny(ctx, c.authority, conf.ID, "no", where); !errors.Is(err, ErrNotRememberable) {
+				if _, err := commitDeny(ctx, q, c.authority, conf.ID, "no", where); !errors.Is(err, ErrNotRememberable) {
 					t.Errorf("deny --remember %s: %v, want ErrNotRememberable", where, err)
 				}
 			}
@@ -244,7 +244,7 @@ func TestClassOverlayIsSharedByTheClass(t *testing.T) {
 		return op(t, p, "publish_deployment_v1", "external:https://example.org/notes", stamp.ShapePublishExternal)
 	}
 	c := mustRequest(t, q, PersonaPrincipal(learner.Address()), learner, publish(learner), "c1").Confirmation
-	if _, err := q.Approve(ctx, henry, c.ID, RememberClass); err != nil {
+	if _, err := commitApprove(ctx, q, henry, c.ID, RememberClass); err != nil {
 		t.Fatal(err)
 	}
 	for name, p := range map[string]*Policy{"another seat": peer, "a later generation": nextGen,

@@ -50,13 +50,13 @@ func TestResolutionsAreRelayedNotSelfOriginated(t *testing.T) {
 			if r.Status != StatusUnknown || conf == nil || conf.Unroutable || conf.Authority != c.authority || conf.Route != c.route {
 				t.Fatalf("request: %+v", r)
 			}
-			if _, err := q.Approve(ctx, me, conf.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+			if _, err := commitApprove(ctx, q, me, conf.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
 				t.Errorf("%s approving its own resolution: %v, want ErrSelfDecision", me, err)
 			}
-			if _, err := q.Approve(ctx, c.other, conf.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+			if _, err := commitApprove(ctx, q, c.other, conf.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
 				t.Errorf("%s approving a resolution routed to %s: %v, want ErrNotAuthority", c.other, c.authority, err)
 			}
-			if _, err := q.Approve(ctx, c.authority, conf.ID, RememberNone); err != nil {
+			if _, err := commitApprove(ctx, q, c.authority, conf.ID, RememberNone); err != nil {
 				t.Fatal(err)
 			}
 			if r := mustRequest(t, q, me, p, resolve, "corr-1"); r.Status != StatusAllowed {

@@ -31,7 +31,7 @@ func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
 	if r.Status != StatusDenied || r.Confirmation.State != StateWithdrawn || r.Confirmation.Decision.Decider != henry {
 		t.Fatalf("retry after withdrawal: %+v", r)
 	}
-	_, err = q.Approve(ctx, henry, c.ID, RememberNone)
+	_, err = commitApprove(ctx, q, henry, c.ID, RememberNone)
 	if !errors.Is(err, ErrWithdrawn) {
 		t.Fatalf("approving a withdrawn confirmation: %v, want ErrWithdrawn", err)
 	}

@@ -107,7 +107,7 @@ func TestToolCallsAssignListAndReportTasks(t *testing.T) {
 	if _, err := callTool(t, in, dep, "rm_rf", `{}`, ""); !errors.Is(err, tools.ErrUnknownTool) {
 		t.Errorf("unknown tool: %v", err)
 	}
-	es, err := in.queue.Audit(ctx)
+	es, err := confirm.Audit(ctx, in.st)
 	mustNil(t, err)
 	var calls int
 	for _, e := range es {
