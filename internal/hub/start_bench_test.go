@@ -18,6 +18,7 @@ func BenchmarkConnectListStop10k(b *testing.B) {
 	const n = 10_000
 	home := shortHome(b)
 	usecasetest.StampedHome(b, home, n)
+	enrol(b, home.Dir, "henry") // the operator the client dials as
 	ctx := context.Background()
 	once := func() (start, list, stop time.Duration) {
 		t0 := time.Now()
