@@ -2,13 +2,20 @@ package hub
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
 
 	"github.com/klauspost/compress/dict"
+	"github.com/klauspost/compress/s2"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
@@ -16,40 +23,54 @@ import (
 const writeStoreDictEnv = "VIRGO_WRITE_STORE_DICT"
 
 // TestWriteStoreDictionary builds the dictionary the store compresses values
-// against (internal/store/codec.go) from an installation's own records:
-// personas registered and activated as `persona add` does, and a working
-// hub's confirmations, decisions, audit entries and presence. It is a tool,
-// run once per codec version, never over a dictionary that has shipped:
+// against (internal/store/codec.go) from an installation's own records
+// (storeDictionary). It is a tool, run once per codec version, never over a
+// dictionary that has shipped:
 //
 //	VIRGO_WRITE_STORE_DICT=$PWD/internal/store/dict/s2-vN.dict go test ./internal/hub -run TestWriteStoreDictionary
 func TestWriteStoreDictionary(t *testing.T) {
 	out := usecasetest.DictionaryOut(t, writeStoreDictEnv)
+	d := storeDictionary(t)
+	mustNil(t, os.WriteFile(out, d, 0o644))
+	t.Logf("%s: %d bytes", out, len(d))
+}
+
+// storeDictionary is a serialized S2 dictionary made from the records of
+// personas registered and activated as `persona add` does and of a working
+// hub's confirmations, decisions, audit entries and presence: the
+// substrings they share (dict.BuildS2Dict), then, whole, the first stamp
+// and the first activation confirmation of each profile. A stamp (4.6 kB)
+// or an activation's class-matrix diff (2 kB) repeats its profile's almost
+// entirely, but too long a stretch for the built part to keep: against the
+// whole one, each is stored as the bytes by which it differs.
+func storeDictionary(tb testing.TB) []byte {
 	ctx := context.Background()
 	var samples [][]byte
 	add := func(st store.Store) {
 		kvs, err := st.List(ctx, "")
-		mustNil(t, err)
+		mustNil(tb, err)
 		for _, kv := range kvs {
 			samples = append(samples, kv.Value)
 		}
 	}
 
-	stamped := shortHome(t)
-	usecasetest.StampedHome(t, stamped, 300)
+	stamped := shortHome(tb)
+	usecasetest.StampedHome(tb, stamped, 300)
 	st, err := store.OpenBolt(stamped.DBPath(), store.Options{})
-	mustNil(t, err)
+	mustNil(tb, err)
 	add(st)
-	mustNil(t, st.Close())
+	whole := exemplars(tb, st)
+	mustNil(tb, st.Close())
 
-	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	th := startHub(tb, shortHome(tb), Config{}, Timeouts{})
 	for i, tool := range []string{"get_run", "list_runs", "write_file", "send_message", "read_file"} {
-		lead := th.runtime(t, th.addPersona(t, fmt.Sprintf("work/core%d/lead", i), fmt.Sprintf("Spica%d", i)))
+		lead := th.runtime(tb, th.addPersona(tb, fmt.Sprintf("work/core%d/lead", i), fmt.Sprintf("Spica%d", i)))
 		_, err := lead.Beat(ctx)
-		mustNil(t, err)
-		p := th.addPersona(t, fmt.Sprintf("work/core%d/deputy", i), fmt.Sprintf("Zaniah%d", i))
-		rt := th.runtime(t, p)
+		mustNil(tb, err)
+		p := th.addPersona(tb, fmt.Sprintf("work/core%d/deputy", i), fmt.Sprintf("Zaniah%d", i))
+		rt := th.runtime(tb, p)
 		_, err = rt.Beat(ctx)
-		mustNil(t, err)
+		mustNil(tb, err)
 		for n := range 40 {
 			r, err := rt.RequestConfirmation(ctx, hubapi.OperationRequest{Tool: tool,
 				Target: fmt.Sprintf("run:work/core%d/t-%d/r-%d", i, n%7, n), Shape: "read:meta",
@@ -59,14 +80,50 @@ func TestWriteStoreDictionary(t *testing.T) {
 			}
 			if n%3 != 2 {
 				_, err = lead.Decide(ctx, r.Confirmation.ID, hubapi.DecideRequest{Approve: n%3 == 0, Reason: "as the plan says"})
-				mustNil(t, err)
+				mustNil(tb, err)
 			}
 		}
 	}
 	add(th.hub.st)
 
-	d, err := dict.BuildS2Dict(samples, dict.Options{MaxDictSize: 64 << 10, HashBytes: 6})
-	mustNil(t, err)
-	mustNil(t, os.WriteFile(out, d, 0o644))
-	t.Logf("%s: %d bytes from %d records", out, len(d), len(samples))
+	built, err := dict.BuildS2Dict(samples, dict.Options{MaxDictSize: s2.MaxDictSize - len(whole), HashBytes: 6})
+	mustNil(tb, err)
+	repeat, n := binary.Uvarint(built)
+	if n <= 0 {
+		tb.Fatal("the built dictionary has no repeat offset")
+	}
+	d := s2.MakeDictManual(append(built[n:len(built):len(built)], whole...), uint16(repeat))
+	if d == nil {
+		tb.Fatalf("a dictionary of %d + %d bytes does not make one", len(built)-n, len(whole))
+	}
+	return d.Bytes()
+}
+
+// exemplars are, one after the other, the first stored stamp and the first
+// stored activation confirmation of each profile in st.
+func exemplars(tb testing.TB, st store.Store) []byte {
+	ctx := context.Background()
+	var out []byte
+	seen := map[string]bool{}
+	stamps, err := st.List(ctx, usecase.StampPrefix)
+	mustNil(tb, err)
+	for _, kv := range stamps {
+		s, err := stamp.Decode(kv.Key, kv.Value)
+		mustNil(tb, err)
+		if !seen["stamp "+s.Path.Profile] {
+			seen["stamp "+s.Path.Profile] = true
+			out = append(out, kv.Value...)
+		}
+	}
+	confs, err := st.List(ctx, "confirm/req/")
+	mustNil(tb, err)
+	for _, kv := range confs {
+		var c confirm.Confirmation
+		mustNil(tb, json.Unmarshal(kv.Value, &c))
+		if c.Kind == confirm.KindActivation && !seen["activation "+c.Profile] {
+			seen["activation "+c.Profile] = true
+			out = append(out, kv.Value...)
+		}
+	}
+	return out
 }
