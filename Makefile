@@ -3,8 +3,10 @@ GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BIN     := bin/virgo-tui
 PKGS    := ./...
-# Packages that start goroutines; `make race` runs them under the race detector.
-RACE_PKGS := ./internal/... ./cmd/...
+# The packages that start goroutines (grep 'go func'); `make race` runs
+# their tests under the race detector, and CI runs `make race`.
+RACE_PKGS := ./cmd/... ./internal/demo ./internal/hub ./internal/hubapi ./internal/hubclient ./internal/hubconsole \
+	./internal/mcpserver ./internal/sshconsole ./internal/store/... ./internal/ui/... ./internal/usecase/...
 
 # Fuzz targets that `make test` also runs for a bounded number of inputs
 # beyond their seed corpora (go test runs the corpora alone): package:target.
@@ -36,7 +38,7 @@ fuzz:
 bitflip: ## every single-bit flip of the store's pages in use (about an hour; CI tries a sample; BITFLIPS=20000 for a larger one)
 	VIRGO_BITFLIPS=$(BITFLIPS) $(GO) test -count=1 -run '^TestBitFlips$$' -v -timeout 3h ./internal/store
 
-race:
+race: ## the tests of the packages with goroutines under the race detector (CI runs it)
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 bench: ## the benchmarks behind BENCHMARKS.md
@@ -54,12 +56,12 @@ bench-etcd: ## on a three-member cluster: decisions at 1, 8 and 64 callers (besi
 	$(GO) test -tags etcd,etcdcluster -run '^$$' -bench 'ConcurrentDeciders' -benchmem -benchtime 300x -count 1 ./internal/confirm
 	$(GO) test -tags etcdcluster -run '^$$' -bench 'OnEtcdCluster' -benchmem -benchtime 300x -count 1 ./internal/hub
 
-lint:
+lint: ## gofmt, go vet (every build tag) and staticcheck (pinned in go.mod's tool line)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags etcd ./internal/confirm
 	$(GO) vet -tags etcdcluster ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
 
 build:
 	$(GO) build -o $(BIN) ./cmd/virgo-tui

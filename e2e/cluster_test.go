@@ -23,9 +23,7 @@ import (
 // is in both consoles' presence; the command line through either home says
 // approved.
 func TestTwoConsolesOnTwoHubsAgree(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
+	requireTools(t, "the two consoles run in tmux", "tmux")
 	cl := etcdcluster.Start(t)
 	bin := buildBinary(t)
 	dir, err := os.MkdirTemp("", "vtcl")

@@ -34,9 +34,7 @@ type console struct {
 // not empty, is written to the home's keys.json first.
 func startConsole(t *testing.T, colour bool, keysJSON string) *console {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the end-to-end console test runs the binary in a real terminal inside tmux")
-	}
+	requireTools(t, "the end-to-end console test runs the binary in a real terminal inside tmux", "tmux")
 	bin := buildBinary(t)
 	// A short directory: the hub's unix socket lives under the home, and
 	// socket paths are limited to about 100 bytes.

@@ -21,11 +21,7 @@ func TestSSHConsoleEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the SSH console test builds the binary and drives ssh in tmux (about 10 s)")
 	}
-	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: the SSH console test runs the system's OpenSSH client in tmux", tool)
-		}
-	}
+	requireTools(t, "the SSH console test runs the system's OpenSSH client in tmux", "tmux", "ssh", "ssh-keygen")
 	bin := buildBinary(t)
 	dir, err := os.MkdirTemp("", "vtssh") // short: the hub's socket lives under the home
 	if err != nil {
