@@ -235,7 +235,7 @@ func TestConnectionFloodLeavesOperatorsIn(t *testing.T) {
 		default:
 		}
 		start := time.Now()
-		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		rctx, cancel := context.WithTimeout(ctx, raceSlowdown*time.Second)
 		op, err := hubclient.Dial(rctx, th.home.Dir, hubclient.AsOperator("henry"), hubclient.WithRetryBudget(0))
 		if err == nil {
 			_, err = op.WhoAmI(rctx)
