@@ -5,7 +5,7 @@ BIN     := bin/virgo-tui
 PKGS    := ./...
 # The packages that start goroutines (grep 'go func'); `make race` runs
 # their tests under the race detector, and CI runs `make race`.
-RACE_PKGS := ./cmd/... ./internal/demo ./internal/hub ./internal/hubapi ./internal/hubclient ./internal/hubconsole \
+RACE_PKGS := ./cmd/... ./internal/termtext ./internal/demo ./internal/hub ./internal/hubapi ./internal/hubclient ./internal/hubconsole \
 	./internal/mcpserver ./internal/sshconsole ./internal/store/... ./internal/ui/... ./internal/usecase/...
 
 # Fuzz targets that `make test` also runs for a bounded number of inputs

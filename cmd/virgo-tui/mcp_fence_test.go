@@ -27,16 +27,35 @@ type stdioServer struct {
 	cmd    *exec.Cmd
 	cs     *mcp.ClientSession
 	stdin  io.Closer
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 	exited chan struct{}
 
 	mu   sync.Mutex
 	logs []string
 }
 
+// lockedBuffer collects the child's stderr, written by exec's copying
+// goroutine while a failing test may already print it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func startStdioServer(t *testing.T, home string) *stdioServer {
 	t.Helper()
-	s := &stdioServer{cmd: exec.Command(os.Args[0], "-test.run=^TestMCPChildProcess$"), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
+	s := &stdioServer{cmd: exec.Command(os.Args[0], "-test.run=^TestMCPChildProcess$"), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	s.cmd.Env = append(os.Environ(), mcpChildEnv+"="+home)
 	s.cmd.Stderr = s.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "fence-test", Version: "1"}, &mcp.ClientOptions{
@@ -83,7 +102,7 @@ func (s *stdioServer) mustExit(t *testing.T, what string) {
 	t.Helper()
 	select {
 	case <-s.exited:
-	case <-time.After(time.Second):
+	case <-time.After(raceSlowdown * time.Second):
 		t.Fatalf("%s: the MCP server still runs a second later\nserver stderr: %s", what, s.stderr)
 	}
 }
@@ -129,7 +148,7 @@ func TestFencedStdioServerAnswersClosesAndExits(t *testing.T) {
 		var res *mcp.CallToolResult
 		select {
 		case res = <-s.call("send_broker_message", map[string]any{"to": "work/core/lead", "body": "late"}):
-		case <-time.After(time.Second):
+		case <-time.After(raceSlowdown * time.Second):
 			t.Fatalf("the fenced-out call did not answer within a second\nserver stderr: %s", s.stderr)
 		}
 		// The call answers the tool error, unless the beat stream (ended

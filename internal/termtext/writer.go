@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -20,8 +21,13 @@ import (
 // string, where \uXXXX (a surrogate pair above U+FFFF) means the same
 // character. In a table the operator sees what the
 // text held instead of having the terminal act on it.
+//
+// A Writer is safe for concurrent use: a command's own output and the
+// logs of the hub it runs share one (serve), and a split sequence held
+// for the next Write must not meet another goroutine's bytes.
 type Writer struct {
-	w io.Writer
+	mu sync.Mutex
+	w  io.Writer
 	// pending holds the first bytes of a UTF-8 sequence split across two
 	// Write calls.
 	pending []byte
@@ -34,6 +40,8 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write writes p, escaped, and reports len(p) on success: the caller's bytes
 // were all consumed even though more were written.
 func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	buf := p
 	if len(w.pending) > 0 {
 		buf = append(append([]byte(nil), w.pending...), p...) // rare: a split sequence
