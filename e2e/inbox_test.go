@@ -37,7 +37,7 @@ func TestInboxStory(t *testing.T) {
 	card := field(c, c.tool(0, append([]string{"human", "card", "--title", "Publish v1.2.0", "--body", "smoke tests passed",
 		"--action", "approve", "--action", "reject"}, sec...)...).Result, "id")
 	c.waitFor("Publish v1.2.0", stepTimeout) // live, from the stream
-	c.waitFor("2 unread", stepTimeout)
+	c.waitFor("5 unread", stepTimeout)       // the demo's three letters and these two
 
 	filterQueue(c, "smoke tests", "Publish v1.2.0: smoke tests passed") // the card alone: it is selected
 	c.press("+", "react to root/secretary")
@@ -51,7 +51,7 @@ func TestInboxStory(t *testing.T) {
 	c.press("Enter", "replied to root/secretary on #")
 	c.press("a", "marked #")
 	clearFilter(c)
-	c.waitFor("1 unread", stepTimeout)
+	c.waitFor("4 unread", stepTimeout)
 
 	// The records agree: the card carries the owner's reaction, the
 	// message is read and answered by the owner.
@@ -100,10 +100,41 @@ func TestInboxStory(t *testing.T) {
 	if !strings.Contains(acts["inbox-react"], card) || !strings.Contains(acts["inbox-reply"], msg) || !strings.Contains(acts["inbox-ack"], msg) {
 		c.fatalf("audit: the owner's acts %v, want a reaction to %s, a reply to and an ack of %s", acts, card, msg)
 	}
-	if sends["send_human_message"] != 1 || sends["send_human_card"] != 1 {
+	if sends["send_human_message"] != 2 || sends["send_human_card"] != 1 { // the demo's greeting, and these
 		raw, _ := json.Marshal(log)
-		c.fatalf("audit: the secretary's sends %v, want one message and one card\n%s", sends, raw)
+		c.fatalf("audit: the secretary's sends %v, want two messages and one card\n%s", sends, raw)
 	}
 	// The console agrees: the reply shows in the message's thread.
 	c.waitFor("you → root/secretary", stepTimeout)
+
+	// The channel carries the owner's confirmations: one is approved from
+	// the inbox with a deliberate a, and the hub records the owner's
+	// decision.
+	var pending []struct {
+		ID        string `json:"id"`
+		Authority string `json:"authority"`
+	}
+	c.cliJSON(&pending, "confirm", "list")
+	id := ""
+	for _, p := range pending {
+		if p.Authority == operator {
+			id = p.ID
+			break
+		}
+	}
+	if id == "" {
+		c.fatalf("no confirmation of the demo is routed to %s: %+v", operator, pending)
+	}
+	filterQueue(c, id, "decide ") // the one row left: the confirmation
+	c.press("a", "approved: ")
+	var decided struct {
+		Decision struct {
+			Decision string `json:"decision"`
+			Decider  string `json:"decider"`
+		} `json:"decision"`
+	}
+	c.cliJSON(&decided, "confirm", "show", id)
+	if decided.Decision.Decision != "approved" || decided.Decision.Decider != operator {
+		c.fatalf("%s approved in the inbox: the hub records %+v", id, decided.Decision)
+	}
 }

@@ -298,3 +298,21 @@ func (q pendingQueue) apply(t *testing.T, op *hubclient.Client, ch hubapi.Change
 		}
 	}
 }
+
+// A newcomer's inbox is not empty: the demo's personas wrote to their
+// human — a message, a card with actions, a todo card — each as itself.
+func TestDemoSeedsTheInbox(t *testing.T) {
+	_, op, _ := seeded(t)
+	page, err := op.Inbox(context.Background(), "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range page.Items {
+		got = append(got, it.Persona.Address+" "+string(it.Kind))
+	}
+	want := []string{"root/secretary message", "work/coordinator card", "root/secretary todo"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the demo's inbox holds %q, want %q", got, want)
+	}
+}

@@ -7,7 +7,10 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -85,7 +88,40 @@ func Seed(ctx context.Context, op *hubclient.Client, human string) (Installation
 	if _, err := op.RequestRetirement(ctx, retireAsked, "the garden project is paused"); err != nil {
 		return in, err
 	}
-	return in, nil
+	return in, seedInbox(ctx, op.Home(), in.Active)
+}
+
+// letters is what the demo's personas have sent their human when the
+// console opens, so the inbox view shows each kind of item: a message, a
+// card with actions, a todo card. Each is sent by the persona with its own
+// token, as a runtime sends it.
+var letters = []struct {
+	address, tool, args string
+}{
+	{"root/secretary", "send_human_message", `{"text":"Good morning. Two activations and a retirement wait for you in the queue;\nthe work coordinator sent a card about the core release."}`},
+	{"work/coordinator", "send_human_card", `{"title":"Core v1.3 is green","body":"Every host built and passed its checks. Ship it this week?","actions":["approve","reject"]}`},
+	{"root/secretary", "send_human_todo", `{"title":"Before the freeze","items":["review the garden retirement","rotate the gateway token","read the release notes"]}`},
+}
+
+// seedInbox sends the letters, each from the active persona at its address.
+func seedInbox(ctx context.Context, home string, active []registry.Persona) error {
+	for _, l := range letters {
+		i := slices.IndexFunc(active, func(p registry.Persona) bool { return p.Address == l.address })
+		if i < 0 {
+			return fmt.Errorf("demo: no active persona at %s to write to its human", l.address)
+		}
+		token := filepath.Join(registry.Home{Dir: home}.GenerationDir(active[i].ID), hubapi.TokenFile)
+		rt, err := hubclient.Dial(ctx, home, hubclient.WithTokenFile(token))
+		if err != nil {
+			return fmt.Errorf("demo: %s: %w", l.address, err)
+		}
+		_, err = rt.CallTool(ctx, "", l.tool, json.RawMessage(l.args), "")
+		rt.Close()
+		if err != nil {
+			return fmt.Errorf("demo: %s %s: %w", l.address, l.tool, err)
+		}
+	}
+	return nil
 }
 
 func freeName(ctx context.Context, op *hubclient.Client) (string, error) {
