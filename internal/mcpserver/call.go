@@ -86,6 +86,9 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 	if err != nil {
 		return toolError(err, nil)
 	}
+	if b, ok := out.(blobPage); ok {
+		return b.toolResult()
+	}
 	return result(out)
 }
 

@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
-	"encoding/base64"
 	"fmt"
+	"net/url"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -40,7 +42,7 @@ var executors = map[string]executor{
 	"workspace_list":  {listFiles, "lists the directory, a page in name order (`workspace.Root.List`)"},
 	"workspace_stat":  {statFile, "stats the file (`workspace.Root.Stat`)"},
 	"workspace_hash":  {hashFile, "streams the file through sha256 (`workspace.Root.Hash`)"},
-	"workspace_read":  {readFile, "reads the byte range, UTF-8 or base64, with continuation (`workspace.Root.Read`)"},
+	"workspace_read":  {readFile, "reads the byte range with continuation: plain text as text, other bytes once, as an MCP blob (`workspace.Root.Read`)"},
 	"workspace_write": {writeFile, "writes atomically or removes, mutable paths only (`workspace.Root.Write`, `Remove`)"},
 	stamp.PublishTool: {publish, "answers the bound human's approval; the agent publishes with its own means"},
 }
@@ -67,12 +69,46 @@ func statFile(c call) (any, error) { return c.root.Stat(c.target.Value) }
 
 func hashFile(c call) (any, error) { return c.root.Hash(c.target.Value) }
 
-// readResult is a page of a file with its content: as text when the bytes
-// are UTF-8, else base64.
+// readResult is a page of a file with its content, when the bytes are
+// plain text (see isText).
 type readResult struct {
 	workspace.Page
 	Encoding string `json:"encoding"`
 	Content  string `json:"content"`
+}
+
+// blobPage is a page of bytes that are not plain text. JSON escapes a
+// control character as six bytes (a NUL as \u0000), and the answer carries
+// its JSON twice (as text and as structured content): 1 MiB of NULs became
+// a 13.6 MB message that the TypeScript client dropped. So the bytes travel
+// once, as an MCP blob (base64, 4/3 of the bytes), and the page's metadata
+// alone is the structured answer.
+type blobPage struct {
+	workspace.Page
+	// Encoding is "blob": the bytes are the resource block's blob.
+	Encoding string `json:"encoding"`
+	// Resource is the blob's URI in the answer's resource block.
+	Resource string `json:"resource"`
+	data     []byte
+}
+
+// toolResult is the blob page's answer: its metadata, then its bytes.
+func (p blobPage) toolResult() *mcp.CallToolResult {
+	res := result(p) // data is unexported: the metadata alone
+	res.Content = append(res.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+		URI: p.Resource, MIMEType: "application/octet-stream", Blob: p.data}})
+	return res
+}
+
+// isText says whether b is plain text: UTF-8 with no control character
+// but tab and line breaks, which JSON carries about byte for byte.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 func readFile(c call) (any, error) {
@@ -82,10 +118,11 @@ func readFile(c call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if utf8.Valid(pg.Data) {
+	if isText(pg.Data) {
 		return readResult{Page: pg, Encoding: "utf-8", Content: string(pg.Data)}, nil
 	}
-	return readResult{Page: pg, Encoding: "base64", Content: base64.StdEncoding.EncodeToString(pg.Data)}, nil
+	uri := (&url.URL{Scheme: "workspace", Path: "/" + pg.Path}).String()
+	return blobPage{Page: pg, Encoding: "blob", Resource: uri, data: pg.Data}, nil
 }
 
 func writeFile(c call) (any, error) {

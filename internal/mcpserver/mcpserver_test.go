@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -243,5 +245,54 @@ func TestHubToolsAreCarriedOutByTheHub(t *testing.T) {
 	coord := connect(t, f.runtime(t, f.persona(t, "work/coordinator", "Vindemiatrix"), Options{}), nil)
 	if res := callTool(t, coord, "list_peers", map[string]any{}); res.IsError || !strings.Contains(text(res), "writing the notes") {
 		t.Fatalf("list_peers: %s", text(res))
+	}
+}
+
+// A file of NUL bytes is valid UTF-8, but JSON escapes each NUL as six
+// bytes and the answer carried its JSON twice: 1 MiB of NULs became a
+// 13.6 MB message the TypeScript client dropped. Bytes that are not plain
+// text travel once, as an MCP blob: the message stays under 1.5 MiB and
+// its blob is the file's bytes. Plain text still reads as text.
+func TestBinaryReadIsOneBlob(t *testing.T) {
+	f := newFixture(t)
+	r := f.runtime(t, f.persona(t, "work/core/lead", "Spica"), Options{})
+	dir := r.Workspace().Dir()
+	cs := connect(t, r, nil)
+	files := map[string][]byte{
+		"nul.bin":    make([]byte, 1<<20),
+		"latin1.txt": []byte("caf\xe9\n"),
+		"bell.txt":   []byte("ring \a\n"),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res := callTool(t, cs, "workspace_read", map[string]any{"path": name, "length": 1 << 20})
+		if res.IsError {
+			t.Fatalf("%s: %s", name, text(res))
+		}
+		wire, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(wire) > len(data)*3/2+1024 {
+			t.Errorf("%s: %d bytes read became a %d-byte answer", name, len(data), len(wire))
+		}
+		var blob []byte
+		for _, c := range res.Content {
+			if e, ok := c.(*mcp.EmbeddedResource); ok && e.Resource != nil {
+				blob = e.Resource.Blob
+			}
+		}
+		if !bytes.Equal(blob, data) {
+			t.Errorf("%s: the answer's blob holds %d bytes, not the file's %d", name, len(blob), len(data))
+		}
+		if m := structured[map[string]any](t, res); m["encoding"] != "blob" || m["eof"] != true {
+			t.Errorf("%s: structured answer: encoding %v, eof %v", name, m["encoding"], m["eof"])
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "plain.md"), []byte("tab\there\r\n"), 0o600)
+	if res := callTool(t, cs, "workspace_read", map[string]any{"path": "plain.md"}); structured[readResult](t, res).Content != "tab\there\r\n" {
+		t.Fatalf("plain text: %s", text(res))
 	}
 }
