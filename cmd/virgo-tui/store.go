@@ -23,11 +23,12 @@ func newStoreCmd(a *app) *cobra.Command {
 		Long: `The database keeps a checksum with every record; a damaged record is reported
 with its key and never served. check and backup check all of it, or copy it.
 With a hub running they go through the hub (which holds the file); with none,
-they read the file itself without writing to it. migrate copies the
+they read the file itself without writing to it. compact returns free pages
+to the file system with the hub stopped. migrate copies the
 installation into another store (its bbolt file into etcd, or back), and
 status shows the store in use and its health.`,
 	}
-	cmd.AddCommand(newStoreCheckCmd(a), newStoreBackupCmd(a), newStoreMigrateCmd(a), newStoreStatusCmd(a))
+	cmd.AddCommand(newStoreCheckCmd(a), newStoreBackupCmd(a), newStoreCompactCmd(a), newStoreMigrateCmd(a), newStoreStatusCmd(a))
 	return cmd
 }
 

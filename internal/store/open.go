@@ -131,8 +131,28 @@ func OpenBolt(path string, opts Options) (*Bolt, error) {
 	return b, nil
 }
 
-// openFile is bolt.Open with its errors named and its panics caught.
+// openFile is bolt.Open with its errors named and its panics caught. A
+// file replaced at path while the open waited for its lock (store compact
+// renames the compacted copy over it) is let go and path opened again, so
+// that nobody serves a file no name leads to.
 func openFile(path string, timeout time.Duration, readOnly bool) (*bolt.DB, error) {
+	for {
+		db, file, err := openFileOnce(path, timeout, readOnly)
+		if err != nil {
+			return nil, err
+		}
+		held, herr := file.Stat()
+		named, nerr := os.Stat(path)
+		if herr == nil && nerr == nil && !os.SameFile(held, named) {
+			db.Close()
+			continue
+		}
+		return db, nil
+	}
+}
+
+// openFileOnce is one bolt.Open of openFile, with the file it opened.
+func openFileOnce(path string, timeout time.Duration, readOnly bool) (*bolt.DB, *os.File, error) {
 	var file *os.File
 	var db *bolt.DB
 	err := guard("open "+path, func() (err error) {
@@ -155,16 +175,16 @@ func openFile(path string, timeout time.Duration, readOnly bool) (*bolt.DB, erro
 	})
 	switch {
 	case err == nil:
-		return db, nil
+		return db, file, nil
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, lockedError(path)
+		return nil, nil, lockedError(path)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
 		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
-		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 	case errors.Is(err, ErrCorrupt):
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	default:
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 }
 
