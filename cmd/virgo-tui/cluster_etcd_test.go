@@ -47,7 +47,7 @@ func clusterCLI(t *testing.T) (*cli, *etcdcluster.Cluster, *exec.Cmd) {
 }
 
 // secondHome is another host's home for the same installation: the
-// operator's token file copied into it, as README says an operator does to
+// operator's token file copied into it, as docs/etcd.md says an operator does to
 // act on another host (the enrolment's hash is in the store).
 func secondHome(t *testing.T, c *cli, operator string) string {
 	t.Helper()

@@ -1,7 +1,8 @@
 // Package docsection keeps a generated section of a Markdown document equal
 // to the table it is generated from (test support: docs/tools.md and
-// docs/mcp.md carry tables derived from the one tool table). No production
-// code imports it.
+// docs/mcp.md carry tables derived from the one tool table), and its tests
+// check that every link of the repository's Markdown resolves. No
+// production code imports it.
 package docsection
 
 import (

@@ -233,7 +233,7 @@ func (v *presenceView) view(now time.Time) string {
 	return out + "\n" + v.pane.view(v.styles, title, lines, v.width, v.paneHeight())
 }
 
-// personaDetail is what the README promises of a persona: its stamp (hash
+// personaDetail is what docs/console.md promises of a persona: its stamp (hash
 // and summary), bindings, the seat's history over every generation, and
 // its whole activity and summary.
 func personaDetail(p *Persona, now time.Time) []field {
