@@ -189,7 +189,7 @@ func (r *runtime) run(ctx context.Context) error {
 			return nil // the runtime went away
 		}
 		if err := r.step(ctx); err != nil {
-			if errors.Is(err, hubapi.ErrUnauthenticated) || errors.Is(err, hubapi.ErrRevoked) {
+			if errors.Is(err, hubapi.ErrUnauthenticated) || errors.Is(err, registry.ErrRetired) {
 				return nil // retired from the console: its token no longer works, and a runtime stops
 			}
 			return fmt.Errorf("demo: %s: %w", r.p.Address, err)

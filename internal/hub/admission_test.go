@@ -43,7 +43,7 @@ func TestAdmissionOnBothEndpointsOfAMessage(t *testing.T) {
 	// is no longer an addressable end.
 	th.retire(t, deputy.Address, "done")
 	_, err = depRT.Authorize(ctx, send("work/core/lead"))
-	wantCode(t, err, "unauthenticated")
+	wantCode(t, err, "retired")
 	_, err = th.operator(t, "henry").Authorize(ctx, hubapi.OperationRequest{Persona: deputy.ID, Tool: "send_broker_message",
 		Target: "address:work/core/lead", Shape: "message:send"})
 	wantCode(t, err, "forbidden")

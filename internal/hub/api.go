@@ -2,6 +2,7 @@ package hub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +12,11 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -106,14 +109,17 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 		return hubapi.Identity{}, hubapi.ErrUnauthenticated
 	}
 	id, err := h.tokens.Authenticate(strings.TrimSpace(tok), peerOf(r.Context()))
+	if rt := (*retiredToken)(nil); errors.As(err, &rt) {
+		return hubapi.Identity{}, h.retiredError(r.Context(), rt.id)
+	}
 	if err != nil {
 		return hubapi.Identity{}, err
 	}
 	if id.Kind == hubapi.PrincipalPersona {
 		// Belt and braces: a generation retired by any path is refused
-		// even before its revocation reached the token book.
+		// even before its retirement reached the token book.
 		if p, ok := h.presence.Get(id.PersonaID); ok && p.State == hubapi.StateRetired {
-			return hubapi.Identity{}, fmt.Errorf("%s: %w", id.Principal, hubapi.ErrRevoked)
+			return hubapi.Identity{}, h.retiredError(r.Context(), id)
 		}
 		if err := h.checkStamp(r.Context(), id.PersonaID); err != nil {
 			return hubapi.Identity{}, fmt.Errorf("%s: %w", id.Principal, err)
@@ -133,6 +139,28 @@ func (h *Hub) authorize(r *http.Request, acc access) (hubapi.Identity, error) {
 		slotOf(r.Context()).markOperator()
 	}
 	return id, nil
+}
+
+// retiredError is the refusal of a call with the token of id's retired
+// generation: registry.ErrRetired (wire code `retired`), saying when and
+// why the generation was retired as its record says, so that its runtime
+// (or whoever runs it) reads that the generation's work is over, not that
+// its token is set up wrong. The record is read only for a retired
+// token's call; a record that cannot be read leaves the when unsaid.
+func (h *Hub) retiredError(ctx context.Context, id hubapi.Identity) error {
+	who := id.Principal
+	var when string
+	if p, err := h.reg.Get(ctx, id.PersonaID); err == nil {
+		who = fmt.Sprintf("%s (%s, generation %d)", p.Address, p.Name, p.Generation)
+		if p.RetiredAt != nil {
+			when = " at " + p.RetiredAt.UTC().Format(time.RFC3339)
+		}
+		if p.RetireReason != "" {
+			when += fmt.Sprintf(" (reason: %q)", p.RetireReason)
+		}
+	}
+	return fmt.Errorf("%s: %w: this token's generation was retired%s and acts no more; the seat may have a new holder, "+
+		"whose runtime acts with its own token (an operator sees who with `persona show %s`)", who, registry.ErrRetired, when, id.Principal)
 }
 
 // checkFence refuses a persona's call from a runtime instance that does

@@ -169,7 +169,7 @@ func decide(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) 
 	if c.Kind == confirm.KindRetirement && c.State == confirm.StateApproved {
 		// Refused from the moment its retirement is approved: not only once
 		// the watcher has seen the retired record.
-		h.tokens.Revoke(c.PersonaID)
+		h.tokens.Retire(c.PersonaID)
 		h.presence.Retire(c.PersonaID)
 	}
 	if err := h.Settle(ctx); err != nil {

@@ -347,11 +347,11 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 
 // trackPersona brings presence and tokens in line with a changed persona
 // record: an active generation is tracked and holds a token (after its
-// stamp is checked, with check); a retired one has its token revoked at
-// once and is retired in presence.
+// stamp is checked, with check); a retired one has its token retired at
+// once (answered `retired` from then on) and is retired in presence.
 func (h *Hub) trackPersona(p registry.Persona, check bool) error {
 	if p.State == registry.StateRetired {
-		h.tokens.Revoke(p.ID)
+		h.tokens.Retire(p.ID)
 		h.stamps.forget(p.ID)
 		if err := hubapi.ClearSeat(h.cfg.Home.Dir, seatOf(p)); err != nil {
 			h.log.Warn("the seat file of a retired generation could not be removed; its token is refused all the same", "persona", p.Address, "err", err)

@@ -39,7 +39,7 @@ func TestApprovedRetirementIsRetiredWithItsDecision(t *testing.T) {
 		t.Fatalf("after the approval the generation is %s (%q), want retired with the requester's reason", got.State, got.RetireReason)
 	}
 	_, err = rt.Beat(bg)
-	wantCode(t, err, "unauthenticated")
+	wantCode(t, err, "retired")
 }
 
 // A registration that names no bound human is bound to the operator who

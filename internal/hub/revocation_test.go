@@ -89,7 +89,7 @@ func TestRotatedOperatorStreamEnds(t *testing.T) {
 }
 
 // Retiring a persona ends its open beat stream within one second, with
-// the revocation named, though the runtime keeps the body open.
+// the retirement named, though the runtime keeps the body open.
 func TestRetiredPersonaBeatStreamEnds(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})
 	p := th.addPersona(t, "work/core/lead", "Spica")
@@ -119,8 +119,8 @@ func TestRetiredPersonaBeatStreamEnds(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(b), "revoked") {
-			t.Fatalf("beat stream of a retired persona: %s %s, want 401 revoked", resp.Status, b)
+		if resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), `"code":"retired"`) {
+			t.Fatalf("beat stream of a retired persona: %s %s, want 409 retired", resp.Status, b)
 		}
 	case <-time.After(time.Second + 500*time.Millisecond):
 		t.Fatal("the retired persona's beat stream is still open")

@@ -64,7 +64,7 @@ func TestAPersonaSeesOnlyItself(t *testing.T) {
 
 	samples := routeSamples(leadConf.Confirmation.ID)
 	access := documentedAccess(t)
-	refused := func(code string) bool { return code == "forbidden" || code == "unauthenticated" || code == "revoked" }
+	refused := func(code string) bool { return code == "forbidden" || code == "unauthenticated" }
 	for _, rt := range routes() {
 		key := rt.method + " " + rt.pattern
 		s, ok := samples[key]

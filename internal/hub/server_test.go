@@ -235,7 +235,7 @@ func TestRetiredTokenRefusedAtOnce(t *testing.T) {
 	mustNil(t, err)
 	th.retire(t, p.Address, "task done")
 	_, err = rt.Beat(ctx)
-	wantCode(t, err, "unauthenticated")
+	wantCode(t, err, "retired")
 }
 
 func TestRuntimeTokenCannotActAsOperator(t *testing.T) {

@@ -22,10 +22,11 @@ import (
 // generation holds: a hub start loads every hash with one List instead of
 // reading one file per generation (10,000 files cost about half a second),
 // and a token file deleted or edited later changes nothing — retirement is
-// what revokes. Only active generations' hashes are accepted, so a retired
-// generation's token stays refused across restarts. A generation without a
-// recorded hash (a home from before hashes were recorded) has its file read,
-// or created, once, and its hash recorded then.
+// what revokes. Only active generations' hashes are accepted; a retired
+// generation's hash is kept (never deleted) so that its token is answered
+// `retired`, across restarts too. A generation without a recorded hash (a
+// home from before hashes were recorded) has its file read, or created,
+// once, and its hash recorded then.
 //
 // Several hubs on several hosts serve one installation, and a runtime runs
 // on the host that registered its generation: only the hub whose home holds
@@ -95,7 +96,8 @@ func seatOf(p registry.Persona) hubapi.Seat {
 // startTokens accepts the tokens of the active generations in ps at hub
 // start: their recorded hashes (known, from loadTokenHashes), and for those
 // without one the token file, whose hashes are then recorded in one
-// transaction.
+// transaction. A retired generation's recorded hash is kept as retired, so
+// that its token is answered `retired` across restarts.
 func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[string]tokenHash) error {
 	var record []store.Op
 	// A home from before seat files has none: each active generation
@@ -109,6 +111,9 @@ func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[
 		}
 	}
 	for _, p := range ps {
+		if th, ok := known[p.ID]; ok && p.State == registry.StateRetired {
+			h.tokens.retire(p.ID, p.Address, th)
+		}
 		if p.State != registry.StateActive {
 			continue
 		}

@@ -57,7 +57,7 @@ func TestTokenAuthenticatesAfterRestartWithoutItsFile(t *testing.T) {
 }
 
 // "a retired generation's token stops working at once" — and stays
-// refused after a restart, although its hash is still recorded.
+// refused after a restart, as retired: its hash is still recorded.
 func TestRetiredTokenRefusedAfterRestart(t *testing.T) {
 	home := shortHome(t)
 	th := startHub(t, home, Config{}, Timeouts{})
@@ -65,12 +65,12 @@ func TestRetiredTokenRefusedAfterRestart(t *testing.T) {
 	tok := tokenOf(t, home, lead)
 	th.retire(t, "work/core/lead", "task done")
 	_, err := whoAmIWith(t, home, tok)
-	wantCode(t, err, "unauthenticated")
+	wantCode(t, err, "retired")
 	th.stop()
 
 	startHub(t, home, Config{}, Timeouts{})
 	_, err = whoAmIWith(t, home, tok)
-	wantCode(t, err, "unauthenticated")
+	wantCode(t, err, "retired")
 }
 
 // A home from before token hashes were recorded: the hub reads the file

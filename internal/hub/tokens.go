@@ -15,6 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -45,9 +46,14 @@ type Tokens struct {
 	// outage.
 	recording *retryLog
 
-	mu        sync.RWMutex
-	byHash    map[tokenHash]hubapi.Identity  // persona tokens
-	persona   map[string]tokenHash           // generation id -> hash, to revoke
+	mu      sync.RWMutex
+	byHash  map[tokenHash]hubapi.Identity // persona tokens
+	persona map[string]tokenHash          // generation id -> hash, to revoke
+	// retired are the tokens of retired generations, answered
+	// registry.ErrRetired rather than as unknown: one hash per retired
+	// generation, so it holds no more entries than the registry holds
+	// generations (as presence does), and never grows on a caller's say.
+	retired   map[tokenHash]hubapi.Identity
 	operators map[tokenHash]operatorEntry    // the active enrolments, rebuilt from records
 	records   map[string]operators.Enrolment // every enrolment record, by name, as last seen
 	sessions  map[tokenHash]hubapi.Identity  // SSH console sessions (sessions.go)
@@ -73,6 +79,7 @@ func NewTokens(st store.Store, home, host string, log *slog.Logger) *Tokens {
 		recording: newRetryLog(log, "recording the enrolment of this home's token files"),
 		byHash:    make(map[tokenHash]hubapi.Identity),
 		persona:   make(map[string]tokenHash),
+		retired:   make(map[tokenHash]hubapi.Identity),
 		operators: make(map[tokenHash]operatorEntry),
 		records:   make(map[string]operators.Enrolment),
 		sessions:  make(map[tokenHash]hubapi.Identity),
@@ -104,6 +111,9 @@ func (t *Tokens) Authenticate(tok string, peerUID int) (hubapi.Identity, error) 
 	h := hashToken(tok)
 	if id, ok := t.lookup(h); ok {
 		return id, nil
+	}
+	if id, ok := t.retiredAs(h); ok {
+		return hubapi.Identity{}, &retiredToken{id: id}
 	}
 	if err := t.refreshOperators(); err != nil {
 		return hubapi.Identity{}, err
@@ -168,7 +178,46 @@ func (t *Tokens) holds(id string) bool {
 	return ok
 }
 
-// Revoke makes a generation's token stop working at once.
+// Retire makes a retired generation's token stop working at once, and
+// keeps its hash so that the token is answered as retired (retiredToken),
+// not as one the hub never issued.
+func (t *Tokens) Retire(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h, ok := t.persona[id]; ok {
+		t.retired[h] = t.byHash[h]
+		delete(t.byHash, h)
+		delete(t.persona, id)
+	}
+}
+
+// retire records h as the token of generation id (at address), retired:
+// the hub's start learns the retired generations' recorded hashes so.
+func (t *Tokens) retire(id, address string, h tokenHash) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.retired[h] = hubapi.Identity{Kind: hubapi.PrincipalPersona, Principal: keep(address), PersonaID: keep(id)}
+}
+
+// retiredAs is the retired generation whose token hashes to h.
+func (t *Tokens) retiredAs(h tokenHash) (hubapi.Identity, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	id, ok := t.retired[h]
+	return id, ok
+}
+
+// retiredToken is Authenticate's refusal of a retired generation's token;
+// it names the generation, so that the hub can tell its caller when and
+// why it was retired (Hub.retiredError).
+type retiredToken struct{ id hubapi.Identity }
+
+func (e *retiredToken) Error() string { return e.id.Principal + ": " + registry.ErrRetired.Error() }
+
+func (e *retiredToken) Unwrap() error { return registry.ErrRetired }
+
+// Revoke makes a generation's token stop working at once, as unknown: a
+// generation refused by its stamp check (a retired one is Retire's).
 func (t *Tokens) Revoke(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -117,7 +117,6 @@ var errorTable = []struct {
 	{ErrInternal, http.StatusInternalServerError, "internal"},
 	{ErrStoreUnsupported, http.StatusNotImplemented, "store_unsupported"},
 	{ErrUnauthenticated, http.StatusUnauthorized, "unauthenticated"},
-	{ErrRevoked, http.StatusUnauthorized, "revoked"},
 	{ErrForbidden, http.StatusForbidden, "forbidden"},
 	{ErrConfirmationRequired, http.StatusForbidden, "confirmation_required"},
 	{ErrResync, http.StatusGone, "resync"},
@@ -270,8 +269,6 @@ var errorTable = []struct {
 var (
 	// ErrUnauthenticated: the request carries no token, or one the hub does not know.
 	ErrUnauthenticated = errors.New("unauthenticated: send Authorization: Bearer <token> with a persona or operator token")
-	// ErrRevoked: the token belonged to a generation that is retired.
-	ErrRevoked = errors.New("token revoked: its persona generation is retired")
 	// ErrForbidden: the caller's identity may not do this.
 	ErrForbidden = usecase.ErrForbidden // the service layer decides it
 	// ErrConfirmationRequired: a tool call through a route that answers
