@@ -202,10 +202,10 @@ func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest
 	}
 }
 
-// hubError is the tool error of a failed hub call; a fenced-out refusal
-// stops the runtime and says so.
+// hubError is the tool error of a failed hub call; a fenced-out or
+// retired refusal stops the runtime and says so.
 func (r *Runtime) hubError(err error) *mcp.CallToolResult {
-	if r.checkFenced(err) {
+	if r.checkEnded(err) {
 		return toolError(r.stopped(), nil)
 	}
 	return toolError(err, nil)

@@ -26,6 +26,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
@@ -98,11 +99,12 @@ type Runtime struct {
 	serverOnce sync.Once
 	mcp        *mcp.Server
 
-	// fence is the instance fence this runtime claimed at boot; fenced
-	// is why it stopped, once a newer instance claimed the generation's.
-	fence  coord.Fence
-	fenced atomic.Pointer[error]
-	// life ends when the runtime is fenced out: every call in flight is
+	// fence is the instance fence this runtime claimed at boot; gone
+	// is why it stopped, once a newer instance claimed the generation's
+	// or the generation was retired (stopFor).
+	fence coord.Fence
+	gone  atomic.Pointer[error]
+	// life ends when the runtime stops (stopFor): every call in flight is
 	// cancelled with it, so that no call holds the end of a session up (a
 	// confirmation wait lasts up to ConfirmWait).
 	life context.Context
@@ -152,18 +154,25 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 	return r, nil
 }
 
-// ErrFencedOut: a newer runtime instance of the same generation claimed its
-// fence; this one stops serving.
-var ErrFencedOut = errors.New("fenced out: a newer instance of this persona generation connected; this MCP session ends")
+// Why a runtime stops serving while it runs.
+var (
+	// ErrFencedOut: a newer runtime instance of the same generation claimed
+	// its fence; this one stops serving.
+	ErrFencedOut = errors.New("fenced out: a newer instance of this persona generation connected; this MCP session ends")
+	// ErrRetiredOut: the generation this runtime acts for was retired; its
+	// token acts no more, so the runtime stops serving.
+	ErrRetiredOut = errors.New("retired: this persona generation was retired; this MCP session ends")
+)
 
-// fencedOut stops the runtime after the hub refused it as fenced out: the
-// calls in flight end, every session is told why (a log message) and
-// closed, and every later call answers why. It is called from inside a
-// call's handler too, whose session's close waits for that handler to
-// return: so the sessions are closed after it, never from it.
-func (r *Runtime) fencedOut(cause error) {
-	err := fmt.Errorf("%w (%s: %v)", ErrFencedOut, r.who.Principal, cause)
-	if r.fenced.CompareAndSwap(nil, &err) {
+// stopFor stops the runtime after the hub refused it for good (why is
+// ErrFencedOut or ErrRetiredOut, cause the hub's refusal): the calls in
+// flight end, every session is told why (a log message) and closed, and
+// every later call answers why. It is called from inside a call's handler
+// too, whose session's close waits for that handler to return: so the
+// sessions are closed after it, never from it.
+func (r *Runtime) stopFor(why, cause error) {
+	err := fmt.Errorf("%w (%s: %v)", why, r.who.Principal, cause)
+	if r.gone.CompareAndSwap(nil, &err) {
 		r.end(err)
 		go r.sessions.closeAll(err)
 	}
@@ -187,18 +196,32 @@ func (r *Runtime) living(ctx context.Context, s *session) (context.Context, cont
 
 // stopped is why the runtime stopped serving, nil while it serves.
 func (r *Runtime) stopped() error {
-	if p := r.fenced.Load(); p != nil {
+	if p := r.gone.Load(); p != nil {
 		return *p
 	}
 	return nil
 }
 
-// checkFenced stops the runtime when err says it was fenced out, and
-// reports whether it did.
-func (r *Runtime) checkFenced(err error) bool {
-	if errors.Is(err, coord.ErrFenced) {
-		r.fencedOut(err)
+// retiredCheck bounds the who-am-I that confirms a retirement.
+const retiredCheck = 5 * time.Second
+
+// checkEnded stops the runtime when err says it was fenced out or its
+// generation retired, and reports whether it did. A call's `retired` may
+// name another persona (a target retired), so it stops the runtime only
+// once who-am-I, which answers from the runtime's own token alone, says
+// this generation is the one retired.
+func (r *Runtime) checkEnded(err error) bool {
+	switch {
+	case errors.Is(err, coord.ErrFenced):
+		r.stopFor(ErrFencedOut, err)
 		return true
+	case errors.Is(err, registry.ErrRetired):
+		ctx, cancel := context.WithTimeout(context.Background(), retiredCheck)
+		defer cancel()
+		if _, werr := r.c.WhoAmI(ctx); errors.Is(werr, registry.ErrRetired) {
+			r.stopFor(ErrRetiredOut, werr)
+			return true
+		}
 	}
 	return false
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // Implementation names this server to MCP clients.
@@ -146,11 +147,13 @@ func (h *httpFront) verify(ctx context.Context, token string, _ *http.Request) (
 	r := h.byToken[key]
 	h.mu.Unlock()
 	if r != nil {
-		if err := r.stopped(); err != nil {
+		// A runtime stopped as retired is checked below, so that its token
+		// is answered as the invalid token it now is (and forgotten).
+		if err := r.stopped(); err != nil && !errors.Is(err, ErrRetiredOut) {
 			return nil, err
 		}
 		who, err := r.c.WhoAmI(ctx)
-		if err != nil && !errors.Is(err, hubapi.ErrUnauthenticated) {
+		if err != nil && !errors.Is(err, hubapi.ErrUnauthenticated) && !errors.Is(err, registry.ErrRetired) {
 			// The hub did not answer (a cancelled request, a restart):
 			// the token is not refused, and its runtime stays.
 			return nil, fmt.Errorf("check the token with the hub: %w", err)
@@ -165,6 +168,9 @@ func (h *httpFront) verify(ctx context.Context, token string, _ *http.Request) (
 			h.mu.Unlock()
 			r.Close()
 			r.c.Close()
+			if errors.Is(err, registry.ErrRetired) {
+				return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+			}
 			return nil, fmt.Errorf("%w: the hub no longer accepts this token for %s", auth.ErrInvalidToken, h.address)
 		}
 		return &auth.TokenInfo{UserID: who.PersonaID, Extra: map[string]any{"runtime": r}}, nil
@@ -176,7 +182,7 @@ func (h *httpFront) verify(ctx context.Context, token string, _ *http.Request) (
 	r, err = Boot(ctx, c, h.address, h.opts)
 	if err != nil {
 		c.Close()
-		if errors.Is(err, hubapi.ErrUnauthenticated) || errors.Is(err, ErrNotPersona) || errors.Is(err, ErrWrongPersona) {
+		if errors.Is(err, hubapi.ErrUnauthenticated) || errors.Is(err, registry.ErrRetired) || errors.Is(err, ErrNotPersona) || errors.Is(err, ErrWrongPersona) {
 			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 		}
 		return nil, err

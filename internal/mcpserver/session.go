@@ -18,8 +18,9 @@ import (
 type session struct {
 	c    *hubclient.Client
 	beat time.Duration
-	// fenced is told when the hub refuses the stream as fenced out.
-	fenced func(error) bool
+	// ended is told when the hub refuses the stream, and answers whether
+	// that ends the runtime (fenced out, or its generation retired).
+	ended func(error) bool
 
 	mu       sync.Mutex
 	current  string // the activity to report
@@ -38,8 +39,8 @@ var errSessionEnded = errors.New("the MCP session ended")
 
 // startSession opens the presence of a client's session; stop it when the
 // client leaves.
-func startSession(c *hubclient.Client, beat time.Duration, fenced func(error) bool) *session {
-	s := &session{c: c, beat: beat, fenced: fenced, changed: make(chan struct{}, 1), stopped: make(chan struct{}), done: make(chan struct{})}
+func startSession(c *hubclient.Client, beat time.Duration, ended func(error) bool) *session {
+	s := &session{c: c, beat: beat, ended: ended, changed: make(chan struct{}, 1), stopped: make(chan struct{}), done: make(chan struct{})}
 	s.calls, s.endCalls = context.WithCancelCause(context.Background())
 	go s.run()
 	return s
@@ -89,13 +90,13 @@ func (s *session) run() {
 	}
 	defer closeStream()
 	// send beats or reports; it answers false once the hub fenced this
-	// instance out (the session then ends).
+	// instance out or retired its generation (the session then ends).
 	send := func(rep *hubapi.PresenceReport) bool {
 		if bs == nil {
 			var err error
 			if bs, err = s.c.OpenBeatStream(ctx); err != nil {
 				bs = nil
-				return !s.fenced(err)
+				return !s.ended(err)
 			}
 		}
 		var err error
@@ -107,7 +108,7 @@ func (s *session) run() {
 		if err != nil {
 			_, cerr := bs.Close()
 			bs = nil // opened again on the next beat
-			return !s.fenced(err) && !s.fenced(cerr)
+			return !s.ended(err) && !s.ended(cerr)
 		}
 		return true
 	}
@@ -121,11 +122,12 @@ func (s *session) run() {
 		case <-s.stopped:
 			return
 		case <-ended:
-			// The hub answered the stream: it ended it. Fenced out ends
-			// the session; anything else opens a new stream at the next beat.
+			// The hub answered the stream: it ended it. Fenced out or
+			// retired ends the session; anything else opens a new stream
+			// at the next beat.
 			_, err := bs.Close()
 			bs = nil
-			ok = !s.fenced(err)
+			ok = !s.ended(err)
 		case <-tick.C:
 			ok = send(nil)
 		case <-s.changed:
@@ -143,8 +145,8 @@ type sessions struct {
 	m  map[*mcp.ServerSession]*session
 }
 
-// closeAll ends every session (the runtime was fenced out), each told
-// why first.
+// closeAll ends every session (the runtime was fenced out or retired),
+// each told why first.
 func (ss *sessions) closeAll(why error) {
 	ss.mu.Lock()
 	all := make([]*mcp.ServerSession, 0, len(ss.m))
@@ -205,7 +207,7 @@ func (r *Runtime) openSession(ss *mcp.ServerSession) {
 	if r.sessions.m == nil {
 		r.sessions.m = map[*mcp.ServerSession]*session{}
 	}
-	s := startSession(r.c, r.opts.Beat, r.checkFenced)
+	s := startSession(r.c, r.opts.Beat, r.checkEnded)
 	r.sessions.m[ss] = s
 	r.sessions.mu.Unlock()
 	go func() {

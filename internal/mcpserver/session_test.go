@@ -3,13 +3,16 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -106,5 +109,54 @@ func TestFencedOutSessionEnds(t *testing.T) {
 	}
 	if res := callTool(t, cs2, "workspace_stat", map[string]any{"path": "QUEUE.md"}); !strings.Contains(text(res), "no such file") {
 		t.Fatalf("the new instance: %s", text(res))
+	}
+}
+
+// A generation retired while its runtime serves: the session ends with
+// ErrRetiredOut naming when and why (its beat stream tells it), a later
+// call says the same, and the HTTP front answers the runtime's token as
+// an invalid token with that sentence (401), not as a failure of its own.
+func TestRetiredSessionEnds(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	r := f.runtime(t, p, Options{Beat: 30 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	served := make(chan error, 1)
+	go func() { served <- r.ServeStdio(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "retiring", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ret, err := f.op.RequestRetirement(ctx, p.ID, "project closed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.op.Decide(ctx, ret.Confirmation.ID, hubapi.DecideRequest{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-served:
+		if !errors.Is(err, ErrRetiredOut) || !strings.Contains(err.Error(), "was retired at") || !strings.Contains(err.Error(), "project closed") {
+			t.Fatalf("the retired session ended with %v; want ErrRetiredOut saying when and why", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the retired generation's session still runs after 5 s")
+	}
+	if res := r.callTool(ctx, nil, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "workspace_stat"}}, r.tools[0]); !res.IsError || !strings.Contains(text(res), "was retired at") {
+		t.Fatalf("a call on the retired runtime: %s", text(res))
+	}
+	dial := func(ctx context.Context, token string) (*hubclient.Client, error) {
+		return hubclient.Dial(ctx, f.home.Dir, hubclient.WithToken(token), hubclient.WithRetryBudget(0))
+	}
+	b, err := os.ReadFile(f.tokenFile(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := httpFrontFor(p.Address, dial, Options{Home: f.home.Dir}, r)
+	if _, err := h.verify(ctx, strings.TrimSpace(string(b)), nil); !errors.Is(err, auth.ErrInvalidToken) || !strings.Contains(err.Error(), "was retired at") {
+		t.Fatalf("the HTTP front with the retired runtime's token: %v; want an invalid token naming the retirement", err)
 	}
 }
