@@ -14,7 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdcluster"
 )
 
-// Issue 15: "two hubs on two homes: register on one, approve in a console
+// "two hubs on two homes: register on one, approve in a console
 // on the other (tmux), both consoles agree". One installation on a real
 // three-member etcd cluster in separate processes; two homes (two hosts),
 // each with its console open in its own tmux server, each console with its

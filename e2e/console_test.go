@@ -130,11 +130,11 @@ var (
 	exitRe      = regexp.MustCompile(regexp.QuoteMeta(exitMarker) + `(\d+)`)
 )
 
-// approveKeys is the keys.json of the flow: approve rebound to y (issue 9:
+// approveKeys is the keys.json of the flow: approve rebound to y (the promise:
 // "rebind approve to y in keys.json and approve with it; a does nothing").
 const approveKeys = `{"approve": ["y"]}`
 
-// TestConsoleEndToEnd is issue 6's proof in a real terminal: walk the
+// TestConsoleEndToEnd is the proof in a real terminal: walk the
 // wizard to a new work/<project>/deputy, approve it in the queue, see it in
 // the presence view, deny a second confirmation with a reason, quit, and
 // check the store and the audit log through the command line. Approve is

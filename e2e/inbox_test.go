@@ -21,7 +21,7 @@ type inboxItem struct {
 	} `json:"reactions"`
 }
 
-// Issue 13's human channel in a real terminal: the secretary sends the
+// The human channel in a real terminal: the secretary sends the
 // owner a message and a card from the command line (send_human_message,
 // send_human_card through the hub's tool calls); the owner sees both live
 // in the console's inbox, reacts to the card, replies to the message and

@@ -23,7 +23,7 @@ const (
 	mcpHuman   = "human:ada"
 )
 
-// TestMCPClientNoOneHereWrote is issue 14's proof with a real MCP client no
+// TestMCPClientNoOneHereWrote is the proof with a real MCP client no
 // one here wrote: the TypeScript SDK's (e2e/mcpclient, installed with npm
 // ci from its committed lockfile), over stdio and over streamable HTTP:
 // list, an allowed read with continuation, a denied secret read, a

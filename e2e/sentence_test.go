@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// TestTypedSentenceDecidesNothingAgainstARealHub is the issue's own
-// reproduction in a real terminal against a real hub: on an armed row of
+// TestTypedSentenceDecidesNothingAgainstARealHub is the reported
+// defect's reproduction in a real terminal against a real hub: on an armed row of
 // the queue, the sentences "are you there" and "looks good, approve it⏎",
 // typed at human speed (50–250 ms a key), decide nothing — the audit log
 // holds no decision of the operator's afterwards — and a deliberate `a`

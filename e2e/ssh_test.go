@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestSSHConsoleEndToEnd is issue 16's proof with the system's OpenSSH
+// TestSSHConsoleEndToEnd is the proof with the system's OpenSSH
 // client in a real terminal: ada's key is enrolled, `serve --ssh` runs the
 // hub with its SSH console, and ada connects with `ssh -tt` (host key
 // pinned, NO_COLOR sent), keys arrive in a burst ("2a" in one packet: the

@@ -15,7 +15,7 @@ import (
 // keys that once approved when a field failed to open.
 var stormTexts = []string{"after the freeze", "aAaA", "A", "a", "Ay", "approve ALL again", "yes a d A", "atlas"}
 
-// TestArmingStormAgainstARealHub is issue 9's storm in a real terminal
+// TestArmingStormAgainstARealHub is the storm in a real terminal
 // against a real hub: while the demo's runtimes keep asking (arrivals) and
 // the command line decides some confirmations as the same operator
 // (decisions elsewhere), the test types fields opened by `/`, `:` and `d`

@@ -22,7 +22,7 @@ func (c *cli) request(persona, tool, target, shape, corr string) (string, int) {
 	return res.Confirmation.ID, code
 }
 
-// Issue 10 item 4 end to end: a secretary's resolve_decision relays one
+// End to end: a secretary's resolve_decision relays one
 // explicit decision of its bound human (footnote ¹), so approve --remember
 // is refused with the reason and leaves the confirmation pending; a plain
 // approval decides this one resolution only, and the next asks again.
@@ -54,7 +54,7 @@ func TestFootnoteRelaysAreNeverRememberedThroughTheCLI(t *testing.T) {
 	}
 }
 
-// Issue 10 item 5 end to end: approve --remember --class stores the rule
+// End to end: approve --remember --class stores the rule
 // under the class key and prints it; another persona of the class with the
 // same capabilities is then allowed the exact operation (authorize exits 0
 // with the remembered approval), while a persona of another class, or the
@@ -98,7 +98,7 @@ func TestClassOverlayIsSharedThroughTheCLI(t *testing.T) {
 	}
 }
 
-// Issue 10 item 7 end to end: a human-surface binding is virgo-channel to a
+// End to end: a human-surface binding is virgo-channel to a
 // human principal; persona add refuses anything else by the named rule,
 // before anything is sent, and never prints the value (it may be a secret).
 func TestSurfaceBindingsAreGrammarThroughTheCLI(t *testing.T) {
@@ -117,7 +117,7 @@ func TestSurfaceBindingsAreGrammarThroughTheCLI(t *testing.T) {
 	c.activate("--scope", "root", "--role", "secretary", "--name", "Spica", "--human", "human:henry", "--surface", "virgo-channel=human:henry")
 }
 
-// Issue 10 item 1, the issue's reproductions through the CLI: a read-only
+// The reproductions through the CLI: a read-only
 // tool never authorizes a mutating shape.
 func TestToolKindDecidesShapesThroughTheCLI(t *testing.T) {
 	c := newCLI(t)

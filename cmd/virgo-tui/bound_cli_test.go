@@ -8,7 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// Issue item 1 through the command line: a secretary relays a resolution
+// Through the command line: a secretary relays a resolution
 // with --choice yes; confirm show and confirm list show the choice and the
 // reason the human approves; the secretary's retry under the same
 // correlation id with --choice no (or without the reason) is refused

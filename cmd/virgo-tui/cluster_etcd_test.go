@@ -1,7 +1,7 @@
 //go:build etcdcluster
 
-// The store on a real three-member etcd cluster in separate processes
-// (issue 15, "What must be shown"): `virgo-tui serve` as a child process on
+// The store on a real three-member etcd cluster in separate processes:
+// `virgo-tui serve` as a child process on
 // the cluster, commands against it, members killed under it. These tests
 // take minutes, so they sit behind the etcdcluster build tag: `make
 // test-etcd` runs them, CI does not.
@@ -100,7 +100,7 @@ func wantStoreUnavailable(t *testing.T, what string, err error) *hubapi.APIError
 	return ae
 }
 
-// Issue 15: "kill -9 the etcd leader during a stream of decisions → writes
+// "kill -9 the etcd leader during a stream of decisions → writes
 // continue, nothing acknowledged lost". Eight operators' clients approve 60
 // pending confirmations through the hub; when a quarter are acknowledged
 // the etcd leader is killed -9. Every approval the hub acknowledged is in
@@ -257,7 +257,7 @@ func TestEtcdClusterLeaderKilledDuringDecisions(t *testing.T) {
 	}
 }
 
-// Issue 15: "kill two members → a clear `store unavailable`, then recovery
+// "kill two members → a clear `store unavailable`, then recovery
 // when they return". With two of three members killed -9 the cluster has no
 // quorum: `confirm approve` through the hub fails within the store's call
 // timeout (plus a margin for a loaded machine) naming the store as
@@ -354,7 +354,7 @@ func TestEtcdClusterTwoMembersDownIsStoreUnavailableThenRecovers(t *testing.T) {
 	}
 }
 
-// Issue 15: "kill -9 one hub → its personas go offline on the other within
+// "kill -9 one hub → its personas go offline on the other within
 // the lease time". Two `virgo-tui serve` processes on two homes serve the
 // installation from the cluster; Spica's runtime beats to hub A, and hub
 // B's change stream shows her active. Hub A is killed -9 (its lease neither

@@ -39,7 +39,7 @@ func TestAuthorizeExitCodes(t *testing.T) {
 			t.Errorf("authorize %v: exit %d, %q (stderr %q); want exit %d and %q", tc.args, code, out, errOut, tc.code, tc.want)
 		}
 	}
-	// Issue 11 item 5: "a malformed target is a 400 error with exit 1, not a deny".
+	// "a malformed target is a 400 error with exit 1, not a deny".
 	out, errOut, code := c.run("authorize", "--persona", "work/core/deputy", "--tool", "workspace_read", "--target", "bogus:x", "--shape", "read:range")
 	if code != 1 || out != "" || !strings.Contains(errOut, "bogus") {
 		t.Errorf("malformed target: exit %d, stdout %q, stderr %q; want exit 1 and the refusal", code, out, errOut)

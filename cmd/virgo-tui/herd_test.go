@@ -15,7 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
-// Issue 11: "the 64-concurrent-commands herd with a hub hand-over: every
+// "the 64-concurrent-commands herd with a hub hand-over: every
 // command succeeds or fails with a clear error, and none reports a false
 // failure for its own success". 64 `confirm approve` commands start at
 // once against a serving hub, which stops while they run; they hand over

@@ -186,7 +186,7 @@ func (a *app) hubAnswers(ctx context.Context, home registry.Home) bool {
 }
 
 // readDirect runs a read-only fn on the database itself when no hub runs —
-// issue 5: "a one-shot subcommand may open the database directly" — so a
+// the design lets a one-shot subcommand open the database directly, so a
 // single read does not pay for starting a hub (which loads every persona's
 // presence and token). ok is false when a hub runs or holds the database;
 // the caller then goes through withClient.

@@ -39,7 +39,7 @@ func serveHub(t *testing.T, c *cli) {
 	})
 }
 
-// Issue 5 item 4: "with a hub running, both connect to it" — the
+// "with a hub running, both connect to it" — the
 // subcommands no longer open the database, so they work beside a hub
 // instead of failing with ErrLocked, and leave the hub running.
 func TestCommandsGoThroughARunningHub(t *testing.T) {
@@ -63,7 +63,7 @@ func TestCommandsGoThroughARunningHub(t *testing.T) {
 	}
 }
 
-// Issue 5 item 4: "with no hub running, the console starts a hub inside
+// "with no hub running, the console starts a hub inside
 // its own process" — a one-shot command does the same and stops it when
 // done: nobody listens on the socket afterwards and the database is free.
 func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
@@ -108,10 +108,10 @@ func TestConsoleNeedsATerminal(t *testing.T) {
 	}
 }
 
-// Issue 5 item 4: "a one-shot subcommand may open the database directly" —
+// "a one-shot subcommand may open the database directly" —
 // persona list with no hub running reads the file itself and starts no hub
 // (no hub ever ran on this home, so none left its pid file), which keeps
-// the 10,000-persona list within issue 2's 100 ms.
+// the 10,000-persona list within its 100 ms goal.
 func TestPersonaListReadsDirectlyWithoutAHub(t *testing.T) {
 	c := newCLI(t)
 	home, err := registry.CreateHome(c.home)

@@ -12,8 +12,8 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
-// hostileText is what a persona wrote into a reason in the campaign of
-// issue 12 ("a reason no\u001b]0;pwned\u0007\u001b[2J is stored; confirm show
+// hostileText is what a persona wrote into a reason in a hostile
+// campaign ("a reason no\u001b]0;pwned\u0007\u001b[2J is stored; confirm show
 // and audit print it raw"), with a bidi override, a zero-width space, a C1
 // CSI and a DEL beside it, and the invisible characters that were stored
 // in 31 fields and printed raw: Unicode Tag characters (invisible text), a
@@ -105,7 +105,7 @@ func wantTerminalSafe(t *testing.T, what, out string) {
 	}
 }
 
-// Issue 12, "Every printed byte is safe": every command that prints stored
+// "Every printed byte is safe": every command that prints stored
 // text, fed a store seeded with hostile text, writes no control byte to
 // stdout or stderr, in tables, JSON and errors alike — and the hostile text
 // is shown escaped, not dropped.

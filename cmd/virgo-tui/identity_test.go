@@ -57,7 +57,7 @@ func operatorFiles(t *testing.T, c *cli) []string {
 	return names
 }
 
-// Issue item 9: "`virgo-tui mcp --persona X` and every `--as X` command
+// "`virgo-tui mcp --persona X` and every `--as X` command
 // first dial as the local operator to find the seat's holder — and that
 // operator is `human:$USER`, else `human:owner`, ignoring
 // `$VIRGO_PRINCIPAL`." Each environment here failed with "not an enrolled
@@ -134,7 +134,7 @@ func TestTokenFileNamesTheRuntimeToken(t *testing.T) {
 	wantContains(t, "empty file", c.fails("presence", "beat", "work/core/lead", "--token-file", empty), "does not hold a virgo token")
 }
 
-// Issue item 9: "on an empty home it enrols an operator as a side effect".
+// "on an empty home it enrols an operator as a side effect".
 // A persona's command on a home with no persona fails naming what is
 // missing, and the home is still a first install.
 func TestPersonaCommandOnAnEmptyHomeEnrolsNobody(t *testing.T) {
@@ -215,7 +215,7 @@ func TestMCPServesWithThePersonaTokenAlone(t *testing.T) {
 	}
 }
 
-// Issue item 10: "`operator add ada --ssh-key K` also writes
+// "`operator add ada --ssh-key K` also writes
 // `operators/ada.token`, so any process on the server can `confirm approve
 // … --as human:ada`". A human enrolled with a key is enrolled for the SSH
 // console only: no token file, so acting as them on the server fails — and

@@ -72,7 +72,7 @@ func wantSIGKILL(t *testing.T, child *exec.Cmd) {
 	}
 }
 
-// Issue 11 item 2, through a command: the hub commits the decision and is
+// Through a command: the hub commits the decision and is
 // killed -9 before it answers; the command's client retries the decision
 // (same Idempotency-Key) on a hub it starts itself and reports the
 // original success — not "already decided" for its own approval.

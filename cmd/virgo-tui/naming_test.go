@@ -19,7 +19,7 @@ func (c *cli) as(name string, args ...string) (stdout, stderr string, code int) 
 	return out.String(), errb.String(), code
 }
 
-// Issue 9: "Help, usage and every printed next step use the name the
+// "Help, usage and every printed next step use the name the
 // program was run as (virgo persona add prints virgo confirm approve …)".
 func TestBothNamesInHelpUsageAndNextSteps(t *testing.T) {
 	c := newCLI(t)

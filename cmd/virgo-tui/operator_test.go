@@ -29,7 +29,7 @@ func enrolledCLI(t *testing.T) *cli {
 	return c
 }
 
-// Issue 12: "Anyone who runs as the home's user can become any human.
+// "Anyone who runs as the home's user can become any human.
 // Operator tokens are created on first use, so a persona runtime ... can mint
 // operators/ada.token and approve what is routed to ada." Now acting as a
 // human who is not enrolled is refused, and no token appears.
@@ -111,7 +111,7 @@ func personaTokenFile(t *testing.T, c *cli, address string) string {
 	return filepath.Join(c.home, "personas", v.Persona.ID, hubapi.TokenFile)
 }
 
-// Issue 12, "Symlinks and loose modes in the home are trusted": each finding
+// "Symlinks and loose modes in the home are trusted": each finding
 // is now refused at start with the path and the fix, and nothing outside the
 // home is changed.
 func TestTheHomeIsCheckedNotTrusted(t *testing.T) {
@@ -175,7 +175,7 @@ func mustNil(t *testing.T, err error) {
 	}
 }
 
-// Issue 12: "a home path over the socket-path limit fails with bind:
+// "a home path over the socket-path limit fails with bind:
 // invalid argument without naming the limit". Now it is refused naming it.
 func TestAnOverlongHomeNamesTheSocketLimit(t *testing.T) {
 	c := newCLI(t)
@@ -185,7 +185,7 @@ func TestAnOverlongHomeNamesTheSocketLimit(t *testing.T) {
 	wantContains(t, "over-long home", c.fails("confirm", "list"), "108-byte sun_path", "use a shorter --home")
 }
 
-// Issue 16: "virgo-tui operator add NAME --ssh-key FILE|KEY records the
+// "virgo-tui operator add NAME --ssh-key FILE|KEY records the
 // public keys of a human; a key listed for two humans is refused."
 func TestOperatorSSHKeys(t *testing.T) {
 	c := newCLI(t)

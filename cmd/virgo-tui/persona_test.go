@@ -239,7 +239,7 @@ func TestPersonaCommandsTableAndJSON(t *testing.T) {
 	wantContains(t, "show unknown", c.fails("persona", "show", "Nobody"), `no persona is named "Nobody"`)
 }
 
-// Issue 4 item 6: "the persona becomes active only when approved", by its
+// "the persona becomes active only when approved", by its
 // bound human; a denial refuses the generation, and "retirement is
 // destructive and is confirmed the same way".
 func TestActivationAndRetirementAreConfirmed(t *testing.T) {

@@ -141,7 +141,7 @@ var Boundaries = [...]Boundary{
 	// tool's kind decides the shapes it carries (the inventory's Shapes).
 	BoundaryToolShape: {Name: "shape-not-carried-by-tool", Verdict: Deny,
 		Text: "the tool's kind does not carry this operation shape; a read tool never mutates"},
-	// Issue 10 item 10: admission on both endpoints of a message. The
+	// Admission on both endpoints of a message. The
 	// sender's end is its token (a retired generation's is refused); the
 	// addressed end is this row.
 	BoundaryNoActiveHolder: {Name: "no-active-holder", Verdict: Deny,

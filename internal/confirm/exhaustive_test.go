@@ -36,7 +36,7 @@ var specCells = map[string][4]string{
 	"deployment/publication":               {"C", "C", "C", "C"},
 }
 
-// What a tool does, in the issue's words: it reads, writes (workspace
+// What a tool does: it reads, writes (workspace
 // files), records, messages or publishes.
 const (
 	vRead    = "read"
@@ -157,7 +157,7 @@ type specTarget struct {
 
 // targetsFor are the representative targets as seen from seat: own path,
 // mutable path, secret and authority paths, another workspace, the own
-// workspace named by address (issue 10 item 12), own and other persona,
+// workspace named by address, own and other persona,
 // assigned and unassigned tasks and runs, another project, another scope,
 // bound and unbound surfaces, an external destination.
 func targetsFor(seat classSeat) []specTarget {
@@ -341,7 +341,7 @@ func TestSpecToolListIsTheInventory(t *testing.T) {
 	}
 }
 
-// Issue 10, "What must be shown": an exhaustive table from the one inventory
+// An exhaustive table from the one inventory
 // table — every tool × every shape × every class × representative targets —
 // checked against expectations written from the spec's matrix text.
 func TestAuthorizeExhaustiveAgainstSpec(t *testing.T) {

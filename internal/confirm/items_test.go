@@ -8,8 +8,8 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// Issue 10 item 1: the tool's kind decides the shapes it may carry. The
-// issue's reproductions: a read-only tool authorized a mutating shape.
+// The tool's kind decides the shapes it may carry. The
+// reproductions: a read-only tool authorized a mutating shape.
 func TestToolKindDecidesTheShapesItMayCarry(t *testing.T) {
 	secretary := policyFor(t, "root/secretary", Options{})
 	lead := policyFor(t, "work/core/lead", Options{})
@@ -72,7 +72,7 @@ func TestShapeTableCoversTheVocabulary(t *testing.T) {
 	}
 }
 
-// Issue 10 item 2: the boundary order follows the spec. Credential or
+// The boundary order follows the spec. Credential or
 // permission changes are the bound human's to confirm for any target, also
 // under a secret directory; only reading or exporting a secret value is
 // denied; a destructive operation on a secret path is confirmed as
@@ -121,7 +121,7 @@ func examplePath(pattern string) string {
 	return strings.ToUpper(p[:1]) + p[1:]
 }
 
-// Issue 10 item 3: secret and authority material as one table, matched
+// Secret and authority material as one table, matched
 // case-insensitively; one test per entry. Reading any entry is denied at
 // its boundary; writing a secret is a credential change; touching
 // authority material is refused.
@@ -165,7 +165,7 @@ func TestSecretMaterialTable(t *testing.T) {
 	}
 }
 
-// Issue 10 item 12: a persona naming its own workspace by its address is in
+// A persona naming its own workspace by its address is in
 // its own scope, and only the spec's six global boundaries are marked global.
 func TestOwnWorkspaceByAddressAndSixGlobalBoundaries(t *testing.T) {
 	p := policyFor(t, "work/core/lead", Options{})

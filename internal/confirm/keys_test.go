@@ -13,7 +13,7 @@ import (
 )
 
 // Confirmation ids sort in creation order, so that new records append to
-// the store's B+tree instead of dirtying random leaves (issue 11); ids made
+// the store's B+tree instead of dirtying random leaves; ids made
 // in one millisecond stay distinct, and every id is a valid id of the API.
 func TestConfirmationIDsSortInCreationOrder(t *testing.T) {
 	q, clk := queueFor(t, QueueOptions{})

@@ -114,7 +114,7 @@ func forgeChoice(t *testing.T, q *Queue, p *Policy, o Operation, b BoundaryID, w
 	return ch
 }
 
-// Issue 10 item 4. Spec footnotes ¹ ²: a secretary's resolve_decision relays
+// Spec footnotes ¹ ²: a secretary's resolve_decision relays
 // one explicit decision of its bound human, a coordinator's one decision of
 // its lane approver; "Neither class self-originates a resolution." Each
 // needs its own decision: remembering one is refused with the reason, and a
@@ -212,7 +212,7 @@ func rehash(t *testing.T, st stamp.Stamp, change func(*stamp.Stamp)) *Policy {
 	return p
 }
 
-// Issue 10 item 5. Spec: "A prompt that is genuinely class-common may
+// Spec: "A prompt that is genuinely class-common may
 // instead live in the shared class overlay." A class-overlay choice is keyed
 // by the stamp's capability content, not the persona's identity: it matches
 // every persona of the class with the same capabilities (another seat, a

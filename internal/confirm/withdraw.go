@@ -7,7 +7,7 @@ import (
 )
 
 // PlanWithdraw plans closing what persona generation personaID left open
-// when its retirement is approved (issue 10 item 9): every undecided
+// when its retirement is approved: every undecided
 // confirmation of that generation — its pending operation requests and,
 // for a generation never activated, its pending activation — but except
 // (the retirement being decided) is recorded withdrawn, with a decision

@@ -8,7 +8,7 @@ import (
 )
 
 // TestWithdrawnIsTerminalForItsCorrelationID: a request withdrawn by its
-// generation's retirement (issue 10 item 9) answers denied to a retry under
+// generation's retirement answers denied to a retry under
 // its correlation id, and deciding it is refused naming its state.
 func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
 	ctx := context.Background()

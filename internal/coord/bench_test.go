@@ -51,7 +51,7 @@ func seedInbox(b *testing.B, n int) (*Book, string) {
 	return New(st, nil, quota.Limits{}), seat
 }
 
-// BenchmarkInboxPage100k is issue 13's "listing a 100,000-message inbox
+// BenchmarkInboxPage100k is the goal "listing a 100,000-message inbox
 // page by page (each page < 5 ms)": one op is one page of 100 (and of
 // 500, the largest), the walk going on through the whole inbox with the
 // continuation tokens. The baseline reads the whole inbox at once, as a

@@ -183,7 +183,7 @@ func TestRetiredRuntimeStopsQuietly(t *testing.T) {
 	}
 }
 
-// Issue 9: "Simulated runtimes ask at a pace that keeps about 5–10
+// "Simulated runtimes ask at a pace that keeps about 5–10
 // confirmations pending". Runtimes that would ask at every beat keep the
 // queue at the bound, never past it, and refill it after decisions.
 //

@@ -10,7 +10,7 @@ import (
 
 // DefaultMaxPending is how many confirmations the demo keeps waiting: the
 // runtimes ask only while fewer wait, so an operator who decides nothing
-// sees a queue of about this size (issue 9: "about 5–10"), and one who
+// sees a queue of about this size ("about 5–10" was the aim), and one who
 // decides sees it refill within seconds.
 const DefaultMaxPending = 8
 

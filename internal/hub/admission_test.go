@@ -8,7 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
-// TestAdmissionOnBothEndpointsOfAMessage is issue 10 item 10:
+// TestAdmissionOnBothEndpointsOfAMessage:
 // send_broker_message (and any addressed tool) to an address without an
 // active holder is denied with a named rule, and a retired sender is
 // refused.

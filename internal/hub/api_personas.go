@@ -45,7 +45,7 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 
 // resolveReadable resolves ref for a caller who reads what it names: an
 // operator reads every persona; a persona token only its own generation
-// (issue 10 item 6: other personas' records, presence and stamps are for
+// (other personas' records, presence and stamps are for
 // operators). To a persona token an unknown ref and another persona's
 // answer alike, 403, so that a persona cannot probe who else exists.
 func (h *Hub) resolveReadable(ctx context.Context, id hubapi.Identity, ref, what string) (registry.Persona, error) {

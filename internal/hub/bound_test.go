@@ -48,7 +48,7 @@ func confirmCapable(row tools.Tool) bool {
 	return false
 }
 
-// Issue items 1 and 2 over the socket, for every tool of the table with a
+// Over the socket, for every tool of the table with a
 // confirm path: the human approves the operation as shown; a retry under
 // the same correlation id that changes any bound argument is refused
 // (correlation_reuse), whatever it changes; the unchanged retry is carried

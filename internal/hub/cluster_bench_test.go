@@ -15,7 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
-// Issue 15: "confirmation request → visible in the other hub's console
+// "confirmation request → visible in the other hub's console
 // stream, p99". Two hubs on two homes serve one installation from a real
 // three-member etcd cluster in separate processes (etcdcluster); the lead's
 // runtime asks hub A for a confirmation, one at a time, and the time until

@@ -109,7 +109,7 @@ func TestAuthorizeAndAuditOverTheSocket(t *testing.T) {
 	th.addPersona(t, "work/core/lead", "Spica")
 	op := th.operator(t, "henry")
 	ctx := context.Background()
-	// Issue 11 item 5: "POST /v1/authorize returns the normalized operation,
+	// "POST /v1/authorize returns the normalized operation,
 	// verdict, boundary, route and stamp hash".
 	res, err := op.Authorize(ctx, hubapi.OperationRequest{Persona: "work/core/lead", Tool: "workspace_write", Target: "path:./memory//QUEUE.md", Shape: "write:overwrite"})
 	mustNil(t, err)

@@ -53,7 +53,7 @@ func readRefusal(t *testing.T, c net.Conn) (*http.Response, hubapi.APIError) {
 	return resp, ae
 }
 
-// Issue: "No cap on connections. 19,987 connections in 7.7 s took all
+// "No cap on connections. 19,987 connections in 7.7 s took all
 // 20,000 descriptors." A process at its limit sheds its own oldest idle
 // connection for a new one, and never an operator's: the operator's kept
 // connection still answers once the flood has cycled past it.
@@ -191,7 +191,7 @@ func procCounts(t *testing.T) (fds, threads int, rssMiB float64) {
 	return len(ents), threads, rssMiB
 }
 
-// Issue: "19,987 connections in 7.7 s took all 20,000 descriptors;
+// "19,987 connections in 7.7 s took all 20,000 descriptors;
 // operators' requests timed out; RSS 37 → 412 MiB." Three processes open
 // 7,000 connections (5,000 from one), each with a tokenless health call,
 // and hold them. Meanwhile an operator's request on a new connection

@@ -12,7 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
-// Issue 15: a hub serves an installation whose store is an etcd cluster,
+// A hub serves an installation whose store is an etcd cluster,
 // named by $VIRGO_STORE (or serve --store): registration, activation and
 // a decision land in etcd under the installation's prefix, and a hub
 // started again on the same store finds them.

@@ -91,7 +91,7 @@ func presenceOn(t *testing.T, ch <-chan []hubapi.Change, id string, timeout time
 	return got
 }
 
-// Issue 15: "Each hub holds an etcd lease: presence it reports is attached
+// "Each hub holds an etcd lease: presence it reports is attached
 // to that lease, so a hub that dies takes its personas offline everywhere
 // within the lease time." A persona beating on hub a is online on hub b's
 // stream, never written back by b; a crashes (its lease not renewed,

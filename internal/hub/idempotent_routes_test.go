@@ -43,7 +43,7 @@ func personaToken(t *testing.T, th *testHub, p registry.Persona) string {
 	return strings.TrimSpace(string(b))
 }
 
-// Issue 11 item 2: every mutating POST route records and honours the
+// Every mutating POST route records and honours the
 // Idempotency-Key. The same request sent again with its key is answered
 // with the first answer and has no second effect — even when what it
 // changed has moved on since, where the same request without a key would

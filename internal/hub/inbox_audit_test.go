@@ -9,7 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// Issue 13: the human's reply, react, ack and tick in the inbox are "all
+// The human's reply, react, ack and tick in the inbox are "all
 // live, all audited". Over the socket each act writes exactly one audit
 // entry (listed by GET /v1/audit) naming the operator, the act and the
 // item — never the text of the item or of the reply; an act that changes

@@ -13,7 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
-// Issue 12: "There is no cap on pending confirmations per persona (16,000
+// "There is no cap on pending confirmations per persona (16,000
 // queued in ~20 s)." A persona asks up to its limit; then it is refused with
 // too_many_pending, while a retry of one it asked still joins.
 func TestPendingConfirmationsPerPersonaAreBounded(t *testing.T) {
@@ -59,7 +59,7 @@ func TestOpenStreamsPerTokenAreBounded(t *testing.T) {
 	}
 }
 
-// Issue 12: "A lead denying its deputy's requests with ~1 MB reasons, 400
+// "A lead denying its deputy's requests with ~1 MB reasons, 400
 // times: hub RSS 18 MB → 3.1 GB, the database 0 → 1.8 GB." Replayed (100
 // times, to keep the suite fast; each is refused the same way): every such
 // denial is refused at the edge (a reason is at most 2048 bytes), the

@@ -13,7 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
-// BenchmarkMessageDelivery100 is issue 13's "message send → delivered to
+// BenchmarkMessageDelivery100 is the goal "message send → delivered to
 // the recipient's open stream, p50/p99 with 100 personas sending (goal
 // p99 < 50 ms)": 50 projects, each a lead and a deputy, every one of the
 // 100 with its message stream open on the socket; each sends to its

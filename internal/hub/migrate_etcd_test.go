@@ -14,7 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
-// Issue 15 item 4: an installation on its bbolt file, copied into etcd,
+// An installation on its bbolt file, copied into etcd,
 // is served by a hub on etcd as it was: the same personas, the same queue
 // (a decided confirmation stays decided, a pending one can still be
 // decided), and consoles resync, since the stream's epoch is new.

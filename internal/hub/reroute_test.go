@@ -12,9 +12,8 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// TestUnroutableConfirmationsAreReroutedWhenTheSeatFills is issue 10 item
-// 8: a deputy-scope confirmation asked while the owning lead seat is empty
-// is unroutable; when a lead is activated it is re-routed to that lead in
+// TestUnroutableConfirmationsAreReroutedWhenTheSeatFills: a deputy-scope
+// confirmation asked while the owning lead seat is empty is unroutable; when a lead is activated it is re-routed to that lead in
 // the activation's own audited transaction, appears in the lead's queue
 // and on the change stream, and its expiry restarts.
 func TestUnroutableConfirmationsAreReroutedWhenTheSeatFills(t *testing.T) {

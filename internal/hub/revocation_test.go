@@ -49,7 +49,7 @@ func wantEndsWithin(t *testing.T, what string, ended <-chan struct{}, d time.Dur
 	}
 }
 
-// Issue 12: "A revoked operator keeps listening. After rm
+// "A revoked operator keeps listening. After rm
 // operators/bob.token, new requests get 401, but bob's open /v1/stream keeps
 // delivering confirmations and summaries." Now it ends within one second.
 func TestRevokedOperatorStreamEndsWithinASecond(t *testing.T) {

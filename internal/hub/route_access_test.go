@@ -40,7 +40,7 @@ func documentedAccess(t *testing.T) map[string]string {
 	return out
 }
 
-// TestAPersonaSeesOnlyItself is issue 10 item 6: every route of the routes
+// TestAPersonaSeesOnlyItself: every route of the routes
 // table is called with an operator token and a persona token (and none);
 // each kind is refused exactly where docs/api.md says the other kind is
 // needed, and a persona token reads its own stamp, record, presence,

@@ -9,7 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
-// Issue 11 item 4: "A test that lists every route's error codes and fails
+// "A test that lists every route's error codes and fails
 // on a duplicate". Every route of routes() is called the ways that fail
 // without knowing the route — no token, each kind of token with a body
 // that is not JSON and queries out of range, a method it does not serve —

@@ -309,7 +309,7 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 		{"no token", "POST", "/v1/personas/retire", "", []byte(`{"persona": "work/core/lead", "reason": "x"}`), 401, "unauthenticated", "Bearer"},
 		{"bad token", "POST", "/v1/personas/retire", "vgt_forged", []byte(`{"persona": "work/core/lead", "reason": "x"}`), 401, "unauthenticated", "Bearer"},
 
-		// Issue 12, "Edge answers": each is JSON, immediate and names what is wrong.
+		// "Edge answers": each is JSON, immediate and names what is wrong.
 		{"null body", "POST", "/v1/personas/retire", optok, []byte(`null`), 400, "malformed_json", "JSON null; send a JSON object"},
 		{"duplicate keys", "POST", "/v1/personas/retire", optok, []byte(`{"persona": "x", "reason": "a", "persona": "work/core/lead"}`), 400, "malformed_json", `key "persona" is given twice`},
 		{"invalid UTF-8", "POST", "/v1/personas/retire", optok, []byte("{\"persona\": \"work/core/lead\", \"reason\": \"bad \xff\"}"), 400, "invalid_encoding", "at byte 45"},
@@ -435,7 +435,7 @@ func TestAClientStartsAHubOnlyWhenNoneRuns(t *testing.T) {
 	}
 }
 
-// Issue 12: "Content-Length: 10000000000 with a tiny body hangs ~30 s
+// "Content-Length: 10000000000 with a tiny body hangs ~30 s
 // instead of an immediate 413"; a body not declared JSON is refused.
 func TestEdgeAnswersAreImmediate(t *testing.T) {
 	th := startHub(t, shortHome(t), Config{}, Timeouts{})

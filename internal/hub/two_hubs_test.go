@@ -51,7 +51,7 @@ func settled(t *testing.T, hubs ...*testHub) {
 	}
 }
 
-// Issue 15 item 2: "nothing of an installation's state is only in one
+// "nothing of an installation's state is only in one
 // host's home." Two hubs on two homes (two hosts) serve one installation
 // from one etcd prefix: an operator enrolled through hub A works on hub B,
 // a persona registered through A is approved through B, its runtime (whose

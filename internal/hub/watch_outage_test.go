@@ -50,7 +50,7 @@ func (s *outageStore) refusals() int {
 	return s.refused
 }
 
-// Issue 15, found on a real three-member cluster (cmd/virgo-tui's
+// Found on a real three-member cluster (cmd/virgo-tui's
 // TestEtcdClusterTwoMembersDownIsStoreUnavailableThenRecovers): an outage longer than
 // one attempt to watch again ended the hub's store watch for good, so every
 // write after the store returned hung in Settle, waiting for a watch that

@@ -12,7 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// TestRetirementClosesWhatTheGenerationLeftOpen is issue 10 item 9:
+// TestRetirementClosesWhatTheGenerationLeftOpen:
 // approving a retirement withdraws that generation's pending requests
 // (state withdrawn, audited, in the retirement's own transaction) and its
 // pending activation if it was never active; deciding a withdrawn

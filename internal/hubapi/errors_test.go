@@ -14,7 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// Issue 11 item 4: "Every API error code maps to exactly one named error;
+// "Every API error code maps to exactly one named error;
 // a test fails on a duplicate".
 func TestEveryErrorCodeIsOneNamedError(t *testing.T) {
 	codeForm := regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
@@ -36,7 +36,7 @@ func TestEveryErrorCodeIsOneNamedError(t *testing.T) {
 	}
 }
 
-// Issue 11 item 4: "errors.Is across the wire matches only its own error":
+// "errors.Is across the wire matches only its own error":
 // each named error, wrapped with context, answered as JSON and read back as
 // the client reads it, is that error and no other.
 func TestErrorsIsAcrossTheWireMatchesOnlyItsOwnError(t *testing.T) {

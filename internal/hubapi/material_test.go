@@ -7,7 +7,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 )
 
-// Issue 10 item 3: the runtime token a generation's directory holds and an
+// The runtime token a generation's directory holds and an
 // operator's token file are authority material in the one table the handler
 // reads, whatever a workspace path spells them as.
 func TestTokensAreAuthorityMaterial(t *testing.T) {

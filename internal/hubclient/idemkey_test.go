@@ -9,7 +9,7 @@ import (
 // A write's Idempotency-Key is valid for the hub (docs/api.md: 1 to 128
 // letters, digits, '.', '_', ':' or '-'), new for every write, and sorts
 // after the keys made before it, so the hub's records of a client's writes
-// append to its store instead of landing on random pages (issue 11).
+// append to its store instead of landing on random pages.
 func TestIdempotencyKeysAreValidUniqueAndInTimeOrder(t *testing.T) {
 	valid := regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 	seen := map[string]bool{}

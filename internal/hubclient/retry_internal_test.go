@@ -16,7 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// Issue 11 item 3: "Every transport error class (EPIPE, ECONNRESET, EOF,
+// "Every transport error class (EPIPE, ECONNRESET, EOF,
 // refused, missing socket) is handled there" — each is retried, and
 // nothing else is: an answer of the hub, or the caller giving up, is final.
 func TestTransportErrorsAreRetriedAndNothingElse(t *testing.T) {

@@ -82,7 +82,7 @@ func TestDialWaitsForAHubThatHoldsTheLock(t *testing.T) {
 	}
 }
 
-// Issue 11 item 3: "a total budget (about 5 s by default ...) and a clear
+// "a total budget (about 5 s by default ...) and a clear
 // final error that names the socket and what was tried".
 func TestNoHubFailsWithinTheBudgetSayingWhatWasTried(t *testing.T) {
 	home := shortHome(t)
@@ -199,7 +199,7 @@ func (f *flakyHub) next() {
 	f.mu.Unlock()
 }
 
-// Issue 11 item 3: "every write carries an Idempotency-Key so it may be
+// "every write carries an Idempotency-Key so it may be
 // retried after any transport error". A decision whose connection breaks —
 // before the hub read it, or after (when the hub may have committed it) —
 // is sent again with the same key, and the caller sees the answer.

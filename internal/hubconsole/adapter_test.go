@@ -17,7 +17,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/ui"
 )
 
-// Issue 9: the queue lists tool, target and shape, and "presence detail
+// The queue lists tool, target and shape, and "presence detail
 // shows what the README promises: stamp hash and summary, bindings, seat
 // history (all generations)". The adapter must supply them, from a
 // snapshot and from the change stream, with a real hub on a real socket.

@@ -39,17 +39,17 @@ type rule struct {
 }
 
 // rules are the house rules of docs/architecture.md ("Dependencies"), one
-// row each. Issue 11 item 8: "the console never imports the server or the
+// row each: "the console never imports the server or the
 // store; confirm, stamp and registry never import a transport".
 var rules = []rule{
 	{"internal/ui/...", "internal/hub", dependsOn, "the console talks to a client interface, never to the server"},
 	{"internal/ui/...", "internal/usecase", dependsOn, "the console asks the hub to run a use case; it runs none itself"},
 	{"internal/ui/...", "internal/store", imports, "the console never opens the database"},
-	{"internal/hubconsole", "internal/hub", dependsOn, "the console's adapter imports only the client (issue 11 item 6)"},
+	{"internal/hubconsole", "internal/hub", dependsOn, "the console's adapter imports only the client"},
 	{"internal/hubconsole", "internal/store", imports, "the console's adapter never opens the database"},
 	{"internal/hubconsole", "internal/usecase", imports, "the console's adapter reads the hub's typed events through the client's contract (hubapi.Change.Payload)"},
-	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server (issue 11 item 6)"},
-	{"internal/sshconsole", "internal/hub", dependsOn, "the SSH console is a front end: the hub through an interface and the client (issue 16)"},
+	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server"},
+	{"internal/sshconsole", "internal/hub", dependsOn, "the SSH console is a front end: the hub through an interface and the client"},
 	{"internal/sshconsole", "internal/store", imports, "the SSH console never opens the database; keys are looked up by the hub"},
 	{"internal/mcpserver", "internal/hub", dependsOn, "the MCP server is a front end on the hub client; every call is decided by the hub"},
 	{"internal/workspace", "net/http", dependsOn, "the workspace executors act on files and know no transport"},
@@ -214,7 +214,7 @@ type symbolRule struct {
 	why               string
 }
 
-// symbolRules keep the console off the store's layout (issue 11 item 6):
+// symbolRules keep the console off the store's layout:
 // it reads typed events and records, never storage records by key.
 var symbolRules = []symbolRule{
 	{"internal/hubconsole", "internal/registry", "Prefix", "the console reads persona events, not the registry's store keys"},

@@ -56,7 +56,7 @@ func reportPercentiles(b *testing.B, ds []time.Duration) {
 	b.ReportMetric(float64(ds[len(ds)*99/100].Nanoseconds()), "p99-ns")
 }
 
-// Issue 14: "an allowed workspace_read of 4 KiB through MCP stdio → hub →
+// "an allowed workspace_read of 4 KiB through MCP stdio → hub →
 // file, p50/p99 over 10,000 calls, against os.ReadFile of the same file".
 // Run with -benchtime=10000x.
 func BenchmarkWorkspaceRead4KiB(b *testing.B) {
@@ -103,7 +103,7 @@ func BenchmarkWorkspaceRead4KiB(b *testing.B) {
 	})
 }
 
-// Issue 14: "100 concurrent MCP sessions of different personas (report
+// "100 concurrent MCP sessions of different personas (report
 // calls/s and p99)". Each session of its own persona (its own token, stamp
 // and workspace) reads a 4 KiB file as fast as it can.
 func BenchmarkConcurrentSessions100(b *testing.B) {

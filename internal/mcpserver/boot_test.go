@@ -14,7 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
-// Issue 14: "checks that every stamped tool has an executor and an input
+// "checks that every stamped tool has an executor and an input
 // schema; otherwise it refuses to start and names what is missing".
 func TestBootProofRefusesNamingWhatIsMissing(t *testing.T) {
 	f := newFixture(t)

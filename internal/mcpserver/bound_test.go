@@ -12,7 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
-// Issue item 2 over MCP: an approved publication is answered "carry it
+// Over MCP: an approved publication is answered "carry it
 // out now" once; the agent's retry under the same correlation_id is told
 // it was already carried out (not an error, nothing to do again), and a
 // retry with another description is refused as a reuse of the id.
@@ -43,7 +43,7 @@ func TestAnApprovedPublicationIsHandedOutOnce(t *testing.T) {
 	}
 }
 
-// Issue item 1 over MCP, as the issue's team ran it: the secretary's
+// Over MCP, as a team ran it: the secretary's
 // resolve_decision {choice: "alpha"} waits past its confirm wait; henry
 // approves what he was shown; the secretary's retry under the same
 // correlation_id with choice "beta" is refused, and the retry as approved

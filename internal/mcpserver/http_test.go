@@ -24,7 +24,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// Issue 14: "--http … each session authenticated by the persona's runtime
+// "--http … each session authenticated by the persona's runtime
 // token as a bearer (401 for a bad, rotated or retired token)".
 func TestHTTPSessionsAuthenticateByTheRuntimeToken(t *testing.T) {
 	f := newFixture(t)

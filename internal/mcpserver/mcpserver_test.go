@@ -27,7 +27,7 @@ var classes = []struct{ addr, name string }{
 	{"work/core/deputy", "Zaniah"},
 }
 
-// Issue 14: "the listed tools equal the stamp's MCP projection, the handler
+// "the listed tools equal the stamp's MCP projection, the handler
 // table and the launcher allowlist; an allowed call executes; a denied call
 // names its boundary; a confirm call waits and completes after approval; a
 // retry with the correlation id joins" — for each of the four classes.

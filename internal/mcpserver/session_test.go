@@ -39,7 +39,7 @@ func (f *fixture) presenceOf(t *testing.T, id string, what string, ok func(hubap
 	return last
 }
 
-// Issue 14: "while a client is connected the persona is present: the
+// "while a client is connected the persona is present: the
 // server ... beats, reports activity (the current tool call) and goes
 // offline when the client leaves".
 func TestSessionIsThePersonasPresence(t *testing.T) {
@@ -73,7 +73,7 @@ func TestSessionIsThePersonasPresence(t *testing.T) {
 	}
 }
 
-// Issue 14: "a fenced-out session ends with a clear error": a second
+// "a fenced-out session ends with a clear error": a second
 // runtime instance of the same generation claims the fence; the first
 // one's session ends and its calls say why.
 func TestFencedOutSessionEnds(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// benchRecords is the size the issue names for a long list (a 100,000-item
+// benchRecords is the size of a long list's goal (a 100,000-item
 // inbox); each record is about as large as a task's index entry.
 const benchRecords = 100_000
 

@@ -311,7 +311,7 @@ const (
 // example is an address a refusal may suggest: the first candidate the
 // parser accepts, else the canonical address of role r (root/<role>,
 // work/<role> or work/core/<role>). A suggested fix is always itself a
-// valid address (issue 10 item 12), so an operator who types it is not
+// valid address, so an operator who types it is not
 // refused again.
 func example(r Role, candidates ...string) string {
 	for _, c := range candidates {

@@ -120,7 +120,7 @@ func TestParseAddressRefusals(t *testing.T) {
 		seen[tt.rule] = true
 	}
 	if len(tests) < 25 {
-		t.Errorf("only %d refusals; the issue asks for at least 25", len(tests))
+		t.Errorf("only %d refusals; want at least 25", len(tests))
 	}
 	for _, r := range allRules {
 		if !seen[r] {

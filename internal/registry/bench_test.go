@@ -10,7 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// benchPersonas is the installation size the issue names.
+// benchPersonas is the installation size the goals name.
 const benchPersonas = 10_000
 
 // benchRegistration is the i-th of a large installation: 5,000 projects in
@@ -61,7 +61,7 @@ func seededHome(b *testing.B) Home {
 }
 
 // BenchmarkRegister registers one persona per op into one growing database
-// (run with -benchtime 10000x for the issue's 10,000 personas). Every op is a
+// (run with -benchtime 10000x for the goal's 10,000 personas). Every op is a
 // durable, fsynced compare-and-swap commit plus the generation's directory.
 func BenchmarkRegister(b *testing.B) {
 	home, err := CreateHome(b.TempDir())

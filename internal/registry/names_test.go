@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// The issue's list, in its order: "Spica, Porrima, Vindemiatrix, Zavijava,
+// The suggestions, in their order: "Spica, Porrima, Vindemiatrix, Zavijava,
 // Auva, Heze, Zaniah, Syrma, Kang, Khambalia, Rijl al Awwa, Elgafar, Lich".
 func TestConstellationNamesOrderAndValidity(t *testing.T) {
 	head := "Spica,Porrima,Vindemiatrix,Zavijava,Auva,Heze,Zaniah,Syrma,Kang,Khambalia,Rijl al Awwa,Elgafar"
@@ -136,7 +136,7 @@ func TestNormalizeHuman(t *testing.T) {
 	}
 }
 
-// Issue 12: "Ѕpica (Cyrillic Ѕ) is accepted beside Spica." Names that only
+// "Ѕpica (Cyrillic Ѕ) is accepted beside Spica." Names that only
 // look alike are one name: the second is refused as taken, saying so, and
 // is never suggested — also in a store written before skeletons were kept,
 // once indexed (the hub does it at start).

@@ -17,7 +17,7 @@ import (
 // registry stores, the hub sends in a list and `persona list -o json`
 // prints — with the four fields a list filters and sorts by. A list of
 // 10,000 personas decoded into Persona values and encoded again on each
-// side of the hub's socket took most of a 165 ms command (issue 11's goal
+// side of the hub's socket took most of a 165 ms command (the goal
 // is 100 ms); a Record passes the stored bytes through instead, once it has
 // checked that they are exactly what AppendJSON would write for them.
 type Record struct {

@@ -12,7 +12,7 @@ import (
 // Templates such as "work/<project>/lead" name a shape, not an address.
 var concreteAddress = regexp.MustCompile(`(^|[\s(])([^\s<>'"/(),;]+(/[^\s<>'"/(),;]+)+)`)
 
-// TestEverySuggestedFixIsAValidAddress is issue 10 item 12: "a suggested fix
+// TestEverySuggestedFixIsAValidAddress: "a suggested fix
 // in a refusal is itself a valid address". Every input built from a grid of
 // segments (roles, scopes, placeholders, upper case, bad bytes, root) in one
 // to three segments (and a few longer) is parsed; every concrete address a refusal suggests must

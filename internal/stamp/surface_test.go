@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Issue 10 item 7. Spec: "Human-surface tools target the hub service
+// Spec: "Human-surface tools target the hub service
 // through virgo-channel; persona stamps contain bindings, never Microsoft
 // 365 tenant credentials or gateway setup." A binding is virgo-channel to a
 // human principal; the validator refuses anything else with a named rule,

@@ -13,7 +13,7 @@ import (
 )
 
 // hostile is text a persona could write to take over an operator's terminal
-// (issue 12: "a reason no\u001b]0;pwned\u0007\u001b[2J is stored; confirm show
+// (a reported case: "a reason no\u001b]0;pwned\u0007\u001b[2J is stored; confirm show
 // and audit print it raw"), to reorder what is read, or to hide characters.
 var hostile = []string{
 	"no\u001b]0;pwned\u0007\u001b[2J",

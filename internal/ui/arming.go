@@ -6,7 +6,7 @@ import "time"
 // visible on screen, before a decision key acts on it.
 const DefaultArming = 600 * time.Millisecond
 
-// arming is the protection on decisions (issue 9): no key is ever dropped,
+// arming is the protection on decisions: no key is ever dropped,
 // instead `a`, `A` and `d` act only on a confirmation that has been the
 // selected row, on screen, for the whole arming time. The console records
 // which confirmation is selected and visible, and since when, after every

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// The issue (9, item 1): "`a`, `A` and `d` act only on a confirmation that
+// "`a`, `A` and `d` act only on a confirmation that
 // has been the selected row, visible on screen, for at least the arming
 // time (default 600 ms, configurable); otherwise nothing is decided and the
 // footer says why ("just arrived — look first")."
@@ -179,7 +179,7 @@ func TestArmingIsConfigurable(t *testing.T) {
 	}
 }
 
-// The issue (9, item 6): "A decision made by the same operator in another
+// "A decision made by the same operator in another
 // console is shown as "decided by you in another console"."
 func TestDecidedByYouInAnotherConsole(t *testing.T) {
 	m, _ := queueConsole(t)

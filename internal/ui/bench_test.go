@@ -183,7 +183,7 @@ func BenchmarkFilterKeystroke(b *testing.B) {
 }
 
 // BenchmarkColdStart builds the console from a snapshot and renders the
-// first frame: the data (10,000 personas, 100,000 confirmations)
+// first frame: the goal's sizes (10,000 personas, 100,000 confirmations)
 // and 100,000 of each.
 func BenchmarkColdStart(b *testing.B) {
 	for _, size := range [][2]int{{10000, 100000}, {100000, 100000}} {

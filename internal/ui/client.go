@@ -44,7 +44,7 @@ type Snapshot struct {
 // PresenceState is a persona's presence as the hub last saw it.
 type PresenceState string
 
-// The presence states of the hub (issue 5): standing means the stamp is valid
+// The presence states of the hub: standing means the stamp is valid
 // and no runtime has connected; stale means heartbeats were missed. Any other
 // value is shown plain.
 const (

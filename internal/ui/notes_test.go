@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Issue 9: "The status line keeps the last few notes (a short history on
+// "The status line keeps the last few notes (a short history on
 // ! or in a log view), so one note does not hide another."
 func TestNoteHistory(t *testing.T) {
 	m, h := queueConsole(t)
@@ -68,7 +68,7 @@ func TestNoteHistoryIsBounded(t *testing.T) {
 	}
 }
 
-// Issue 9: "An error names the persona's address, not an internal id."
+// "An error names the persona's address, not an internal id."
 func TestErrorsNameAddressesNotIDs(t *testing.T) {
 	snap := demoSnapshot()
 	id := "3fa94c2e0b1d7a65"

@@ -28,7 +28,7 @@ const (
 )
 
 // Notify says how the console calls the operator when a confirmation for
-// them arrives while they are not looking at the queue (issue 9, item 7).
+// them arrives while they are not looking at the queue.
 type Notify struct {
 	// Bell rings the terminal bell.
 	Bell bool

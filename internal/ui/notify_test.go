@@ -46,7 +46,7 @@ func arrive(m *Model, id, auth string) string {
 	return written(cmd)
 }
 
-// The issue (9, item 7): "When a confirmation routed to you arrives and
+// "When a confirmation routed to you arrives and
 // the console is not focused on the queue, ring the terminal bell and set
 // the terminal title to the pending count; an optional desktop
 // notification through the terminal (OSC 9 / OSC 777) is enabled in the

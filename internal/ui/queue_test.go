@@ -189,7 +189,7 @@ func TestDetailPaneScrollsAndFollowsTheSelection(t *testing.T) {
 	}
 }
 
-// Issue 9: the pane "can be widened to the whole screen (z or enter
+// The pane "can be widened to the whole screen (z or enter
 // again)"; esc narrows it, then closes it.
 func TestDetailPaneZoom(t *testing.T) {
 	for _, keys := range [][]string{{"enter", "enter"}, {"z"}} {
@@ -259,7 +259,7 @@ func TestReconnectSnapshotReplacesTheQueue(t *testing.T) {
 	}
 }
 
-// Issue 9: "The queue list shows tool, target and shape ... at 80 columns
+// "The queue list shows tool, target and shape ... at 80 columns
 // the target stays visible"; and "a URL's host is never the part that is
 // cut": at 19 cells a host of 20 keeps its domain, a path its file.
 func TestQueueShowsToolTargetShapeAt80Columns(t *testing.T) {
@@ -369,7 +369,7 @@ func TestQueuePreviewShowsTheBoundOperation(t *testing.T) {
 	}
 }
 
-// Issue item 1: what is decided is shown whole — a relayed resolution's
+// What is decided is shown whole — a relayed resolution's
 // choice and reason (each line of a several-line text) are in the detail
 // pane, cleaned of what a persona could hide in them, and the filter
 // finds a confirmation by them.

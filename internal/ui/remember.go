@@ -12,7 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
-// rememberDialog is `A` asking once more (issue 9, item 2): it shows
+// rememberDialog is `A` asking once more: it shows
 // exactly the rule the prompt registry would store, and approves and
 // stores it only on the confirm key (`y`); any other key cancels. A
 // confirmation that may not be remembered says why instead, and any key

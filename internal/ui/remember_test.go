@@ -9,7 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
-// The issue (9, item 2): "`A` (approve and remember) ... opens a small
+// "`A` (approve and remember) ... opens a small
 // dialog showing exactly the rule that will be stored — persona or class
 // overlay, stamp hash, handler action, normalized target, shape — and
 // stores it only on an explicit `y`; anything else cancels."

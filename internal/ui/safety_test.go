@@ -12,7 +12,7 @@ import (
 )
 
 // The design: "esc backs out and never approves, enter never approves by
-// default"; the issue adds space.
+// default"; space never approves either.
 func TestEnterSpaceEscNeverApprove(t *testing.T) {
 	states := map[string][]string{
 		"list":         nil,

@@ -11,7 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/ui/keymap"
 )
 
-// Issue 9: "An empty installation says how to begin ('press 3 to register
+// "An empty installation says how to begin ('press 3 to register
 // the first persona, root/secretary')."
 func TestGoldenEmptyInstallation(t *testing.T) {
 	golden.Settled(t, "empty-installation", func(w, h int) string {
@@ -35,7 +35,7 @@ func TestEmptyInstallationNamesTheOperatorsWizardKey(t *testing.T) {
 	}
 }
 
-// Issue 9: "Below the smallest usable size (state it; e.g. 60×16) the
+// "Below the smallest usable size (state it; e.g. 60×16) the
 // screen says 'terminal too small' instead of a collapsed table." The
 // pinned sizes are one column and one line below the smallest usable size.
 func TestGoldenTerminalTooSmall(t *testing.T) {
@@ -76,7 +76,7 @@ func TestTooSmallDecidesNothing(t *testing.T) {
 	}
 }
 
-// Issue 9: the widened detail pane, pinned: the activation c-2 with its
+// The widened detail pane, pinned: the activation c-2 with its
 // class-matrix diff to its last line, and the long target of c-1 wrapped
 // whole.
 func TestGoldenWidenedDetail(t *testing.T) {

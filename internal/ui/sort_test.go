@@ -14,7 +14,7 @@ func order[T any](tb *Table[T]) string {
 	return strings.Join(ids, ",")
 }
 
-// Issue 9: "The first s on a column sorts ascending; ties keep a stable
+// "The first s on a column sorts ascending; ties keep a stable
 // order (address, then generation)."
 func TestSortAscendingFirstTiesByAddressThenGeneration(t *testing.T) {
 	snap := demoSnapshot()

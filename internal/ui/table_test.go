@@ -241,7 +241,7 @@ func TestBackgroundIndexSkipsChangedRows(t *testing.T) {
 	}
 }
 
-// Issue 9: "truncate the middle of long targets, never their end".
+// "truncate the middle of long targets, never their end".
 func TestMiddleTruncationKeepsBothEnds(t *testing.T) {
 	for _, c := range []struct {
 		text string

@@ -15,7 +15,7 @@ import (
 // persona's record as read: a retirement that commits while the request is
 // in flight makes the request plan again and be refused (the generation is
 // no longer active), so no confirmation is admitted for a generation after
-// its retirement withdrew what it had left open (issue 10 item 9). A
+// its retirement withdrew what it had left open. A
 // target that escapes the persona's scope is refused (ErrInvalidOperation),
 // not queued.
 //

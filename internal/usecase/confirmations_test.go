@@ -52,7 +52,7 @@ func deploy(corr string) OperationRequest {
 	return OperationRequest{Tool: "publish_deployment_v1", Target: "external:https://example.org/release", Shape: "deploy", CorrelationID: corr}
 }
 
-// Issue 10 item 9: a confirmation request in flight while its persona is
+// A confirmation request in flight while its persona is
 // retired is not admitted after the retirement commits. The retirement
 // commits between the request's read of the persona (active) and its
 // commit; the request plans again, finds the generation retired and is

@@ -34,7 +34,7 @@ func storeEvents(t *testing.T, in *installation) []store.Event {
 	return nil
 }
 
-// Issue 11 item 6: the writes of real use cases become typed events — a
+// The writes of real use cases become typed events — a
 // persona event carries a registry.Persona, a confirmation event a
 // confirm.Confirmation, an audit event a confirm.AuditEntry, a task event
 // the tasks.Task assigned, each named by its own id, never by a store key —

@@ -95,7 +95,7 @@ func NewKey(caller, key string, request ...[]byte) (Key, error) {
 // keys in time order (hubclient), so the records of concurrent requests
 // append at the right edge of the store's B+tree and a group commit's
 // requests share its leaf pages; under a digest alone each record dirtied
-// a random leaf and its branch page (issue 11).
+// a random leaf and its branch page.
 func (k Key) storeKey() string { return idempotencyPrefix + k.Key + "/" + k.digest() }
 
 func (k Key) digest() string {

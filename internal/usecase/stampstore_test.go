@@ -28,7 +28,7 @@ func (in *installation) fresh() *Cases {
 	return New(Config{Store: in.st, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
 }
 
-// Issue 15 item 2: "Stamp bytes (verified by hash on read) ... nothing of an
+// "Stamp bytes (verified by hash on read) ... nothing of an
 // installation's state is only in one host's home." The registration's
 // transaction stores the stamp's bytes; a hub without the file (another
 // host's) serves the stamp from the store, verified against the hash.

@@ -97,8 +97,7 @@ func TestRegisterThenApproveActivates(t *testing.T) {
 }
 
 // A registration refused by validation, or refused because its seat is
-// taken, stores nothing, leaves no directory and uses up no name (issue 10
-// item 12).
+// taken, stores nothing, leaves no directory and uses up no name.
 func TestRefusedRegistrationUsesUpNothing(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()

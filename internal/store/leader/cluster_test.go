@@ -56,7 +56,7 @@ func TestFencedWriterChild(t *testing.T) {
 	}
 }
 
-// Issue 15: "a paused (SIGSTOP) old instance cannot write after its fence
+// "a paused (SIGSTOP) old instance cannot write after its fence
 // moved on". A job leader in another process writes through its fenced
 // store in a loop on a real three-member cluster; it is paused with
 // SIGSTOP, its lease expires, this process is elected and writes, and the

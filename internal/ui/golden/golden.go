@@ -17,7 +17,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// Sizes are the terminal sizes the issue pins the views at: 80×24 and 120×40.
+// Sizes are the terminal sizes the views are pinned at: 80×24 and 120×40.
 var Sizes = [][2]int{{80, 24}, {120, 40}}
 
 // Check compares view, colour stripped, with testdata/<name>.golden; with

@@ -22,7 +22,7 @@ func withHolders() Snapshot {
 	return s
 }
 
-// Issue 9: "A taken seat is refused at the role step, with the holder
+// "A taken seat is refused at the role step, with the holder
 // named, not at submit."
 func TestHeldSeatRefusedAtTheRoleStep(t *testing.T) {
 	b := &fakeBackend{snap: withHolders()}
@@ -71,7 +71,7 @@ func TestHeldSeatRefusedAtTheRoleStep(t *testing.T) {
 	}
 }
 
-// Issue 9: "A typed name that is taken (in any letter case) is refused,
+// "A typed name that is taken (in any letter case) is refused,
 // never replaced by a look-alike suggestion ("Spica II")."
 func TestTakenNameNeverReplacedByALookAlike(t *testing.T) {
 	s := existing()
@@ -102,7 +102,7 @@ func TestTakenNameNeverReplacedByALookAlike(t *testing.T) {
 	}
 }
 
-// Issue 9: "A typed value that the registry refuses is not offered as a
+// "A typed value that the registry refuses is not offered as a
 // choice": the verdict says why, the list holds only what may be chosen.
 func TestRefusedTypedValueIsNoChoice(t *testing.T) {
 	h := newHarness(t, &fakeBackend{snap: existing()})
@@ -129,7 +129,7 @@ func TestRefusedTypedValueIsNoChoice(t *testing.T) {
 	}
 }
 
-// Issue 9: "The preview scrolls by page and to the ends": every key moves
+// "The preview scrolls by page and to the ends": every key moves
 // what is seen, the page keys by the pane's height, g and G to the ends.
 func TestPreviewScrollsByPageAndToTheEnds(t *testing.T) {
 	h := newHarness(t, &fakeBackend{snap: existing()})
