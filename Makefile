@@ -10,7 +10,7 @@ RACE_PKGS := ./cmd/... ./internal/termtext ./internal/demo ./internal/hub ./inte
 
 # Fuzz targets that `make test` also runs for a bounded number of inputs
 # beyond their seed corpora (go test runs the corpora alone): package:target.
-FUZZ      := ./internal/registry:FuzzParseAddress ./internal/registry:FuzzRecord ./internal/stamp:FuzzRead ./internal/store:FuzzOpen ./internal/store:FuzzRecord ./internal/store:FuzzExpandValue ./internal/confirm:FuzzParseTarget ./internal/confirm:FuzzMaterialMatchesPlainGlobs ./internal/termtext:FuzzWriter ./internal/hubapi:FuzzDecode
+FUZZ      := ./internal/registry:FuzzParseAddress ./internal/registry:FuzzRecord ./internal/stamp:FuzzRead ./internal/store/boltstore:FuzzOpen ./internal/store/boltstore:FuzzRecord ./internal/store/boltstore:FuzzExpandValue ./internal/confirm:FuzzParseTarget ./internal/confirm:FuzzMaterialMatchesPlainGlobs ./internal/termtext:FuzzWriter ./internal/hubapi:FuzzDecode
 # A count, not a duration: Go 1.26's fuzz coordinator can fail a duration
 # run with a bare "context deadline exceeded" and no crashing input when the
 # machine is busy at the deadline (golang/go#75804, fixed in Go 1.27); a
@@ -36,7 +36,7 @@ fuzz:
 	done
 
 bitflip: ## every single-bit flip of the store's pages in use (about an hour; CI tries a sample; BITFLIPS=20000 for a larger one)
-	VIRGO_BITFLIPS=$(BITFLIPS) $(GO) test -count=1 -run '^TestBitFlips$$' -v -timeout 3h ./internal/store
+	VIRGO_BITFLIPS=$(BITFLIPS) $(GO) test -count=1 -run '^TestBitFlips$$' -v -timeout 3h ./internal/store/boltstore
 
 race: ## the tests of the packages with goroutines under the race detector (CI runs it)
 	$(GO) test -count=1 -race $(RACE_PKGS)

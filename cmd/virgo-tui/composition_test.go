@@ -8,6 +8,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // persona show prints the generation's composition hash, which covers its
@@ -38,7 +39,7 @@ func TestPersonaShowsItsCompositionAndStandsOnIt(t *testing.T) {
 
 	// No hub runs between commands here: the test holds the database.
 	ctx := context.Background()
-	st, err := store.OpenBolt(registry.Home{Dir: c.home}.DBPath(), store.Options{})
+	st, err := boltstore.Open(registry.Home{Dir: c.home}.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -17,7 +17,7 @@ import (
 func claimFences(t *testing.T, home, address string, n int) []coord.Fence {
 	t.Helper()
 	h := registry.Home{Dir: home}
-	st, err := store.OpenBolt(h.DBPath(), store.Options{})
+	st, err := boltstore.Open(h.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
 	reg := registry.New(st, h)

@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
@@ -198,7 +199,7 @@ func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry
 	if a.hubAnswers(ctx, home) {
 		return false, nil
 	}
-	s, err := storeurl.Open(ctx, storeurl.Spec(a.storeFlag), home.DBPath(), store.Options{Timeout: directOpenTimeout})
+	s, err := storeurl.Open(ctx, storeurl.Spec(a.storeFlag), home.DBPath(), boltstore.Options{Timeout: directOpenTimeout})
 	if errors.Is(err, store.ErrLocked) {
 		return false, nil
 	}

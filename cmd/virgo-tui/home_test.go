@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // serveHub runs a hub for the cli's home in this test process, as
@@ -46,7 +47,7 @@ func TestCommandsGoThroughARunningHub(t *testing.T) {
 	c := newCLI(t)
 	serveHub(t, c)
 	home, _ := registry.CreateHome(c.home)
-	if _, err := store.OpenBolt(home.DBPath(), store.Options{}); !errors.Is(err, store.ErrLocked) {
+	if _, err := boltstore.Open(home.DBPath(), boltstore.Options{}); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("the hub does not hold the database (open: %v); the test proves nothing", err)
 	}
 	r := c.add("--scope", "root", "--role", "secretary", "--name", "Spica")
@@ -74,7 +75,7 @@ func TestCommandStartsAndStopsAHubInProcess(t *testing.T) {
 		t.Fatalf("after the command, dial = %v; want ErrNoHub (its hub stopped)", err)
 	}
 	home, _ := registry.CreateHome(c.home)
-	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	s, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatalf("the in-process hub left the database locked: %v", err)
 	}
@@ -118,7 +119,7 @@ func TestPersonaListReadsDirectlyWithoutAHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	s, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -62,7 +63,7 @@ func poison(v any) bool {
 func poisonStore(t *testing.T, home string) int {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.OpenBolt(registry.Home{Dir: home}.DBPath(), store.Options{})
+	st, err := boltstore.Open(registry.Home{Dir: home}.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
@@ -51,7 +51,7 @@ func TestMsgSendListAck(t *testing.T) {
 func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
 	t.Helper()
 	h := registry.Home{Dir: home}
-	st, err := store.OpenBolt(h.DBPath(), store.Options{})
+	st, err := boltstore.Open(h.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
 	reg := registry.New(st, h)

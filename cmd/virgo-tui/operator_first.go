@@ -11,7 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
@@ -58,7 +58,7 @@ func (a *app) enrolsByFile(ctx context.Context, home registry.Home) (enrols bool
 	if err != nil {
 		return false, nil, fmt.Errorf("name this host: %w", err)
 	}
-	s, err := storeurl.Open(ctx, storeurl.Spec(a.storeFlag), home.DBPath(), store.Options{Timeout: directOpenTimeout})
+	s, err := storeurl.Open(ctx, storeurl.Spec(a.storeFlag), home.DBPath(), boltstore.Options{Timeout: directOpenTimeout})
 	if err != nil {
 		return false, nil, err
 	}

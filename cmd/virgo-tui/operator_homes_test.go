@@ -13,7 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // sharedStoreHomes is two homes, as on two hosts, over one store file,
@@ -92,7 +92,7 @@ func TestOperatorAddSSHKeyFollowsStoreFlag(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a.home, "virgo.db")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the home's own database was opened despite --store: %v", err)
 	}
-	s, err := store.OpenBolt(st[len("bolt:"):], store.Options{})
+	s, err := boltstore.Open(st[len("bolt:"):], boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
@@ -60,7 +61,7 @@ names (a record's key); the exit status is 1 if there is any, 0 if none.`,
 				return err
 			},
 			func(db string) error {
-				problems, err := store.CheckFile(db, directOpenTimeout)
+				problems, err := boltstore.CheckFile(db, directOpenTimeout)
 				res = hubapi.StoreCheck{Path: db, Problems: []string{}}
 				for _, p := range problems {
 					res.Problems = append(res.Problems, p.Error())
@@ -104,11 +105,11 @@ before the command reports success; a copy that fails its check is removed.`,
 			var n int64
 			err := a.onStore(cmd.Context(),
 				func(ctx context.Context, c *hubclient.Client) (err error) {
-					n, err = store.WriteBackup(dst, func(w io.Writer) (int64, error) { return c.StoreBackup(ctx, w) })
+					n, err = boltstore.WriteBackup(dst, func(w io.Writer) (int64, error) { return c.StoreBackup(ctx, w) })
 					return err
 				},
 				func(db string) (err error) {
-					n, err = store.BackupFile(db, dst, directOpenTimeout)
+					n, err = boltstore.BackupFile(db, dst, directOpenTimeout)
 					return err
 				})
 			if err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 )
 
@@ -46,7 +46,7 @@ hub (or another command) holds it, it is refused, naming the file.`,
 		case a.hubAnswers(cmd.Context(), home):
 			return fmt.Errorf("%w: a hub serves %s on %s; stop it, then compact", errHubHoldsStore, db, hubapi.SocketPath(home.Dir))
 		}
-		res, err := store.CompactFile(db, directOpenTimeout)
+		res, err := boltstore.CompactFile(db, directOpenTimeout)
 		if err != nil {
 			return err
 		}

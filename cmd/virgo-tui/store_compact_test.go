@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // The issue: "the database never shrinks". Records deleted (as the
@@ -24,7 +25,7 @@ func TestStoreCompactReturnsTheSpace(t *testing.T) {
 	mustNil(t, err)
 	db := home.DBPath()
 
-	s, err := store.OpenBolt(db, store.Options{})
+	s, err := boltstore.Open(db, boltstore.Options{})
 	mustNil(t, err)
 	ctx := context.Background()
 	var puts, deletes []store.Op

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storecopy"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
@@ -98,7 +99,7 @@ func openMigrationStore(ctx context.Context, spec, homeDB string, source bool) (
 			return nil, fmt.Errorf("%w: %v", errNoBoltFile, err)
 		}
 	}
-	s, err := storeurl.Open(ctx, spec, homeDB, store.Options{Timeout: directOpenTimeout})
+	s, err := storeurl.Open(ctx, spec, homeDB, boltstore.Options{Timeout: directOpenTimeout})
 	switch {
 	case errors.Is(err, store.ErrLocked) && !source:
 		return nil, fmt.Errorf("%w: %s (is it the source too, or does a hub hold it?)", err, path)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/leader"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
@@ -33,7 +34,7 @@ type storeStatus struct {
 	FileSize  int64  `json:"file_size"`
 	// Usage is bbolt's count of a file's pages by bucket, read when no hub
 	// holds it.
-	Usage *store.Usage `json:"usage,omitempty"`
+	Usage *boltstore.Usage `json:"usage,omitempty"`
 	// Etcd is an etcd store's cluster.
 	Etcd *etcdstore.Status `json:"etcd"`
 	// Hubs are the live hubs of an etcd store's installation, each with
@@ -86,7 +87,7 @@ cluster has no leader or a member does not answer.`,
 				return fmt.Errorf("%w: %v (register a persona, or start the hub, to create it)", errNoBoltFile, err)
 			}
 			res = storeStatus{Backend: "bolt", Path: path, FileSize: fi.Size()}
-			b, err := store.OpenBolt(path, store.Options{Timeout: directOpenTimeout})
+			b, err := boltstore.Open(path, boltstore.Options{Timeout: directOpenTimeout})
 			switch {
 			case errors.Is(err, store.ErrLocked):
 				res.HeldByHub = true
@@ -94,7 +95,7 @@ cluster has no leader or a member does not answer.`,
 				return err
 			default:
 				st, err := b.Stats()
-				var u store.Usage
+				var u boltstore.Usage
 				if err == nil {
 					u, err = b.Usage()
 				}
@@ -105,7 +106,7 @@ cluster has no leader or a member does not answer.`,
 				res.Revision, res.FileSize, res.Usage = st.Rev, st.FileSize, &u
 			}
 		} else {
-			s, err := storeurl.Open(ctx, spec, home.DBPath(), store.Options{})
+			s, err := storeurl.Open(ctx, spec, home.DBPath(), boltstore.Options{})
 			if err != nil {
 				return err
 			}
@@ -220,7 +221,7 @@ func (s storeStatus) text() string {
 
 // writeUsage lists bbolt's count of a file's pages by bucket. Bucket
 // names are the store's own; they are cleaned all the same.
-func writeUsage(b *strings.Builder, u store.Usage) {
+func writeUsage(b *strings.Builder, u boltstore.Usage) {
 	fmt.Fprintf(b, "pages     %d of %d bytes below the high-water mark, %d free\n", u.Pages, u.PageSize, u.FreePages)
 	for _, bu := range u.Buckets {
 		fmt.Fprintf(b, "bucket    %-10s %8d keys %8d leaf pages %4.0f %% full %6d branch pages\n",

@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // storedRecord is the first record under prefix as it lies in the bbolt
@@ -46,7 +47,7 @@ func TestStoreCheckAndBackupWithoutAHub(t *testing.T) {
 	wantContains(t, "check of an intact database", c.ok("store", "check"), home.DBPath(), "intact")
 	copyPath := filepath.Join(c.home, "copy.db")
 	wantContains(t, "backup", c.ok("store", "backup", copyPath), copyPath, "checked")
-	if problems, err := store.CheckFile(copyPath, 0); err != nil || len(problems) != 0 {
+	if problems, err := boltstore.CheckFile(copyPath, 0); err != nil || len(problems) != 0 {
 		t.Fatalf("the backup: %v, %v", problems, err)
 	}
 	wantContains(t, "a second backup to the same file", c.fails("store", "backup", copyPath), "exists")
@@ -89,7 +90,7 @@ func TestStoreBackupThroughARunningHub(t *testing.T) {
 	wantContains(t, "check through the hub", c.ok("store", "check", "-o", "json"), `"problems": []`)
 	copyPath := filepath.Join(c.home, "copy.db")
 	wantContains(t, "backup through the hub", c.ok("store", "backup", copyPath), "checked")
-	s, err := store.OpenBolt(copyPath, store.Options{})
+	s, err := boltstore.Open(copyPath, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

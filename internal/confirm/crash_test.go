@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // crashChildEnv makes the test binary act as the crashing child.
@@ -55,7 +55,7 @@ func TestCrashAfterDecisionCommitKeepsDecision(t *testing.T) {
 	if id == "" {
 		t.Fatal("child never reported a committed decision")
 	}
-	s, err := store.OpenBolt(db, store.Options{Timeout: 5 * time.Second})
+	s, err := boltstore.Open(db, boltstore.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("reopen after SIGKILL: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestCrashAfterDecisionCommitKeepsDecision(t *testing.T) {
 // crashChild queues and approves one confirmation, reports the id the
 // moment Approve returns, and waits to be killed.
 func crashChild(t *testing.T, db string) {
-	s, err := store.OpenBolt(db, store.Options{})
+	s, err := boltstore.Open(db, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // buildStamp makes a real factory stamp for address, with the test's bound
@@ -78,10 +79,10 @@ func op(t testing.TB, p *Policy, tool, target string, shape stamp.Shape) Operati
 }
 
 // openStore opens a real bbolt file in the test's directory.
-func openStore(t testing.TB) (*store.Bolt, string) {
+func openStore(t testing.TB) (*boltstore.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "virgo", "virgo.db")
-	s, err := store.OpenBolt(path, store.Options{})
+	s, err := boltstore.Open(path, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

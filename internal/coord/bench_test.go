@@ -11,13 +11,14 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // seedInbox writes n messages into seat's inbox of a real bbolt file, in
 // batches, as n sends would leave them.
 func seedInbox(b *testing.B, n int) (*Book, string) {
 	b.Helper()
-	st, err := store.OpenBolt(filepath.Join(b.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(b.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
@@ -30,7 +31,7 @@ var (
 func installation(t *testing.T) store.Store {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

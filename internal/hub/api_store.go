@@ -9,7 +9,7 @@ import (
 )
 
 // checkedStore is what the store endpoints need of the hub's store: the
-// bbolt store has it (store.Bolt.Check and WriteTo).
+// bbolt store has it (boltstore.Store.Check and WriteTo).
 type checkedStore interface {
 	Path() string
 	Check(ctx context.Context) ([]error, error)

@@ -21,7 +21,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
@@ -300,7 +300,7 @@ func measureServe(b *testing.B, bin string, home registry.Home, ps []registry.Pe
 	full := read()
 	mustNil(b, cmd.Process.Signal(syscall.SIGTERM))
 	mustNil(b, cmd.Wait())
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(b, err)
 	defer st.Close()
 	kvs, err := st.List(context.Background(), presencePrefix)

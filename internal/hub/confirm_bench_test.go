@@ -21,7 +21,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // BenchmarkConfirmationRequests64: 64 concurrent callers ask for
@@ -61,7 +61,7 @@ func BenchmarkConfirmationRequests64(b *testing.B) {
 	// the transactions per commit: what the disk was asked to do, which the
 	// machine's load does not change.
 	rate := func(b *testing.B, th *testHub, ask func(i int, req hubapi.OperationRequest) error) float64 {
-		bolt := th.hub.st.(*store.Bolt)
+		bolt := th.hub.st.(*boltstore.Store)
 		before, err := bolt.Stats()
 		mustNil(b, err)
 		b.ReportAllocs()

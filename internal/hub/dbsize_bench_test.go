@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkStampedDatabase(b *testing.B) {
 // With -v it logs each bucket.
 func reportUsage(b *testing.B, path string, n int) {
 	b.Helper()
-	st, err := store.OpenBolt(path, store.Options{})
+	st, err := boltstore.Open(path, boltstore.Options{})
 	mustNil(b, err)
 	u, err := st.Usage()
 	mustNil(b, err)

@@ -17,7 +17,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -63,7 +63,7 @@ func records(t *testing.T, home registry.Home) map[string]int {
 		return nil
 	}))
 	mustNil(t, db.Close())
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
 	n := map[string]int{}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdtest"
 	"github.com/virgo-hub/virgo-tui/internal/store/storecopy"
@@ -39,7 +39,7 @@ func TestMigrateBoltInstallationToEtcd(t *testing.T) {
 	mustNil(t, err)
 	t.Cleanup(m.Stop) // after the hub on it stops (cleanups run last first)
 	url := "etcd://" + m.Endpoint + "/virgo/migrated"
-	from, err := store.OpenBolt(home.DBPath(), store.Options{})
+	from, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	o, err := etcdstore.ParseURL(url)
 	mustNil(t, err)

@@ -16,13 +16,14 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // bookOf is a token book over a real store in a temporary directory,
 // following home's token files, as a hub on host "here" keeps it.
 func bookOf(t *testing.T, home string) *Tokens {
 	t.Helper()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	mustNil(t, err)
 	t.Cleanup(func() { st.Close() })
 	return NewTokens(st, home, "here", nil)
@@ -179,7 +180,7 @@ func TestHubRefusesDeletedOperatorToken(t *testing.T) {
 func TestARemovedOperatorsFileIsNotAdoptedAgain(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
 	for _, n := range []string{"henry", "ada"} {
@@ -215,7 +216,7 @@ func TestARemovedOperatorsFileIsNotAdoptedAgain(t *testing.T) {
 func TestAFileForAnOperatorEnrolledElsewhereIsIgnored(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
 	theirs := hubapi.NewToken()
@@ -259,7 +260,7 @@ func TestAFailedEnrolmentWriteIsRetriedOffTheRequestPath(t *testing.T) {
 	henry, err := hubapi.OperatorToken(home, "henry")
 	mustNil(t, err)
 	ageOperators(t, dir)
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	mustNil(t, err)
 	t.Cleanup(func() { st.Close() })
 	ds := &downStore{Store: st}

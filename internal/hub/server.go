@@ -16,7 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -69,7 +69,7 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	}
 	defer lock.release()
 
-	st, err := storeurl.Open(ctx, storeurl.Spec(opts.Store), opts.Home.DBPath(), store.Options{})
+	st, err := storeurl.Open(ctx, storeurl.Spec(opts.Store), opts.Home.DBPath(), boltstore.Options{})
 	if err != nil {
 		return fmt.Errorf("hub: open the database: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
@@ -28,7 +29,7 @@ import (
 func decidedHistory(tb testing.TB, home registry.Home, n int) {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	s, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(tb, err)
 	defer s.Close()
 	reg := registry.New(s, home)
@@ -121,7 +122,7 @@ func BenchmarkHubStartWithHistory(b *testing.B) {
 			// verification of the file when it opens: hub.New on an open
 			// store (records, presence, token hashes, the undecided index).
 			hubNew := func() time.Duration {
-				st, err := store.OpenBolt(home.DBPath(), store.Options{})
+				st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 				mustNil(b, err)
 				defer st.Close()
 				t0 := time.Now()

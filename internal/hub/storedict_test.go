@@ -15,6 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
@@ -56,7 +57,7 @@ func storeDictionary(tb testing.TB) []byte {
 
 	stamped := shortHome(tb)
 	usecasetest.StampedHome(tb, stamped, 300)
-	st, err := store.OpenBolt(stamped.DBPath(), store.Options{})
+	st, err := boltstore.Open(stamped.DBPath(), boltstore.Options{})
 	mustNil(tb, err)
 	add(st)
 	whole := exemplars(tb, st)

@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -83,7 +84,7 @@ func TestTokenFileOfAnOldHomeIsRecordedOnce(t *testing.T) {
 	tok := tokenOf(t, home, lead)
 	th.stop()
 
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	_, err = st.Txn(context.Background(), nil, []store.Op{{Key: TokenHashPrefix + lead.ID, Delete: true}})
 	mustNil(t, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // outageStore is a store that can be taken down: the outage ends the
@@ -57,7 +58,7 @@ func (s *outageStore) refusals() int {
 // was gone. The hub watches again until the store answers.
 func TestStoreWatchOutlivesAnOutage(t *testing.T) {
 	home := shortHome(t)
-	bolt, err := store.OpenBolt(home.DBPath(), store.Options{})
+	bolt, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	defer bolt.Close()
 	st := &outageStore{Store: bolt}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 func authorizedKey(t *testing.T, comment string) string {
@@ -29,7 +30,7 @@ func authorizedKey(t *testing.T, comment string) string {
 
 func openStore(t *testing.T) store.Store {
 	t.Helper()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // benchRecords is the size of a long list's goal (a 100,000-item
@@ -15,7 +16,7 @@ const benchRecords = 100_000
 
 func filled(b *testing.B) store.Store {
 	b.Helper()
-	st, err := store.OpenBolt(filepath.Join(b.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(b.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // benchPersonas is the installation size the goals name.
@@ -26,7 +27,7 @@ func benchRegistration(i int) Registration {
 // openBench opens (creating) the installation at dir.
 func openBench(b *testing.B, home Home) (*Registry, store.Store) {
 	b.Helper()
-	s, err := store.OpenBolt(home.DBPath(), store.Options{})
+	s, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func BenchmarkOpen10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := store.OpenBolt(path, store.Options{})
+		s, err := boltstore.Open(path, boltstore.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

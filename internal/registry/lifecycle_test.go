@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // installation is a home on disk whose database each step reopens, so every
@@ -32,7 +33,7 @@ func newInstallation(t *testing.T) *installation {
 // step opens the database, runs fn with a registry over it, and closes it.
 func (in *installation) step(fn func(r *Registry)) {
 	in.t.Helper()
-	s, err := store.OpenBolt(in.home.DBPath(), store.Options{})
+	s, err := boltstore.Open(in.home.DBPath(), boltstore.Options{})
 	if err != nil {
 		in.t.Fatalf("open store: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // recordKeysOf lists the keys of a JSON object in the order they appear,
@@ -235,7 +236,7 @@ func TestListRecordsIsList(t *testing.T) {
 		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Heze"})
 	})
 	// An older writer's form of Porrima's record: encoding/json, indented.
-	s, err := store.OpenBolt(in.home.DBPath(), store.Options{})
+	s, err := boltstore.Open(in.home.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestListRecordsNamesACorruptRecord(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
 	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
-	s, err := store.OpenBolt(in.home.DBPath(), store.Options{})
+	s, err := boltstore.Open(in.home.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 // openBook is a Book over a real bbolt file in t.TempDir().
 func openBook(t *testing.T) (*Book, store.Store) {
 	t.Helper()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	st, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package store is the persistence of a Virgo installation behind one
-// interface: a bbolt file (this package), or an etcd cluster (etcdstore).
+// interface: a bbolt file (boltstore), or an etcd cluster (etcdstore).
 //
 // The interface is deliberately etcd-shaped: a flat ordered key space of
 // byte values, each key carrying the revision of its creation and of its last

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
-func open(t *testing.T) (*store.Bolt, string) {
+func open(t *testing.T) (*boltstore.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "virgo.db")
-	st, err := store.OpenBolt(path, store.Options{})
+	st, err := boltstore.Open(path, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // BenchmarkDecisionCommitVsFsync: one decision's commit through the use
@@ -39,7 +40,7 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	page := make([]byte, 4096)
 	var commit, cpu, fsync, fdatasync time.Duration
 	var pages int64
-	bolt := in.st.(*store.Bolt)
+	bolt := in.st.(*boltstore.Store)
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {

@@ -14,6 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // The stamp cache keeps at most its bound of parsed stamps and policies,
@@ -148,7 +149,7 @@ func TestStandingCheckDoesNotFillTheStampCache(t *testing.T) {
 // readContexts is a real store that remembers the context of each read of
 // a stored stamp.
 type readContexts struct {
-	*store.Bolt
+	*boltstore.Store
 	mu    sync.Mutex
 	stamp []context.Context
 }
@@ -159,7 +160,7 @@ func (s *readContexts) Get(ctx context.Context, key string) (store.KV, error) {
 		s.stamp = append(s.stamp, ctx)
 		s.mu.Unlock()
 	}
-	return s.Bolt.Get(ctx, key)
+	return s.Store.Get(ctx, key)
 }
 
 // requestMark marks the context a request is made under.
@@ -171,7 +172,7 @@ type requestMark struct{}
 func TestAStampMissInAPlanReadsUnderThePlansContext(t *testing.T) {
 	in := newInstallation(t)
 	lead := activeLead(t, in)
-	reads := &readContexts{Bolt: in.st.(*store.Bolt)}
+	reads := &readContexts{Store: in.st.(*boltstore.Store)}
 	u := New(Config{Store: reads, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
 	caller := Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}
 	ctx := context.WithValue(t.Context(), requestMark{}, true)

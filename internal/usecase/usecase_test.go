@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // clock is a settable clock for expiry.
@@ -45,7 +46,7 @@ type installation struct {
 func newInstallation(t testing.TB) *installation {
 	t.Helper()
 	home := registry.Home{Dir: t.TempDir()}
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

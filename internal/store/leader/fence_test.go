@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // The fence itself, without the watch that usually ends a term first: a
@@ -16,7 +17,7 @@ import (
 // condition, naming the key; the term is then over.
 func TestFenceRefusesAWriteTheWatchDidNotSee(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	s, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdtest"
 	"github.com/virgo-hub/virgo-tui/internal/store/leader"
@@ -165,7 +166,7 @@ func TestFencedWriteAfterLeadershipMovedOn(t *testing.T) {
 // A store with one owner: the owner leads at once, and its writes carry
 // no fence (the store is returned as it is).
 func TestSoloLeadsWithoutFence(t *testing.T) {
-	b, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	b, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

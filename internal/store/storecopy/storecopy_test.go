@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdtest"
 	"github.com/virgo-hub/virgo-tui/internal/store/storecopy"
 )
 
-func openBolt(t *testing.T) *store.Bolt {
+func openBolt(t *testing.T) *boltstore.Store {
 	t.Helper()
-	b, err := store.OpenBolt(filepath.Join(t.TempDir(), "virgo.db"), store.Options{})
+	b, err := boltstore.Open(filepath.Join(t.TempDir(), "virgo.db"), boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 )
 
@@ -51,13 +52,13 @@ func BoltPath(spec, homeDB string) (path string, ok bool, err error) {
 
 // Open opens the store spec names; homeDB is the home's bbolt file, and
 // opts tune a bbolt store.
-func Open(ctx context.Context, spec, homeDB string, opts store.Options) (store.Store, error) {
+func Open(ctx context.Context, spec, homeDB string, opts boltstore.Options) (store.Store, error) {
 	path, bolt, err := BoltPath(spec, homeDB)
 	switch {
 	case err != nil:
 		return nil, err
 	case bolt:
-		return store.OpenBolt(path, opts)
+		return boltstore.Open(path, opts)
 	}
 	o, err := etcdstore.ParseURL(spec)
 	if err != nil {

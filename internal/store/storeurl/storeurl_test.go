@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/etcdstore/etcdtest"
 )
@@ -25,17 +25,17 @@ func TestOpenWhatTheSpecNames(t *testing.T) {
 		{"bolt:" + filepath.Join(dir, "flag.db"), "bolt:" + filepath.Join(dir, "env.db"), filepath.Join(dir, "flag.db")},
 	} {
 		t.Setenv(Env, c.env)
-		s, err := Open(ctx, Spec(c.flag), homeDB, store.Options{})
+		s, err := Open(ctx, Spec(c.flag), homeDB, boltstore.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b, ok := s.(*store.Bolt); !ok || b.Path() != c.path {
+		if b, ok := s.(*boltstore.Store); !ok || b.Path() != c.path {
 			t.Errorf("flag %q, $%s %q: opened %T, want the bbolt file %s", c.flag, Env, c.env, s, c.path)
 		}
 		s.Close()
 	}
 	for _, bad := range []string{"bolt:", "postgres://x/y", "etcd://a:2379"} {
-		if _, err := Open(ctx, bad, homeDB, store.Options{}); !errors.Is(err, ErrBadSpec) && !errors.Is(err, etcdstore.ErrBadURL) {
+		if _, err := Open(ctx, bad, homeDB, boltstore.Options{}); !errors.Is(err, ErrBadSpec) && !errors.Is(err, etcdstore.ErrBadURL) {
 			t.Errorf("Open(%q): %v, want a named refusal", bad, err)
 		}
 	}
@@ -46,7 +46,7 @@ func TestOpenWhatTheSpecNames(t *testing.T) {
 	}
 	defer m.Stop()
 	t.Setenv(Env, "etcd://"+m.Endpoint+"/virgo/test")
-	s, err := Open(ctx, Spec(""), homeDB, store.Options{})
+	s, err := Open(ctx, Spec(""), homeDB, boltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

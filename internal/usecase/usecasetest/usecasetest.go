@@ -20,6 +20,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -97,7 +98,7 @@ func RegisterMany(tb testing.TB, n int, register Registrar) []registry.Persona {
 // returns them: the realistic many-persona installation.
 func StampedHome(tb testing.TB, home registry.Home, n int) []registry.Persona {
 	tb.Helper()
-	st, err := store.OpenBolt(home.DBPath(), store.Options{})
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
