@@ -31,7 +31,8 @@ const (
 
 // rule forbids the packages matched by from (module-relative; a trailing
 // "/..." takes the subtree) to reach forbidden (module-relative, or a
-// standard library path).
+// standard library or third-party path; a trailing "/..." forbids the
+// path and every package under it).
 type rule struct {
 	from, forbidden string
 	reach           reach
@@ -67,6 +68,18 @@ var rules = []rule{
 	{"internal/registry", "internal/hubclient", dependsOn, "the registry knows no transport"},
 	{"internal/registry", "internal/hubapi", dependsOn, "the registry knows no transport"},
 	{"internal/registry", "net/http", dependsOn, "the registry knows no transport"},
+	{"internal/ui/...", "go.etcd.io/bbolt", dependsOn, "the console links no database: it reads the hub through the client"},
+	{"internal/ui/...", "go.etcd.io/etcd/...", dependsOn, "the console links no database: it reads the hub through the client"},
+	{"internal/hubconsole", "go.etcd.io/bbolt", dependsOn, "the console's adapter links no database"},
+	{"internal/hubconsole", "go.etcd.io/etcd/...", dependsOn, "the console's adapter links no database"},
+	{"internal/hubclient", "go.etcd.io/bbolt", dependsOn, "the client speaks the wire contract and links no database"},
+	{"internal/hubclient", "go.etcd.io/etcd/...", dependsOn, "the client speaks the wire contract and links no database"},
+	{"internal/mcpserver", "go.etcd.io/bbolt", dependsOn, "the MCP server is a hub client and links no database"},
+	{"internal/mcpserver", "go.etcd.io/etcd/...", dependsOn, "the MCP server is a hub client and links no database"},
+	{"internal/sshconsole", "go.etcd.io/bbolt", dependsOn, "the SSH console is a hub client and links no database"},
+	{"internal/sshconsole", "go.etcd.io/etcd/...", dependsOn, "the SSH console is a hub client and links no database"},
+	{"internal/hubapi", "go.etcd.io/bbolt", dependsOn, "the wire contract links no database"},
+	{"internal/hubapi", "go.etcd.io/etcd/...", dependsOn, "the wire contract links no database"},
 }
 
 // graph maps an import path to the paths it imports (not its tests').
@@ -115,8 +128,17 @@ func (g graph) governed(pattern string) []string {
 	return pkgs
 }
 
-// chain is the shortest import chain from pkg to target ("a → b → target"),
-// or nil when pkg does not reach it.
+// matches reports whether pkg is target, or lies under a target that ends
+// in "/...".
+func matches(pkg, target string) bool {
+	if tree, ok := strings.CutSuffix(target, "/..."); ok {
+		return pkg == tree || strings.HasPrefix(pkg, tree+"/")
+	}
+	return pkg == target
+}
+
+// chain is the shortest import chain from pkg to a package target matches
+// ("a → b → target"), or nil when pkg reaches none.
 func (g graph) chain(pkg, target string) []string {
 	prev := map[string]string{pkg: ""}
 	for queue := []string{pkg}; len(queue) > 0; queue = queue[1:] {
@@ -126,9 +148,9 @@ func (g graph) chain(pkg, target string) []string {
 				continue
 			}
 			prev[next] = at
-			if next == target {
+			if matches(next, target) {
 				var c []string
-				for p := target; p != ""; p = prev[p] {
+				for p := next; p != ""; p = prev[p] {
 					c = append(c, strings.TrimPrefix(p, module+"/"))
 				}
 				slices.Reverse(c)
@@ -154,8 +176,8 @@ func (g graph) violations(rules []rule) []string {
 			var c []string
 			switch r.reach {
 			case imports:
-				if slices.Contains(g[p], target) {
-					c = []string{strings.TrimPrefix(p, module+"/"), r.forbidden}
+				if i := slices.IndexFunc(g[p], func(q string) bool { return matches(q, target) }); i >= 0 {
+					c = []string{strings.TrimPrefix(p, module+"/"), strings.TrimPrefix(g[p][i], module+"/")}
 				}
 			case dependsOn:
 				c = g.chain(p, target)
@@ -176,29 +198,36 @@ func TestNoForbiddenImports(t *testing.T) {
 }
 
 // The checker finds a forbidden package through a chain, a forbidden direct
-// import, and a rule that governs nothing; it lets an owned layer reach
-// what it owns.
+// import, a package under a forbidden subtree, and a rule that governs
+// nothing; it lets an owned layer reach what it owns.
 func TestTheCheckerFindsEachKindOfBreach(t *testing.T) {
 	m := func(p string) string { return module + "/" + p }
 	g := graph{
-		m("internal/ui"):         {m("internal/ui/wizard"), m("internal/registry")},
-		m("internal/ui/wizard"):  {m("internal/hubconsole")},
-		m("internal/hubconsole"): {m("internal/hub")},
-		m("internal/hub"):        {"net/http"},
-		m("internal/registry"):   {m("internal/store")},
-		m("internal/stamp"):      {m("internal/store")},
+		m("internal/ui"):              {m("internal/ui/wizard"), m("internal/registry")},
+		m("internal/ui/wizard"):       {m("internal/hubconsole")},
+		m("internal/hubconsole"):      {m("internal/hub")},
+		m("internal/hub"):             {"net/http"},
+		m("internal/registry"):        {m("internal/store")},
+		m("internal/stamp"):           {m("internal/store")},
+		m("internal/store"):           {m("internal/store/boltstore")},
+		m("internal/store/boltstore"): {"go.etcd.io/bbolt"},
+		m("internal/hubclient"):       {"go.etcd.io/etcd/client/v3"},
 	}
 	got := g.violations([]rule{
 		{"internal/ui/...", "internal/hub", dependsOn, "server"},
 		{"internal/ui/...", "internal/store", imports, "store"},
 		{"internal/stamp", "internal/store", imports, "store"},
 		{"internal/gone", "net/http", dependsOn, "gone"},
+		{"internal/stamp", "go.etcd.io/bbolt", dependsOn, "bbolt"},
+		{"internal/hubclient", "go.etcd.io/etcd/...", imports, "etcd"},
 	})
 	want := []string{
 		"internal/ui: internal/ui → internal/ui/wizard → internal/hubconsole → internal/hub (server)",
 		"internal/ui/wizard: internal/ui/wizard → internal/hubconsole → internal/hub (server)",
 		"internal/stamp: internal/stamp → internal/store (store)",
 		`rule "internal/gone" → "net/http" governs no package (renamed? update the table)`,
+		"internal/stamp: internal/stamp → internal/store → internal/store/boltstore → go.etcd.io/bbolt (bbolt)",
+		"internal/hubclient: internal/hubclient → go.etcd.io/etcd/client/v3 (etcd)",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
