@@ -25,13 +25,14 @@ const fdHeadroom = 128
 // connGate bounds the connections the hub holds: a number per peer
 // process (from SO_PEERCRED, so a process cannot claim another's) and a
 // total. It never blocks accept, as netutil.LimitListener would: a new
-// connection over a limit takes the place of the oldest connection (of the
-// same process, at the per-process limit) that is idle and has carried no
-// operator's request. So a flood sheds its own connections, never an
-// operator's, and an operator's new connection always gets in while any
-// idle connection of someone else is left to shed. Only when none is left
-// is the new connection refused: answered 503 too_many_connections and
-// closed at once, holding nothing.
+// connection over a limit takes the place of the oldest connection that is
+// idle and has carried no operator's request, of the same process at the
+// per-process limit, of the process holding the most connections at the
+// total. So a flood sheds its own connections, never an operator's, and an
+// operator's new connection always gets in while a process holding more is
+// left something to shed. Only when nothing is is the new connection
+// refused: answered 503 too_many_connections and closed at once, holding
+// nothing.
 type connGate struct {
 	net.Listener
 	perProcess, total int
@@ -123,8 +124,8 @@ func (g *connGate) admit(c net.Conn, pid int) (shed net.Conn, err error) {
 			return nil, fmt.Errorf("%w: process %d holds %d connections to the hub, its limit (connections_per_process), every one busy or an operator's", hubapi.ErrTooManyConnections, pid, p.conns)
 		}
 	case len(g.live) >= g.total:
-		if victim = g.oldestSheddable(nil); victim == nil {
-			return nil, fmt.Errorf("%w: the hub holds %d connections, its limit (connections), every one busy or an operator's", hubapi.ErrTooManyConnections, len(g.live))
+		if victim = g.sheddableOfHeaviest(p); victim == nil {
+			return nil, fmt.Errorf("%w: the hub holds %d connections, its limit (connections), every one busy, an operator's or of a process holding fewer than process %d", hubapi.ErrTooManyConnections, len(g.live), pid)
 		}
 	}
 	if victim != nil {
@@ -138,15 +139,44 @@ func (g *connGate) admit(c net.Conn, pid int) (shed net.Conn, err error) {
 	return shed, nil
 }
 
-// oldestSheddable is the oldest connection that is idle and not an
-// operator's, of process p (any process when nil), or nil.
+// sheddable reports whether s may be closed to make room: it is idle and
+// has carried no operator's request.
+func (s *connSlot) sheddable() bool { return s.idle && !s.operator }
+
+// oldestSheddable is the oldest sheddable connection of process p, or nil.
 func (g *connGate) oldestSheddable(p *peerProcess) *connSlot {
 	for e := g.order.Front(); e != nil; e = e.Next() {
-		if s := e.Value.(*connSlot); s.idle && !s.operator && (p == nil || s.proc == p) {
+		if s := e.Value.(*connSlot); s.sheddable() && s.proc == p {
 			return s
 		}
 	}
 	return nil
+}
+
+// sheddableOfHeaviest makes room at the total limit for a new connection
+// of process p: the oldest sheddable connection of the process holding the
+// most connections (p counting the new one), and never one of a process
+// holding fewer than p would; nil when there is none. Age alone is not
+// enough: a connection whose first request the hub has not read yet looks
+// idle, and under load the accept loop runs ahead of the reads, so a
+// flood's newer connections would close an operator's new one.
+func (g *connGate) sheddableOfHeaviest(p *peerProcess) *connSlot {
+	held := func(q *peerProcess) int {
+		if q == p {
+			return q.conns + 1
+		}
+		return q.conns
+	}
+	var victim *connSlot
+	for e := g.order.Front(); e != nil; e = e.Next() {
+		if s := e.Value.(*connSlot); s.sheddable() && (victim == nil || held(s.proc) > held(victim.proc)) {
+			victim = s
+		}
+	}
+	if victim == nil || held(victim.proc) < held(p) {
+		return nil
+	}
+	return victim
 }
 
 // forgetIdleProcesses bounds the gate's memory of processes: those with no
