@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -48,7 +49,7 @@ func TestPersonaShowsItsCompositionAndStandsOnIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.Txn(ctx, nil, []store.Op{store.Put(registry.PrefixPersona+p.ID, b)})
+	_, err = st.Txn(ctx, nil, []store.Op{store.Put(roster.PrefixPersona+p.ID, b)})
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -20,7 +21,7 @@ func claimFences(t *testing.T, home, address string, n int) []coord.Fence {
 	st, err := boltstore.Open(h.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
-	reg := registry.New(st, h)
+	reg := roster.New(st, h)
 	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
 	ctx := context.Background()
 	p, _, err := reg.ActiveHolder(ctx, address)

@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"
@@ -191,7 +192,7 @@ func (a *app) hubAnswers(ctx context.Context, home registry.Home) bool {
 // single read does not pay for starting a hub (which loads every persona's
 // presence and token). ok is false when a hub runs or holds the database;
 // the caller then goes through withClient.
-func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry.Registry) error) (ok bool, err error) {
+func (a *app) readDirect(ctx context.Context, fn func(context.Context, *roster.Registry) error) (ok bool, err error) {
 	home, err := a.home()
 	if err != nil {
 		return true, err
@@ -207,5 +208,5 @@ func (a *app) readDirect(ctx context.Context, fn func(context.Context, *registry
 		return true, err
 	}
 	defer func() { err = errors.Join(err, s.Close()) }()
-	return true, fn(ctx, registry.New(s, home))
+	return true, fn(ctx, roster.New(s, home))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -123,7 +124,7 @@ func TestPersonaListReadsDirectlyWithoutAHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := registry.New(s, home).Register(context.Background(), registry.Registration{Address: "root/secretary", Name: "Spica"}); err != nil {
+	if _, err := roster.New(s, home).Register(context.Background(), registry.Registration{Address: "root/secretary", Name: "Spica"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

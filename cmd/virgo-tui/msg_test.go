@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
@@ -54,7 +55,7 @@ func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
 	st, err := boltstore.Open(h.DBPath(), boltstore.Options{})
 	mustNil(t, err)
 	defer st.Close()
-	reg := registry.New(st, h)
+	reg := roster.New(st, h)
 	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
 	ctx := context.Background()
 	sec, err := reg.Get(ctx, secretaryID)

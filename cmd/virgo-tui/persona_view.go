@@ -14,6 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
 func newPersonaListCmd(a *app) *cobra.Command {
@@ -30,8 +31,8 @@ func newPersonaListCmd(a *app) *cobra.Command {
 	out := addOutputFlag(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "include retired and refused personas")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		direct, err := a.readDirect(cmd.Context(), func(ctx context.Context, r *registry.Registry) error {
-			list, err := r.ListRecords(ctx, registry.ListOptions{All: all})
+		direct, err := a.readDirect(cmd.Context(), func(ctx context.Context, r *roster.Registry) error {
+			list, err := r.ListRecords(ctx, roster.ListOptions{All: all})
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
@@ -95,7 +96,7 @@ func TestStoreBackupThroughARunningHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if ps, err := registry.New(s, registry.Home{Dir: c.home}).List(context.Background(), registry.ListOptions{All: true}); err != nil || len(ps) != 1 {
+	if ps, err := roster.New(s, registry.Home{Dir: c.home}).List(context.Background(), roster.ListOptions{All: true}); err != nil || len(ps) != 1 {
 		t.Fatalf("the backup lists %d personas, %v", len(ps), err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -27,7 +28,7 @@ func (h *Hub) view(p registry.Persona) hubapi.PersonaView {
 // reads only the records.
 func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
 	q := r.URL.Query()
-	recs, err := h.reg.ListRecords(r.Context(), registry.ListOptions{All: q.Get("all") == "true"})
+	recs, err := h.reg.ListRecords(r.Context(), roster.ListOptions{All: q.Get("all") == "true"})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
 // snapshot is GET /v1/snapshot.
@@ -12,7 +12,7 @@ func snapshot(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	// The head is read first: everything published up to it is already in
 	// the store and the tracker, so the reads below include it.
 	seq := h.stream.Head()
-	ps, err := h.reg.List(r.Context(), registry.ListOptions{All: true})
+	ps, err := h.reg.List(r.Context(), roster.ListOptions{All: true})
 	if err != nil {
 		return err
 	}

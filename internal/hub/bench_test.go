@@ -21,13 +21,14 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase/usecasetest"
 )
 
 // throughRegistry registers a generation straight through the registry: no
 // stamp, no activation confirmation — for a running hub's own registry.
-func throughRegistry(reg *registry.Registry) func(registry.Registration) (registry.Persona, error) {
+func throughRegistry(reg *roster.Registry) func(registry.Registration) (registry.Persona, error) {
 	return func(r registry.Registration) (registry.Persona, error) {
 		return reg.Register(context.Background(), r)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -95,7 +96,7 @@ type Config struct {
 type Hub struct {
 	cfg      Config
 	st       store.Store
-	reg      *registry.Registry
+	reg      *roster.Registry
 	queue    *confirm.Queue
 	cases    *usecase.Cases
 	presence *Tracker
@@ -195,7 +196,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	h := &Hub{
 		cfg:       cfg,
 		st:        cfg.Store,
-		reg:       registry.New(cfg.Store, cfg.Home, registry.WithClock(cfg.Clock.Now)),
+		reg:       roster.New(cfg.Store, cfg.Home, roster.WithClock(cfg.Clock.Now)),
 		presence:  NewTracker(cfg.Clock, cfg.Intervals),
 		stream:    NewStream(cfg.RingSize, cfg.RingBytes),
 		tokens:    NewTokens(cfg.Store, cfg.Home.Dir, cfg.Host, cfg.Log),
@@ -257,7 +258,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		known, err := loadTokenHashes(ctx, h.st)
 		hashes <- tokenHashes{known, err}
 	}()
-	ps, err := h.reg.List(ctx, registry.ListOptions{All: true})
+	ps, err := h.reg.List(ctx, roster.ListOptions{All: true})
 	rerr, th := <-restored, <-hashes
 	if err != nil {
 		err = fmt.Errorf("hub: %w", err)
@@ -300,7 +301,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 }
 
 // Registry is the hub's registry over its store.
-func (h *Hub) Registry() *registry.Registry { return h.reg }
+func (h *Hub) Registry() *roster.Registry { return h.reg }
 
 // Queue is the hub's confirmation queue.
 func (h *Hub) Queue() *confirm.Queue { return h.queue }

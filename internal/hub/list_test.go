@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
 // The hub's persona list is exactly the registry's List, with and without
@@ -23,7 +24,7 @@ func TestListAfterStartIsTheRegistrysList(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		for _, all := range []bool{false, true} {
-			want, err := th.hub.Registry().List(ctx, registry.ListOptions{All: all})
+			want, err := th.hub.Registry().List(ctx, roster.ListOptions{All: all})
 			mustNil(t, err)
 			vs, err := th.operator(t, "henry").Personas(ctx, all)
 			mustNil(t, err)

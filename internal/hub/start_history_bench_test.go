@@ -14,6 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -32,7 +33,7 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 	s, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	mustNil(tb, err)
 	defer s.Close()
-	reg := registry.New(s, home)
+	reg := roster.New(s, home)
 	q := confirm.NewQueue(s, confirm.QueueOptions{})
 	cases := usecase.New(usecase.Config{Store: s, Registry: reg, Queue: q})
 	res, err := cases.Register(ctx, usecase.Key{}, usecase.Registration{Registration: registry.Registration{Address: "hist/core/lead", Name: "History", Human: "human:henry"}})

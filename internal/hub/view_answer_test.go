@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
 // getRaw returns the bytes of a GET answer as an operator.
@@ -60,7 +60,7 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	mustNil(t, err)
 	time.Sleep(50 * time.Millisecond) // presence is published coalesced
 
-	ps, err := th.hub.Registry().List(ctx, registry.ListOptions{All: true})
+	ps, err := th.hub.Registry().List(ctx, roster.ListOptions{All: true})
 	mustNil(t, err)
 	want := make([]viewFields, len(ps))
 	for i, p := range ps {
@@ -103,7 +103,7 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 	for _, all := range []bool{false, true} {
 		recs, err := th.operator(t, "henry").PersonaRecords(ctx, all)
 		mustNil(t, err)
-		list, err := th.hub.Registry().List(ctx, registry.ListOptions{All: all})
+		list, err := th.hub.Registry().List(ctx, roster.ListOptions{All: all})
 		mustNil(t, err)
 		if len(recs) != len(list) {
 			t.Fatalf("all=%v: %d records, %d personas", all, len(recs), len(list))

@@ -68,6 +68,8 @@ var rules = []rule{
 	{"internal/registry", "internal/hubclient", dependsOn, "the registry knows no transport"},
 	{"internal/registry", "internal/hubapi", dependsOn, "the registry knows no transport"},
 	{"internal/registry", "net/http", dependsOn, "the registry knows no transport"},
+	{"internal/registry", "internal/store", dependsOn, "addresses, roles and personas are values; their book (registry/roster) stores them"},
+	{"internal/ui/...", "internal/registry/roster", dependsOn, "the console reads personas through the hub, never the stored roster"},
 	{"internal/ui/...", "go.etcd.io/bbolt", dependsOn, "the console links no database: it reads the hub through the client"},
 	{"internal/ui/...", "go.etcd.io/etcd/...", dependsOn, "the console links no database: it reads the hub through the client"},
 	{"internal/hubconsole", "go.etcd.io/bbolt", dependsOn, "the console's adapter links no database"},

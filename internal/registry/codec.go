@@ -114,16 +114,9 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// decodePersona reads a stored persona record.
-func decodePersona(data []byte) (Persona, error) {
+// DecodePersona reads a stored persona record.
+func DecodePersona(data []byte) (Persona, error) {
 	var p Persona
 	err := json.Unmarshal(data, &p)
 	return p, err
-}
-
-// decodeSeat reads a stored seat record.
-func decodeSeat(data []byte) (seatRecord, error) {
-	var s seatRecord
-	err := json.Unmarshal(data, &s)
-	return s, err
 }

@@ -41,12 +41,12 @@ func checkCodec(t *testing.T, p Persona) {
 	if err := json.Unmarshal(got, &viaStd); err != nil {
 		t.Fatalf("AppendJSON wrote invalid JSON: %v\n%s", err, got)
 	}
-	q, err := decodePersona(got)
+	q, err := DecodePersona(got)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a, b := q.AppendJSON(nil), Persona(viaStd).AppendJSON(nil); !bytes.Equal(a, b) {
-		t.Fatalf("decodePersona and encoding/json disagree\n got %s\nwant %s", a, b)
+		t.Fatalf("DecodePersona and encoding/json disagree\n got %s\nwant %s", a, b)
 	}
 }
 
@@ -65,14 +65,14 @@ func TestCodecMatchesEncodingJSON(t *testing.T) {
 func TestDecodeOtherForms(t *testing.T) {
 	p := samplePersona("Zaniah \"Z\"", "r", 2)
 	indented, _ := json.MarshalIndent(plainPersona(p), "", "  ")
-	q, err := decodePersona(indented)
+	q, err := DecodePersona(indented)
 	if err != nil || !bytes.Equal(q.AppendJSON(nil), p.AppendJSON(nil)) {
 		t.Errorf("fallback decode = %+v, %v", q, err)
 	}
-	if _, err := decodePersona([]byte(`{"id":"a","id":"b"}`)); err == nil {
+	if _, err := DecodePersona([]byte(`{"id":"a","id":"b"}`)); err == nil {
 		t.Errorf("a record naming its id twice decoded")
 	}
-	if _, err := decodePersona([]byte("{not json")); err == nil {
+	if _, err := DecodePersona([]byte("{not json")); err == nil {
 		t.Errorf("garbage decoded")
 	}
 }

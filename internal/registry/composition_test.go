@@ -1,10 +1,6 @@
 package registry
 
-import (
-	"context"
-	"errors"
-	"testing"
-)
+import "testing"
 
 // The composition hash covers the stamp (spec, virgo-capability-surface:
 // the stamp "is covered by its composition hash"): it changes when either
@@ -30,60 +26,4 @@ func TestComposeCoversEachInput(t *testing.T) {
 			t.Errorf("%s: Compose(%q, %q) = the base hash; the input is not covered", c.name, c.character, c.stampHash)
 		}
 	}
-}
-
-// A generation is admitted with the composition of its character and stamp
-// hashes, and a record whose composition does not cover them is named.
-func TestAdmissionRecordsItsComposition(t *testing.T) {
-	ctx := context.Background()
-	in := newInstallation(t)
-	in.step(func(r *Registry) {
-		p, err := r.Prepare(Registration{Address: "work/core/lead", Name: "Spica", CharacterHash: "sha256:aa", Pending: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := r.Admit(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := a.Plan("sha256:bb")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := plan.Commit(ctx, r.s); err != nil {
-			t.Fatal(err)
-		}
-		got, err := r.Get(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := Compose("sha256:aa", "sha256:bb")
-		if got.Composition != want || a.Recorded("sha256:bb").Composition != want {
-			t.Fatalf("recorded composition %q, want %s", got.Composition, want)
-		}
-		if err := got.CheckComposition(); err != nil {
-			t.Fatalf("an intact record: %v", err)
-		}
-		for _, c := range []struct {
-			name   string
-			change func(*Persona)
-		}{
-			{"stamp hash changed", func(p *Persona) { p.StampHash = "sha256:bc" }},
-			{"character hash changed", func(p *Persona) { p.CharacterHash = "sha256:ab" }},
-			{"composition changed", func(p *Persona) { p.Composition = Compose("sha256:aa", "") }},
-			{"composition absent", func(p *Persona) { p.Composition = "" }},
-		} {
-			q := got
-			c.change(&q)
-			if err := q.CheckComposition(); !errors.Is(err, ErrCompositionMismatch) {
-				t.Errorf("%s: %v, want ErrCompositionMismatch", c.name, err)
-			}
-		}
-	})
-	in.step(func(r *Registry) {
-		q := mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Porrima"})
-		if want := Compose(q.CharacterHash, ""); q.Composition != want {
-			t.Fatalf("a generation registered without a stamp answers composition %q, want %s", q.Composition, want)
-		}
-	})
 }

@@ -1,6 +1,9 @@
 package registry
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Named errors of the registry. Callers test them with errors.Is; the
 // returned errors wrap them with the address, name or id concerned and what
@@ -47,4 +50,17 @@ var (
 	ErrCompositionMismatch = errors.New("persona composition mismatch")
 	// ErrContention: the store kept changing under a transaction; retry later.
 	ErrContention = errors.New("too much concurrent change; try again")
+	// ErrNoActiveHolder: the seat has no active holder (never granted, empty
+	// since a retirement or refusal, or held by a generation still pending).
+	ErrNoActiveHolder = errors.New("seat has no active holder")
 )
+
+// SeatTakenError is ErrSeatTaken for addr naming its holder h, in the words
+// registration and the wizard's role step both show.
+func SeatTakenError(addr string, h Persona) error {
+	if h.State == StatePending {
+		return fmt.Errorf("%w: %s is held by %s (generation %d, pending confirmation); refuse or retire it first",
+			ErrSeatTaken, addr, h.Name, h.Generation)
+	}
+	return fmt.Errorf("%w: %s is held by %s (generation %d); retire it first", ErrSeatTaken, addr, h.Name, h.Generation)
+}

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"context"
 	_ "embed"
 	"fmt"
 	"strings"
@@ -56,10 +55,10 @@ func NormalizeName(name string) (string, error) {
 	return n, nil
 }
 
-// nameKey is the uniqueness key of a name: names compare case-insensitively.
-func nameKey(name string) string { return strings.ToLower(name) }
+// NameKey is the uniqueness key of a name: names compare case-insensitively.
+func NameKey(name string) string { return strings.ToLower(name) }
 
-// nameSkeletons are the looks of a name, the keys under which no other
+// NameLooks are the looks of a name, the keys under which no other
 // name may be registered, so that names that only look alike ("Spica" and
 // "Ѕpica" with a Cyrillic Ѕ, "Heze" and "Ηeze" with a Greek Η or "Нeze"
 // with a Cyrillic Н, "SPICA" and "SPІCA") are one name and only one of
@@ -76,7 +75,7 @@ func nameKey(name string) string { return strings.ToLower(name) }
 // default-ignorable code points first (the library only drops what is not
 // graphic, and keeps the Hangul fillers, which are letters), and a name
 // stored before such characters were refused must still hold its look.
-func nameSkeletons(name string) []string {
+func NameLooks(name string) []string {
 	visible := strings.Map(func(r rune) rune {
 		if termtext.Unsafe(r) {
 			return -1
@@ -91,19 +90,10 @@ func nameSkeletons(name string) []string {
 	return []string{folded, asTyped}
 }
 
-// nameKeys are the store keys a name holds: its lower case and its looks.
-func nameKeys(name string) []string {
-	keys := []string{namePrefix + nameKey(name)}
-	for _, sk := range nameSkeletons(name) {
-		keys = append(keys, skeletonPrefix+sk)
-	}
-	return keys
-}
-
-// suggestion is the i-th name of the endless suggestion sequence: the list
+// Suggestion is the i-th name of the endless suggestion sequence: the list
 // once, then every name again with " II", then " III", and so on. It is
 // deterministic and never empty.
-func suggestion(i int) string {
+func Suggestion(i int) string {
 	n := len(ConstellationNames)
 	base, round := ConstellationNames[i%n], i/n
 	if round == 0 {
@@ -126,62 +116,4 @@ func roman(n int) string {
 		}
 	}
 	return b.String()
-}
-
-// SuggestNames returns the first n free names of the suggestion sequence,
-// first one first. Taken names — retired ones too, in any case — are skipped.
-func (r *Registry) SuggestNames(ctx context.Context, n int) ([]string, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("suggest names: %w", ErrInvalidCount)
-	}
-	taken, err := r.takenNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return freeNames(taken, n), nil
-}
-
-func freeNames(taken map[string]bool, n int) []string {
-	out := make([]string, 0, n)
-	for i := 0; len(out) < n; i++ {
-		if s := suggestion(i); !anyTaken(taken, nameSkeletons(s)) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// anyTaken reports whether one of the looks is taken.
-func anyTaken(taken map[string]bool, looks []string) bool {
-	for _, sk := range looks {
-		if taken[sk] {
-			return true
-		}
-	}
-	return false
-}
-
-// takenNames is the set of the looks of the names in use, retired
-// included: a name that looks like one of them is taken. The looks are
-// the stored ones (a name's as typed among them) and those of the name
-// keys, which hold in a store not yet indexed.
-func (r *Registry) takenNames(ctx context.Context) (map[string]bool, error) {
-	kvs, err := r.s.List(ctx, namePrefix)
-	if err != nil {
-		return nil, fmt.Errorf("list names: %w", err)
-	}
-	held, err := r.s.List(ctx, skeletonPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("list names: %w", err)
-	}
-	taken := make(map[string]bool, len(kvs)+len(held))
-	for _, kv := range kvs {
-		for _, sk := range nameSkeletons(strings.TrimPrefix(kv.Key, namePrefix)) {
-			taken[sk] = true
-		}
-	}
-	for _, kv := range held {
-		taken[strings.TrimPrefix(kv.Key, skeletonPrefix)] = true
-	}
-	return taken, nil
 }

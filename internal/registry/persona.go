@@ -148,9 +148,9 @@ func within(p, dir string) bool {
 
 var token = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,127}$`)
 
-// checkToken validates an externally given lineage id or hash: printable,
+// CheckToken validates an externally given lineage id or hash: printable,
 // no spaces, at most 128 characters, so it is safe in any projection.
-func checkToken(what, v string) error {
+func CheckToken(what, v string) error {
 	if !token.MatchString(v) {
 		return fmt.Errorf("%s %q: %w: use letters, digits, ':', '.', '_' or '-' (at most 128)", what, v, ErrInvalidLineage)
 	}
@@ -171,7 +171,7 @@ func randomHex(n int) string {
 // was built from (its composition_hash) and the record carries this, which
 // covers both; through the stamp hash it covers every byte of the stamp —
 // identity, address, profile, bindings and tools. Both inputs are tokens
-// without newlines (checkToken), so the joined form is unambiguous. A
+// without newlines (CheckToken), so the joined form is unambiguous. A
 // generation without a stamp composes with an empty stamp hash.
 func Compose(characterHash, stampHash string) string {
 	sum := sha256.Sum256([]byte("virgo-composition-v1\n" + characterHash + "\n" + stampHash + "\n"))
@@ -198,3 +198,6 @@ func deriveCharacterHash(name, addr string, profile Profile) string {
 	sum := sha256.Sum256([]byte("virgo-character-v1\n" + name + "\n" + addr + "\n" + string(profile) + "\n"))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// FirstPersonaAddress is the seat persona add suggests for an empty installation.
+const FirstPersonaAddress = "root/secretary"

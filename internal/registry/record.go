@@ -37,7 +37,7 @@ func NewRecord(data []byte) (Record, error) {
 	if r, n, ok := scanRecord(data); ok && n == len(data) {
 		return r, nil
 	}
-	p, err := decodePersona(data)
+	p, err := DecodePersona(data)
 	if err != nil {
 		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
 	}
@@ -66,11 +66,11 @@ func (r Record) Generation() int { return r.generation }
 func (r Record) State() State { return r.state }
 
 // Persona decodes the whole record.
-func (r Record) Persona() (Persona, error) { return decodePersona(r.json) }
+func (r Record) Persona() (Persona, error) { return DecodePersona(r.json) }
 
-// sortRecords orders rs as List orders personas: by address, then
+// SortRecords orders rs as List orders personas: by address, then
 // generation.
-func sortRecords(rs []Record) {
+func SortRecords(rs []Record) {
 	slices.SortFunc(rs, func(a, b Record) int {
 		return cmp.Or(strings.Compare(a.address, b.address), cmp.Compare(a.generation, b.generation))
 	})

@@ -2,18 +2,13 @@ package registry
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // recordKeysOf lists the keys of a JSON object in the order they appear,
@@ -126,7 +121,7 @@ func TestNewRecordRewritesOtherForms(t *testing.T) {
 		if _, _, ok := scanRecord(data); ok {
 			t.Errorf("%s: scanner took a record AppendJSON would write otherwise: %s", name, data)
 		}
-		want, err := decodePersona(data)
+		want, err := DecodePersona(data)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -159,7 +154,7 @@ func FuzzRecord(f *testing.F) {
 		_, n, scanned := scanRecord(data)
 		scanned = scanned && n == len(data)
 		r, err := NewRecord(data)
-		p, derr := decodePersona(data)
+		p, derr := DecodePersona(data)
 		if (err == nil) != (derr == nil) {
 			t.Fatalf("NewRecord: %v, decodePersona: %v, for %q", err, derr, data)
 		}
@@ -218,87 +213,6 @@ func TestWriteJSONArray(t *testing.T) {
 	if !bytes.HasPrefix(out.Bytes(), []byte("[\n  {")) || !bytes.HasSuffix(out.Bytes(), []byte("}\n]\n")) {
 		t.Errorf("array = %.40q … %q", out.String(), out.Bytes()[out.Len()-10:])
 	}
-}
-
-// ListRecords lists what List lists, in its order, filtered alike, each
-// record AppendJSON of List's persona — a record stored in another form
-// (an older writer's) included.
-func TestListRecordsIsList(t *testing.T) {
-	ctx := context.Background()
-	in := newInstallation(t)
-	in.step(func(r *Registry) {
-		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"})
-		mustRegister(t, r, Registration{Address: "root/secretary", Name: "Porrima"})
-		mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Rijl al Awwa", Pending: true})
-		if _, err := r.Retire(ctx, "work/core/lead", "rotated \x1b[2J"); err != nil {
-			t.Fatal(err)
-		}
-		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Heze"})
-	})
-	// An older writer's form of Porrima's record: encoding/json, indented.
-	s, err := boltstore.Open(in.home.DBPath(), boltstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kvs, err := s.List(ctx, personaPrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rewrote := false
-	for _, kv := range kvs {
-		if p, _ := decodePersona(kv.Value); p.Name == "Porrima" {
-			old, _ := json.MarshalIndent(plainPersona(p), "", " ")
-			if _, err := s.Txn(ctx, []store.Cond{{Key: kv.Key, ModRev: kv.ModRev}}, []store.Op{store.Put(kv.Key, old)}); err != nil {
-				t.Fatal(err)
-			}
-			rewrote = true
-		}
-	}
-	if err := s.Close(); err != nil || !rewrote {
-		t.Fatalf("rewrite Porrima: %v, %v", rewrote, err)
-	}
-	in.step(func(r *Registry) {
-		for _, all := range []bool{false, true} {
-			list, err := r.List(ctx, ListOptions{All: all})
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, err := r.ListRecords(ctx, ListOptions{All: all})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(recs) != len(list) || len(list) != map[bool]int{false: 3, true: 4}[all] {
-				t.Fatalf("all=%v: %d records, %d personas", all, len(recs), len(list))
-			}
-			for i, p := range list {
-				if want := p.AppendJSON(nil); !bytes.Equal(recs[i].JSON(), want) {
-					t.Errorf("all=%v [%d] = %s, want %s", all, i, recs[i].JSON(), want)
-				}
-			}
-		}
-	})
-}
-
-// A stored value that is not a persona record is the store's corruption,
-// named with its key.
-func TestListRecordsNamesACorruptRecord(t *testing.T) {
-	ctx := context.Background()
-	in := newInstallation(t)
-	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
-	s, err := boltstore.Open(in.home.DBPath(), boltstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Txn(ctx, nil, []store.Op{store.Put(personaPrefix+"ffff", []byte("{not json"))}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	in.step(func(r *Registry) {
-		_, err := r.ListRecords(ctx, ListOptions{All: true})
-		if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), personaPrefix+"ffff") {
-			t.Errorf("ListRecords over a corrupt record: %v", err)
-		}
-	})
 }
 
 // canonicalTimeReference is canonicalTime by time's own parser and

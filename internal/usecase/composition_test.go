@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -43,7 +44,7 @@ func TestCompositionMismatchIsNotStanding(t *testing.T) {
 			c.change(&q)
 			b, err := json.Marshal(q)
 			mustNil(t, err)
-			_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(registry.PrefixPersona+q.ID, b)})
+			_, err = in.st.Txn(ctx, nil, []store.Op{store.Put(roster.PrefixPersona+q.ID, b)})
 			mustNil(t, err)
 			stored, err := in.reg.Get(ctx, q.ID)
 			mustNil(t, err)

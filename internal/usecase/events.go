@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -119,7 +120,7 @@ type eventKind struct {
 // index, a token hash, a fence, an idempotency record — is not an event,
 // so nothing internal reaches a subscriber.
 var eventKinds = []eventKind{
-	{EventPersona, registry.PrefixPersona, payloadOf[registry.Persona], false},
+	{EventPersona, roster.PrefixPersona, payloadOf[registry.Persona], false},
 	{EventPresence, "", payloadOf[Presence], false},
 	{EventConfirmation, confirm.PrefixConfirmation, payloadOf[confirm.Confirmation], false},
 	{EventTask, tasks.PrefixRecord, payloadOf[tasks.Task], false},

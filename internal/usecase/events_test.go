@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
@@ -56,7 +57,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 		ev, ok, err := EventOf(sev)
 		mustNil(t, err)
 		if !ok {
-			for _, kept := range []string{registry.PrefixPersona, confirm.PrefixConfirmation, confirm.PrefixAudit, tasks.PrefixRecord} {
+			for _, kept := range []string{roster.PrefixPersona, confirm.PrefixConfirmation, confirm.PrefixAudit, tasks.PrefixRecord} {
 				if strings.HasPrefix(sev.Key, kept) {
 					t.Errorf("%s made no event", sev.Key)
 				}
@@ -113,7 +114,7 @@ func TestEventEdges(t *testing.T) {
 	if p, err := ev.Payload(); p != nil || err != nil {
 		t.Fatalf("a removal's payload: %v %v", p, err)
 	}
-	if _, _, err := EventOf(store.Event{Key: registry.PrefixPersona + "p-1", Value: []byte("{torn"), Rev: 3}); !errors.Is(err, store.ErrCorrupt) {
+	if _, _, err := EventOf(store.Event{Key: roster.PrefixPersona + "p-1", Value: []byte("{torn"), Rev: 3}); !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("a damaged record: %v, want ErrCorrupt", err)
 	}
 	if _, err := DecodePayload("weather", []byte(`{}`)); !errors.Is(err, ErrUnknownEvent) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
 func mustJSON(t *testing.T, v any) string {
@@ -156,7 +157,7 @@ func TestUnreferencedStampDirectoriesAreSwept(t *testing.T) {
 	orphan := in.home.GenerationDir("0123456789abcdef")
 	mustNil(t, os.MkdirAll(orphan, 0o700))
 	mustNil(t, os.WriteFile(orphan+"/CAPABILITY-STAMP.json", []byte("{}"), 0o600))
-	ps, err := in.reg.List(ctx, registry.ListOptions{All: true})
+	ps, err := in.reg.List(ctx, roster.ListOptions{All: true})
 	mustNil(t, err)
 	if n, err := in.cases.SweepStampDirs(ps); err != nil || n != 1 {
 		t.Fatalf("swept %d (%v), want the one orphan", n, err)

@@ -5,11 +5,12 @@ import (
 	"errors"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
 // Seats adapts the registry to confirm.SeatHolders: who holds a seat
 // actively, for routing a deputy-scope confirmation to its owning lead.
-type Seats struct{ Registry *registry.Registry }
+type Seats struct{ Registry *roster.Registry }
 
 // ActiveHolder is the name of the seat's active holder.
 func (s Seats) ActiveHolder(ctx context.Context, address string) (string, bool, error) {

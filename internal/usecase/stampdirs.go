@@ -18,7 +18,7 @@ var generationID = regexp.MustCompile(`^[0-9a-f]{16}$`)
 // SweepStampDirs removes the generation directories no persona record
 // names: a registration writes its stamp just before its transaction, and
 // a process killed in between leaves the directory behind, unreferenced and
-// harmless. ps are every persona record (registry.ListOptions{All: true});
+// harmless. ps are every persona record (roster.ListOptions{All: true});
 // it runs when the hub starts, before any registration can be in flight.
 // It returns how many it removed.
 func (u *Cases) SweepStampDirs(ps []registry.Persona) (int, error) {

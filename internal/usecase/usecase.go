@@ -21,6 +21,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -69,7 +70,7 @@ func (c *conflictRetry) again(ctx context.Context) error {
 // Config is what the use cases run on. Every field is required but Log.
 type Config struct {
 	Store    store.Store
-	Registry *registry.Registry
+	Registry *roster.Registry
 	Queue    *confirm.Queue
 	// Log receives what a use case could not tidy (a stamp directory left
 	// by a transaction that did not commit).
@@ -109,7 +110,7 @@ type StampProver interface {
 // Cases are an installation's use cases over one store.
 type Cases struct {
 	st    store.Store
-	reg   *registry.Registry
+	reg   *roster.Registry
 	queue *confirm.Queue
 	home  registry.Home
 	log   *slog.Logger

@@ -11,6 +11,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -37,7 +38,7 @@ func (c *clock) advance(d time.Duration) {
 type installation struct {
 	st    store.Store
 	home  registry.Home
-	reg   *registry.Registry
+	reg   *roster.Registry
 	queue *confirm.Queue
 	cases *Cases
 	clk   *clock
@@ -52,7 +53,7 @@ func newInstallation(t testing.TB) *installation {
 	}
 	t.Cleanup(func() { st.Close() })
 	clk := &clock{t: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)}
-	reg := registry.New(st, home, registry.WithClock(clk.Now))
+	reg := roster.New(st, home, roster.WithClock(clk.Now))
 	q := confirm.NewQueue(st, confirm.QueueOptions{Now: clk.Now})
 	return &installation{st: st, home: home, reg: reg, queue: q, clk: clk,
 		cases: New(Config{Store: st, Registry: reg, Queue: q, Now: clk.Now})}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkDatabaseSize10kPersonas(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := registry.New(s, home)
+		r := roster.New(s, home)
 		n := len(registry.ConstellationNames)
 		for p := 0; p < personas; p++ {
 			role := "lead"

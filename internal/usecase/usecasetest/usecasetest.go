@@ -19,6 +19,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -37,7 +38,7 @@ type Registrar func(registry.Registration) (registry.Persona, error)
 // and approves the activation as its bound human (Human): what a real
 // active persona leaves in the store.
 func Stamped(st store.Store, home registry.Home) Registrar {
-	reg := registry.New(st, home)
+	reg := roster.New(st, home)
 	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
 	human := confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"} // Human
 	return func(r registry.Registration) (registry.Persona, error) {

@@ -1,4 +1,4 @@
-package registry
+package roster
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // Racing registrations: the compare-and-swap admission lets exactly one
@@ -14,7 +16,7 @@ func TestConcurrentAdmission(t *testing.T) {
 	in := newInstallation(t)
 	in.step(func(r *Registry) {
 		const n = 8
-		race := func(reg func(i int) Registration, lose error) {
+		race := func(reg func(i int) registry.Registration, lose error) {
 			var wg sync.WaitGroup
 			errs := make([]error, n)
 			for i := range n {
@@ -34,11 +36,11 @@ func TestConcurrentAdmission(t *testing.T) {
 				t.Errorf("%d registrations won, want exactly 1", won)
 			}
 		}
-		race(func(i int) Registration {
-			return Registration{Address: "work/core/lead", Name: fmt.Sprintf("Racer %d", i)}
-		}, ErrSeatTaken)
-		race(func(i int) Registration {
-			return Registration{Address: fmt.Sprintf("work/p%d/lead", i), Name: "Heze"}
-		}, ErrNameTaken)
+		race(func(i int) registry.Registration {
+			return registry.Registration{Address: "work/core/lead", Name: fmt.Sprintf("Racer %d", i)}
+		}, registry.ErrSeatTaken)
+		race(func(i int) registry.Registration {
+			return registry.Registration{Address: fmt.Sprintf("work/p%d/lead", i), Name: "Heze"}
+		}, registry.ErrNameTaken)
 	})
 }

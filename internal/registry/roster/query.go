@@ -1,4 +1,4 @@
-package registry
+package roster
 
 import (
 	"cmp"
@@ -9,54 +9,55 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // Resolve finds a persona by reference: an address (anything with a '/')
 // resolves to the seat's current pending or active holder; anything else is
 // a name, matched case-insensitively, in any state.
-func (r *Registry) Resolve(ctx context.Context, ref string) (Persona, error) {
+func (r *Registry) Resolve(ctx context.Context, ref string) (registry.Persona, error) {
 	ref = strings.TrimSpace(ref)
 	if strings.Contains(ref, "/") {
 		return r.resolveAddress(ctx, ref)
 	}
-	kv, err := r.s.Get(ctx, namePrefix+nameKey(ref))
+	kv, err := r.s.Get(ctx, namePrefix+registry.NameKey(ref))
 	if errors.Is(err, store.ErrNotFound) {
-		return Persona{}, fmt.Errorf("%w: no persona is named %q (see `virgo-tui persona list --all`)", ErrNotFound, ref)
+		return registry.Persona{}, fmt.Errorf("%w: no persona is named %q (see `virgo-tui persona list --all`)", registry.ErrNotFound, ref)
 	}
 	if err != nil {
-		return Persona{}, fmt.Errorf("resolve %s: %w", ref, err)
+		return registry.Persona{}, fmt.Errorf("resolve %s: %w", ref, err)
 	}
 	p, _, err := r.getPersona(ctx, string(kv.Value))
 	return p, err
 }
 
-func (r *Registry) resolveAddress(ctx context.Context, ref string) (Persona, error) {
-	addr, err := ParseAddress(ref)
+func (r *Registry) resolveAddress(ctx context.Context, ref string) (registry.Persona, error) {
+	addr, err := registry.ParseAddress(ref)
 	if err != nil {
-		return Persona{}, err
+		return registry.Persona{}, err
 	}
 	seat, rev, err := r.getSeat(ctx, addr.String())
 	if err != nil {
-		return Persona{}, err
+		return registry.Persona{}, err
 	}
 	if rev == 0 {
-		return Persona{}, fmt.Errorf("%w: no persona was ever registered at %s", ErrNotFound, addr)
+		return registry.Persona{}, fmt.Errorf("%w: no persona was ever registered at %s", registry.ErrNotFound, addr)
 	}
 	if seat.Holder == "" {
 		last, _, err := r.getPersona(ctx, seat.History[len(seat.History)-1])
 		if err != nil {
-			return Persona{}, err
+			return registry.Persona{}, err
 		}
-		return Persona{}, fmt.Errorf("%w: %s has no holder; last held by %s (generation %d, %s)",
-			ErrNotFound, addr, last.Name, last.Generation, last.State)
+		return registry.Persona{}, fmt.Errorf("%w: %s has no holder; last held by %s (generation %d, %s)",
+			registry.ErrNotFound, addr, last.Name, last.Generation, last.State)
 	}
 	p, _, err := r.getPersona(ctx, seat.Holder)
 	return p, err
 }
 
 // Get returns the persona with the given id.
-func (r *Registry) Get(ctx context.Context, id string) (Persona, error) {
+func (r *Registry) Get(ctx context.Context, id string) (registry.Persona, error) {
 	p, _, err := r.getPersona(ctx, id)
 	return p, err
 }
@@ -65,7 +66,7 @@ func (r *Registry) Get(ctx context.Context, id string) (Persona, error) {
 // holds while its record is unchanged: a use case that joins it to its
 // transaction commits only if no change to the generation (its retirement,
 // say) committed since it was read.
-func (r *Registry) GetGuarded(ctx context.Context, id string) (Persona, store.Cond, error) {
+func (r *Registry) GetGuarded(ctx context.Context, id string) (registry.Persona, store.Cond, error) {
 	p, rev, err := r.getPersona(ctx, id)
 	return p, store.Cond{Key: personaPrefix + id, ModRev: rev}, err
 }
@@ -78,14 +79,14 @@ type ListOptions struct {
 
 // List returns the personas sorted by address, then generation: pending and
 // active ones, or every generation ever registered with All.
-func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Persona, error) {
+func (r *Registry) List(ctx context.Context, opts ListOptions) ([]registry.Persona, error) {
 	kvs, err := r.s.List(ctx, personaPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list personas: %w", err)
 	}
-	out := make([]Persona, 0, len(kvs))
+	out := make([]registry.Persona, 0, len(kvs))
 	for _, kv := range kvs {
-		p, err := decodePersona(kv.Value)
+		p, err := registry.DecodePersona(kv.Value)
 		if err != nil {
 			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
@@ -99,7 +100,7 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Persona, error
 // sortByAddress orders ps by address then generation. It sorts positions
 // and moves each record once: a sort of the records themselves moves
 // 300-byte structs at every swap, a sixth of a 10,000-persona list's time.
-func sortByAddress(ps []Persona) []Persona {
+func sortByAddress(ps []registry.Persona) []registry.Persona {
 	order := make([]int32, len(ps))
 	for i := range order {
 		order[i] = int32(i)
@@ -108,7 +109,7 @@ func sortByAddress(ps []Persona) []Persona {
 		a, b := &ps[i], &ps[j]
 		return cmp.Or(strings.Compare(a.Address, b.Address), cmp.Compare(a.Generation, b.Generation))
 	})
-	out := make([]Persona, len(ps))
+	out := make([]registry.Persona, len(ps))
 	for k, i := range order {
 		out[k] = ps[i]
 	}
@@ -117,8 +118,8 @@ func sortByAddress(ps []Persona) []Persona {
 
 // SeatHistory returns every persona that ever held the seat at addr, oldest
 // generation first.
-func (r *Registry) SeatHistory(ctx context.Context, addr string) ([]Persona, error) {
-	a, err := ParseAddress(strings.TrimSpace(addr))
+func (r *Registry) SeatHistory(ctx context.Context, addr string) ([]registry.Persona, error) {
+	a, err := registry.ParseAddress(strings.TrimSpace(addr))
 	if err != nil {
 		return nil, err
 	}
@@ -127,9 +128,9 @@ func (r *Registry) SeatHistory(ctx context.Context, addr string) ([]Persona, err
 		return nil, err
 	}
 	if rev == 0 {
-		return nil, fmt.Errorf("%w: no persona was ever registered at %s", ErrNotFound, a)
+		return nil, fmt.Errorf("%w: no persona was ever registered at %s", registry.ErrNotFound, a)
 	}
-	out := make([]Persona, 0, len(seat.History))
+	out := make([]registry.Persona, 0, len(seat.History))
 	for _, id := range seat.History {
 		p, _, err := r.getPersona(ctx, id)
 		if err != nil {
@@ -142,34 +143,34 @@ func (r *Registry) SeatHistory(ctx context.Context, addr string) ([]Persona, err
 
 // OwningLead returns the active holder of the lead seat of the deputy's
 // project: the persona a deputy-scope confirmation is routed to.
-func (r *Registry) OwningLead(ctx context.Context, deputyAddr string) (Persona, error) {
-	a, err := ParseAddress(strings.TrimSpace(deputyAddr))
+func (r *Registry) OwningLead(ctx context.Context, deputyAddr string) (registry.Persona, error) {
+	a, err := registry.ParseAddress(strings.TrimSpace(deputyAddr))
 	if err != nil {
-		return Persona{}, err
+		return registry.Persona{}, err
 	}
 	if a.Role != "deputy" {
-		return Persona{}, fmt.Errorf("owning lead of %s: %w: only a <scope>/<project>/deputy has an owning lead", a, ErrNotDeputy)
+		return registry.Persona{}, fmt.Errorf("owning lead of %s: %w: only a <scope>/<project>/deputy has an owning lead", a, registry.ErrNotDeputy)
 	}
-	lead := Address{Scope: a.Scope, Project: a.Project, Role: "lead"}
+	lead := registry.Address{Scope: a.Scope, Project: a.Project, Role: "lead"}
 	p, err := r.Resolve(ctx, lead.String())
 	if err != nil {
-		return Persona{}, fmt.Errorf("owning lead of %s: %w", a, err)
+		return registry.Persona{}, fmt.Errorf("owning lead of %s: %w", a, err)
 	}
-	if p.State != StateActive {
-		return Persona{}, fmt.Errorf("owning lead of %s: %w: %s holds %s but is %s", a, ErrNotFound, p.Name, lead, p.State)
+	if p.State != registry.StateActive {
+		return registry.Persona{}, fmt.Errorf("owning lead of %s: %w: %s holds %s but is %s", a, registry.ErrNotFound, p.Name, lead, p.State)
 	}
 	return p, nil
 }
 
 // seats lists the address of every seat ever granted, in key order.
-func (r *Registry) seats(ctx context.Context) ([]Address, error) {
+func (r *Registry) seats(ctx context.Context) ([]registry.Address, error) {
 	kvs, err := r.s.List(ctx, seatPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list seats: %w", err)
 	}
-	out := make([]Address, 0, len(kvs))
+	out := make([]registry.Address, 0, len(kvs))
 	for _, kv := range kvs {
-		a, err := ParseAddress(strings.TrimPrefix(kv.Key, seatPrefix))
+		a, err := registry.ParseAddress(strings.TrimPrefix(kv.Key, seatPrefix))
 		if err != nil {
 			return nil, fmt.Errorf("list seats: %w: %v", store.ErrCorrupt, err)
 		}
@@ -181,12 +182,12 @@ func (r *Registry) seats(ctx context.Context) ([]Address, error) {
 // Scopes lists the scopes of every address ever registered, sorted, so the
 // wizard can offer them (root included when a root seat exists).
 func (r *Registry) Scopes(ctx context.Context) ([]string, error) {
-	return r.distinct(ctx, func(a Address) string { return a.Scope })
+	return r.distinct(ctx, func(a registry.Address) string { return a.Scope })
 }
 
 // Projects lists the projects of scope that have ever had a seat, sorted.
 func (r *Registry) Projects(ctx context.Context, scope string) ([]string, error) {
-	return r.distinct(ctx, func(a Address) string {
+	return r.distinct(ctx, func(a registry.Address) string {
 		if a.Scope != scope {
 			return ""
 		}
@@ -194,7 +195,7 @@ func (r *Registry) Projects(ctx context.Context, scope string) ([]string, error)
 	})
 }
 
-func (r *Registry) distinct(ctx context.Context, part func(Address) string) ([]string, error) {
+func (r *Registry) distinct(ctx context.Context, part func(registry.Address) string) ([]string, error) {
 	addrs, err := r.seats(ctx)
 	if err != nil {
 		return nil, err
@@ -211,9 +212,6 @@ func (r *Registry) distinct(ctx context.Context, part func(Address) string) ([]s
 	return out, nil
 }
 
-// FirstPersonaAddress is the seat persona add suggests for an empty installation.
-const FirstPersonaAddress = "root/secretary"
-
 // FirstPersonaDefault suggests root/secretary and the first free name, only
 // while the installation has no persona at all. This default belongs to
 // persona add alone; nothing else registers on its own.
@@ -229,27 +227,27 @@ func (r *Registry) FirstPersonaDefault(ctx context.Context) (addr, name string, 
 	if err != nil {
 		return "", "", false, err
 	}
-	return FirstPersonaAddress, names[0], true, nil
+	return registry.FirstPersonaAddress, names[0], true, nil
 }
 
 // ListRecords is List as Records: the same personas in the same order, each
 // the bytes the store holds (see Record) instead of a decoded Persona —
 // what the hub serves and `persona list -o json` prints.
-func (r *Registry) ListRecords(ctx context.Context, opts ListOptions) ([]Record, error) {
+func (r *Registry) ListRecords(ctx context.Context, opts ListOptions) ([]registry.Record, error) {
 	kvs, err := r.s.List(ctx, personaPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list personas: %w", err)
 	}
-	out := make([]Record, 0, len(kvs))
+	out := make([]registry.Record, 0, len(kvs))
 	for _, kv := range kvs {
-		rec, err := NewRecord(kv.Value)
+		rec, err := registry.NewRecord(kv.Value)
 		if err != nil {
 			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
-		if opts.All || rec.state.HoldsSeat() {
+		if opts.All || rec.State().HoldsSeat() {
 			out = append(out, rec)
 		}
 	}
-	sortRecords(out)
+	registry.SortRecords(out)
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package registry
+package roster
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -16,16 +17,16 @@ const benchPersonas = 10_000
 
 // benchRegistration is the i-th of a large installation: 5,000 projects in
 // 100 scopes, a lead and a deputy each, names from the suggestion sequence.
-func benchRegistration(i int) Registration {
+func benchRegistration(i int) registry.Registration {
 	role := "lead"
 	if i%2 == 1 {
 		role = "deputy"
 	}
-	return Registration{Address: fmt.Sprintf("w%d/p%d/%s", i%100, i/2, role), Name: suggestion(i), Human: "human:bench"}
+	return registry.Registration{Address: fmt.Sprintf("w%d/p%d/%s", i%100, i/2, role), Name: registry.Suggestion(i), Human: "human:bench"}
 }
 
 // openBench opens (creating) the installation at dir.
-func openBench(b *testing.B, home Home) (*Registry, store.Store) {
+func openBench(b *testing.B, home registry.Home) (*Registry, store.Store) {
 	b.Helper()
 	s, err := boltstore.Open(home.DBPath(), boltstore.Options{})
 	if err != nil {
@@ -37,18 +38,18 @@ func openBench(b *testing.B, home Home) (*Registry, store.Store) {
 // seeded is a 10,000-persona home built once per benchmark binary run, by
 // Register itself, so the benchmarks read what real registrations wrote.
 var seeded struct {
-	home Home
+	home registry.Home
 	err  error
 }
 
-func seededHome(b *testing.B) Home {
+func seededHome(b *testing.B) registry.Home {
 	b.Helper()
 	if seeded.home.Dir == "" && seeded.err == nil {
 		dir, err := os.MkdirTemp("", "virgo-bench-")
 		if err != nil {
 			b.Fatal(err)
 		}
-		seeded.home, seeded.err = CreateHome(dir)
+		seeded.home, seeded.err = registry.CreateHome(dir)
 		r, s := openBench(b, seeded.home)
 		for i := 0; i < benchPersonas && seeded.err == nil; i++ {
 			_, seeded.err = r.Register(context.Background(), benchRegistration(i))
@@ -65,7 +66,7 @@ func seededHome(b *testing.B) Home {
 // (run with -benchtime 10000x for the goal's 10,000 personas). Every op is a
 // durable, fsynced compare-and-swap commit plus the generation's directory.
 func BenchmarkRegister(b *testing.B) {
-	home, err := CreateHome(b.TempDir())
+	home, err := registry.CreateHome(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func BenchmarkListJSON10k(b *testing.B) {
 		if err != nil || len(list) != benchPersonas {
 			b.Fatalf("ListRecords = %d, %v", len(list), err)
 		}
-		if err := WriteJSONArray(io.Discard, list); err != nil {
+		if err := registry.WriteJSONArray(io.Discard, list); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package registry
+package roster
 
 import (
 	"context"
@@ -7,28 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
-
-// Registration is what persona add asks for. Only Address and Name are
-// required; the rest have defaults (see Register).
-type Registration struct {
-	// Address is the seat path, e.g. work/core/lead.
-	Address string
-	// Name is the for-life name, unique across the installation in any case.
-	Name string
-	// Human is the bound human authority (human:<name>); default human:$USER.
-	Human string
-	// Repository is an existing directory to bind; empty binds none.
-	Repository string
-	// SessionLineage is the native session lineage id; generated when empty.
-	SessionLineage string
-	// CharacterHash is the character composition hash; derived when empty.
-	CharacterHash string
-	// Pending registers the generation awaiting confirmation: it holds the
-	// seat, but becomes active only through Activate.
-	Pending bool
-}
 
 // Register grants the seat at reg.Address to a new persona generation and
 // creates the generation's private directory, in one transaction of its own
@@ -37,14 +18,14 @@ type Registration struct {
 // no pending or active holder (ErrSeatTaken names it) and the name must
 // never have been used (ErrNameTaken). The generation number is one more
 // than the seat's holders so far.
-func (r *Registry) Register(ctx context.Context, reg Registration) (Persona, error) {
+func (r *Registry) Register(ctx context.Context, reg registry.Registration) (registry.Persona, error) {
 	p, err := r.Prepare(reg)
 	if err != nil {
-		return Persona{}, err
+		return registry.Persona{}, err
 	}
 	dir, err := r.home.MakeGenerationDir(p.ID)
 	if err != nil {
-		return Persona{}, fmt.Errorf("register %s: %w", p.Address, err)
+		return registry.Persona{}, fmt.Errorf("register %s: %w", p.Address, err)
 	}
 	err = r.update(ctx, func() ([]store.Cond, []store.Op, error) {
 		a, err := r.Admit(ctx, p)
@@ -57,7 +38,7 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (Persona, err
 	})
 	if err != nil {
 		os.Remove(dir)
-		return Persona{}, fmt.Errorf("register %s: %w", p.Address, err)
+		return registry.Persona{}, fmt.Errorf("register %s: %w", p.Address, err)
 	}
 	return p, nil
 }
@@ -67,7 +48,7 @@ func (r *Registry) Register(ctx context.Context, reg Registration) (Persona, err
 // writes that grant it the seat and the name.
 type Admission struct {
 	// Persona is the new generation, without its stamp hash until Plan.
-	Persona Persona
+	Persona registry.Persona
 	seat    seatRecord
 	conds   []store.Cond
 }
@@ -76,7 +57,7 @@ type Admission struct {
 // have no pending or active holder (ErrSeatTaken names it) and the name must
 // never have been used (ErrNameTaken). Nothing is written: commit the
 // admission's Plan, alone or joined with the rest of its use case.
-func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
+func (r *Registry) Admit(ctx context.Context, p registry.Persona) (Admission, error) {
 	seat, seatRev, err := r.getSeat(ctx, p.Address)
 	if err != nil {
 		return Admission{}, err
@@ -107,7 +88,7 @@ func (r *Registry) Admit(ctx context.Context, p Persona) (Admission, error) {
 // the composition hash that covers it (Compose).
 func (a Admission) Plan(stampHash string) (store.Plan, error) {
 	if stampHash != "" {
-		if err := checkToken("stamp hash", stampHash); err != nil {
+		if err := registry.CheckToken("stamp hash", stampHash); err != nil {
 			return store.Plan{}, err
 		}
 	}
@@ -123,55 +104,10 @@ func (a Admission) Plan(stampHash string) (store.Plan, error) {
 
 // Recorded is the persona as Plan(stampHash) records it: with the stamp
 // hash and the composition hash that covers it (Compose).
-func (a Admission) Recorded(stampHash string) Persona {
+func (a Admission) Recorded(stampHash string) registry.Persona {
 	p := a.Persona
-	p.StampHash, p.Composition = stampHash, Compose(p.CharacterHash, stampHash)
+	p.StampHash, p.Composition = stampHash, registry.Compose(p.CharacterHash, stampHash)
 	return p
-}
-
-// Prepare validates a registration and fills its defaults, reading and
-// writing nothing: a registration refused here uses up no name and no seat.
-// The seat's generation is decided by Admit, inside the transaction.
-func (r *Registry) Prepare(reg Registration) (Persona, error) {
-	addr, err := ParseAddress(strings.TrimSpace(reg.Address))
-	if err != nil {
-		return Persona{}, err
-	}
-	name, err := NormalizeName(reg.Name)
-	if err != nil {
-		return Persona{}, err
-	}
-	human, err := NormalizeHuman(reg.Human)
-	if err != nil {
-		return Persona{}, err
-	}
-	repo, err := normalizeRepository(reg.Repository, r.home.Dir)
-	if err != nil {
-		return Persona{}, err
-	}
-	lineage := reg.SessionLineage
-	if lineage == "" {
-		lineage = "ses-" + randomHex(16)
-	} else if err := checkToken("session lineage", lineage); err != nil {
-		return Persona{}, err
-	}
-	character := reg.CharacterHash
-	if character == "" {
-		character = deriveCharacterHash(name, addr.String(), addr.Profile())
-	} else if err := checkToken("character hash", character); err != nil {
-		return Persona{}, err
-	}
-	now := r.stamp()
-	p := Persona{
-		ID: randomHex(8), Name: name,
-		Address: addr.String(), Scope: addr.Scope, Project: addr.Project, Role: addr.Role, Profile: addr.Profile(),
-		SessionLineage: lineage, CharacterHash: character, Repository: repo, Human: human,
-		State: StateActive, CreatedAt: now, ActivatedAt: &now,
-	}
-	if reg.Pending {
-		p.State, p.ActivatedAt = StatePending, nil
-	}
-	return p, nil
 }
 
 // seatTaken builds ErrSeatTaken naming the holder.
@@ -180,17 +116,7 @@ func (r *Registry) seatTaken(ctx context.Context, addr, holderID string) error {
 	if err != nil {
 		return err
 	}
-	return SeatTakenError(addr, h)
-}
-
-// SeatTakenError is ErrSeatTaken for addr naming its holder h, in the words
-// registration and the wizard's role step both show.
-func SeatTakenError(addr string, h Persona) error {
-	if h.State == StatePending {
-		return fmt.Errorf("%w: %s is held by %s (generation %d, pending confirmation); refuse or retire it first",
-			ErrSeatTaken, addr, h.Name, h.Generation)
-	}
-	return fmt.Errorf("%w: %s is held by %s (generation %d); retire it first", ErrSeatTaken, addr, h.Name, h.Generation)
+	return registry.SeatTakenError(addr, h)
 }
 
 // nameTaken builds ErrNameTaken naming the owner and offering a free name.
@@ -208,20 +134,20 @@ func (r *Registry) nameTaken(ctx context.Context, name, ownerID string) error {
 		looks = " (they look alike)"
 	}
 	return fmt.Errorf("%w: %q%s belongs to %s (%s, generation %d, %s); names are for life, choose another%s",
-		ErrNameTaken, name, looks, o.Name, o.Address, o.Generation, o.State, hint)
+		registry.ErrNameTaken, name, looks, o.Name, o.Address, o.Generation, o.State, hint)
 }
 
 // Activate turns a pending persona active, in one transaction of its own;
 // see PlanActivate.
-func (r *Registry) Activate(ctx context.Context, id string) (Persona, error) {
-	var p Persona
+func (r *Registry) Activate(ctx context.Context, id string) (registry.Persona, error) {
+	var p registry.Persona
 	err := r.update(ctx, func() (conds []store.Cond, ops []store.Op, err error) {
 		var plan store.Plan
 		p, plan, err = r.PlanActivate(ctx, id)
 		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
-		return Persona{}, fmt.Errorf("activate %s: %w", id, err)
+		return registry.Persona{}, fmt.Errorf("activate %s: %w", id, err)
 	}
 	return p, nil
 }
@@ -229,45 +155,45 @@ func (r *Registry) Activate(ctx context.Context, id string) (Persona, error) {
 // PlanActivate plans turning a pending persona active: the confirmation was
 // approved. Activating an active persona plans nothing; a retired or refused
 // one never becomes active (ErrRetired, ErrRefused).
-func (r *Registry) PlanActivate(ctx context.Context, id string) (Persona, store.Plan, error) {
+func (r *Registry) PlanActivate(ctx context.Context, id string) (registry.Persona, store.Plan, error) {
 	p, rev, err := r.getPersona(ctx, id)
 	if err != nil {
-		return Persona{}, store.Plan{}, err
+		return registry.Persona{}, store.Plan{}, err
 	}
 	switch p.State {
-	case StateActive:
+	case registry.StateActive:
 		return p, store.Plan{}, nil
-	case StatePending:
+	case registry.StatePending:
 	default:
-		return Persona{}, store.Plan{}, ended(p)
+		return registry.Persona{}, store.Plan{}, ended(p)
 	}
 	now := r.stamp()
-	p.State, p.ActivatedAt = StateActive, &now
+	p.State, p.ActivatedAt = registry.StateActive, &now
 	var o ops
 	o.persona(p)
 	return p, store.Plan{Conds: []store.Cond{{Key: personaPrefix + id, ModRev: rev}}, Ops: o.list}, o.err
 }
 
 // ended is the error for a change asked of a retired or refused persona.
-func ended(p Persona) error {
-	if p.State == StateRefused {
-		return fmt.Errorf("%w: %s (%s, generation %d) was refused and never becomes active", ErrRefused, p.Name, p.Address, p.Generation)
+func ended(p registry.Persona) error {
+	if p.State == registry.StateRefused {
+		return fmt.Errorf("%w: %s (%s, generation %d) was refused and never becomes active", registry.ErrRefused, p.Name, p.Address, p.Generation)
 	}
 	return fmt.Errorf("%w: %s (%s, generation %d) retired and never becomes active again; register a new generation under a new name",
-		ErrRetired, p.Name, p.Address, p.Generation)
+		registry.ErrRetired, p.Name, p.Address, p.Generation)
 }
 
 // Refuse records that a pending persona's activation was refused, in one
 // transaction of its own; see PlanRefuse.
-func (r *Registry) Refuse(ctx context.Context, id, reason string) (Persona, error) {
-	var p Persona
+func (r *Registry) Refuse(ctx context.Context, id, reason string) (registry.Persona, error) {
+	var p registry.Persona
 	err := r.update(ctx, func() (conds []store.Cond, ops []store.Op, err error) {
 		var plan store.Plan
 		p, plan, err = r.PlanRefuse(ctx, id, reason)
 		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
-		return Persona{}, fmt.Errorf("refuse %s: %w", id, err)
+		return registry.Persona{}, fmt.Errorf("refuse %s: %w", id, err)
 	}
 	return p, nil
 }
@@ -275,40 +201,40 @@ func (r *Registry) Refuse(ctx context.Context, id, reason string) (Persona, erro
 // PlanRefuse plans recording that a pending persona's activation was
 // refused, freeing its seat. Refusing an already refused persona plans
 // nothing.
-func (r *Registry) PlanRefuse(ctx context.Context, id, reason string) (Persona, store.Plan, error) {
+func (r *Registry) PlanRefuse(ctx context.Context, id, reason string) (registry.Persona, store.Plan, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return Persona{}, store.Plan{}, ErrReasonRequired
+		return registry.Persona{}, store.Plan{}, registry.ErrReasonRequired
 	}
 	p, rev, err := r.getPersona(ctx, id)
 	if err != nil {
-		return Persona{}, store.Plan{}, err
+		return registry.Persona{}, store.Plan{}, err
 	}
 	switch p.State {
-	case StateRefused:
+	case registry.StateRefused:
 		return p, store.Plan{}, nil
-	case StateRetired:
-		return Persona{}, store.Plan{}, ended(p)
-	case StateActive:
-		return Persona{}, store.Plan{}, fmt.Errorf("%w: %s (%s) is already active; retire it instead", ErrNotPending, p.Name, p.Address)
+	case registry.StateRetired:
+		return registry.Persona{}, store.Plan{}, ended(p)
+	case registry.StateActive:
+		return registry.Persona{}, store.Plan{}, fmt.Errorf("%w: %s (%s) is already active; retire it instead", registry.ErrNotPending, p.Name, p.Address)
 	}
 	now := r.stamp()
-	p.State, p.RefusedAt, p.RefuseReason = StateRefused, &now, reason
+	p.State, p.RefusedAt, p.RefuseReason = registry.StateRefused, &now, reason
 	plan, err := r.leaveSeat(ctx, p, rev)
 	return p, plan, err
 }
 
 // Retire retires the persona named by ref, in one transaction of its own;
 // see PlanRetire.
-func (r *Registry) Retire(ctx context.Context, ref, reason string) (Persona, error) {
-	var p Persona
+func (r *Registry) Retire(ctx context.Context, ref, reason string) (registry.Persona, error) {
+	var p registry.Persona
 	err := r.update(ctx, func() (conds []store.Cond, ops []store.Op, err error) {
 		var plan store.Plan
 		p, plan, err = r.PlanRetire(ctx, ref, reason)
 		return plan.Conds, plan.Ops, err
 	})
 	if err != nil {
-		return Persona{}, fmt.Errorf("retire %s: %w", ref, err)
+		return registry.Persona{}, fmt.Errorf("retire %s: %w", ref, err)
 	}
 	return p, nil
 }
@@ -318,34 +244,34 @@ func (r *Registry) Retire(ctx context.Context, ref, reason string) (Persona, err
 // seat. Records and the seat's history stay; the persona never becomes
 // active again (retiring a retired or refused one is ErrRetired or
 // ErrRefused).
-func (r *Registry) PlanRetire(ctx context.Context, ref, reason string) (Persona, store.Plan, error) {
+func (r *Registry) PlanRetire(ctx context.Context, ref, reason string) (registry.Persona, store.Plan, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return Persona{}, store.Plan{}, fmt.Errorf("%w: say why with --reason", ErrReasonRequired)
+		return registry.Persona{}, store.Plan{}, fmt.Errorf("%w: say why with --reason", registry.ErrReasonRequired)
 	}
 	p, rev, err := r.getPersona(ctx, ref)
-	if errors.Is(err, ErrNotFound) {
-		var found Persona
+	if errors.Is(err, registry.ErrNotFound) {
+		var found registry.Persona
 		if found, err = r.Resolve(ctx, ref); err != nil {
-			return Persona{}, store.Plan{}, err
+			return registry.Persona{}, store.Plan{}, err
 		}
 		p, rev, err = r.getPersona(ctx, found.ID)
 	}
 	if err != nil {
-		return Persona{}, store.Plan{}, err
+		return registry.Persona{}, store.Plan{}, err
 	}
 	if !p.State.HoldsSeat() {
-		return Persona{}, store.Plan{}, ended(p)
+		return registry.Persona{}, store.Plan{}, ended(p)
 	}
 	now := r.stamp()
-	p.State, p.RetiredAt, p.RetireReason = StateRetired, &now, reason
+	p.State, p.RetiredAt, p.RetireReason = registry.StateRetired, &now, reason
 	plan, err := r.leaveSeat(ctx, p, rev)
 	return p, plan, err
 }
 
 // leaveSeat plans writing p (now retired or refused) and clearing its seat's
 // holder, guarded on both records' revisions.
-func (r *Registry) leaveSeat(ctx context.Context, p Persona, rev int64) (store.Plan, error) {
+func (r *Registry) leaveSeat(ctx context.Context, p registry.Persona, rev int64) (store.Plan, error) {
 	seat, seatRev, err := r.getSeat(ctx, p.Address)
 	if err != nil {
 		return store.Plan{}, err
@@ -358,4 +284,11 @@ func (r *Registry) leaveSeat(ctx context.Context, p Persona, rev int64) (store.P
 	o.seat(p.Address, seat)
 	conds := []store.Cond{{Key: personaPrefix + p.ID, ModRev: rev}, {Key: seatPrefix + p.Address, ModRev: seatRev}}
 	return store.Plan{Conds: conds, Ops: o.list}, o.err
+}
+
+// Prepare validates a registration and fills its defaults, reading and
+// writing nothing: a registration refused here uses up no name and no seat.
+// The seat's generation is decided by Admit, inside the transaction.
+func (r *Registry) Prepare(reg registry.Registration) (registry.Persona, error) {
+	return registry.Prepare(reg, r.home, r.stamp())
 }

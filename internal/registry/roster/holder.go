@@ -1,16 +1,12 @@
-package registry
+package roster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
-
-// ErrNoActiveHolder: the seat has no active holder (never granted, empty
-// since a retirement or refusal, or held by a generation still pending).
-var ErrNoActiveHolder = errors.New("seat has no active holder")
 
 // ActiveHolder returns the active holder of the seat at addr and the
 // condition "the seat is as read": a plan that joins it commits only while
@@ -19,20 +15,20 @@ var ErrNoActiveHolder = errors.New("seat has no active holder")
 // change of a seat's holder writes the seat record, and a holder read as
 // active stays active until it leaves the seat, so the one condition is
 // enough.
-func (r *Registry) ActiveHolder(ctx context.Context, addr string) (Persona, store.Cond, error) {
+func (r *Registry) ActiveHolder(ctx context.Context, addr string) (registry.Persona, store.Cond, error) {
 	seat, rev, err := r.getSeat(ctx, addr)
 	if err != nil {
-		return Persona{}, store.Cond{}, err
+		return registry.Persona{}, store.Cond{}, err
 	}
 	if seat.Holder == "" {
-		return Persona{}, store.Cond{}, fmt.Errorf("%s: %w", addr, ErrNoActiveHolder)
+		return registry.Persona{}, store.Cond{}, fmt.Errorf("%s: %w", addr, registry.ErrNoActiveHolder)
 	}
 	p, _, err := r.getPersona(ctx, seat.Holder)
 	if err != nil {
-		return Persona{}, store.Cond{}, err
+		return registry.Persona{}, store.Cond{}, err
 	}
-	if p.State != StateActive {
-		return Persona{}, store.Cond{}, fmt.Errorf("%s: %w: %s (generation %d) is %s", addr, ErrNoActiveHolder, p.Name, p.Generation, p.State)
+	if p.State != registry.StateActive {
+		return registry.Persona{}, store.Cond{}, fmt.Errorf("%s: %w: %s (generation %d) is %s", addr, registry.ErrNoActiveHolder, p.Name, p.Generation, p.State)
 	}
 	return p, store.Cond{Key: seatPrefix + addr, ModRev: rev}, nil
 }

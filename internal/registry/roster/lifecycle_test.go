@@ -1,4 +1,4 @@
-package registry
+package roster
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -17,13 +18,13 @@ import (
 // assertion is about what was durably committed, not what a process remembers.
 type installation struct {
 	t    *testing.T
-	home Home
+	home registry.Home
 	now  time.Time
 }
 
 func newInstallation(t *testing.T) *installation {
 	t.Helper()
-	h, err := CreateHome(t.TempDir())
+	h, err := registry.CreateHome(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func (in *installation) step(fn func(r *Registry)) {
 	fn(New(s, in.home, WithClock(func() time.Time { return now })))
 }
 
-func mustRegister(t *testing.T, r *Registry, reg Registration) Persona {
+func mustRegister(t *testing.T, r *Registry, reg registry.Registration) registry.Persona {
 	t.Helper()
 	p, err := r.Register(context.Background(), reg)
 	if err != nil {
@@ -60,12 +61,12 @@ func TestRegisterReopenList(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
 	repo := t.TempDir()
-	var spica Persona
+	var spica registry.Persona
 	in.step(func(r *Registry) {
-		spica = mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica", Human: "human:ada",
+		spica = mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:ada",
 			Repository: repo, SessionLineage: "ses-1", CharacterHash: "sha256:abc"})
-		mustRegister(t, r, Registration{Address: "root/secretary", Name: "Porrima"})
-		mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Rijl al Awwa", Pending: true})
+		mustRegister(t, r, registry.Registration{Address: "root/secretary", Name: "Porrima"})
+		mustRegister(t, r, registry.Registration{Address: "work/core/deputy", Name: "Rijl al Awwa", Pending: true})
 	})
 	in.step(func(r *Registry) {
 		list, err := r.List(ctx, ListOptions{})
@@ -84,7 +85,7 @@ func TestRegisterReopenList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.ID != spica.ID || p.Generation != 1 || p.Profile != ProfileProjectLead || p.Role != "lead" ||
+		if p.ID != spica.ID || p.Generation != 1 || p.Profile != registry.ProfileProjectLead || p.Role != "lead" ||
 			p.Project != "core" || p.Human != "human:ada" || p.Repository != repo || p.SessionLineage != "ses-1" ||
 			p.CharacterHash != "sha256:abc" || !p.CreatedAt.Equal(spica.CreatedAt) || p.ActivatedAt == nil {
 			t.Errorf("reopened persona = %+v, registered %+v", p, spica)
@@ -100,12 +101,12 @@ func TestRegisterDefaults(t *testing.T) {
 	t.Setenv("USER", "grace")
 	in := newInstallation(t)
 	in.step(func(r *Registry) {
-		p := mustRegister(t, r, Registration{Address: "home/secretary", Name: "  Heze  "})
+		p := mustRegister(t, r, registry.Registration{Address: "home/secretary", Name: "  Heze  "})
 		if p.Name != "Heze" || p.Human != "human:grace" || !strings.HasPrefix(p.SessionLineage, "ses-") ||
 			!strings.HasPrefix(p.CharacterHash, "sha256:") || len(p.ID) != 16 || p.Repository != "" {
 			t.Errorf("defaults not filled: %+v", p)
 		}
-		q := mustRegister(t, r, Registration{Address: "home/coordinator", Name: "Kang"})
+		q := mustRegister(t, r, registry.Registration{Address: "home/coordinator", Name: "Kang"})
 		if q.SessionLineage == p.SessionLineage || q.CharacterHash == p.CharacterHash || q.ID == p.ID {
 			t.Errorf("two personas share generated values: %+v %+v", p, q)
 		}
@@ -117,19 +118,19 @@ func TestRegisterRefusesBadInput(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o600)
 	tests := []struct {
-		reg  Registration
+		reg  registry.Registration
 		want error
 	}{
-		{Registration{Address: "work/lead", Name: "Spica"}, ErrInvalidAddress},
-		{Registration{Address: "work/core/lead", Name: ""}, ErrInvalidName},
-		{Registration{Address: "work/core/lead", Name: "Spica/2"}, ErrInvalidName},
-		{Registration{Address: "work/core/lead", Name: strings.Repeat("x", 41)}, ErrInvalidName},
-		{Registration{Address: "work/core/lead", Name: "Spica", Human: "human:a b"}, ErrInvalidHuman},
-		{Registration{Address: "work/core/lead", Name: "Spica", Human: "human:"}, ErrInvalidHuman},
-		{Registration{Address: "work/core/lead", Name: "Spica", Repository: filepath.Join(file, "nope")}, ErrNoRepository},
-		{Registration{Address: "work/core/lead", Name: "Spica", Repository: file}, ErrNoRepository},
-		{Registration{Address: "work/core/lead", Name: "Spica", SessionLineage: "a b"}, ErrInvalidLineage},
-		{Registration{Address: "work/core/lead", Name: "Spica", CharacterHash: "x\n"}, ErrInvalidLineage},
+		{registry.Registration{Address: "work/lead", Name: "Spica"}, registry.ErrInvalidAddress},
+		{registry.Registration{Address: "work/core/lead", Name: ""}, registry.ErrInvalidName},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica/2"}, registry.ErrInvalidName},
+		{registry.Registration{Address: "work/core/lead", Name: strings.Repeat("x", 41)}, registry.ErrInvalidName},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:a b"}, registry.ErrInvalidHuman},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:"}, registry.ErrInvalidHuman},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica", Repository: filepath.Join(file, "nope")}, registry.ErrNoRepository},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica", Repository: file}, registry.ErrNoRepository},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica", SessionLineage: "a b"}, registry.ErrInvalidLineage},
+		{registry.Registration{Address: "work/core/lead", Name: "Spica", CharacterHash: "x\n"}, registry.ErrInvalidLineage},
 	}
 	in.step(func(r *Registry) {
 		for _, tt := range tests {
@@ -149,10 +150,10 @@ func TestRegisterRefusesBadInput(t *testing.T) {
 // "An address is a seat with at most one active holder (ErrSeatTaken names the holder)."
 func TestSeatTaken(t *testing.T) {
 	in := newInstallation(t)
-	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
+	in.step(func(r *Registry) { mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Spica"}) })
 	in.step(func(r *Registry) {
-		_, err := r.Register(context.Background(), Registration{Address: "work/core/lead", Name: "Porrima"})
-		if !errors.Is(err, ErrSeatTaken) {
+		_, err := r.Register(context.Background(), registry.Registration{Address: "work/core/lead", Name: "Porrima"})
+		if !errors.Is(err, registry.ErrSeatTaken) {
 			t.Fatalf("second holder: %v, want ErrSeatTaken", err)
 		}
 		if want := "work/core/lead is held by Spica (generation 1); retire it first"; !strings.Contains(err.Error(), want) {
@@ -161,7 +162,7 @@ func TestSeatTaken(t *testing.T) {
 	})
 	in.step(func(r *Registry) {
 		// The refused name stays free: a failed registration reserves nothing.
-		if _, err := r.Register(context.Background(), Registration{Address: "work/core/deputy", Name: "Porrima"}); err != nil {
+		if _, err := r.Register(context.Background(), registry.Registration{Address: "work/core/deputy", Name: "Porrima"}); err != nil {
 			t.Errorf("Porrima after a refused registration: %v", err)
 		}
 	})
@@ -171,10 +172,10 @@ func TestSeatTaken(t *testing.T) {
 func TestNameReuseRefused(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
-	in.step(func(r *Registry) { mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
+	in.step(func(r *Registry) { mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Spica"}) })
 	in.step(func(r *Registry) {
-		_, err := r.Register(ctx, Registration{Address: "home/secretary", Name: "SPICA"})
-		if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "belongs to Spica (work/core/lead, generation 1, active)") ||
+		_, err := r.Register(ctx, registry.Registration{Address: "home/secretary", Name: "SPICA"})
+		if !errors.Is(err, registry.ErrNameTaken) || !strings.Contains(err.Error(), "belongs to Spica (work/core/lead, generation 1, active)") ||
 			!strings.Contains(err.Error(), "e.g. Porrima") {
 			t.Fatalf("same name, other case: %v", err)
 		}
@@ -186,8 +187,8 @@ func TestNameReuseRefused(t *testing.T) {
 	})
 	in.step(func(r *Registry) {
 		for _, n := range []string{"Spica", "spica", "sPiCa"} {
-			_, err := r.Register(ctx, Registration{Address: "work/core/lead", Name: n})
-			if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "retired") {
+			_, err := r.Register(ctx, registry.Registration{Address: "work/core/lead", Name: n})
+			if !errors.Is(err, registry.ErrNameTaken) || !strings.Contains(err.Error(), "retired") {
 				t.Errorf("retired name %q reused: %v", n, err)
 			}
 		}
@@ -200,43 +201,45 @@ func TestNameReuseRefused(t *testing.T) {
 func TestRetireThenRegrant(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
-	var first Persona
-	in.step(func(r *Registry) { first = mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica"}) })
+	var first registry.Persona
 	in.step(func(r *Registry) {
-		if _, err := r.Retire(ctx, "work/core/lead", ""); !errors.Is(err, ErrReasonRequired) {
+		first = mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Spica"})
+	})
+	in.step(func(r *Registry) {
+		if _, err := r.Retire(ctx, "work/core/lead", ""); !errors.Is(err, registry.ErrReasonRequired) {
 			t.Errorf("retire without reason: %v", err)
 		}
 		p, err := r.Retire(ctx, "work/core/lead", "context window exhausted")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.State != StateRetired || p.RetireReason != "context window exhausted" || p.RetiredAt == nil {
+		if p.State != registry.StateRetired || p.RetireReason != "context window exhausted" || p.RetiredAt == nil {
 			t.Errorf("retired = %+v", p)
 		}
 	})
 	in.step(func(r *Registry) {
-		if _, err := r.Resolve(ctx, "work/core/lead"); !errors.Is(err, ErrNotFound) ||
+		if _, err := r.Resolve(ctx, "work/core/lead"); !errors.Is(err, registry.ErrNotFound) ||
 			!strings.Contains(err.Error(), "work/core/lead has no holder; last held by Spica (generation 1, retired)") {
 			t.Errorf("resolve empty seat: %v", err)
 		}
-		if _, err := r.Retire(ctx, "Spica", "again"); !errors.Is(err, ErrRetired) {
+		if _, err := r.Retire(ctx, "Spica", "again"); !errors.Is(err, registry.ErrRetired) {
 			t.Errorf("retire twice: %v", err)
 		}
-		if _, err := r.Activate(ctx, first.ID); !errors.Is(err, ErrRetired) {
+		if _, err := r.Activate(ctx, first.ID); !errors.Is(err, registry.ErrRetired) {
 			t.Errorf("activate retired: %v, want ErrRetired", err)
 		}
-		mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Porrima"})
+		mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Porrima"})
 	})
-	var third Persona
+	var third registry.Persona
 	in.step(func(r *Registry) {
 		if _, err := r.Retire(ctx, "porrima", "rotated"); err != nil {
 			t.Fatal(err)
 		}
-		third = mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Vindemiatrix"})
+		third = mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Vindemiatrix"})
 	})
 	in.step(func(r *Registry) {
 		p, err := r.Resolve(ctx, "work/core/lead")
-		if err != nil || p.ID != third.ID || p.Generation != 3 || p.State != StateActive {
+		if err != nil || p.ID != third.ID || p.Generation != 3 || p.State != registry.StateActive {
 			t.Errorf("Resolve after regrant = %+v, %v; want Vindemiatrix generation 3", p, err)
 		}
 		hist, err := r.SeatHistory(ctx, "work/core/lead")
@@ -251,7 +254,7 @@ func TestRetireThenRegrant(t *testing.T) {
 			t.Errorf("history = %v, want %s", got, want)
 		}
 		old, err := r.Resolve(ctx, "SPICA")
-		if err != nil || old.ID != first.ID || old.State != StateRetired {
+		if err != nil || old.ID != first.ID || old.State != registry.StateRetired {
 			t.Errorf("retired persona by name = %+v, %v", old, err)
 		}
 		active, _ := r.List(ctx, ListOptions{})
@@ -266,48 +269,48 @@ func TestRetireThenRegrant(t *testing.T) {
 func TestPendingHoldsSeatRefusedFreesIt(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
-	var pend Persona
+	var pend registry.Persona
 	in.step(func(r *Registry) {
-		pend = mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Zaniah", Pending: true})
-		if pend.State != StatePending || pend.ActivatedAt != nil {
+		pend = mustRegister(t, r, registry.Registration{Address: "work/core/deputy", Name: "Zaniah", Pending: true})
+		if pend.State != registry.StatePending || pend.ActivatedAt != nil {
 			t.Errorf("pending registration = %+v", pend)
 		}
 	})
 	in.step(func(r *Registry) {
-		_, err := r.Register(ctx, Registration{Address: "work/core/deputy", Name: "Syrma"})
-		if !errors.Is(err, ErrSeatTaken) || !strings.Contains(err.Error(), "held by Zaniah (generation 1, pending confirmation)") {
+		_, err := r.Register(ctx, registry.Registration{Address: "work/core/deputy", Name: "Syrma"})
+		if !errors.Is(err, registry.ErrSeatTaken) || !strings.Contains(err.Error(), "held by Zaniah (generation 1, pending confirmation)") {
 			t.Errorf("seat of a pending persona: %v", err)
 		}
-		if _, err := r.Refuse(ctx, pend.ID, " "); !errors.Is(err, ErrReasonRequired) {
+		if _, err := r.Refuse(ctx, pend.ID, " "); !errors.Is(err, registry.ErrReasonRequired) {
 			t.Errorf("refuse without reason: %v", err)
 		}
 		p, err := r.Refuse(ctx, pend.ID, "wrong repository")
-		if err != nil || p.State != StateRefused || p.RefuseReason != "wrong repository" || p.RefusedAt == nil {
+		if err != nil || p.State != registry.StateRefused || p.RefuseReason != "wrong repository" || p.RefusedAt == nil {
 			t.Fatalf("Refuse = %+v, %v", p, err)
 		}
 	})
-	var next Persona
+	var next registry.Persona
 	in.step(func(r *Registry) {
-		if _, err := r.Activate(ctx, pend.ID); !errors.Is(err, ErrRefused) {
+		if _, err := r.Activate(ctx, pend.ID); !errors.Is(err, registry.ErrRefused) {
 			t.Errorf("activate refused: %v, want ErrRefused", err)
 		}
-		next = mustRegister(t, r, Registration{Address: "work/core/deputy", Name: "Syrma", Pending: true})
+		next = mustRegister(t, r, registry.Registration{Address: "work/core/deputy", Name: "Syrma", Pending: true})
 		if next.Generation != 2 {
 			t.Errorf("generation after a refused one = %d, want 2", next.Generation)
 		}
 	})
 	in.step(func(r *Registry) {
 		p, err := r.Activate(ctx, next.ID)
-		if err != nil || p.State != StateActive || p.ActivatedAt == nil || !p.ActivatedAt.Equal(in.now) {
+		if err != nil || p.State != registry.StateActive || p.ActivatedAt == nil || !p.ActivatedAt.Equal(in.now) {
 			t.Fatalf("Activate = %+v, %v", p, err)
 		}
-		if _, err := r.Refuse(ctx, next.ID, "late"); !errors.Is(err, ErrNotPending) {
+		if _, err := r.Refuse(ctx, next.ID, "late"); !errors.Is(err, registry.ErrNotPending) {
 			t.Errorf("refuse active: %v, want ErrNotPending", err)
 		}
 	})
 	in.step(func(r *Registry) {
 		p, err := r.Resolve(ctx, "work/core/deputy")
-		if err != nil || p.ID != next.ID || p.State != StateActive {
+		if err != nil || p.ID != next.ID || p.State != registry.StateActive {
 			t.Errorf("Resolve = %+v, %v", p, err)
 		}
 	})
@@ -318,12 +321,12 @@ func TestOwningLead(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
 	in.step(func(r *Registry) {
-		if _, err := r.OwningLead(ctx, "work/core/deputy"); !errors.Is(err, ErrNotFound) {
+		if _, err := r.OwningLead(ctx, "work/core/deputy"); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("no lead yet: %v", err)
 		}
-		lead := mustRegister(t, r, Registration{Address: "work/core/lead", Name: "Spica", Pending: true})
-		mustRegister(t, r, Registration{Address: "work/web/lead", Name: "Auva"})
-		if _, err := r.OwningLead(ctx, "work/core/deputy"); !errors.Is(err, ErrNotFound) {
+		lead := mustRegister(t, r, registry.Registration{Address: "work/core/lead", Name: "Spica", Pending: true})
+		mustRegister(t, r, registry.Registration{Address: "work/web/lead", Name: "Auva"})
+		if _, err := r.OwningLead(ctx, "work/core/deputy"); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("pending lead owns deputies: %v", err)
 		}
 		r.Activate(ctx, lead.ID)
@@ -331,7 +334,7 @@ func TestOwningLead(t *testing.T) {
 		if err != nil || got.ID != lead.ID {
 			t.Errorf("OwningLead = %+v, %v; want Spica", got, err)
 		}
-		if _, err := r.OwningLead(ctx, "work/core/lead"); !errors.Is(err, ErrNotDeputy) {
+		if _, err := r.OwningLead(ctx, "work/core/lead"); !errors.Is(err, registry.ErrNotDeputy) {
 			t.Errorf("OwningLead of a lead: %v", err)
 		}
 	})
@@ -344,7 +347,7 @@ func TestAdmissionIsOneGuardedTransaction(t *testing.T) {
 	ctx := context.Background()
 	in := newInstallation(t)
 	in.step(func(r *Registry) {
-		p, err := r.Prepare(Registration{Address: "root/operator", Name: "Lich", Pending: true})
+		p, err := r.Prepare(registry.Registration{Address: "root/operator", Name: "Lich", Pending: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +355,7 @@ func TestAdmissionIsOneGuardedTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := r.Prepare(Registration{Address: "root/operator", Name: "Zaniah", Pending: true})
+		q, err := r.Prepare(registry.Registration{Address: "root/operator", Name: "Zaniah", Pending: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +363,7 @@ func TestAdmissionIsOneGuardedTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := first.Plan("not a hash\n"); !errors.Is(err, ErrInvalidLineage) {
+		if _, err := first.Plan("not a hash\n"); !errors.Is(err, registry.ErrInvalidLineage) {
 			t.Errorf("a stamp hash with a newline: %v, want ErrInvalidLineage", err)
 		}
 		plan, err := first.Plan("sha256:01")
@@ -371,7 +374,7 @@ func TestAdmissionIsOneGuardedTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := r.Resolve(ctx, "root/operator")
-		if err != nil || got.ID != p.ID || got.StampHash != "sha256:01" || got.State != StatePending {
+		if err != nil || got.ID != p.ID || got.StampHash != "sha256:01" || got.State != registry.StatePending {
 			t.Fatalf("seat holder after the admission = %+v, %v; want Lich pending with sha256:01", got, err)
 		}
 		plan, err = second.Plan("sha256:02")
@@ -381,7 +384,7 @@ func TestAdmissionIsOneGuardedTransaction(t *testing.T) {
 		if _, err := plan.Commit(ctx, r.s); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a second admission to the taken seat: %v, want store.ErrConflict", err)
 		}
-		if _, err := r.Resolve(ctx, "Zaniah"); !errors.Is(err, ErrNotFound) {
+		if _, err := r.Resolve(ctx, "Zaniah"); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("the conflicting admission's name is used up: %v", err)
 		}
 	})
@@ -396,7 +399,7 @@ func TestScopesProjectsFirstDefault(t *testing.T) {
 			t.Errorf("empty installation default = %q %q %v %v", addr, name, ok, err)
 		}
 		for i, a := range []string{"work/core/lead", "work/web/deputy", "home/secretary", "work/coordinator", "root/secretary"} {
-			mustRegister(t, r, Registration{Address: a, Name: suggestion(i)})
+			mustRegister(t, r, registry.Registration{Address: a, Name: registry.Suggestion(i)})
 		}
 		if _, _, ok, _ := r.FirstPersonaDefault(ctx); ok {
 			t.Errorf("default offered to a non-empty installation")
@@ -413,11 +416,11 @@ func TestResolveUnknown(t *testing.T) {
 	in := newInstallation(t)
 	in.step(func(r *Registry) {
 		for _, ref := range []string{"Nobody", "work/core/lead"} {
-			if _, err := r.Resolve(context.Background(), ref); !errors.Is(err, ErrNotFound) {
+			if _, err := r.Resolve(context.Background(), ref); !errors.Is(err, registry.ErrNotFound) {
 				t.Errorf("Resolve(%q) = %v, want ErrNotFound", ref, err)
 			}
 		}
-		if _, err := r.Resolve(context.Background(), "work/lead"); !errors.Is(err, ErrInvalidAddress) {
+		if _, err := r.Resolve(context.Background(), "work/lead"); !errors.Is(err, registry.ErrInvalidAddress) {
 			t.Errorf("Resolve(work/lead) = %v, want ErrInvalidAddress", err)
 		}
 	})

@@ -1,11 +1,13 @@
-package registry
+package roster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -19,7 +21,7 @@ const (
 	seatPrefix = "seat/"
 	// namePrefix + lowercased name → persona id.
 	namePrefix = "name/"
-	// skeletonPrefix + one of a name's looks (nameSkeletons) → persona id:
+	// skeletonPrefix + one of a name's looks (registry.NameLooks) → persona id:
 	// one name of each look.
 	skeletonPrefix = "name-skeleton/"
 )
@@ -43,7 +45,7 @@ type seatRecord struct {
 // several Registries over one store: every change is a conditional commit.
 type Registry struct {
 	s    store.Store
-	home Home
+	home registry.Home
 	now  func() time.Time
 }
 
@@ -55,7 +57,7 @@ func WithClock(now func() time.Time) Option { return func(r *Registry) { r.now =
 
 // New returns a Registry over s whose persona directories live under home.
 // The caller keeps ownership of s and closes it.
-func New(s store.Store, home Home, opts ...Option) *Registry {
+func New(s store.Store, home registry.Home, opts ...Option) *Registry {
 	r := &Registry{s: s, home: home, now: time.Now}
 	for _, o := range opts {
 		o(r)
@@ -64,7 +66,7 @@ func New(s store.Store, home Home, opts ...Option) *Registry {
 }
 
 // Home is the installation home the registry creates persona directories in.
-func (r *Registry) Home() Home { return r.home }
+func (r *Registry) Home() registry.Home { return r.home }
 
 func (r *Registry) stamp() time.Time { return r.now().UTC() }
 
@@ -82,21 +84,21 @@ func (r *Registry) update(ctx context.Context, plan func() ([]store.Cond, []stor
 			return err
 		}
 	}
-	return ErrContention
+	return registry.ErrContention
 }
 
 // getPersona reads one persona record and its revision.
-func (r *Registry) getPersona(ctx context.Context, id string) (Persona, int64, error) {
+func (r *Registry) getPersona(ctx context.Context, id string) (registry.Persona, int64, error) {
 	kv, err := r.s.Get(ctx, personaPrefix+id)
 	if errors.Is(err, store.ErrNotFound) {
-		return Persona{}, 0, fmt.Errorf("%w: no persona with id %q", ErrNotFound, id)
+		return registry.Persona{}, 0, fmt.Errorf("%w: no persona with id %q", registry.ErrNotFound, id)
 	}
 	if err != nil {
-		return Persona{}, 0, fmt.Errorf("read persona %s: %w", id, err)
+		return registry.Persona{}, 0, fmt.Errorf("read persona %s: %w", id, err)
 	}
-	p, err := decodePersona(kv.Value)
+	p, err := registry.DecodePersona(kv.Value)
 	if err != nil {
-		return Persona{}, 0, fmt.Errorf("read persona %s: %w: %v", id, store.ErrCorrupt, err)
+		return registry.Persona{}, 0, fmt.Errorf("read persona %s: %w: %v", id, store.ErrCorrupt, err)
 	}
 	return p, kv.ModRev, nil
 }
@@ -132,7 +134,14 @@ func (o *ops) put(key string, v any) {
 	o.list, o.err = append(o.list, op), err
 }
 
-func (o *ops) persona(p Persona) {
+func (o *ops) persona(p registry.Persona) {
 	o.list = append(o.list, store.Put(personaPrefix+p.ID, p.AppendJSON(nil)))
 }
 func (o *ops) seat(addr string, s seatRecord) { o.put(seatPrefix+addr, s) }
+
+// decodeSeat reads a stored seat record.
+func decodeSeat(data []byte) (seatRecord, error) {
+	var s seatRecord
+	err := json.Unmarshal(data, &s)
+	return s, err
+}
