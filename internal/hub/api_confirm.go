@@ -171,6 +171,7 @@ func decide(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) 
 		// the watcher has seen the retired record.
 		h.tokens.Retire(c.PersonaID)
 		h.presence.Retire(c.PersonaID)
+		h.woken.fire(c.PersonaID)
 	}
 	if err := h.Settle(ctx); err != nil {
 		return err

@@ -128,6 +128,15 @@ type Hub struct {
 
 	openMu sync.Mutex
 	open   map[tokenHash]int // open streams per token
+	// streaming counts open streams per persona generation, whose stamp
+	// files the revocation check proves (checkFiles).
+	streaming map[string]int
+	// woken wakes the open streams of a caller to authorize it again
+	// (untilRevoked) when a change that can revoke it is committed.
+	woken wakeups
+	// streamChecks counts the times an open stream authorized its caller
+	// again (untilRevoked); tests count them.
+	streamChecks atomic.Int64
 
 	// streamsDone is closed when the hub shuts down, ending every stream
 	// response so that the server's drain does not wait on them.
@@ -207,6 +216,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		waitingOn:   make(map[string]string),
 		waitFor:     make(map[string]string),
 		open:        make(map[tokenHash]int),
+		streaming:   make(map[string]int),
 		authCount:   make(map[string]int),
 		waitCount:   make(map[string]int),
 		stamps:      newStampWatch(),
@@ -378,11 +388,12 @@ func (h *Hub) trackPresence(p registry.Persona) {
 }
 
 // Run runs the hub's loops until ctx ends: the store watch feeding the
-// stream, the presence publisher, and the sweep-and-flush ticker. It
-// flushes presence a last time before it returns.
+// stream, the presence publisher, the revocation check of open streams
+// and the sweep-and-flush ticker. It flushes presence a last time before
+// it returns.
 func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
 	started := h.started
 	h.started = nil
 	go func() {
@@ -396,6 +407,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); h.watchStore(ctx) }()
 	go func() { defer wg.Done(); h.publishPresence(ctx) }()
 	go func() { defer wg.Done(); h.runJobs(ctx) }()
+	go func() { defer wg.Done(); h.checkRevocations(ctx) }()
 	t := time.NewTicker(h.cfg.FlushEvery)
 	defer t.Stop()
 	sweep := time.NewTicker(h.cfg.StampSweep)

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
 // openStream opens GET /v1/stream with token over the hub's socket and
@@ -124,5 +126,124 @@ func TestRetiredPersonaBeatStreamEnds(t *testing.T) {
 		}
 	case <-time.After(time.Second + 500*time.Millisecond):
 		t.Fatal("the retired persona's beat stream is still open")
+	}
+}
+
+// An open stream costs nothing while nothing that could revoke it changes:
+// no stream asks on a timer whether its token still holds, it is woken by
+// the change. Removing the operator through the API then ends every one of
+// their streams within the same second as before, and another operator's
+// stream lives on.
+func TestOpenStreamsAreWokenNotPolled(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	enrol(t, th.home.Dir, "henry")
+	enrol(t, th.home.Dir, "bob")
+	bob, err := hubapi.OperatorToken(th.home.Dir, "bob")
+	mustNil(t, err)
+	henry, err := hubapi.OperatorToken(th.home.Dir, "henry")
+	mustNil(t, err)
+	n := hubapi.LimitOf("streams_per_token").Max
+	ended := make([]<-chan struct{}, n)
+	for i := range ended {
+		ended[i] = openStream(t, th.home.Dir, bob)
+	}
+	kept := openStream(t, th.home.Dir, henry)
+	// Each stream authorizes its caller once as it opens (a change applied
+	// between the request's check and the stream's start is not missed).
+	deadline := time.Now().Add(5 * time.Second)
+	for th.hub.streamChecks.Load() < int64(n+1) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	opened := th.hub.streamChecks.Load()
+	time.Sleep(4 * revocationCheck)
+	if got := th.hub.streamChecks.Load(); got != opened {
+		t.Fatalf("%d open streams authorized their callers %d times in %v while nothing changed, want 0", n+1, got-opened, 4*revocationCheck)
+	}
+	if resp, ae := rawRequest(t, th.home.Dir, "DELETE", "/v1/operators/bob", henry, nil); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("remove bob: %s %+v", resp.Status, ae)
+	}
+	for i, e := range ended {
+		wantEndsWithin(t, fmt.Sprintf("stream %d of %d of a removed operator", i+1, n), e, time.Second)
+	}
+	select {
+	case <-kept:
+		t.Fatal("another operator's stream ended too")
+	case <-time.After(2 * revocationCheck):
+	}
+}
+
+// A generation's stamp file removed while its runtime holds a stream open
+// makes it not standing, and ends the stream within a second — no store
+// watch reports a file, so the hub's revocation check proves it.
+func TestRemovedStampEndsOpenStream(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	p := th.addPersona(t, "work/core/lead", "Spica")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := th.runtime(t, p).OpenMessageStream(ctx, "")
+	mustNil(t, err)
+	defer s.Close()
+	next := make(chan error, 1)
+	go func() {
+		_, err := s.Next()
+		next <- err
+	}()
+	mustNil(t, os.Remove(th.hub.stampPath(p.ID)))
+	select {
+	case err := <-next:
+		if err == nil {
+			t.Fatal("the stream of a generation not standing delivered a message")
+		}
+	case <-time.After(time.Second + 500*time.Millisecond):
+		t.Fatal("the stream of a generation whose stamp file is gone is still open")
+	}
+}
+
+// A change concerning one generation wakes its streams only: a newer
+// instance of the lead claiming its fence ends the lead's open stream,
+// and the deputy's stream is not asked again — a burst of runtimes
+// connecting does not make every stream of the hub check its caller.
+func TestAFenceClaimWakesItsGenerationsStreamsOnly(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	deputy := th.addPersona(t, "work/core/deputy", "Vindemiatrix")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ended := make(map[string]chan error)
+	for _, p := range []registry.Persona{lead, deputy} {
+		s, err := th.runtime(t, p).OpenMessageStream(ctx, "")
+		mustNil(t, err)
+		defer s.Close()
+		next := make(chan error, 1)
+		go func() {
+			_, err := s.Next()
+			next <- err
+		}()
+		ended[p.Address] = next
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for th.hub.streamChecks.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(revocationCheck) // each stream's first check is over
+	opened := th.hub.streamChecks.Load()
+	_, err := th.runtime(t, lead).ClaimFence(ctx)
+	mustNil(t, err)
+	select {
+	case err := <-ended[lead.Address]:
+		if err == nil {
+			t.Fatal("the lead's fenced-out stream delivered a message")
+		}
+	case <-time.After(time.Second + 500*time.Millisecond):
+		t.Fatal("the lead's fenced-out stream is still open")
+	}
+	time.Sleep(2 * revocationCheck)
+	if got := th.hub.streamChecks.Load() - opened; got != 1 {
+		t.Fatalf("a fence claim of the lead made %d stream checks, want 1 (the lead's stream, not the deputy's)", got)
+	}
+	select {
+	case err := <-ended[deputy.Address]:
+		t.Fatalf("the deputy's stream ended: %v", err)
+	default:
 	}
 }

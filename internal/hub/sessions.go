@@ -52,6 +52,7 @@ func (h *Hub) OpenSSHSession(human string, via confirm.Via) (token string, end f
 		h.tokens.mu.Lock()
 		delete(h.tokens.sessions, key)
 		h.tokens.mu.Unlock()
+		h.woken.fire(humanStreams) // the session's streams end with it
 	}, nil
 }
 

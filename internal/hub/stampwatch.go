@@ -150,6 +150,7 @@ func stampProblem(err error) string {
 func (h *Hub) stampFault(personaID, hash string, err error) {
 	if h.stamps.fault(personaID, hash) {
 		h.log.Error("persona not standing: its capability stamp file failed its check", "persona", personaID, "err", err)
+		h.woken.fire(personaID) // its open streams end
 	}
 	h.presence.Invalidate(personaID, stampProblem(err))
 }
@@ -164,6 +165,7 @@ func (h *Hub) refuseStamp(personaID string, err error) {
 	h.stamps.refused[keep(personaID)] = err
 	h.stamps.mu.Unlock()
 	h.tokens.Revoke(personaID)
+	h.woken.fire(personaID)
 	h.presence.Invalidate(personaID, "capability stamp refused: "+err.Error())
 	h.log.Error("persona refused: its capability stamp failed its check", "persona", personaID, "err", err)
 }

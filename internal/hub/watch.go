@@ -59,14 +59,26 @@ func (h *Hub) watchStore(ctx context.Context) {
 			return
 		}
 		wait = firstWatchWait
+		var wake []string // the callers the transaction may revoke
 		for ev := range events {
-			h.apply(ev)
+			if key, revokes := h.apply(ev); revokes {
+				wake = append(wake, key)
+			}
 			after = ev.Rev
 			if ev.Last {
+				// Each stream concerned wakes once a transaction is
+				// applied whole.
+				for _, key := range wake {
+					h.woken.fire(key)
+				}
+				wake = wake[:0]
 				// A use case is one transaction: Settle returns only once
 				// all of it is applied, never half.
 				h.markApplied(ev.Rev)
 			}
+		}
+		for _, key := range wake {
+			h.woken.fire(key) // the watch ended inside a transaction
 		}
 	}
 }
@@ -74,36 +86,43 @@ func (h *Hub) watchStore(ctx context.Context) {
 // apply publishes the change event of one store write (usecase.EventOf:
 // a write that is no event, such as an index, a token hash or a fence, is
 // not published) and keeps presence, tokens, inbox streams and waiting
-// counts in line with the records it carries.
-func (h *Hub) apply(sev store.Event) {
+// counts in line with the records it carries. It reports whether the
+// write can revoke an open stream's caller — a generation's token hash,
+// record or instance fence, an operator's enrolment — and whose streams
+// (wakeKey) watchStore must then wake (untilRevoked).
+func (h *Hub) apply(sev store.Event) (wake string, revokes bool) {
 	// Token hashes and enrolments make no event: a hash is never published.
 	// Presence is the tracker's to publish: another hub's feeds it.
 	switch {
 	case strings.HasPrefix(sev.Key, TokenHashPrefix):
 		h.followTokenHash(sev)
-		return
+		return strings.TrimPrefix(sev.Key, TokenHashPrefix), true
 	case strings.HasPrefix(sev.Key, operators.Prefix):
 		h.tokens.followEnrolment(sev)
-		return
+		return humanStreams, true
+	case strings.HasPrefix(sev.Key, coord.PrefixFence):
+		// A claim fences out the older instances' streams.
+		return strings.TrimPrefix(sev.Key, coord.PrefixFence), true
 	case strings.HasPrefix(sev.Key, presencePrefix):
 		if h.share != nil {
 			h.followPresence(strings.TrimPrefix(sev.Key, presencePrefix), sev)
 		}
-		return
+		return "", false
 	}
 	ev, ok, err := usecase.EventOf(sev)
 	if err != nil {
 		h.log.Error("a stored record cannot be read as its change event; it is not published", "err", err)
-		return
+		return "", false
 	}
 	if !ok {
-		return
+		return "", false
 	}
 	switch ev.Kind {
 	case usecase.EventPersona, usecase.EventMessage, usecase.EventConfirmation:
 		h.follow(ev)
 	}
 	h.publish(ev)
+	return ev.ID, ev.Kind == usecase.EventPersona
 }
 
 // follow keeps presence, tokens, inbox streams and waiting counts in line
