@@ -25,11 +25,18 @@ const revocationCheck = 250 * time.Millisecond
 // generation's id, or humanStreams for every operator's and SSH session's
 // streams: a change concerning one generation (its fence claimed, its
 // token reissued, its record retired) wakes its streams only, so a burst
-// of runtimes connecting does not wake every stream of the hub. Only a
-// key with a stream waiting since its last fire holds a channel.
+// of runtimes connecting does not wake every stream of the hub. A key
+// holds a channel only while a stream waits on it: the last waiter to
+// leave removes it, so generations that once held streams leave nothing.
 type wakeups struct {
 	mu  sync.Mutex
-	chs map[string]chan struct{}
+	chs map[string]*wakeup
+}
+
+// wakeup is one key's channel and how many streams wait on it.
+type wakeup struct {
+	ch      chan struct{}
+	waiters int
 }
 
 // humanStreams is the wakeups key of the streams of humans: operators
@@ -37,27 +44,37 @@ type wakeups struct {
 // records.
 const humanStreams = ""
 
-// wait returns a channel closed by the next fire of key.
-func (w *wakeups) wait(key string) <-chan struct{} {
+// wait returns a channel closed by the next fire of key, and leave, to be
+// called once the caller no longer waits on it.
+func (w *wakeups) wait(key string) (changed <-chan struct{}, leave func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	ch, ok := w.chs[key]
+	wu, ok := w.chs[key]
 	if !ok {
 		if w.chs == nil {
-			w.chs = make(map[string]chan struct{})
+			w.chs = make(map[string]*wakeup)
 		}
-		ch = make(chan struct{})
-		w.chs[keep(key)] = ch
+		wu = &wakeup{ch: make(chan struct{})}
+		w.chs[keep(key)] = wu
 	}
-	return ch
+	wu.waiters++
+	return wu.ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		// A fire since has removed wu already; a wait after it took a
+		// new one, which is not this caller's to remove.
+		if wu.waiters--; wu.waiters == 0 && w.chs[key] == wu {
+			delete(w.chs, key)
+		}
+	}
 }
 
 // fire wakes the streams waiting on key.
 func (w *wakeups) fire(key string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if ch, ok := w.chs[key]; ok {
-		close(ch)
+	if wu, ok := w.chs[key]; ok {
+		close(wu.ch)
 		delete(w.chs, key)
 	}
 }
@@ -138,10 +155,11 @@ func (h *Hub) untilRevoked(r *http.Request, tok tokenHash) (context.Context, con
 		for {
 			// Taken before the check: a change applied during it wakes
 			// the stream again.
-			changed := h.woken.wait(key)
+			changed, leave := h.woken.wait(key)
 			h.streamChecks.Add(1)
 			id, err := h.authorize(r, either)
 			if err != nil {
+				leave()
 				if ctx.Err() != nil {
 					return // the stream ended first: its check could not finish
 				}
@@ -150,6 +168,7 @@ func (h *Hub) untilRevoked(r *http.Request, tok tokenHash) (context.Context, con
 				return
 			}
 			if k := wakeKey(id); k != key {
+				leave()
 				key = k // the book took the token since: wait where its changes fire
 				continue
 			}
@@ -159,10 +178,13 @@ func (h *Hub) untilRevoked(r *http.Request, tok tokenHash) (context.Context, con
 			}
 			select {
 			case <-ctx.Done():
+				leave()
 				return
 			case <-h.streamsDone:
+				leave()
 				return // shutting down: streams end by the drain, not as revoked
 			case <-changed:
+				leave()
 				if h.stopping() {
 					return
 				}

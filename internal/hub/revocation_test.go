@@ -247,3 +247,34 @@ func TestAFenceClaimWakesItsGenerationsStreamsOnly(t *testing.T) {
 	default:
 	}
 }
+
+// A stream that ends leaves nothing behind in the hub's wakeups: the
+// generations that once held streams, however many over a hub's life, do
+// not each keep a channel until something concerning them changes.
+func TestEndedStreamsLeaveNoWakeup(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	deputy := th.addPersona(t, "work/core/deputy", "Vindemiatrix")
+	for _, p := range []registry.Persona{lead, deputy} {
+		before := th.hub.streamChecks.Load()
+		s, err := th.runtime(t, p).OpenMessageStream(ctx, "")
+		mustNil(t, err)
+		for th.hub.streamChecks.Load() == before && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond) // its first check: it waits now
+		}
+		mustNil(t, s.Close())
+	}
+	waiting := func() int {
+		th.hub.woken.mu.Lock()
+		defer th.hub.woken.mu.Unlock()
+		return len(th.hub.woken.chs)
+	}
+	for waiting() > 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := waiting(); n > 0 {
+		t.Fatalf("%d keys still hold a wakeup after every stream ended", n)
+	}
+}
