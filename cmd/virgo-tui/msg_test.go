@@ -111,10 +111,12 @@ func TestInboxCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok(as("inbox", "list", "--all", "-o", "json")...)), &page); err != nil || len(page.Items) != 4 {
 		t.Fatalf("inbox list -o json: %+v, %v", page, err)
 	}
-	// The secretary reads the human's reply as a coordination message.
+	// The secretary reads the human's reply, and each of his reactions
+	// applied, as coordination messages.
 	out := c.ok("msg", "list", "--as", "root/secretary", "-o", "json")
 	var inbox coord.Page
-	if err := json.Unmarshal([]byte(out), &inbox); err != nil || len(inbox.Items) != 1 || inbox.Items[0].Item != "h-4" || inbox.Items[0].From.Address != "human:henry" {
+	if err := json.Unmarshal([]byte(out), &inbox); err != nil || len(inbox.Items) != 3 || inbox.Items[0].Item != "h-4" || inbox.Items[0].From.Address != "human:henry" ||
+		inbox.Items[2].About == nil || *inbox.Items[2].About != (coord.About{Kind: "item", ID: msg.ID, Event: "reaction"}) {
 		t.Fatalf("the secretary's inbox: %s", out)
 	}
 	if strings.Contains(c.ok(as("inbox", "list")...), "\x1b") {

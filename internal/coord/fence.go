@@ -77,3 +77,22 @@ func (b *Book) Check(ctx context.Context, personaID string, fence Fence) (store.
 	}
 	return store.Cond{}, fmt.Errorf("%w: a newer instance of this generation holds its fence (%s); this instance must stop — start it again to take over", ErrFenced, rec.claimed())
 }
+
+// ClaimedAt is when the instance holding fence claimed it: the instance
+// provenance of what it sends (Sender.InstanceSince). Nil for NoFence, for
+// a fence that is not the generation's latest, or for one claimed before
+// the hub recorded claim times.
+func (b *Book) ClaimedAt(ctx context.Context, personaID string, fence Fence) (*time.Time, error) {
+	if fence == NoFence {
+		return nil, nil
+	}
+	var rec fenceRecord
+	if _, err := store.GetJSON(ctx, b.st, keyFence(personaID), &rec); err != nil {
+		return nil, err
+	}
+	if rec.Fence != fence || rec.At.IsZero() {
+		return nil, nil
+	}
+	at := rec.At.UTC()
+	return &at, nil
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -26,17 +27,44 @@ const (
 	MaxInbox = 100_000
 )
 
-// Sender is who sent a message, as the registry records it (the delivery
-// envelope: attribution, not authority). It never carries a fence.
+// Sender is who sent a message, as the registry records it: the spec's
+// delivery envelope ("registry-derived sender project, agent, peer id, and
+// instance/fence provenance"), attribution, not authority. It never
+// carries the fence itself (fence material is never exported): the
+// instance is named by when it claimed its fence.
 type Sender struct {
 	// Address is the sender's seat.
 	Address string `json:"address"`
-	// Name is the sender generation's for-life name.
+	// Project is the seat's project ("" for a scope-wide or root seat).
+	Project string `json:"project,omitempty"`
+	// Name is the sender generation's for-life name (the agent).
 	Name string `json:"name"`
 	// ID is the sender generation's id (the peer id).
 	ID string `json:"id"`
 	// Generation is the sender's generation of its seat.
 	Generation int `json:"generation"`
+	// InstanceSince is when the sending runtime instance claimed its
+	// fence (the instance provenance); absent when the sender presented
+	// no fence (a command, or a generation no runtime ever fenced).
+	InstanceSince *time.Time `json:"instance_since,omitempty"`
+}
+
+// Human reports whether the sender is the seat's human (an answer from
+// the human channel: "human:<name>"), not a persona.
+func (s Sender) Human() bool { return strings.HasPrefix(s.Address, confirm.HumanPrefix) }
+
+// About names the record a message tells of: work that arrived for the
+// recipient (a task assigned or reported, a decision raised or resolved,
+// the human's answer to an item), so a runtime acts on the record by id.
+type About struct {
+	// Kind is the record's kind: task, decision or item (a human-channel
+	// item).
+	Kind string `json:"kind"`
+	// ID is the record's id, as its tools take it.
+	ID string `json:"id"`
+	// Event is what happened to it: assigned, reported, reassigned,
+	// cancelled, raised, resolved, reaction, reply, answer.
+	Event string `json:"event"`
 }
 
 // Message is one coordination message in a seat's inbox.
@@ -57,7 +85,10 @@ type Message struct {
 	// the human channel: the channel item's id, which the persona acks,
 	// answers or reacts to with the human-surface tools. Its From is then
 	// the human ("human:<name>" as the address).
-	Item   string    `json:"item,omitempty"`
+	Item string `json:"item,omitempty"`
+	// About is set on a message the hub delivers with a record's change
+	// (in the record's transaction): the record it tells of.
+	About  *About    `json:"about,omitempty"`
 	SentAt time.Time `json:"sent_at"`
 }
 
@@ -164,9 +195,9 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 	if book.Pending >= MaxInbox {
 		return Message{}, store.Plan{}, fmt.Errorf("%w: %s has %d messages it has not acked (the limit)", ErrInboxFull, m.To, book.Pending)
 	}
-	// The human's reply is admitted over the quota (and counted): a
+	// The human's answers are admitted over the quota (and counted): a
 	// persona flooding a seat must not silence the seat's human.
-	if m.Item == "" {
+	if m.Item == "" && !m.From.Human() {
 		if err := quota.Check(quota.InboxBytes, m.To, book.Bytes, m.Size(), b.inboxBytes, "the seat's holder acks messages to free it"); err != nil {
 			return Message{}, store.Plan{}, err
 		}

@@ -121,10 +121,13 @@ func TestHumanWorksTheInboxThroughTheHub(t *testing.T) {
 	_, err = alice.AckInbox(ctx, msg.ID)
 	wantCode(t, err, "no_item")
 
-	// The secretary's seat received henry's reply as a message naming it.
+	// The secretary's seat received henry's reply as a message naming it,
+	// and his reaction (applied once, however often retried) naming the
+	// item he reacted to.
 	inbox, err := th.runtime(t, sec).Messages(ctx, "", "", 0)
 	mustNil(t, err)
-	if len(inbox.Items) != 1 || inbox.Items[0].Item != reply.ID {
+	if len(inbox.Items) != 2 || inbox.Items[0].Item != reply.ID ||
+		inbox.Items[1].About == nil || *inbox.Items[1].About != (coord.About{Kind: "item", ID: msg.ID, Event: "reaction"}) {
 		t.Fatalf("the secretary's inbox %+v", inbox.Items)
 	}
 	mustNil(t, th.hub.Settle(ctx))

@@ -16,9 +16,17 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
-// sender is the registry's envelope of p.
+// sender is the registry's envelope of p (without its instance: see
+// Cases.envelope).
 func sender(p registry.Persona) coord.Sender {
-	return coord.Sender{Address: p.Address, Name: p.Name, ID: p.ID, Generation: p.Generation}
+	a, _ := registry.ParseAddress(p.Address) // a registered address parses
+	return coord.Sender{Address: p.Address, Project: a.Project, Name: p.Name, ID: p.ID, Generation: p.Generation}
+}
+
+// humanSender is the envelope of a message the human sends (an answer
+// from the human channel).
+func humanSender(human confirm.Principal) coord.Sender {
+	return coord.Sender{Address: human.String(), Name: human.Name}
 }
 
 // conversation checks that the human's item id belongs to p's conversation
@@ -173,7 +181,7 @@ func (u *Cases) ReplyAsHuman(ctx context.Context, k Key, human confirm.Principal
 		}
 		plan.Conds = append(plan.Conds, seat)
 		_, carry, err := u.coord.PlanSend(ctx, coord.Message{To: holder.Address, Subject: "reply to " + to.ID,
-			Body: text, Item: reply.ID, From: coord.Sender{Address: human.String(), Name: human.Name}})
+			Body: text, Item: reply.ID, From: humanSender(human), About: &coord.About{Kind: "item", ID: to.ID, Event: "reply"}})
 		if err != nil {
 			return store.Plan{}, err
 		}
@@ -281,6 +289,16 @@ func (u *Cases) ReactAsHuman(ctx context.Context, human confirm.Principal, id, r
 		act := humanAct{Event: AuditInboxReact, Human: human, CorrelationID: corr, Operation: "react", Reason: out.Reason}
 		if out.Applied {
 			act.Persona, act.Operation = item.Persona.Address, "react "+item.ID+" "+reaction
+		}
+		if out.Applied && !item.FromHuman && item.ID != "" {
+			// The human's answer goes back to the persona that asked.
+			tell, err := u.planNotice(ctx, humanSender(human), notice{To: item.Persona.Address,
+				About: coord.About{Kind: "item", ID: item.ID, Event: "reaction"}, Subject: "reaction: " + reaction,
+				Body: fmt.Sprintf("%s reacted %s to your item %s.", human, reaction, item.ID)})
+			if err != nil {
+				return store.Plan{}, err
+			}
+			plan.Join(tell)
 		}
 		err = u.joinHumanAudit(ctx, &plan, act)
 		return plan, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -23,8 +24,19 @@ func decisionBook(u *Cases, c Call) *decisions.Book {
 // the correlation id.
 func raiseDecision(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	t := c.Operation.Target
-	return decisionBook(u, c).PlanRaise(ctx, t.Value, decisions.Where{Scope: t.Scope, Project: t.Project}, c.Actor,
+	d, plan, err := decisionBook(u, c).PlanRaise(ctx, t.Value, decisions.Where{Scope: t.Scope, Project: t.Project}, c.Actor,
 		decisions.Raise{Question: c.Args.Str("question"), Options: c.Args.Strings("options"), Context: c.Args.Str("context")})
+	// Only a deputy cannot resolve its own decisions (the matrix): its
+	// owning lead must act. Every other class resolves its own, with the
+	// confirmation its boundary routes to its authority.
+	lead := c.Stamp.Authority.OwningLead
+	if err != nil || plan.Empty() || lead == "" {
+		return d, plan, err
+	}
+	err = u.joinNotice(ctx, c, &plan, notice{To: lead, About: coord.About{Kind: "decision", ID: d.ID, Event: "raised"},
+		Subject: "decision raised", Body: fmt.Sprintf("%s raised decision %s: %s\nRead it with list_decisions; resolve it with resolve_decision.",
+			c.Persona.Address, d.ID, d.Question)})
+	return d, plan, err
 }
 
 // resolveDecision is resolve_decision: the decision's one resolution,
@@ -49,7 +61,14 @@ func resolveDecision(ctx context.Context, u *Cases, c Call) (any, store.Plan, er
 		}
 		res.DecidedBy, res.ConfirmationID = conf.Decision.Decider, conf.ID
 	}
-	return decisionBook(u, c).PlanResolve(ctx, c.Operation.Target.Value, res)
+	d, plan, err := decisionBook(u, c).PlanResolve(ctx, c.Operation.Target.Value, res)
+	if err != nil || plan.Empty() || !d.RaisedBy.IsModel() {
+		return d, plan, err
+	}
+	err = u.joinNotice(ctx, c, &plan, notice{To: d.RaisedBy.Name, About: coord.About{Kind: "decision", ID: d.ID, Event: "resolved"},
+		Subject: "decision resolved", Body: fmt.Sprintf("%s resolved decision %s (%s): %s",
+			c.Persona.Address, d.ID, d.Question, d.Resolution.Option)})
+	return d, plan, err
 }
 
 // relayed reports whether a resolution decided at boundary b is another

@@ -90,8 +90,12 @@ func (u *Cases) planSendMessage(ctx context.Context, from Instance, d coord.Draf
 		return coord.Message{}, store.Plan{}, err
 	}
 	plan.Conds = append(plan.Conds, seat)
+	env, err := u.envelope(ctx, from.Persona, from.Fence)
+	if err != nil {
+		return coord.Message{}, store.Plan{}, err
+	}
 	m, send, err := u.coord.PlanSend(ctx, coord.Message{To: d.To, Subject: d.Subject, Body: d.Body, ReplyTo: d.ReplyTo,
-		From: sender(from.Persona)})
+		From: env})
 	if err != nil {
 		return coord.Message{}, store.Plan{}, err
 	}

@@ -50,7 +50,7 @@ func TestMessageIsDeliveredUntilAckedAndAcksAreIdempotent(t *testing.T) {
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	m, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "review", Body: "please review core#12"})
 	mustNil(t, err)
-	if m.ID != "m-1" || m.To != "work/core/deputy" || m.From != (coord.Sender{Address: lead.Address, Name: "Spica", ID: lead.ID, Generation: 1}) {
+	if m.ID != "m-1" || m.To != "work/core/deputy" || m.From != (coord.Sender{Address: lead.Address, Project: "core", Name: "Spica", ID: lead.ID, Generation: 1}) {
 		t.Fatalf("sent %+v", m)
 	}
 	for range 2 { // at least once: every read delivers it again until acked
@@ -171,8 +171,10 @@ func TestNewerInstanceFencesTheOlderOut(t *testing.T) {
 	_, err = in.cases.sendMessage(ctx, Key{}, fresh, coord.Draft{To: lead.Address, Subject: "", Body: "report"})
 	mustNil(t, err)
 	mustNil(t, in.cases.CheckFence(ctx, deputy.ID, newer))
-	// The fence never appears in what the recipient reads.
-	if page, _ := in.cases.Inbox(ctx, lead, "", 10); len(page.Items) != 1 || fmt.Sprintf("%+v", page.Items[0].From) != fmt.Sprintf("%+v", coord.Sender{Address: deputy.Address, Name: deputy.Name, ID: deputy.ID, Generation: 1}) {
+	// The fence never appears in what the recipient reads: the instance
+	// is named by when it claimed its fence.
+	at := in.clk.Now().UTC()
+	if page, _ := in.cases.Inbox(ctx, lead, "", 10); len(page.Items) != 1 || fmt.Sprintf("%+v", page.Items[0].From) != fmt.Sprintf("%+v", coord.Sender{Address: deputy.Address, Project: "core", Name: deputy.Name, ID: deputy.ID, Generation: 1, InstanceSince: &at}) {
 		t.Fatalf("lead's inbox %+v", page)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -44,7 +45,10 @@ func assignTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 		return task, plan, err
 	}
 	plan.Conds = append(plan.Conds, seat)
-	return task, plan, nil
+	err = u.joinNotice(ctx, c, &plan, notice{To: assignee.Address, About: coord.About{Kind: "task", ID: task.ID, Event: "assigned"},
+		Subject: "task assigned", Body: fmt.Sprintf("%s assigned you task %s: %s\nRead it with get_task; report with report_task.",
+			c.Persona.Address, task.ID, task.Title)})
+	return task, plan, err
 }
 
 // listTasks is list_tasks: a page of the tasks assigned to the caller's
@@ -75,6 +79,13 @@ func reportTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 	if err := c.Args.Decode(&in); err != nil {
 		return nil, store.Plan{}, err
 	}
-	return tasks.PlanReport(ctx, u.st, c.Operation.Target.Value, c.Persona.ID,
+	t, plan, err := tasks.PlanReport(ctx, u.st, c.Operation.Target.Value, c.Persona.ID,
 		tasks.Report{At: c.Now, Progress: in.Progress, Evidence: in.Evidence, State: in.State})
+	if err != nil || t.By.Address == "" {
+		return t, plan, err // a human assigner reads the task in the console
+	}
+	err = u.joinNotice(ctx, c, &plan, notice{To: t.By.Address, About: coord.About{Kind: "task", ID: t.ID, Event: "reported"},
+		Subject: "task reported: " + t.State, Body: fmt.Sprintf("%s reported on task %s (%s), now %s, with %d evidence references.\nRead the report with get_task.",
+			c.Persona.Address, t.ID, t.Title, t.State, len(in.Evidence))})
+	return t, plan, err
 }
