@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/sshconsole"
@@ -35,8 +37,10 @@ func newServeCmd(a *app) *cobra.Command {
 that opens the database for writing; persona runtimes, subcommands and consoles
 talk to it over <home>/run/hub.sock (HTTP + JSON, 0600 in a 0700 directory;
 the API is in docs/api.md). A second hub on the same home is refused with the
-pid holding it. On shutdown the hub drains requests in flight, writes the
-last presence, and closes the database.
+pid holding it; a hub started inside a console (or a command) is asked to
+hand the home over instead, and the console carries on with this hub. On
+shutdown the hub drains requests in flight, writes the last presence, and
+closes the database.
 
 Presence: a runtime beats every --heartbeat; it is stale after --stale without
 a beat, offline after --offline, idle after --idle without a new activity.
@@ -98,6 +102,9 @@ one is refused quota_exceeded, naming it.`,
 				Store: a.storeFlag,
 				Hub:   hub.Config{Intervals: iv, ConfirmTTL: ttl, Lease: lease, Quotas: quotas},
 				Log:   log,
+				TakeOver: func(ctx context.Context) error {
+					return a.askHandOver(ctx, home, cmd.ErrOrStderr())
+				},
 				Ready: func(h *hub.Hub) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "hub serving %s on %s (pid %d); stop with Ctrl-C\n",
 						home.Dir, hubapi.SocketPath(home.Dir), os.Getpid())
@@ -127,6 +134,30 @@ one is refused quota_exceeded, naming it.`,
 	f.DurationVar(&sshLimits.Session, "ssh-session", sshLimits.Session, "end an SSH console session this long after it connected")
 	f.IntVar(&sshLimits.PerMinute, "ssh-rate", sshLimits.PerMinute, "SSH connections accepted a minute; more are closed before the handshake")
 	return cmd
+}
+
+// askHandOver asks the hub that holds home from inside another process (a
+// console's, or a command's) to hand the home over to this serve, acting as
+// the command's operator: only an enrolled human may stop a hub.
+func (a *app) askHandOver(ctx context.Context, home registry.Home, out io.Writer) error {
+	ref, human, err := a.principal()
+	if err != nil {
+		return err
+	}
+	if !human {
+		return fmt.Errorf("%w: serve takes a home over only as an operator (--as human:NAME), not as %s", hubapi.ErrForbidden, ref)
+	}
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(ref))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	h, err := c.HandOver(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "the hub inside pid %d (a console or a command) hands %s over to this serve; its clients carry on here\n", h.PID, home.Dir)
+	return nil
 }
 
 // serveContext is the context a foreground command runs in: ended by

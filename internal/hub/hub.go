@@ -89,6 +89,11 @@ type Config struct {
 	// confirmations are kept before the retention job deletes them; the
 	// limits table's acked_retention and decided_retention by default.
 	Retention usecase.Retention
+	// HandOver, if set, stops this hub serving when an operator asks it to
+	// hand the home over to `serve` (POST /v1/hub/handover): a hub started
+	// inside a console or a command. Nil: the hub keeps its home (409
+	// no_handover), as a daemon does.
+	HandOver func()
 }
 
 // Hub is the in-process core: registry, presence, tokens and stream over

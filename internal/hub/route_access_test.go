@@ -156,6 +156,7 @@ func routeSamples(confID string) map[string]routeSample {
 	return map[string]routeSample{
 		"GET /v1/health":             {path: "/v1/health"},
 		"GET /v1/whoami":             {path: "/v1/whoami"},
+		"POST /v1/hub/handover":      {path: "/v1/hub/handover"},
 		"GET /v1/snapshot":           {path: "/v1/snapshot"},
 		"GET /v1/stream":             {path: "/v1/stream?after=0"},
 		"POST /v1/presence/beat":     {path: "/v1/presence/beat"},

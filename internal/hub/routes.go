@@ -7,6 +7,7 @@ func routes() []route {
 	return []route{
 		{"GET", "/v1/health", anyone, health},
 		{"GET", "/v1/whoami", either, whoami},
+		{"POST", "/v1/hub/handover", operator, handOver},
 		{"GET", "/v1/snapshot", operator, snapshot},
 		{"GET", "/v1/stream", operator, streamChanges},
 

@@ -51,23 +51,30 @@ type ServeOptions struct {
 	// Store names the store (storeurl): bolt:PATH or etcd://…/PREFIX;
 	// empty means $VIRGO_STORE, else the home's bbolt file.
 	Store string
+	// TakeOver, if set, is how Serve asks a hub that holds the home from
+	// inside another process (a console's) to hand it over (POST
+	// /v1/hub/handover, as an operator); Serve then waits for it to let go
+	// and takes the home. Nil: a running hub is refused (ErrHubRunning).
+	TakeOver func(ctx context.Context) error
 }
 
 // Serve runs a hub for the home until ctx ends: it takes the home's hub
 // lock (a second hub is refused with the pid holding it), opens the store
 // as its one owner, listens on the socket (0600 in a 0700 directory), and
 // on ctx's end stops taking requests, drains those in flight, flushes
-// presence and closes the store.
+// presence and closes the store. With opts.TakeOver, a hub serving the
+// home from inside another process is asked to hand it over first.
 func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	home := opts.Home.Dir
 	if err := hubapi.CheckSocketPath(home); err != nil {
 		return fmt.Errorf("hub: %w", err)
 	}
-	lock, err := acquireHubLock(home)
+	lock, claim, err := takeHome(ctx, home, opts.TakeOver)
 	if err != nil {
 		return err
 	}
 	defer lock.release()
+	defer claim.release()
 
 	st, err := storeurl.Open(ctx, storeurl.Spec(opts.Store), opts.Home.DBPath(), boltstore.Options{})
 	if err != nil {
@@ -88,7 +95,13 @@ func Serve(ctx context.Context, opts ServeOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	return h.serveSocket(ctx, opts.Timeouts, opts.Ready)
+	// Once this hub serves, clients find it: no start in the gap to fear.
+	return h.serveSocket(ctx, opts.Timeouts, func(h *Hub) {
+		claim.release()
+		if opts.Ready != nil {
+			opts.Ready(h)
+		}
+	})
 }
 
 // serveSocket serves the hub's API on the home's socket until ctx ends,

@@ -138,6 +138,12 @@ type Health struct {
 	EnrolsByFile bool `json:"enrols_by_file"`
 }
 
+// HandOver is the answer of POST /v1/hub/handover: the hub that agreed to
+// stop serving its home, so that `serve` takes it over.
+type HandOver struct {
+	PID int `json:"pid"`
+}
+
 // PresenceReport is the body of a beat or set: a heartbeat with, optionally,
 // a new activity and summary (absent fields are left as they are).
 type PresenceReport struct {

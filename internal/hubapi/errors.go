@@ -136,6 +136,7 @@ var errorTable = []struct {
 	{ErrNotEnrolled, http.StatusNotFound, "not_enrolled"},
 	{ErrAlreadyEnrolled, http.StatusConflict, "already_enrolled"},
 	{ErrLastOperator, http.StatusConflict, "last_operator"},
+	{ErrNoHandOver, http.StatusConflict, "no_handover"},
 	{ErrBadTokenFile, http.StatusInternalServerError, "bad_token_file"},
 	{operatorkeys.ErrBadKey, http.StatusBadRequest, "invalid_ssh_key"},
 	{operatorkeys.ErrNoKeys, http.StatusBadRequest, "ssh_key_required"},

@@ -18,6 +18,10 @@ func PIDPath(home string) string { return filepath.Join(RunDir(home), "hub.pid")
 // ErrHubRunning: another hub already serves this home.
 var ErrHubRunning = errors.New("a hub is already running for this home")
 
+// ErrNoHandOver: the hub asked to hand its home over to `serve` is one that
+// keeps it (a daemon, started by serve itself).
+var ErrNoHandOver = errors.New("this hub was started by `virgo-tui serve` and does not hand its home over; stop it (Ctrl-C or SIGTERM) to start another")
+
 // MaxSocketPath is the longest path a Unix socket may have on Linux: the
 // 108 bytes of sun_path, less its terminating NUL.
 const MaxSocketPath = 107

@@ -350,6 +350,15 @@ func (c *Client) Health(ctx context.Context) (hubapi.Health, error) {
 	return h, err
 }
 
+// HandOver asks the hub to stop serving so that `serve` takes the home
+// over (POST /v1/hub/handover); a hub started by serve refuses with
+// hubapi.ErrNoHandOver. It answers with the pid of the hub that agreed.
+func (c *Client) HandOver(ctx context.Context) (hubapi.HandOver, error) {
+	var h hubapi.HandOver
+	err := c.do(ctx, "POST", "/v1/hub/handover", nil, &h)
+	return h, err
+}
+
 // WhoAmI returns the identity the hub derives from this client's token.
 func (c *Client) WhoAmI(ctx context.Context) (hubapi.Identity, error) {
 	var id hubapi.Identity
