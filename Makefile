@@ -19,7 +19,7 @@ FUZZTIME  ?= 3000x
 # Flips `make bitflip` tries: all, or a sample size.
 BITFLIPS  ?= all
 
-.PHONY: run test unit fuzz bitflip race bench test-etcd bench-etcd lint build install screenshots clean
+.PHONY: run test unit fuzz bitflip race bench test-etcd bench-etcd e2e-claude lint build install screenshots clean
 
 run: ## open the console on a demo installation
 	$(GO) run ./cmd/virgo-tui demo
@@ -40,6 +40,14 @@ bitflip: ## every single-bit flip of the store's pages in use (about an hour; CI
 
 race: ## the tests of the packages with goroutines under the race detector (CI runs it)
 	$(GO) test -count=1 -race $(RACE_PKGS)
+
+# The resident-session proof with the real Claude Code alone (make unit runs
+# it too). The test itself runs npm ci in e2e/claude whenever the installed
+# tree is not the lockfile's, as e2e/mcpclient's test does, so one target
+# serves a fresh clone and a warm one alike; the model is a scripted
+# endpoint on 127.0.0.1 (no network, no model).
+e2e-claude: ## the real Claude Code (pinned in e2e/claude) as a persona's session in tmux, against a scripted model endpoint (about a minute)
+	$(GO) test -count=1 -v -run '^TestClaudeCode' ./e2e
 
 bench: ## the benchmarks behind BENCHMARKS.md
 	$(GO) test -tags etcd -run '^$$' -bench . -benchmem $(PKGS)

@@ -34,7 +34,7 @@ func TestMCPClientNoOneHereWrote(t *testing.T) {
 		t.Skip("-short: the MCP end-to-end test installs the TypeScript SDK with npm ci and drives the console in tmux (about 40 s)")
 	}
 	requireTools(t, "the MCP end-to-end test runs the TypeScript SDK's client (node, npm) against the console in tmux", "tmux", "node", "npm")
-	client := npmCI(t)
+	client := filepath.Join(npmCI(t, "mcpclient"), "client.mjs")
 	bin := buildBinary(t)
 	dir, err := os.MkdirTemp("", "vtmcp")
 	if err != nil {
@@ -127,12 +127,11 @@ func TestMCPClientNoOneHereWrote(t *testing.T) {
 	}
 }
 
-// npmCI installs e2e/mcpclient's locked dependencies (npm ci) unless the
-// installed tree already matches the lockfile, and returns the client's
-// script.
-func npmCI(t *testing.T) string {
+// npmCI installs the locked dependencies of e2e/<name> (npm ci) unless the
+// installed tree already matches the lockfile, and returns that directory.
+func npmCI(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := filepath.Abs("mcpclient")
+	dir, err := filepath.Abs(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +150,7 @@ func npmCI(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(dir, "client.mjs")
+	return dir
 }
 
 // mcpClient is the TypeScript client, one JSON command a line in, one
