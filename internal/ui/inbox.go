@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -111,6 +112,15 @@ func newInboxView(st *Styles, q *queueView) *inboxView {
 			return appendLower(dst, r.Persona, r.Name, r.Kind, r.Title, r.Text)
 		},
 		Tie: func(a, b *inboxRow) int { return cmp.Compare(a.seq, b.seq) },
+		Cut: func(r *inboxRow, col int) func(text string, tw, w int) string {
+			if r.conf != nil && col == icText {
+				return cutOperation
+			}
+			return nil
+		},
+		// The bounded columns take what their cells need, so that the
+		// text — a confirmation's target with its host — gets the rest.
+		FitPage: true,
 	}, st)
 	return v
 }
@@ -160,6 +170,47 @@ func (v *inboxView) confirmationCell(c *Confirmation, col int, now time.Time) st
 		return since(now, c.Created)
 	}
 	return ""
+}
+
+// inboxToolCells is what a confirmation's tool keeps of the inbox's TEXT
+// column when the tool and the target do not fit whole: enough to tell
+// one tool from another ("publish…", "delete_…").
+const inboxToolCells = 8
+
+// cutOperation shortens a confirmation's "tool target" (confirmationCell)
+// too wide for w cells. The target is what is decided, so it is cut by
+// the queue's rule (cutTarget) and the tool gives way first — whole, then
+// cut to inboxToolCells, then left out — until what cutTarget keeps whole
+// (a URL's host, a path's file: targetKept) is whole in the cell. A column
+// too narrow for even that gets cutTarget's cut of the target alone.
+func cutOperation(text string, tw, w int) string {
+	tool, target, ok := strings.Cut(text, " ")
+	if !ok {
+		return cutTarget(text, tw, w)
+	}
+	toolW, targetW := textWidth(tool), textWidth(target)
+	kept := targetKept(target)
+	for _, keep := range []int{toolW, min(toolW, inboxToolCells), 0} {
+		room := w
+		if keep > 0 {
+			room = w - keep - 1
+		}
+		if room < 2 {
+			continue
+		}
+		cut := target
+		if targetW > room {
+			cut = cutTarget(target, targetW, room)
+		}
+		if !strings.Contains(cut, kept) {
+			continue
+		}
+		if keep == 0 {
+			return cut
+		}
+		return ansi.Truncate(tool, keep, "…") + " " + cut
+	}
+	return cutTarget(target, targetW, w)
 }
 
 // itemSeq reads the number of an item id "h-12"; a malformed id sorts first.

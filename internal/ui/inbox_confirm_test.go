@@ -153,3 +153,47 @@ func TestLookFirstSaysWhoMovedTheRow(t *testing.T) {
 		t.Fatalf("a on a row a decision elsewhere slid under the cursor:\n%s", s)
 	}
 }
+
+// "In the list the target column takes the width the others do not need,
+// and a URL's host is never the part that is cut": a confirmation's row in
+// the inbox shows the target's host at 80 and at 120 columns, the tool
+// giving way first (at 80 columns the text had 19 cells and showed
+// "publish_deployment…"; at 120 the host was cut to "registry.example.or…").
+func TestInboxConfirmationRowKeepsTheTargetsHost(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m, _ := inboxConsole(t, size[0], size[1])
+		var row string
+		for _, l := range strings.Split(plain(m), "\n") {
+			if strings.Contains(l, "⚑") && strings.Contains(l, "work/core/lead") {
+				row = l
+			}
+		}
+		if !strings.Contains(row, "registry.example.org") {
+			t.Errorf("at %dx%d the row of c-1 does not show its target's host registry.example.org:\n%q", size[0], size[1], row)
+		}
+	}
+}
+
+// The inbox's cut of "tool target": the tool gives way (whole, cut, left
+// out) so that the target's host or file stays whole while the column can
+// hold it; narrower still, the target alone is cut as the queue cuts it.
+func TestCutOperationGivesWayToTheTarget(t *testing.T) {
+	const deploy = "publish_deployment_v1 external:https://registry.example.org/virgo/releases/v1.2.0/virgo-tui_linux_amd64.tar.gz"
+	for _, c := range []struct {
+		text string
+		w    int
+		want string
+	}{
+		{deploy, 64, "publish_deployment_v1 external:https://registry.example.org…r.gz"},
+		{deploy, 40, "publish… https://registry.example.org…gz"},
+		{deploy, 24, "registry.example.org….gz"},
+		{deploy, 19, "…gistry.example.org"},
+		{"virgo.persona.activate address:work/core/deputy", 24, "virgo.p… address…/deputy"},
+		{"delete_file path:memory/notes/releases-235.md", 30, "delete_file p…/releases-235.md"},
+	} {
+		got := cutOperation(c.text, textWidth(c.text), c.w)
+		if got != c.want || textWidth(got) > c.w {
+			t.Errorf("%q in %d cells: %q, want %q", c.text, c.w, got, c.want)
+		}
+	}
+}

@@ -190,6 +190,20 @@ func cutTarget(text string, tw, w int) string {
 	return truncateMiddle(text, tw, w)
 }
 
+// targetKept is what cutTarget keeps whole of a target while the width
+// allows: a URL's host; else what follows the last slash (a path's file);
+// else nothing.
+func targetKept(text string) string {
+	_, val, _ := strings.Cut(text, ":")
+	if u, err := url.Parse(val); err == nil && u.Scheme != "" && u.Host != "" {
+		return u.Host
+	}
+	if i := strings.LastIndexByte(text, '/'); i >= 0 {
+		return text[i+1:]
+	}
+	return ""
+}
+
 func (v *queueView) paint(c *Confirmation, col int) paint {
 	if !v.actionable(c) {
 		return v.styles.dim

@@ -75,6 +75,11 @@ type TableSpec[T any] struct {
 	// Marked says whether a row is marked (the queue's approve several):
 	// a ✓ beside the selection marker. nil marks nothing.
 	Marked func(v *T) bool
+	// Cut, when set, picks the cut of one row's cell in place of its
+	// column's (Column.Cut): the inbox's TEXT column holds a message's
+	// text, cut at its end, and a confirmation's operation, cut so that
+	// its target keeps its host. A nil answer keeps the column's.
+	Cut func(v *T, col int) func(text string, tw, w int) string
 }
 
 // tableRow is one record with what the table caches about it.
@@ -663,6 +668,11 @@ func (t *Table[T]) writeRow(b *strings.Builder, r *tableRow[T], selected bool, n
 		}
 		sep = true
 		text := t.spec.Cell(r.val, c, now)
+		if t.spec.Cut != nil {
+			if cut := t.spec.Cut(r.val, c); cut != nil {
+				col.Cut = cut
+			}
+		}
 		if selected {
 			writeCell(b, text, t.widths[c], col, true)
 			continue
