@@ -61,13 +61,13 @@ test-etcd: ## the etcd store on a real three-member cluster: leader killed, quor
 	$(GO) test -count=1 -tags etcdcluster -timeout 30m -run 'Etcd|TwoConsolesOnTwoHubs' ./internal/store/etcdstore/etcdcluster ./internal/store/leader ./internal/hub ./cmd/virgo-tui ./e2e
 
 bench-etcd: ## on a three-member cluster: decisions at 1, 8 and 64 callers (beside bbolt and an embedded member), and a confirmation from hub A to hub B's stream
-	$(GO) test -tags etcd,etcdcluster -run '^$$' -bench 'ConcurrentDeciders' -benchmem -benchtime 300x -count 1 ./internal/confirm
+	$(GO) test -tags etcd,etcdcluster -run '^$$' -bench 'ConcurrentDeciders' -benchmem -benchtime 300x -count 1 ./internal/confirm/queue
 	$(GO) test -tags etcdcluster -run '^$$' -bench 'OnEtcdCluster' -benchmem -benchtime 300x -count 1 ./internal/hub
 
 lint: ## gofmt, go vet (every build tag) and staticcheck (pinned in go.mod's tool line)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
-	$(GO) vet -tags etcd ./internal/confirm
+	$(GO) vet -tags etcd ./internal/confirm/...
 	$(GO) vet -tags etcdcluster ./...
 	$(GO) tool staticcheck $(PKGS)
 

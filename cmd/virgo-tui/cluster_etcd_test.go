@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -78,7 +79,7 @@ func openStore(t *testing.T, cl *etcdcluster.Cluster) *etcdstore.Store {
 // installation's audit log.
 func approvals(t *testing.T, s store.Store) map[string]int {
 	t.Helper()
-	es, err := confirm.Audit(context.Background(), s)
+	es, err := queue.Audit(context.Background(), s)
 	mustNil(t, err)
 	n := map[string]int{}
 	for _, e := range es {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
@@ -22,7 +22,7 @@ func claimFences(t *testing.T, home, address string, n int) []coord.Fence {
 	mustNil(t, err)
 	defer st.Close()
 	reg := roster.New(st, h)
-	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
+	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: queue.New(st, queue.Options{})})
 	ctx := context.Background()
 	p, _, err := reg.ActiveHolder(ctx, address)
 	mustNil(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
@@ -56,7 +57,7 @@ func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
 	mustNil(t, err)
 	defer st.Close()
 	reg := roster.New(st, h)
-	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
+	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: queue.New(st, queue.Options{})})
 	ctx := context.Background()
 	sec, err := reg.Get(ctx, secretaryID)
 	mustNil(t, err)

@@ -6,7 +6,7 @@
 //
 // Every change is a store.Plan; the use case joins it with the persona's
 // admission and fence conditions and commits one transaction. Reactions
-// end in a definitive outcome through confirm.Reactions.
+// end in a definitive outcome through queue.Reactions.
 package channel
 
 import (

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm/confirmtest"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -12,7 +13,7 @@ import (
 // owning lead. The assigned tasks are recorded by that lead (or the bound
 // human), never asserted by the deputy.
 func TestAssignedTasksDecideDeputyScope(t *testing.T) {
-	st, hash := buildStamp(t, "work/core/deputy", 1)
+	st, hash := confirmtest.BuildStamp(t, "work/core/deputy", 1)
 	lead := PersonaPrincipal("work/core/lead")
 
 	for _, tc := range []struct {
@@ -38,7 +39,7 @@ func TestAssignedTasksDecideDeputyScope(t *testing.T) {
 			t.Errorf("%s assigns work/core/t-1: %v %v", by, tg, err)
 		}
 	}
-	leadSt, _ := buildStamp(t, "work/core/lead", 1)
+	leadSt, _ := confirmtest.BuildStamp(t, "work/core/lead", 1)
 	if _, err := AssignmentTarget(henry, leadSt, "work/core/t-1"); !errors.Is(err, ErrNoOwningLead) {
 		t.Errorf("assigning a lead a task: %v, want ErrNoOwningLead", err)
 	}

@@ -1,14 +1,7 @@
 package confirm
 
 import (
-	"cmp"
-	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
 	"time"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // AuditEntry is one line of the audit log. Entries are written in the same
@@ -40,36 +33,4 @@ type AuditEntry struct {
 	// Via is the transport a human acted through when it was not the
 	// local socket ("ssh" and the key's fingerprint).
 	Via *Via `json:"via,omitempty"`
-}
-
-// AuditOp is the store write of one entry, for a use case that joins it
-// to the transaction of the change it records.
-func AuditOp(e AuditEntry) (store.Op, error) { return auditOp(e) }
-
-// auditOp is the store write of one entry.
-func auditOp(e AuditEntry) (store.Op, error) {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return store.Op{}, err
-	}
-	return store.Put(auditKey(e.Time, e.ConfirmationID, e.Event), b), nil
-}
-
-// Audit returns the audit log in commit order (the store revision that
-// wrote each entry; clocks may tie or step back, revisions do not).
-func Audit(ctx context.Context, st store.Store) ([]AuditEntry, error) {
-	kvs, err := st.List(ctx, PrefixAudit)
-	if err != nil {
-		return nil, fmt.Errorf("read audit log: %w", err)
-	}
-	slices.SortStableFunc(kvs, func(a, b store.KV) int { return cmp.Compare(a.CreateRev, b.CreateRev) })
-	out := make([]AuditEntry, 0, len(kvs))
-	for _, kv := range kvs {
-		var e AuditEntry
-		if err := json.Unmarshal(kv.Value, &e); err != nil {
-			return nil, fmt.Errorf("audit entry %s: %w", kv.Key, err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

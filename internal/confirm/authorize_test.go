@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm/confirmtest"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -433,7 +434,7 @@ func TestDeputyScopeRoutesToOwningLead(t *testing.T) {
 }
 
 func TestNewPolicyRefusesUnenforceableStamps(t *testing.T) {
-	st, hash := buildStamp(t, "work/core/lead", 1)
+	st, hash := confirmtest.BuildStamp(t, "work/core/lead", 1)
 	dup := *st
 	dup.Tools = append(append([]stamp.Tool{}, st.Tools...), st.Tools[0])
 	if _, err := NewPolicy(&dup, hash, Options{}); err == nil {

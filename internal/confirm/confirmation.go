@@ -1,10 +1,7 @@
 package confirm
 
 import (
-	"encoding/json"
 	"time"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // State is where a confirmation is in its life.
@@ -19,7 +16,7 @@ const (
 	// StateExpired counts as denied.
 	StateExpired State = "expired"
 	// StateWithdrawn counts as denied: the generation that asked was
-	// retired while it was pending (see Queue.PlanWithdraw).
+	// retired while it was pending (see queue.Queue.PlanWithdraw).
 	StateWithdrawn State = "withdrawn"
 )
 
@@ -52,7 +49,7 @@ type Confirmation struct {
 	Route            Route     `json:"route"`
 	// Unroutable: the authority seat was empty at request time; nobody can
 	// decide until the seat gains an active holder, when the confirmation is
-	// re-routed to it (Queue.PlanReroute).
+	// re-routed to it (queue.Queue.PlanReroute).
 	Unroutable bool      `json:"unroutable,omitempty"`
 	Operation  Operation `json:"operation"`
 	// PersonaID and Profile identify the stamp's persona generation and class.
@@ -131,36 +128,8 @@ type Result struct {
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
 }
 
-// ResultJSON is r encoded as JSON. When plan writes r's confirmation (a
-// request that queued a new one), its record's bytes, the confirmation's
-// JSON, are spliced in rather than encoded a second time: the same bytes
-// encoding/json would write there (a record whose detail is stored
-// compressed is written with the detail as text, WireJSON).
-func ResultJSON(r Result, plan store.Plan) ([]byte, error) {
-	if r.Confirmation == nil {
-		return json.Marshal(r)
-	}
-	key := keyConfirmation(r.Confirmation.ID)
-	for _, op := range plan.Ops {
-		if op.Key != key || op.Delete {
-			continue
-		}
-		r.Confirmation = nil
-		head, err := json.Marshal(r)
-		if err != nil {
-			return nil, err
-		}
-		wire, err := WireJSON(op.Value)
-		if err != nil {
-			return nil, err
-		}
-		return store.AppendField(head, "confirmation", wire), nil
-	}
-	return json.Marshal(r)
-}
-
-// resultOf maps a confirmation to what its requester may do at now.
-func resultOf(c *Confirmation, d Decision, now time.Time) Result {
+// ResultOf maps a confirmation to what its requester may do at now.
+func ResultOf(c *Confirmation, d Decision, now time.Time) Result {
 	r := Result{Decision: d, Confirmation: c}
 	switch c.effective(now) {
 	case StateApproved:

@@ -49,7 +49,7 @@ func sharesFields(d *DecisionRecord, c *Confirmation) bool {
 // of c's fields left out (a copy kept elsewhere, as an idempotency record's
 // result, keeps this form too). A pending confirmation is stored as
 // json.Marshal writes it, byte for byte: answers splice those bytes in
-// (ResultJSON). The store's value codec compresses the record.
+// (queue.ResultJSON). The store's value codec compresses the record.
 func StoredJSON(c *Confirmation) ([]byte, error) {
 	if c.Decision == nil || !sharesFields(c.Decision, c) {
 		return json.Marshal(c)

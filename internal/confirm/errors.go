@@ -1,12 +1,15 @@
 // Package confirm is the handler's authorization decision for every tool
-// call a persona makes under its capability stamp, the durable queue of
-// confirmations routed to the right authority, and the prompt registry of
-// learned exact decisions (spec: virgo-capability-surface.txt).
+// call a persona makes under its capability stamp, as pure values and rules:
+// operations and their normalized targets, boundaries, the egress and
+// material tables, fingerprints, confirmations and who may decide them
+// (spec: virgo-capability-surface.txt). It reads and writes no store: the
+// durable queue of confirmations, the prompt registry of learned exact
+// decisions and the reaction outcomes are its book, package confirm/queue.
 //
 // The flow: Normalize* turn what a persona asked into an Operation; a Policy
 // (an index of one stamp) gives Authorize's verdict — allow, confirm with a
-// route, or deny naming a boundary; a confirm verdict is queued (Queue) to
-// the bound human or the owning lead, whose decision is committed durably,
+// route, or deny naming a boundary; a confirm verdict is queued (queue.Queue)
+// to the bound human or the owning lead, whose decision is committed durably,
 // with its audit entry, before the caller is told to execute.
 package confirm
 

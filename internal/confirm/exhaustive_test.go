@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm/confirmtest"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
@@ -349,7 +350,7 @@ func TestAuthorizeExhaustiveAgainstSpec(t *testing.T) {
 	cases, failures := 0, 0
 	count := map[string]int{}
 	for _, seat := range classSeats {
-		st, hash := buildStamp(t, seat.address, 1)
+		st, hash := confirmtest.BuildStamp(t, seat.address, 1)
 		// Every tool of the inventory, whether the class's stamp carries it
 		// or not: a tool it does not carry is presented anyway.
 		p, err := NewPolicy(st, hash, Options{Assignments: TaskSet{"t-1": true}})

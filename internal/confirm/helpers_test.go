@@ -1,60 +1,16 @@
 package confirm
 
 import (
-	"context"
-	"errors"
-	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm/confirmtest"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
-	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
-
-// buildStamp makes a real factory stamp for address, with the test's bound
-// human and owning lead, and returns it with its canonical hash.
-func buildStamp(t testing.TB, address string, gen int, extraMutable ...string) (*stamp.Stamp, string) {
-	t.Helper()
-	in := stamp.Input{
-		Persona:         stamp.Identity{ID: "p" + digest(address)[:8], Name: "Vega", Generation: gen, SessionLineage: "s-1"},
-		CompositionHash: "sha256:" + digest("composition", address) + digest("c2", address),
-		Address:         address,
-		GraphNamespace:  "virgo",
-		Authority:       stamp.Authority{Human: "human:henry"},
-		Workspace:       stamp.Workspace{Root: "ws/" + address, MutablePaths: extraMutable}, // as stamp.InputFor roots it
-	}
-	switch address {
-	case "root/secretary", "home/secretary", "work/coordinator":
-		in.HumanSurfaces = []stamp.SurfaceBinding{{Surface: stamp.DefaultSurface, Target: "human:henry"}}
-		if address == "work/coordinator" {
-			in.Authority.LaneApprover = "human:ada"
-		}
-	case "work/core/deputy":
-		in.Authority.OwningLead = "work/core/lead"
-	case "work/core/lead":
-		in.Workspace.Repository = "/src/core"
-	}
-	st, err := stamp.Build(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := stamp.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash, err := stamp.Hash(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &st, hash
-}
 
 // policyFor indexes a fresh stamp of address.
 func policyFor(t testing.TB, address string, opts Options, extraMutable ...string) *Policy {
 	t.Helper()
-	st, hash := buildStamp(t, address, 1, extraMutable...)
+	st, hash := confirmtest.BuildStamp(t, address, 1, extraMutable...)
 	p, err := NewPolicy(st, hash, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -78,117 +34,9 @@ func op(t testing.TB, p *Policy, tool, target string, shape stamp.Shape) Operati
 		Target: tg, Shape: shape}
 }
 
-// openStore opens a real bbolt file in the test's directory.
-func openStore(t testing.TB) (*boltstore.Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "virgo", "virgo.db")
-	s, err := boltstore.Open(path, boltstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
-}
-
-// fakeClock is a settable clock for expiry tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *fakeClock { return &fakeClock{t: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-// seats is a SeatHolders of fixed holders.
-type seats map[string]string
-
-func (s seats) ActiveHolder(_ context.Context, addr string) (string, bool, error) {
-	h, ok := s[addr]
-	return h, ok, nil
-}
-
 // assigned is an Assignments of fixed tasks.
 type assigned map[string]bool
 
 func (a assigned) IsAssigned(_, task string) bool { return a[task] }
 
 var henry = Principal{Kind: PrincipalHuman, Name: "henry"}
-
-// requestActivation queues a generation's activation alone, as the
-// registration use case does together with the generation itself.
-func requestActivation(t *testing.T, q *Queue, st *stamp.Stamp, hash, diff string) (Result, error) {
-	t.Helper()
-	ctx := context.Background()
-	res, plan, err := q.PlanActivation(ctx, st, hash, diff)
-	if err != nil || plan.Empty() {
-		return res, err
-	}
-	_, err = plan.Commit(ctx, q.st)
-	return res, err
-}
-
-// commit commits what plan plans in one transaction, planning again after
-// a conflicting concurrent writer, as the use cases do around the queue's
-// Plan* methods (without their conditions on the persona's record).
-func commit[R any](ctx context.Context, st store.Store, plan func() (R, store.Plan, error)) (R, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			var zero R
-			return zero, err
-		}
-		res, p, err := plan()
-		if err != nil || p.Empty() {
-			return res, err
-		}
-		if _, err = p.Commit(ctx, st); errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		return res, err
-	}
-}
-
-// commitRequest commits what PlanRequest plans.
-func commitRequest(ctx context.Context, q *Queue, caller Principal, p *Policy, op Operation, corr string) (Result, error) {
-	return commit(ctx, q.st, func() (Result, store.Plan, error) { return q.PlanRequest(ctx, caller, p, op, corr) })
-}
-
-// commitRetirement commits what PlanRetirement plans.
-func commitRetirement(ctx context.Context, q *Queue, askedBy Principal, st *stamp.Stamp, hash, reason string) (Result, error) {
-	return commit(ctx, q.st, func() (Result, store.Plan, error) { return q.PlanRetirement(ctx, askedBy, st, hash, reason) })
-}
-
-// commitDecide commits what PlanDecide plans and answers the confirmation
-// as committed, with the decider's answer (Decided.Err).
-func commitDecide(ctx context.Context, q *Queue, decider Principal, id string, approve bool, remember Remember, reason string) (*Confirmation, error) {
-	var d Decided
-	_, err := commit(ctx, q.st, func() (struct{}, store.Plan, error) {
-		var err error
-		d, err = q.PlanDecide(ctx, decider, id, approve, remember, reason)
-		return struct{}{}, d.Plan, err
-	})
-	if err != nil {
-		return d.Confirmation, err
-	}
-	return d.Confirmation, d.Err()
-}
-
-// commitApprove approves confirmation id; see commitDecide.
-func commitApprove(ctx context.Context, q *Queue, decider Principal, id string, remember Remember) (*Confirmation, error) {
-	return commitDecide(ctx, q, decider, id, true, remember, "")
-}
-
-// commitDeny denies confirmation id with a reason; see commitDecide.
-func commitDeny(ctx context.Context, q *Queue, decider Principal, id, reason string, remember Remember) (*Confirmation, error) {
-	return commitDecide(ctx, q, decider, id, false, remember, reason)
-}

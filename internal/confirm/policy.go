@@ -28,7 +28,7 @@ type Options struct {
 	Holders Holders
 	// Assignments tells a deputy's assigned tasks; nil means none.
 	Assignments Assignments
-	// Learned are remembered choices (Prompts.Active); only those keyed by
+	// Learned are remembered choices (queue.Prompts.Active); only those keyed by
 	// this policy's stamp hash (persona layer) or class key (class overlay)
 	// are used.
 	Learned []Choice
@@ -153,7 +153,7 @@ func (p *Policy) With(opts Options) *Policy {
 func indexLearned(keys Keys, learned []Choice) map[learnedKey]Choice {
 	var m map[learnedKey]Choice
 	for _, c := range learned {
-		if !c.current(keys) {
+		if !c.Current(keys) {
 			continue
 		}
 		if m == nil {

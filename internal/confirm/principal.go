@@ -100,8 +100,8 @@ func (p *Principal) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// principalOfAddress checks a seat address read from a stamp.
-func principalOfAddress(addr string) (Principal, error) {
+// PrincipalOfAddress checks a seat address read from a stamp.
+func PrincipalOfAddress(addr string) (Principal, error) {
 	a, err := registry.ParseAddress(addr)
 	if err != nil {
 		return Principal{}, err

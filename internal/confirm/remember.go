@@ -46,10 +46,10 @@ func (r RememberRule) String() string {
 	return fmt.Sprintf("%s (%s): %s %s on %s [%s]", where, key, r.Key.HandlerAction, r.Key.Shape, r.Key.Target, r.Boundary)
 }
 
-// notRemembered says why a confirmation of kind k at boundary b may not be
+// NotRemembered says why a confirmation of kind k at boundary b may not be
 // remembered, or "" when it may. Only a persona's tool call is learned, and
 // only at a boundary the boundary table does not mark (NotRemembered).
-func notRemembered(k Kind, b BoundaryID) string {
+func NotRemembered(k Kind, b BoundaryID) string {
 	switch k {
 	case KindActivation:
 		return "an activation grants a new stamp's permissions; each is reviewed by the bound human"
@@ -82,7 +82,7 @@ func (c *Confirmation) RememberRuleIn(where Remember) (RememberRule, error) {
 		return RememberRule{}, fmt.Errorf("remember %s (%s %s at %s): %s: %w",
 			c.ID, c.Kind, c.Operation.Tool, c.Boundary, why, ErrNotRememberable)
 	}
-	if why := notRemembered(c.Kind, c.Boundary); why != "" {
+	if why := NotRemembered(c.Kind, c.Boundary); why != "" {
 		return refuse(why)
 	}
 	r := RememberRule{Where: where, Boundary: c.Boundary, Persona: c.Operation.Persona, Profile: c.Profile,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -216,7 +217,7 @@ func listPrompts(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identi
 // listAudit is GET /v1/audit[?limit=N]: the audit log in commit order, the
 // last N entries with a limit.
 func listAudit(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Identity) error {
-	es, err := confirm.Audit(r.Context(), h.st)
+	es, err := queue.Audit(r.Context(), h.st)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -174,14 +175,14 @@ func TestRegistrationAndDecisionAreOneTransactionEach(t *testing.T) {
 		return kv.ModRev
 	}
 	registered := revOf("persona/" + reg.Persona.ID)
-	for _, key := range []string{"seat/work/core/lead", "name/spica", confirm.PrefixConfirmation + reg.Confirmation.ID} {
+	for _, key := range []string{"seat/work/core/lead", "name/spica", queue.PrefixConfirmation + reg.Confirmation.ID} {
 		if got := revOf(key); got != registered {
 			t.Errorf("%s written at revision %d, the persona at %d: not one transaction", key, got, registered)
 		}
 	}
 	_, err = op.Decide(ctx, reg.Confirmation.ID, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
-	decided := revOf(confirm.PrefixConfirmation + reg.Confirmation.ID)
+	decided := revOf(queue.PrefixConfirmation + reg.Confirmation.ID)
 	if got := revOf("persona/" + reg.Persona.ID); got != decided || decided == registered {
 		t.Errorf("activation written at revision %d, the decision at %d (registered at %d): not one transaction", got, decided, registered)
 	}

@@ -30,7 +30,7 @@ func ParseConfirmTTL(s string) (time.Duration, error) {
 }
 
 // ConfirmTTLFromEnv is $VIRGO_CONFIRM_TTL as a TTL, or 0 (the default,
-// confirm.DefaultTTL) when it is unset or empty.
+// queue.DefaultTTL) when it is unset or empty.
 func ConfirmTTLFromEnv() (time.Duration, error) {
 	s, ok := os.LookupEnv(ConfirmTTLEnv)
 	if !ok || strings.TrimSpace(s) == "" {

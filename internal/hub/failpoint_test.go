@@ -15,6 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
@@ -67,7 +68,7 @@ func records(t *testing.T, home registry.Home) map[string]int {
 	mustNil(t, err)
 	defer st.Close()
 	n := map[string]int{}
-	for _, prefix := range []string{"persona/", "seat/", "name/", confirm.PrefixConfirmation, confirm.PrefixAudit} {
+	for _, prefix := range []string{"persona/", "seat/", "name/", queue.PrefixConfirmation, queue.PrefixAudit} {
 		kvs, err := st.List(context.Background(), prefix)
 		mustNil(t, err)
 		n[prefix] = len(kvs)
@@ -189,8 +190,8 @@ func TestKillAtEachStepOfADecision(t *testing.T) {
 				wantKilled(t, child, step)
 				after := records(t, home)
 				committed := step == usecase.StepAfterCommit
-				if want := before[confirm.PrefixAudit] + map[bool]int{true: 1, false: 0}[committed]; after[confirm.PrefixAudit] != want {
-					t.Errorf("%d audit entries after a kill at %s (was %d)", after[confirm.PrefixAudit], step, before[confirm.PrefixAudit])
+				if want := before[queue.PrefixAudit] + map[bool]int{true: 1, false: 0}[committed]; after[queue.PrefixAudit] != want {
+					t.Errorf("%d audit entries after a kill at %s (was %d)", after[queue.PrefixAudit], step, before[queue.PrefixAudit])
 				}
 
 				th = startHub(t, home, Config{}, Timeouts{})

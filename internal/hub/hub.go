@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -102,7 +103,7 @@ type Hub struct {
 	cfg      Config
 	st       store.Store
 	reg      *roster.Registry
-	queue    *confirm.Queue
+	queue    *queue.Queue
 	cases    *usecase.Cases
 	presence *Tracker
 	stream   *Stream
@@ -227,7 +228,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 		stamps:      newStampWatch(),
 		mail:        newMailboxes(),
 	}
-	h.queue = confirm.NewQueue(cfg.Store, confirm.QueueOptions{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: usecase.Seats{Registry: h.reg},
+	h.queue = queue.New(cfg.Store, queue.Options{TTL: cfg.ConfirmTTL, Now: cfg.Clock.Now, Seats: usecase.Seats{Registry: h.reg},
 		Pending: pendingCounts{h}, PerPersona: hubapi.LimitOf("pending_per_persona").Max,
 		PerAuthority: hubapi.LimitOf("pending_per_authority").Max})
 	h.cases = usecase.New(usecase.Config{Store: cfg.Store, Registry: h.reg, Queue: h.queue, Log: cfg.Log,
@@ -319,7 +320,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 func (h *Hub) Registry() *roster.Registry { return h.reg }
 
 // Queue is the hub's confirmation queue.
-func (h *Hub) Queue() *confirm.Queue { return h.queue }
+func (h *Hub) Queue() *queue.Queue { return h.queue }
 
 // Presence is the hub's presence tracker.
 func (h *Hub) Presence() *Tracker { return h.presence }

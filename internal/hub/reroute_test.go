@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -48,7 +49,7 @@ func TestUnroutableConfirmationsAreReroutedWhenTheSeatFills(t *testing.T) {
 		t.Errorf("expiry %v did not restart (was %v)", got.ExpiresAt, c.ExpiresAt)
 	}
 	// One transaction with the activation.
-	ckv, err := th.hub.st.Get(ctx, confirm.PrefixConfirmation+c.ID)
+	ckv, err := th.hub.st.Get(ctx, queue.PrefixConfirmation+c.ID)
 	mustNil(t, err)
 	pkv, err := th.hub.st.Get(ctx, "persona/"+lead.ID)
 	mustNil(t, err)
@@ -96,11 +97,11 @@ func TestReroutingMoreThanOneTransactionHolds(t *testing.T) {
 	ctx := context.Background()
 	deputy := th.addPersona(t, "work/core/deputy", "Zaniah")
 	rt := th.runtime(t, deputy)
-	n := store.MaxTxnOps/confirm.RerouteOps + 10
+	n := store.MaxTxnOps/queue.RerouteOps + 10
 	if limit := hubapi.LimitOf("pending_per_persona").Max; n > limit {
 		n = limit
 	}
-	if n*confirm.RerouteOps < store.MaxTxnOps {
+	if n*queue.RerouteOps < store.MaxTxnOps {
 		t.Fatalf("%d confirmations fit one transaction beside the activation's writes; the test needs more", n)
 	}
 	ids := make([]string, n)

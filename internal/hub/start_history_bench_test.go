@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -34,7 +35,7 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 	mustNil(tb, err)
 	defer s.Close()
 	reg := roster.New(s, home)
-	q := confirm.NewQueue(s, confirm.QueueOptions{})
+	q := queue.New(s, queue.Options{})
 	cases := usecase.New(usecase.Config{Store: s, Registry: reg, Queue: q})
 	res, err := cases.Register(ctx, usecase.Key{}, usecase.Registration{Registration: registry.Registration{Address: "hist/core/lead", Name: "History", Human: "human:henry"}})
 	mustNil(tb, err)
@@ -52,10 +53,10 @@ func decidedHistory(tb testing.TB, home registry.Home, n int) {
 		mustNil(tb, err)
 		e, err := json.Marshal(confirm.AuditEntry{Time: c.CreatedAt, Event: "approved", ConfirmationID: c.ID, Actor: c.Requester})
 		mustNil(tb, err)
-		ops = append(ops, store.Put(confirm.PrefixConfirmation+c.ID, b),
+		ops = append(ops, store.Put(queue.PrefixConfirmation+c.ID, b),
 			store.Put("confirm/fp/"+c.Fingerprint, []byte(c.ID)),
 			store.Put("confirm/corr/"+c.Requester.String()+"/"+c.CorrelationID, []byte(c.ID)),
-			store.Put(fmt.Sprintf("%s%020d/%s/approved/h", confirm.PrefixAudit, c.CreatedAt.UnixNano()+int64(i), c.ID), e))
+			store.Put(fmt.Sprintf("%s%020d/%s/approved/h", queue.PrefixAudit, c.CreatedAt.UnixNano()+int64(i), c.ID), e))
 	}
 	// Independent writes within the store's transaction limits, from 64
 	// writers so that group commit shares each sync among many of them.

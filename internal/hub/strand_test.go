@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
@@ -40,9 +41,9 @@ func TestADeputyScopeConfirmationFollowsItsSeatPastARetiredLead(t *testing.T) {
 			got.Unroutable, got.State, got.AuthorityBinding)
 	}
 	// One transaction with the retirement.
-	ckv, err := th.hub.st.Get(ctx, confirm.PrefixConfirmation+c.ID)
+	ckv, err := th.hub.st.Get(ctx, queue.PrefixConfirmation+c.ID)
 	mustNil(t, err)
-	rkv, err := th.hub.st.Get(ctx, confirm.PrefixConfirmation+decided.ID)
+	rkv, err := th.hub.st.Get(ctx, queue.PrefixConfirmation+decided.ID)
 	mustNil(t, err)
 	if ckv.ModRev != rkv.ModRev {
 		t.Errorf("marked unroutable at revision %d, retirement decided at %d: not one transaction", ckv.ModRev, rkv.ModRev)

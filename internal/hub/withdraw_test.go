@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -46,9 +47,9 @@ func TestRetirementClosesWhatTheGenerationLeftOpen(t *testing.T) {
 	}
 	// One transaction: the withdrawal, the retirement's decision and the
 	// retired record carry the same store revision.
-	wkv, err := th.hub.st.Get(ctx, confirm.PrefixConfirmation+c.ID)
+	wkv, err := th.hub.st.Get(ctx, queue.PrefixConfirmation+c.ID)
 	mustNil(t, err)
-	rkv, err := th.hub.st.Get(ctx, confirm.PrefixConfirmation+decided.ID)
+	rkv, err := th.hub.st.Get(ctx, queue.PrefixConfirmation+decided.ID)
 	mustNil(t, err)
 	if wkv.ModRev != rkv.ModRev {
 		t.Errorf("withdrawn at revision %d, retirement decided at %d: not one transaction", wkv.ModRev, rkv.ModRev)
@@ -109,7 +110,7 @@ func TestRetirementWithdrawsMoreThanOneTransactionHolds(t *testing.T) {
 	lead := th.addPersona(t, "work/core/lead", "Spica")
 	rt := th.runtime(t, lead)
 	n := hubapi.LimitOf("pending_per_persona").Max - 1 // and the retirement
-	if n*confirm.WithdrawOps <= store.MaxTxnOps {
+	if n*queue.WithdrawOps <= store.MaxTxnOps {
 		t.Fatalf("%d pending requests fit one transaction; the test needs more", n)
 	}
 	ids := make([]string, n)

@@ -9,6 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -72,7 +73,7 @@ func (u *Cases) Assign(ctx context.Context, k Key, by Caller, ref, task string) 
 		if err != nil || plan.Empty() {
 			return store.Plan{}, err
 		}
-		audit, err := confirm.AuditOp(confirm.AuditEntry{Time: now, Event: "task-assigned", Actor: by.Principal, Persona: p.Address,
+		audit, err := queue.AuditOp(confirm.AuditEntry{Time: now, Event: "task-assigned", Actor: by.Principal, Persona: p.Address,
 			Operation: target.String()})
 		if err != nil {
 			return store.Plan{}, err
@@ -114,7 +115,7 @@ func (u *Cases) Unassign(ctx context.Context, k Key, by Caller, ref, task string
 		if err != nil {
 			return store.Plan{}, err
 		}
-		audit, err := confirm.AuditOp(confirm.AuditEntry{Time: u.now().UTC(), Event: "task-unassigned", Actor: by.Principal,
+		audit, err := queue.AuditOp(confirm.AuditEntry{Time: u.now().UTC(), Event: "task-unassigned", Actor: by.Principal,
 			Persona: p.Address, Operation: target.String()})
 		if err != nil {
 			return store.Plan{}, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -90,7 +91,7 @@ func (u *Cases) planRequest(ctx context.Context, k Key, caller Caller, req Opera
 		return res, store.Plan{}, nil, err
 	}
 	plan.Conds = append(plan.Conds, o.guard)
-	answer, err := confirm.ResultJSON(res, plan)
+	answer, err := queue.ResultJSON(res, plan)
 	if err != nil {
 		return confirm.Result{}, store.Plan{}, nil, err
 	}

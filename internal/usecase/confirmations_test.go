@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -182,7 +183,7 @@ func TestSweepMarksUnroutableWhatWaitsOnAnEmptySeat(t *testing.T) {
 	in := newInstallation(t)
 	ctx := context.Background()
 	// Routed by who holds a seat, as the hub routes.
-	in.queue = confirm.NewQueue(in.st, confirm.QueueOptions{Now: in.clk.Now, Seats: Seats{Registry: in.reg}})
+	in.queue = queue.New(in.st, queue.Options{Now: in.clk.Now, Seats: Seats{Registry: in.reg}})
 	in.cases = New(Config{Store: in.st, Registry: in.reg, Queue: in.queue, Now: in.clk.Now})
 	lead := activeLead(t, in)
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -16,7 +17,7 @@ import (
 // record, its audit entry, any learned choice and the effect on the
 // generation are one transaction, committed (and synced) before the answer:
 // there is no decided-but-not-carried-out state to repair later. The rules
-// of who decides are confirm.Queue.PlanDecide's; a confirmation found
+// of who decides are queue.Queue.PlanDecide's; a confirmation found
 // expired is recorded expired (refusing a pending generation with it) and
 // the decision is refused with confirm.ErrExpired.
 //
@@ -24,7 +25,7 @@ import (
 // and the same decision sent again with that Key is answered with it — "approved by
 // you", not "already decided" (see Key).
 func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id string, approve bool, remember confirm.Remember, reason string) (*confirm.Confirmation, error) {
-	var d confirm.Decided
+	var d queue.Decided
 	var replayed *confirm.Confirmation
 	var rest overflow
 	err := u.commit(ctx, UseDecide, "decide "+id, func() (store.Plan, error) {
@@ -42,7 +43,7 @@ func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id
 		}
 		// A decided confirmation is terminal, never written again: its
 		// record, written by this transaction, is the original answer.
-		rec, err := u.recordRef(k, confirm.ConfirmationKey(d.Confirmation.ID))
+		rec, err := u.recordRef(k, queue.ConfirmationKey(d.Confirmation.ID))
 		plan.Join(rec)
 		return plan, err
 	})
@@ -61,7 +62,7 @@ func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id
 // re-routed to a new holder, or withdrawn with a retired one — joins the
 // same transaction as far as the store's limits leave room; rest is what
 // did not fit, for finish.
-func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (plan store.Plan, rest overflow, err error) {
+func (u *Cases) withEffect(ctx context.Context, d queue.Decided) (plan store.Plan, rest overflow, err error) {
 	plan = d.Plan
 	c := d.Confirmation
 	var effect store.Plan
@@ -76,7 +77,7 @@ func (u *Cases) withEffect(ctx context.Context, d confirm.Decided) (plan store.P
 			// holder in the same transaction.
 			rest = overflow{what: "re-route the confirmations waiting on " + p.Address, plan: func(ctx context.Context, max int) (store.Plan, int, error) {
 				return u.queue.PlanReroute(ctx, p.Address, p.Name, max)
-			}, per: confirm.RerouteOps}
+			}, per: queue.RerouteOps}
 		}
 	case confirm.EffectRefuse:
 		_, effect, err = u.reg.PlanRefuse(ctx, c.PersonaID, reason)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -122,12 +123,12 @@ type eventKind struct {
 var eventKinds = []eventKind{
 	{EventPersona, roster.PrefixPersona, payloadOf[registry.Persona], false},
 	{EventPresence, "", payloadOf[Presence], false},
-	{EventConfirmation, confirm.PrefixConfirmation, payloadOf[confirm.Confirmation], false},
+	{EventConfirmation, queue.PrefixConfirmation, payloadOf[confirm.Confirmation], false},
 	{EventTask, tasks.PrefixRecord, payloadOf[tasks.Task], false},
-	{EventPrompt, confirm.PrefixPromptsPersona, payloadOf[confirm.Choice], false},
-	{EventPrompt, confirm.PrefixPromptsClass, payloadOf[confirm.Choice], false},
-	{EventAudit, confirm.PrefixAudit, payloadOf[confirm.AuditEntry], false},
-	{EventReaction, confirm.PrefixReactions, payloadOf[confirm.Outcome], false},
+	{EventPrompt, queue.PrefixPromptsPersona, payloadOf[confirm.Choice], false},
+	{EventPrompt, queue.PrefixPromptsClass, payloadOf[confirm.Choice], false},
+	{EventAudit, queue.PrefixAudit, payloadOf[confirm.AuditEntry], false},
+	{EventReaction, queue.PrefixReactions, payloadOf[confirm.Outcome], false},
 	{EventMessage, coord.PrefixInbox, payloadOf[coord.Message], false},
 	{EventChannelItem, channel.PrefixItem, payloadOf[channel.Item], true},
 	{EventTyping, channel.PrefixTyping, payloadOf[channel.Typing], true},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -57,7 +58,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 		ev, ok, err := EventOf(sev)
 		mustNil(t, err)
 		if !ok {
-			for _, kept := range []string{roster.PrefixPersona, confirm.PrefixConfirmation, confirm.PrefixAudit, tasks.PrefixRecord} {
+			for _, kept := range []string{roster.PrefixPersona, queue.PrefixConfirmation, queue.PrefixAudit, tasks.PrefixRecord} {
 				if strings.HasPrefix(sev.Key, kept) {
 					t.Errorf("%s made no event", sev.Key)
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
@@ -80,8 +81,8 @@ func TestRepeatedRequestReturnsTheOriginalResult(t *testing.T) {
 	if orig, again := mustJSON(t, c), mustJSON(t, c2); orig != again {
 		t.Fatalf("repeated approval answered\n%s\nthe original was\n%s", again, orig)
 	}
-	if kv, err := in.st.Get(ctx, dk.storeKey()); err != nil || len(kv.Value) > 512 || !strings.Contains(string(kv.Value), `"ref":"`+confirm.ConfirmationKey(c.ID)+`"`) {
-		t.Fatalf("the decision's idempotency record: %s (%v); want a small record naming %s", kv.Value, err, confirm.ConfirmationKey(c.ID))
+	if kv, err := in.st.Get(ctx, dk.storeKey()); err != nil || len(kv.Value) > 512 || !strings.Contains(string(kv.Value), `"ref":"`+queue.ConfirmationKey(c.ID)+`"`) {
+		t.Fatalf("the decision's idempotency record: %s (%v); want a small record naming %s", kv.Value, err, queue.ConfirmationKey(c.ID))
 	}
 	if _, err := in.cases.Decide(ctx, Key{}, henry, first.Confirmation.ID, true, confirm.RememberNone, ""); !errors.Is(err, confirm.ErrAlreadyDecided) {
 		t.Fatalf("an approval without the key: %v, want ErrAlreadyDecided", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -41,7 +42,7 @@ func (u *Cases) joinHumanAudit(ctx context.Context, plan *store.Plan, act humanA
 	if plan.Empty() {
 		return nil
 	}
-	op, err := confirm.AuditOp(confirm.AuditEntry{Time: u.now().UTC(), Event: act.Event, CorrelationID: act.CorrelationID,
+	op, err := queue.AuditOp(confirm.AuditEntry{Time: u.now().UTC(), Event: act.Event, CorrelationID: act.CorrelationID,
 		Actor: act.Human, Persona: act.Persona, Operation: act.Operation, Reason: act.Reason, Via: confirm.ViaOf(ctx)})
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", act.Event, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -38,17 +39,17 @@ func (o overflow) room(p store.Plan) int {
 }
 
 // withdrawal is the generation's undecided confirmations, withdrawn.
-func withdrawal(q *confirm.Queue, personaID, except string, by confirm.Principal, reason string) overflow {
-	return overflow{what: "withdraw what " + personaID + " left open", per: confirm.WithdrawOps,
+func withdrawal(q *queue.Queue, personaID, except string, by confirm.Principal, reason string) overflow {
+	return overflow{what: "withdraw what " + personaID + " left open", per: queue.WithdrawOps,
 		plan: func(ctx context.Context, max int) (store.Plan, int, error) {
 			return q.PlanWithdraw(ctx, personaID, except, by, reason, max)
 		}}
 }
 
 // vacancy is what waits on the seat at addr, marked unroutable until the
-// seat's next holder (confirm.Queue.PlanVacate).
-func vacancy(q *confirm.Queue, addr string) overflow {
-	return overflow{what: "mark unroutable what waits on " + addr, per: confirm.RerouteOps,
+// seat's next holder (queue.Queue.PlanVacate).
+func vacancy(q *queue.Queue, addr string) overflow {
+	return overflow{what: "mark unroutable what waits on " + addr, per: queue.RerouteOps,
 		plan: func(ctx context.Context, max int) (store.Plan, int, error) {
 			return q.PlanVacate(ctx, addr, max)
 		}}
@@ -57,7 +58,7 @@ func vacancy(q *confirm.Queue, addr string) overflow {
 // retirement is the overflow of p's retirement: what the generation left
 // open, withdrawn (but except, the retirement being decided), then what
 // waits on its seat for a decision, marked unroutable (vacancy).
-func retirement(q *confirm.Queue, p registry.Persona, except string, by confirm.Principal, reason string) overflow {
+func retirement(q *queue.Queue, p registry.Persona, except string, by confirm.Principal, reason string) overflow {
 	w, v := withdrawal(q, p.ID, except, by, reason), vacancy(q, p.Address)
 	return overflow{what: "close what " + p.Address + " (" + p.ID + ") left open", per: max(w.per, v.per),
 		plan: func(ctx context.Context, n int) (store.Plan, int, error) {
@@ -113,7 +114,7 @@ func (u *Cases) closeRetired(ctx context.Context, pending []*confirm.Confirmatio
 // routed to a seat that has no active holder: what a retirement's
 // follow-up transactions did not get to, or what an older virgo-tui left
 // routed to a retired lead. The seat's next holder then receives them
-// (confirm.Queue.PlanReroute).
+// (queue.Queue.PlanReroute).
 func (u *Cases) closeVacated(ctx context.Context, pending []*confirm.Confirmation) {
 	seen := map[string]bool{}
 	for _, c := range pending {

@@ -46,7 +46,7 @@ func (r Retention) withDefaults() Retention {
 // at most ageOutOps writes, and reports how many records it deleted:
 // human-channel items acked more than Retention.Acked ago (and their
 // files), and confirmations decided more than Retention.Decided ago (see
-// confirm.Queue.PlanAgeOut for what is kept of them). It is one of the
+// queue.Queue.PlanAgeOut for what is kept of them). It is one of the
 // run-once jobs; the space is returned to the file system by
 // `virgo-tui store compact`.
 func (u *Cases) SweepRetention(ctx context.Context) (int, error) {

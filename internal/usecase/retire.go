@@ -23,7 +23,7 @@ type Retirement struct {
 // for the bound human (who may be the caller: then they approve it with
 // Decide, which retires the generation); a generation without a stamp
 // holds no capability and is retired at once, what waits on its seat
-// marked unroutable (confirm.Queue.PlanVacate). Either is one transaction
+// marked unroutable (queue.Queue.PlanVacate). Either is one transaction
 // with its idempotency record, guarded on the generation's record as read.
 func (u *Cases) Retire(ctx context.Context, k Key, caller Caller, ref, reason string) (Retirement, error) {
 	var out Retirement
@@ -67,7 +67,7 @@ func (u *Cases) Retire(ctx context.Context, k Key, caller Caller, ref, reason st
 }
 
 // planRetirement plans queueing (or joining) the retirement confirmation of
-// stamped generation p; see confirm.Queue.PlanRetirement.
+// stamped generation p; see queue.Queue.PlanRetirement.
 func (u *Cases) planRetirement(ctx context.Context, caller Caller, p registry.Persona, reason string) (store.Plan, Retirement, error) {
 	if reason == "" {
 		return store.Plan{}, Retirement{}, fmt.Errorf("retire %s: %w", p.Address, registry.ErrReasonRequired)

@@ -8,7 +8,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
-// Seats adapts the registry to confirm.SeatHolders: who holds a seat
+// Seats adapts the registry to queue.SeatHolders: who holds a seat
 // actively, for routing a deputy-scope confirmation to its owning lead.
 type Seats struct{ Registry *roster.Registry }
 

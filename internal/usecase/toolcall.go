@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
@@ -252,7 +253,7 @@ func carriesOut(row tools.Tool, out ToolCall, plan store.Plan) bool {
 // recordCarried plans the record of a call carried out (stamping out with
 // the time): under its correlation id (once), and, when it was carried out
 // on an approved confirmation, beside that confirmation for as long as it
-// is kept (confirm.PlanCarried). A retry is answered from either record:
+// is kept (queue.PlanCarried). A retry is answered from either record:
 // a hub tool's with its "done" and result, a runtime tool's as carried.
 func (u *Cases) recordCarried(once Key, out *ToolCall) (store.Plan, error) {
 	now := u.now().UTC()
@@ -269,7 +270,7 @@ func (u *Cases) recordCarried(once Key, out *ToolCall) (store.Plan, error) {
 	if err != nil {
 		return store.Plan{}, fmt.Errorf("%s: record what was carried out: %w", out.Tool, err)
 	}
-	plan.Join(confirm.PlanCarried(out.ConfirmationID, b))
+	plan.Join(queue.PlanCarried(out.ConfirmationID, b))
 	return plan, nil
 }
 
@@ -438,7 +439,7 @@ func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guards []stor
 	if plan.Empty() {
 		return out, plan, nil
 	}
-	audit, err := confirm.AuditOp(confirm.AuditEntry{Time: c.Now, Event: "tool-call", ConfirmationID: out.ConfirmationID,
+	audit, err := queue.AuditOp(confirm.AuditEntry{Time: c.Now, Event: "tool-call", ConfirmationID: out.ConfirmationID,
 		CorrelationID: out.CorrelationID, Actor: c.Actor, Persona: c.Persona.Address, Operation: c.Operation.String(),
 		Boundary: out.Decision.Boundary, StampHash: c.Persona.StampHash})
 	if err != nil {

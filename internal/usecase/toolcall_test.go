@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
@@ -107,7 +108,7 @@ func TestToolCallsAssignListAndReportTasks(t *testing.T) {
 	if _, err := callTool(t, in, dep, "rm_rf", `{}`, ""); !errors.Is(err, tools.ErrUnknownTool) {
 		t.Errorf("unknown tool: %v", err)
 	}
-	es, err := confirm.Audit(ctx, in.st)
+	es, err := queue.Audit(ctx, in.st)
 	mustNil(t, err)
 	var calls int
 	for _, e := range es {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -71,7 +71,7 @@ func (c *conflictRetry) again(ctx context.Context) error {
 type Config struct {
 	Store    store.Store
 	Registry *roster.Registry
-	Queue    *confirm.Queue
+	Queue    *queue.Queue
 	// Log receives what a use case could not tidy (a stamp directory left
 	// by a transaction that did not commit).
 	Log *slog.Logger
@@ -111,7 +111,7 @@ type StampProver interface {
 type Cases struct {
 	st    store.Store
 	reg   *roster.Registry
-	queue *confirm.Queue
+	queue *queue.Queue
 	home  registry.Home
 	log   *slog.Logger
 	now   func() time.Time
@@ -123,7 +123,7 @@ type Cases struct {
 	coord *coord.Book
 	// human is the human channel; reactions its reaction outcomes.
 	human     *channel.Book
-	reactions *confirm.Reactions
+	reactions *queue.Reactions
 	// presence is the hub's presence of runtimes (nil: none kept).
 	presence PresenceBook
 	// prover proves a generation's stamp file before a decision (nil:
@@ -148,7 +148,7 @@ func New(cfg Config) *Cases {
 	}
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now, cfg.Quotas),
-		human: channel.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: confirm.NewReactions(cfg.Store, cfg.Now),
+		human: channel.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: queue.NewReactions(cfg.Store, cfg.Now),
 		presence: cfg.Presence, prover: cfg.Stamps, quotas: cfg.Quotas,
 		retention: cfg.Retention.withDefaults()}
 	return u

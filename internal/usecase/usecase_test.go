@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -39,7 +40,7 @@ type installation struct {
 	st    store.Store
 	home  registry.Home
 	reg   *roster.Registry
-	queue *confirm.Queue
+	queue *queue.Queue
 	cases *Cases
 	clk   *clock
 }
@@ -54,7 +55,7 @@ func newInstallation(t testing.TB) *installation {
 	t.Cleanup(func() { st.Close() })
 	clk := &clock{t: time.Date(2026, 8, 4, 9, 0, 0, 0, time.UTC)}
 	reg := roster.New(st, home, roster.WithClock(clk.Now))
-	q := confirm.NewQueue(st, confirm.QueueOptions{Now: clk.Now})
+	q := queue.New(st, queue.Options{Now: clk.Now})
 	return &installation{st: st, home: home, reg: reg, queue: q, clk: clk,
 		cases: New(Config{Store: st, Registry: reg, Queue: q, Now: clk.Now})}
 }
@@ -149,7 +150,7 @@ func TestDecisionsCarryTheirLifecycleEffect(t *testing.T) {
 	}
 	expiring, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Heze", Human: "human:henry"}})
 	mustNil(t, err)
-	in.clk.advance(confirm.DefaultTTL + time.Second)
+	in.clk.advance(queue.DefaultTTL + time.Second)
 	n, err := in.cases.Sweep(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("sweep expired %d (%v), want 1", n, err)

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -39,7 +40,7 @@ type Registrar func(registry.Registration) (registry.Persona, error)
 // active persona leaves in the store.
 func Stamped(st store.Store, home registry.Home) Registrar {
 	reg := roster.New(st, home)
-	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: confirm.NewQueue(st, confirm.QueueOptions{})})
+	cases := usecase.New(usecase.Config{Store: st, Registry: reg, Queue: queue.New(st, queue.Options{})})
 	human := confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"} // Human
 	return func(r registry.Registration) (registry.Persona, error) {
 		ctx := context.Background()

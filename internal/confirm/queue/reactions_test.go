@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // record commits requester's outcome o of id as a reaction does: the plan
 // of PlanOutcome in one transaction.
-func record(ctx context.Context, st store.Store, r *Reactions, requester Principal, id string, o Outcome) error {
+func record(ctx context.Context, st store.Store, r *Reactions, requester confirm.Principal, id string, o confirm.Outcome) error {
 	plan, err := r.PlanOutcome(requester, id, o)
 	if err != nil {
 		return err
@@ -28,26 +29,26 @@ func TestDefinitiveReactionOutcomes(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t)
 	r := NewReactions(s, newClock().Now)
-	me := PersonaPrincipal("root/secretary")
+	me := confirm.PersonaPrincipal("root/secretary")
 	// Unknown is never recorded: a retry under the id decides again.
-	if plan, err := r.PlanOutcome(me, "react-1", Unknown); err != nil || !plan.Empty() {
+	if plan, err := r.PlanOutcome(me, "react-1", confirm.Unknown); err != nil || !plan.Empty() {
 		t.Fatalf("unknown planned %+v, %v; want nothing", plan, err)
 	}
 	if o, err := r.Get(ctx, me, "react-1", "h-1", "ack"); err != nil || o.Known {
 		t.Fatalf("after an unknown: %+v, %v", o, err)
 	}
-	if err := record(ctx, s, r, me, "react-1", Applied("h-1", "ack")); err != nil {
+	if err := record(ctx, s, r, me, "react-1", confirm.Applied("h-1", "ack")); err != nil {
 		t.Fatal(err)
 	}
 	// Terminal now: a second outcome under the id does not commit.
-	if err := record(ctx, s, r, me, "react-1", NotApplied("h-1", "ack", "would change the result")); !errors.Is(err, store.ErrConflict) {
+	if err := record(ctx, s, r, me, "react-1", confirm.NotApplied("h-1", "ack", "would change the result")); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("a second outcome: %v, want ErrConflict", err)
 	}
 	if got, _ := r.Get(ctx, me, "react-1", "h-1", "ack"); !got.Known || !got.Applied || got.At.IsZero() {
 		t.Fatalf("stored: %+v", got)
 	}
 	// applied:false carries its reason and is as terminal.
-	if err := record(ctx, s, r, me, "react-2", NotApplied("h-1", "ack", "message deleted")); err != nil {
+	if err := record(ctx, s, r, me, "react-2", confirm.NotApplied("h-1", "ack", "message deleted")); err != nil {
 		t.Fatal(err)
 	}
 	if o, _ := r.Get(ctx, me, "react-2", "h-1", "ack"); o.Applied || o.Reason != "message deleted" || !o.Known {
@@ -60,9 +61,9 @@ func TestDefinitiveReactionOutcomes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o := Applied("h-1", "ack")
+			o := confirm.Applied("h-1", "ack")
 			if i%2 == 0 {
-				o = NotApplied("h-1", "ack", "even")
+				o = confirm.NotApplied("h-1", "ack", "even")
 			}
 			errs[i] = record(ctx, s, r, me, "react-3", o)
 		}()
@@ -89,23 +90,23 @@ func TestReactionOutcomesArePerRequester(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t)
 	r := NewReactions(s, newClock().Now)
-	secretary, coordinator := PersonaPrincipal("root/secretary"), PersonaPrincipal("work/coordinator")
-	if err := record(ctx, s, r, secretary, "react-1", Applied("h-1", "ack")); err != nil {
+	secretary, coordinator := confirm.PersonaPrincipal("root/secretary"), confirm.PersonaPrincipal("work/coordinator")
+	if err := record(ctx, s, r, secretary, "react-1", confirm.Applied("h-1", "ack")); err != nil {
 		t.Fatal(err)
 	}
 	if o, err := r.Get(ctx, coordinator, "react-1", "h-1", "ack"); err != nil || o.Known {
 		t.Fatalf("coordinator sees the secretary's outcome: %+v, %v", o, err)
 	}
-	if err := record(ctx, s, r, coordinator, "react-1", NotApplied("h-1", "ack", "message deleted")); err != nil {
+	if err := record(ctx, s, r, coordinator, "react-1", confirm.NotApplied("h-1", "ack", "message deleted")); err != nil {
 		t.Fatalf("coordinator: %v; want its own terminal result", err)
 	}
 	if o, _ := r.Get(ctx, secretary, "react-1", "h-1", "ack"); !o.Applied {
 		t.Fatalf("the secretary's outcome changed: %+v", o)
 	}
-	if _, err := r.PlanOutcome(Principal{}, "react-1", Applied("h-1", "ack")); !errors.Is(err, ErrBadPrincipal) {
+	if _, err := r.PlanOutcome(confirm.Principal{}, "react-1", confirm.Applied("h-1", "ack")); !errors.Is(err, confirm.ErrBadPrincipal) {
 		t.Fatalf("no requester: %v, want ErrBadPrincipal", err)
 	}
-	if _, err := r.PlanOutcome(secretary, "bad id/", Applied("h-1", "ack")); err == nil {
+	if _, err := r.PlanOutcome(secretary, "bad id/", confirm.Applied("h-1", "ack")); err == nil {
 		t.Fatal("a malformed correlation id was planned")
 	}
 }
@@ -117,8 +118,8 @@ func TestReactionOutcomeIsBoundToItsReaction(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t)
 	r := NewReactions(s, newClock().Now)
-	henry := Principal{Kind: PrincipalHuman, Name: "henry"}
-	if err := record(ctx, s, r, henry, "r-1", Applied("h-3", "thumbs_up")); err != nil {
+	henry := confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}
+	if err := record(ctx, s, r, henry, "r-1", confirm.Applied("h-3", "thumbs_up")); err != nil {
 		t.Fatal(err)
 	}
 	if o, err := r.Get(ctx, henry, "r-1", "h-3", "thumbs_up"); err != nil || !o.Applied || o.Item != "h-3" || o.Reaction != "thumbs_up" {
@@ -126,7 +127,7 @@ func TestReactionOutcomeIsBoundToItsReaction(t *testing.T) {
 	}
 	for _, ask := range [][2]string{{"h-3", "thumbs_down"}, {"h-4", "thumbs_up"}} {
 		o, err := r.Get(ctx, henry, "r-1", ask[0], ask[1])
-		if !errors.Is(err, ErrCorrelationReuse) || o.Known || !strings.Contains(err.Error(), "thumbs_up on h-3: applied") {
+		if !errors.Is(err, confirm.ErrCorrelationReuse) || o.Known || !strings.Contains(err.Error(), "thumbs_up on h-3: applied") {
 			t.Fatalf("%s on %s under r-1: %+v, %v; want ErrCorrelationReuse naming thumbs_up on h-3", ask[1], ask[0], o, err)
 		}
 	}
@@ -136,14 +137,14 @@ func TestReactionOutcomeIsBoundToItsReaction(t *testing.T) {
 // and gives no reason, or names no reaction, is never recorded.
 func TestNotAppliedCarriesAReason(t *testing.T) {
 	r := NewReactions(nil, newClock().Now)
-	me := PersonaPrincipal("root/secretary")
+	me := confirm.PersonaPrincipal("root/secretary")
 	for _, reason := range []string{"", "  \n"} {
-		if _, err := r.PlanOutcome(me, "react-1", NotApplied("h-1", "ack", reason)); !errors.Is(err, ErrNoOutcomeReason) {
+		if _, err := r.PlanOutcome(me, "react-1", confirm.NotApplied("h-1", "ack", reason)); !errors.Is(err, confirm.ErrNoOutcomeReason) {
 			t.Fatalf("not applied with reason %q: %v, want ErrNoOutcomeReason", reason, err)
 		}
 	}
-	for _, o := range []Outcome{Applied("", "ack"), Applied("h-1", ""), {Known: true, Applied: true}} {
-		if _, err := r.PlanOutcome(me, "react-1", o); !errors.Is(err, ErrOutcomeUnbound) {
+	for _, o := range []confirm.Outcome{confirm.Applied("", "ack"), confirm.Applied("h-1", ""), {Known: true, Applied: true}} {
+		if _, err := r.PlanOutcome(me, "react-1", o); !errors.Is(err, confirm.ErrOutcomeUnbound) {
 			t.Fatalf("%+v: %v, want ErrOutcomeUnbound", o, err)
 		}
 	}

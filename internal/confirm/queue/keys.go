@@ -1,12 +1,12 @@
-package confirm
+package queue
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 )
 
 // Store key layout of this package. Every key lives under one of these
@@ -39,13 +39,13 @@ func keyConfirmation(id string) string { return PrefixConfirmation + id }
 func ConfirmationKey(id string) string { return keyConfirmation(id) }
 func keyFingerprint(fp string) string  { return prefixFingerprint + fp }
 func keyUndecided(id string) string    { return prefixUndecided + id }
-func keyCorrelation(requester Principal, corr string) string {
+func keyCorrelation(requester confirm.Principal, corr string) string {
 	return prefixCorrelation + requester.String() + "/" + corr
 }
 
 // keyReaction: a correlation id has no '/', so the last segment is the id
 // and the rest the requester.
-func keyReaction(requester Principal, corr string) string {
+func keyReaction(requester confirm.Principal, corr string) string {
 	return PrefixReactions + requester.String() + "/" + corr
 }
 
@@ -53,13 +53,6 @@ func keyReaction(requester Principal, corr string) string {
 // two entries of one nanosecond apart.
 func auditKey(at time.Time, id, event string) string {
 	return fmt.Sprintf("%s%020d/%s/%s/%s", PrefixAudit, at.UnixNano(), id, event, randomHex(4))
-}
-
-// digest is a short stable hash of parts joined by NUL (no part can
-// contain NUL: targets refuse it, the rest are ids and shapes).
-func digest(parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return hex.EncodeToString(h[:16])
 }
 
 func randomHex(n int) string {

@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
@@ -60,8 +61,8 @@ func TestCrashAfterDecisionCommitKeepsDecision(t *testing.T) {
 		t.Fatalf("reopen after SIGKILL: %v", err)
 	}
 	defer s.Close()
-	c, err := NewQueue(s, QueueOptions{}).Get(context.Background(), id)
-	if err != nil || c.State != StateApproved || c.Decision == nil || c.Decision.Decider != henry {
+	c, err := New(s, Options{}).Get(context.Background(), id)
+	if err != nil || c.State != confirm.StateApproved || c.Decision == nil || c.Decision.Decider != henry {
 		t.Fatalf("decision after crash: %+v, %v", c, err)
 	}
 	entries, err := Audit(context.Background(), s)
@@ -84,13 +85,13 @@ func crashChild(t *testing.T, db string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := NewQueue(s, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	r, err := commitRequest(context.Background(), q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "crash-1")
+	q := New(s, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	r, err := commitRequest(context.Background(), q, confirm.PersonaPrincipal(p.Address()), p, deployOp(t, p), "crash-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commitApprove(context.Background(), q, henry, r.Confirmation.ID, RememberNone); err != nil {
+	if _, err := commitApprove(context.Background(), q, henry, r.Confirmation.ID, confirm.RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprintln(os.Stdout, "COMMITTED "+r.Confirmation.ID)

@@ -1,10 +1,12 @@
-package confirm
+package queue
 
 import (
 	"context"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 )
 
 // TestWithdrawnIsTerminalForItsCorrelationID: a request withdrawn by its
@@ -12,9 +14,9 @@ import (
 // its correlation id, and deciding it is refused naming its state.
 func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, deployOp(t, p), "corr-w")
 	c := r.Confirmation
 	plan, left, err := q.PlanWithdraw(ctx, c.PersonaID, "", henry, "withdrawn: retired", 10)
@@ -28,11 +30,11 @@ func TestWithdrawnIsTerminalForItsCorrelationID(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = mustRequest(t, q, me, p, deployOp(t, p), "corr-w")
-	if r.Status != StatusDenied || r.Confirmation.State != StateWithdrawn || r.Confirmation.Decision.Decider != henry {
+	if r.Status != confirm.StatusDenied || r.Confirmation.State != confirm.StateWithdrawn || r.Confirmation.Decision.Decider != henry {
 		t.Fatalf("retry after withdrawal: %+v", r)
 	}
-	_, err = commitApprove(ctx, q, henry, c.ID, RememberNone)
-	if !errors.Is(err, ErrWithdrawn) {
+	_, err = commitApprove(ctx, q, henry, c.ID, confirm.RememberNone)
+	if !errors.Is(err, confirm.ErrWithdrawn) {
 		t.Fatalf("approving a withdrawn confirmation: %v, want ErrWithdrawn", err)
 	}
 	if want := "is withdrawn"; err == nil || !strings.Contains(err.Error(), want) {

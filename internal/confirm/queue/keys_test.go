@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -16,22 +17,22 @@ import (
 // the store's B+tree instead of dirtying random leaves; ids made
 // in one millisecond stay distinct, and every id is a valid id of the API.
 func TestConfirmationIDsSortInCreationOrder(t *testing.T) {
-	q, clk := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
+	q, clk := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
 	var ids []string
 	for i := range 40 {
 		if i%4 == 0 {
 			clk.Advance(time.Millisecond) // four requests share each millisecond
 		}
 		o := op(t, p, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/r/%d", i), stamp.ShapeDeploy)
-		ids = append(ids, mustRequest(t, q, PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("corr-%d", i)).Confirmation.ID)
+		ids = append(ids, mustRequest(t, q, confirm.PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("corr-%d", i)).Confirmation.ID)
 	}
 	format := regexp.MustCompile(`^c-[0-9a-f]{17}$`)
 	for i, id := range ids {
 		if !format.MatchString(id) {
 			t.Fatalf("id %q: want c- and 17 hex digits", id)
 		}
-		if _, err := NormalizeID(id); err != nil {
+		if _, err := confirm.NormalizeID(id); err != nil {
 			t.Fatalf("id %q is not a valid id: %v", id, err)
 		}
 		if i >= 4 && ids[i-i%4-1] >= id {

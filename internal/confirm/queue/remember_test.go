@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/confirmtest"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -17,12 +19,12 @@ import (
 // of the operation — read from the record alone.
 func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 	ctx := context.Background()
-	for _, where := range []Remember{RememberPersona, RememberClass} {
+	for _, where := range []confirm.Remember{confirm.RememberPersona, confirm.RememberClass} {
 		t.Run(string(where), func(t *testing.T) {
-			q, _ := queueFor(t, QueueOptions{})
-			p := policyFor(t, "work/core/lead", Options{})
+			q, _ := queueFor(t, Options{})
+			p := policyFor(t, "work/core/lead", confirm.Options{})
 			o := op(t, p, "workspace_write", "path:memory/./old.md", stamp.ShapeDelete)
-			c := mustRequest(t, q, PersonaPrincipal(p.Address()), p, o, "c1").Confirmation
+			c := mustRequest(t, q, confirm.PersonaPrincipal(p.Address()), p, o, "c1").Confirmation
 			stored, err := q.Get(ctx, c.ID) // the record as a console reads it
 			if err != nil {
 				t.Fatal(err)
@@ -31,8 +33,8 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := PromptKey{HandlerAction: "workspace.write", Target: Target{Kind: TargetPath, Value: "memory/old.md"}, Shape: stamp.ShapeDelete}
-			if where == RememberPersona {
+			want := confirm.PromptKey{HandlerAction: "workspace.write", Target: confirm.Target{Kind: confirm.TargetPath, Value: "memory/old.md"}, Shape: stamp.ShapeDelete}
+			if where == confirm.RememberPersona {
 				want.StampHash = p.Hash()
 				if def, err := stored.RememberRule(); err != nil || def != rule {
 					t.Errorf("RememberRule() = %+v, %v; want the persona rule %+v", def, err, rule)
@@ -44,7 +46,7 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 				}
 				want.ClassKey = ck
 			}
-			if rule.Key != want || rule.Where != where || rule.Boundary != BoundaryDestructive ||
+			if rule.Key != want || rule.Where != where || rule.Boundary != confirm.BoundaryDestructive ||
 				rule.Persona != "work/core/lead" || rule.Profile != "project-lead" {
 				t.Fatalf("rule %+v, want key %+v in %s", rule, want, where)
 			}
@@ -60,7 +62,7 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 			if err != nil || len(all) != 1 {
 				t.Fatalf("stored choices: %+v, %v", all, err)
 			}
-			if got := all[0]; got.Key != rule.Key || got.Where != where || got.Boundary != rule.Boundary || got.Verdict != Allow {
+			if got := all[0]; got.Key != rule.Key || got.Where != where || got.Boundary != rule.Boundary || got.Verdict != confirm.Allow {
 				t.Fatalf("stored %+v, the rule said %+v", got, rule)
 			}
 		})
@@ -70,26 +72,26 @@ func TestRememberRuleIsWhatApproveAndRememberStores(t *testing.T) {
 // Activations, retirements and confirmations queued before class keys were
 // recorded say why they cannot be remembered, with ErrNotRememberable.
 func TestRememberRuleRefusals(t *testing.T) {
-	q, _ := queueFor(t, QueueOptions{})
-	st, hash := buildStamp(t, "work/core/deputy", 1)
+	q, _ := queueFor(t, Options{})
+	st, hash := confirmtest.BuildStamp(t, "work/core/deputy", 1)
 	ar, err := requestActivation(t, q, st, hash, "+ tools")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ar.Confirmation.RememberRule(); !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), "activation grants") {
+	if _, err := ar.Confirmation.RememberRule(); !errors.Is(err, confirm.ErrNotRememberable) || !strings.Contains(err.Error(), "activation grants") {
 		t.Errorf("activation: %v", err)
 	}
-	p := policyFor(t, "work/core/lead", Options{})
-	c := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1").Confirmation
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	c := mustRequest(t, q, confirm.PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1").Confirmation
 	old := *c
 	old.ClassKey = "" // a record from before class keys
-	if _, err := old.RememberRuleIn(RememberClass); !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), "for the persona instead") {
+	if _, err := old.RememberRuleIn(confirm.RememberClass); !errors.Is(err, confirm.ErrNotRememberable) || !strings.Contains(err.Error(), "for the persona instead") {
 		t.Errorf("class rule without a class key: %v", err)
 	}
 	if _, err := old.RememberRule(); err != nil {
 		t.Errorf("persona rule of an old record: %v", err)
 	}
-	if _, err := c.RememberRuleIn("everywhere"); !errors.Is(err, ErrNotRememberable) {
+	if _, err := c.RememberRuleIn("everywhere"); !errors.Is(err, confirm.ErrNotRememberable) {
 		t.Errorf("unknown overlay: %v", err)
 	}
 }
@@ -97,18 +99,18 @@ func TestRememberRuleRefusals(t *testing.T) {
 // forgeChoice stores a learned allow for o directly, as an old virgo-tui or
 // a hand-edited database might have: the registry must still not use it
 // where remembering is refused.
-func forgeChoice(t *testing.T, q *Queue, p *Policy, o Operation, b BoundaryID, where Remember) Choice {
+func forgeChoice(t *testing.T, q *Queue, p *confirm.Policy, o confirm.Operation, b confirm.BoundaryID, where confirm.Remember) confirm.Choice {
 	t.Helper()
-	ch := Choice{Key: PromptKey{StampHash: p.Hash(), HandlerAction: o.HandlerAction, Target: o.Target, Shape: o.Shape},
-		Verdict: Allow, Boundary: b, Persona: p.Address(), Profile: p.Profile(), Where: where, Decider: henry, ConfirmationID: "c-forged"}
-	if where == RememberClass {
+	ch := confirm.Choice{Key: confirm.PromptKey{StampHash: p.Hash(), HandlerAction: o.HandlerAction, Target: o.Target, Shape: o.Shape},
+		Verdict: confirm.Allow, Boundary: b, Persona: p.Address(), Profile: p.Profile(), Where: where, Decider: henry, ConfirmationID: "c-forged"}
+	if where == confirm.RememberClass {
 		ch.Key.StampHash, ch.Key.ClassKey = "", p.Keys().ClassKey
 	}
 	val, err := json.Marshal(ch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.st.Txn(context.Background(), nil, []store.Op{store.Put(ch.storeKey(), val)}); err != nil {
+	if _, err := q.st.Txn(context.Background(), nil, []store.Op{store.Put(choiceKey(ch), val)}); err != nil {
 		t.Fatal(err)
 	}
 	return ch
@@ -123,68 +125,68 @@ func forgeChoice(t *testing.T, q *Queue, p *Policy, o Operation, b BoundaryID, w
 // permission changes, a deputy outside its assigned tasks).
 func TestFootnoteRelaysAreNeverRemembered(t *testing.T) {
 	ctx := context.Background()
-	ada := Principal{Kind: PrincipalHuman, Name: "ada"}
+	ada := confirm.Principal{Kind: confirm.PrincipalHuman, Name: "ada"}
 	for _, c := range []struct {
 		name, address, tool, target string
 		shape                       stamp.Shape
-		boundary                    BoundaryID
-		authority                   Principal
+		boundary                    confirm.BoundaryID
+		authority                   confirm.Principal
 		why                         string
 	}{
 		{"secretary relay", "root/secretary", "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite,
-			BoundaryRelayedResolution, henry, "footnote 1"},
+			confirm.BoundaryRelayedResolution, henry, "footnote 1"},
 		{"coordinator relay", "work/coordinator", "resolve_decision", "decision:work/core/d-1", stamp.ShapeRecordWrite,
-			BoundaryLaneApproval, ada, "footnote 2"},
+			confirm.BoundaryLaneApproval, ada, "footnote 2"},
 		{"credential change", "work/core/lead", "workspace_write", "path:memory/notes.md", stamp.ShapeCredentialChange,
-			BoundaryCredentialOrPermission, henry, "standing grant"},
+			confirm.BoundaryCredentialOrPermission, henry, "standing grant"},
 		{"deputy outside its task", "work/core/deputy", "report_task", "task:work/core/t-9", stamp.ShapeRecordWrite,
-			BoundaryDeputyScope, PersonaPrincipal("work/core/lead"), "confirm assign"},
+			confirm.BoundaryDeputyScope, confirm.PersonaPrincipal("work/core/lead"), "confirm assign"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			q, _ := queueFor(t, QueueOptions{Seats: seats{"work/core/lead": "Heze#1"}})
-			p := policyFor(t, c.address, Options{})
-			me := PersonaPrincipal(p.Address())
+			q, _ := queueFor(t, Options{Seats: seats{"work/core/lead": "Heze#1"}})
+			p := policyFor(t, c.address, confirm.Options{})
+			me := confirm.PersonaPrincipal(p.Address())
 			o := op(t, p, c.tool, c.target, c.shape)
 			conf := mustRequest(t, q, me, p, o, "c1").Confirmation
 			if conf == nil || conf.Boundary != c.boundary {
 				t.Fatalf("request: %+v, want a confirmation at %s", conf, c.boundary)
 			}
-			for _, where := range []Remember{RememberPersona, RememberClass} {
+			for _, where := range []confirm.Remember{confirm.RememberPersona, confirm.RememberClass} {
 				_, err := conf.RememberRuleIn(where)
-				if !errors.Is(err, ErrNotRememberable) || !strings.Contains(err.Error(), c.why) {
+				if !errors.Is(err, confirm.ErrNotRememberable) || !strings.Contains(err.Error(), c.why) {
 					t.Errorf("RememberRuleIn(%s): %v, want ErrNotRememberable saying %q", where, err, c.why)
 				}
-				if _, err := commitApprove(ctx, q, c.authority, conf.ID, where); !errors.Is(err, ErrNotRememberable) {
+				if _, err := commitApprove(ctx, q, c.authority, conf.ID, where); !errors.Is(err, confirm.ErrNotRememberable) {
 					t.Errorf("approve --remember %s: %v, want ErrNotRememberable", where, err)
 				}
-				if _, err := commitDeny(ctx, q, c.authority, conf.ID, "no", where); !errors.Is(err, ErrNotRememberable) {
+				if _, err := commitDeny(ctx, q, c.authority, conf.ID, "no", where); !errors.Is(err, confirm.ErrNotRememberable) {
 					t.Errorf("deny --remember %s: %v, want ErrNotRememberable", where, err)
 				}
 			}
-			if got, _ := q.Get(ctx, conf.ID); got.State != StatePending {
+			if got, _ := q.Get(ctx, conf.ID); got.State != confirm.StatePending {
 				t.Fatalf("a refused remember decided the confirmation: %s", got.State)
 			}
 			// Stored allow choices (persona layer and class overlay) do not
 			// turn it into an allow: not in a policy, not through the queue.
-			var forged []Choice
-			for _, where := range []Remember{RememberPersona, RememberClass} {
+			var forged []confirm.Choice
+			for _, where := range []confirm.Remember{confirm.RememberPersona, confirm.RememberClass} {
 				forged = append(forged, forgeChoice(t, q, p, o, c.boundary, where))
 			}
-			lp, err := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: forged})
+			lp, err := confirm.NewPolicy(p.Stamp(), p.Hash(), confirm.Options{Learned: forged})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := lp.Authorize(o); d.Verdict != Confirm || d.Remembered || d.Boundary != c.boundary {
+			if d := lp.Authorize(o); d.Verdict != confirm.Confirm || d.Remembered || d.Boundary != c.boundary {
 				t.Fatalf("policy with a stored allow: %s", d)
 			}
-			if r := mustRequest(t, q, me, p, o, "c2"); r.Status != StatusUnknown || r.Decision.Remembered || r.Confirmation == nil {
+			if r := mustRequest(t, q, me, p, o, "c2"); r.Status != confirm.StatusUnknown || r.Decision.Remembered || r.Confirmation == nil {
 				t.Fatalf("queue with a stored allow: %+v", r)
 			}
-			stale, err := q.Prompts().Review(ctx, p.Address(), p.Profile(), Keys{StampHash: "sha256:other", ClassKey: "sha256:other"})
+			stale, err := q.Prompts().Review(ctx, p.Address(), p.Profile(), confirm.Keys{StampHash: "sha256:other", ClassKey: "sha256:other"})
 			if err != nil || len(stale) != 2 {
 				t.Fatalf("review: %+v, %v", stale, err)
 			}
-			if _, err := q.Prompts().CarryForward(ctx, henry, stale[0], p.Keys()); !errors.Is(err, ErrNotRememberable) {
+			if _, err := q.Prompts().CarryForward(ctx, henry, stale[0], p.Keys()); !errors.Is(err, confirm.ErrNotRememberable) {
 				t.Errorf("carrying forward a choice that may not be remembered: %v", err)
 			}
 		})
@@ -192,7 +194,7 @@ func TestFootnoteRelaysAreNeverRemembered(t *testing.T) {
 }
 
 // rehash indexes a changed copy of a stamp under its new canonical hash.
-func rehash(t *testing.T, st stamp.Stamp, change func(*stamp.Stamp)) *Policy {
+func rehash(t *testing.T, st stamp.Stamp, change func(*stamp.Stamp)) *confirm.Policy {
 	t.Helper()
 	st.Tools = append([]stamp.Tool(nil), st.Tools...)
 	st.Workspace.MutablePaths = append([]string(nil), st.Workspace.MutablePaths...)
@@ -205,7 +207,7 @@ func rehash(t *testing.T, st stamp.Stamp, change func(*stamp.Stamp)) *Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPolicy(&st, hash, Options{})
+	p, err := confirm.NewPolicy(&st, hash, confirm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,11 +222,11 @@ func rehash(t *testing.T, st stamp.Stamp, change func(*stamp.Stamp)) *Policy {
 // change makes it stale for the persona it was learned for.
 func TestClassOverlayIsSharedByTheClass(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	learner := policyFor(t, "root/secretary", Options{})
-	peer := policyFor(t, "home/secretary", Options{})
-	st2, hash2 := buildStamp(t, "root/secretary", 2)
-	nextGen, err := NewPolicy(st2, hash2, Options{})
+	q, _ := queueFor(t, Options{})
+	learner := policyFor(t, "root/secretary", confirm.Options{})
+	peer := policyFor(t, "home/secretary", confirm.Options{})
+	st2, hash2 := confirmtest.BuildStamp(t, "root/secretary", 2)
+	nextGen, err := confirm.NewPolicy(st2, hash2, confirm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,42 +236,42 @@ func TestClassOverlayIsSharedByTheClass(t *testing.T) {
 	if learner.Hash() == peer.Hash() || learner.Keys().ClassKey != peer.Keys().ClassKey || learner.Keys().ClassKey != nextGen.Keys().ClassKey {
 		t.Fatalf("same capabilities, different identity: keys %+v %+v %+v", learner.Keys(), peer.Keys(), nextGen.Keys())
 	}
-	for name, p := range map[string]*Policy{"bound human": otherHuman, "mutable paths": morePaths, "tools": fewerTools} {
+	for name, p := range map[string]*confirm.Policy{"bound human": otherHuman, "mutable paths": morePaths, "tools": fewerTools} {
 		if p.Keys().ClassKey == learner.Keys().ClassKey {
 			t.Errorf("a changed %s keeps the class key", name)
 		}
 	}
 
-	publish := func(p *Policy) Operation {
+	publish := func(p *confirm.Policy) confirm.Operation {
 		return op(t, p, "publish_deployment_v1", "external:https://example.org/notes", stamp.ShapePublishExternal)
 	}
-	c := mustRequest(t, q, PersonaPrincipal(learner.Address()), learner, publish(learner), "c1").Confirmation
-	if _, err := commitApprove(ctx, q, henry, c.ID, RememberClass); err != nil {
+	c := mustRequest(t, q, confirm.PersonaPrincipal(learner.Address()), learner, publish(learner), "c1").Confirmation
+	if _, err := commitApprove(ctx, q, henry, c.ID, confirm.RememberClass); err != nil {
 		t.Fatal(err)
 	}
-	for name, p := range map[string]*Policy{"another seat": peer, "a later generation": nextGen,
+	for name, p := range map[string]*confirm.Policy{"another seat": peer, "a later generation": nextGen,
 		"a changed bound human": otherHuman, "changed mutable paths": morePaths} {
 		shared := p.Keys().ClassKey == learner.Keys().ClassKey
-		r := mustRequest(t, q, PersonaPrincipal(p.Address()), learnedPolicy(t, q, p), publish(p), "c-"+strings.ReplaceAll(name, " ", "-"))
-		if got := r.Status == StatusAllowed && r.Decision.Remembered; got != shared {
+		r := mustRequest(t, q, confirm.PersonaPrincipal(p.Address()), learnedPolicy(t, q, p), publish(p), "c-"+strings.ReplaceAll(name, " ", "-"))
+		if got := r.Status == confirm.StatusAllowed && r.Decision.Remembered; got != shared {
 			t.Errorf("%s through the queue: %+v, want remembered allow %v", name, r, shared)
 		}
 		active, err := q.Prompts().Active(ctx, p.Address(), p.Profile(), p.Keys())
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp, err := NewPolicy(p.Stamp(), p.Hash(), Options{Learned: active})
+		lp, err := confirm.NewPolicy(p.Stamp(), p.Hash(), confirm.Options{Learned: active})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := lp.Authorize(publish(p)); (d.Verdict == Allow && d.Remembered) != shared {
+		if d := lp.Authorize(publish(p)); (d.Verdict == confirm.Allow && d.Remembered) != shared {
 			t.Errorf("%s through a policy: %s, want remembered allow %v", name, d, shared)
 		}
 	}
 	// The learner's capabilities changed: its class choice is stale for it,
 	// and a human carries it forward to the new class key.
 	stale, err := q.Prompts().Review(ctx, morePaths.Address(), morePaths.Profile(), morePaths.Keys())
-	if err != nil || len(stale) != 1 || stale[0].Where != RememberClass {
+	if err != nil || len(stale) != 1 || stale[0].Where != confirm.RememberClass {
 		t.Fatalf("review after a change: %+v, %v", stale, err)
 	}
 	moved, err := q.Prompts().CarryForward(ctx, henry, stale[0], morePaths.Keys())
@@ -277,8 +279,8 @@ func TestClassOverlayIsSharedByTheClass(t *testing.T) {
 		t.Fatalf("carried forward: %+v, %v", moved, err)
 	}
 	active, _ := q.Prompts().Active(ctx, morePaths.Address(), morePaths.Profile(), morePaths.Keys())
-	lp, _ := NewPolicy(morePaths.Stamp(), morePaths.Hash(), Options{Learned: active})
-	if d := lp.Authorize(publish(morePaths)); d.Verdict != Allow || !d.Remembered {
+	lp, _ := confirm.NewPolicy(morePaths.Stamp(), morePaths.Hash(), confirm.Options{Learned: active})
+	if d := lp.Authorize(publish(morePaths)); d.Verdict != confirm.Allow || !d.Remembered {
 		t.Fatalf("after carry-forward: %s", d)
 	}
 }

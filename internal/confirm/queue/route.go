@@ -1,9 +1,10 @@
-package confirm
+package queue
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -18,7 +19,7 @@ type SeatHolders interface {
 
 // routing is where a confirmation goes.
 type routing struct {
-	authority Principal
+	authority confirm.Principal
 	binding   string
 	// unroutable: the authority seat is empty; the confirmation stays
 	// pending, flagged, and is re-routed only to the seat's next active
@@ -31,27 +32,27 @@ type routing struct {
 // deputy-scope ones to the active holder of the owning lead seat, a
 // coordinator's resolutions to its lane approver (a human, or a seat's
 // active holder).
-func routeFor(ctx context.Context, seats SeatHolders, st *stamp.Stamp, r Route) (routing, error) {
+func routeFor(ctx context.Context, seats SeatHolders, st *stamp.Stamp, r confirm.Route) (routing, error) {
 	switch r {
-	case RouteHuman:
+	case confirm.RouteHuman:
 		if st.Authority.Human == "" {
 			return routing{binding: "bound human: none on the stamp", unroutable: true}, nil
 		}
-		h, err := ParsePrincipal(st.Authority.Human)
-		if err != nil || h.Kind != PrincipalHuman {
+		h, err := confirm.ParsePrincipal(st.Authority.Human)
+		if err != nil || h.Kind != confirm.PrincipalHuman {
 			return routing{binding: fmt.Sprintf("bound human %q is not human:<name>", st.Authority.Human), unroutable: true}, nil
 		}
 		return routing{authority: h, binding: "bound human " + h.String()}, nil
-	case RouteOwningLead:
+	case confirm.RouteOwningLead:
 		return seatRoute(ctx, seats, "owning lead", st.Authority.OwningLead)
-	case RouteLaneApprover:
+	case confirm.RouteLaneApprover:
 		la := st.Authority.LaneApprover
-		if h, err := ParsePrincipal(la); la != "" && err == nil && h.Kind == PrincipalHuman {
+		if h, err := confirm.ParsePrincipal(la); la != "" && err == nil && h.Kind == confirm.PrincipalHuman {
 			return routing{authority: h, binding: "lane approver " + h.String()}, nil
 		}
 		return seatRoute(ctx, seats, "lane approver", la)
 	}
-	return routing{}, fmt.Errorf("route %v: %w", r, ErrUnknownRoute)
+	return routing{}, fmt.Errorf("route %v: %w", r, confirm.ErrUnknownRoute)
 }
 
 // seatRoute routes to the seat at addr, named role in the binding: to the
@@ -60,7 +61,7 @@ func seatRoute(ctx context.Context, seats SeatHolders, role, addr string) (routi
 	if addr == "" {
 		return routing{binding: role + ": none on the stamp", unroutable: true}, nil
 	}
-	p, err := principalOfAddress(addr)
+	p, err := confirm.PrincipalOfAddress(addr)
 	if err != nil {
 		return routing{binding: fmt.Sprintf("%s %q is not an address", role, addr), unroutable: true}, nil
 	}
@@ -84,8 +85,8 @@ func heldBy(role, addr, holder string) string { return role + " " + addr + " hel
 func emptySeat(role, addr string) string { return role + " " + addr + ": seat empty" }
 
 // seatRole names the seat a route goes to, as bindings name it.
-func seatRole(r Route) string {
-	if r == RouteLaneApprover {
+func seatRole(r confirm.Route) string {
+	if r == confirm.RouteLaneApprover {
 		return "lane approver"
 	}
 	return "owning lead"

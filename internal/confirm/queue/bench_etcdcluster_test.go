@@ -1,6 +1,6 @@
 //go:build etcdcluster
 
-package confirm
+package queue
 
 import (
 	"context"

@@ -5,7 +5,7 @@
 // confirm instrumented for coverage, etcd and gRPC included — stays fast;
 // `make bench` sets the tag.
 
-package confirm
+package queue
 
 import (
 	"context"

@@ -1,8 +1,9 @@
-package confirm
+package queue
 
 import (
 	"context"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // own transaction. At most max confirmations are planned (a transaction
 // has its limits, store.MaxTxnOps); left is how many more wait, for the
 // next plan.
-func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by Principal, reason string, max int) (plan store.Plan, left int, err error) {
+func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by confirm.Principal, reason string, max int) (plan store.Plan, left int, err error) {
 	if personaID == "" {
 		return plan, 0, nil
 	}
@@ -42,7 +43,7 @@ func (q *Queue) PlanWithdraw(ctx context.Context, personaID, except string, by P
 		if c.State.Terminal() {
 			continue
 		}
-		p, err := q.planDecision(c, kv, DecisionRecord{Decision: StateWithdrawn, Decider: by, Time: now, Reason: reason}, RememberNone)
+		p, err := q.planDecision(c, kv, confirm.DecisionRecord{Decision: confirm.StateWithdrawn, Decider: by, Time: now, Reason: reason}, confirm.RememberNone)
 		if err != nil {
 			return store.Plan{}, 0, err
 		}

@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -33,16 +34,16 @@ func TestReroutingAndWithdrawingReadOnlyWhatTheyPick(t *testing.T) {
 	s, _ := openStore(t)
 	rc := &readCounter{Store: s}
 	holders := seats{}
-	q := NewQueue(rc, QueueOptions{Seats: holders, Now: newClock().Now})
-	lead := policyFor(t, "work/core/lead", Options{})
-	deputy := policyFor(t, "work/core/deputy", Options{})
+	q := New(rc, Options{Seats: holders, Now: newClock().Now})
+	lead := policyFor(t, "work/core/lead", confirm.Options{})
+	deputy := policyFor(t, "work/core/deputy", confirm.Options{})
 	for i := range 40 {
-		mustRequest(t, q, PersonaPrincipal(lead.Address()), lead,
+		mustRequest(t, q, confirm.PersonaPrincipal(lead.Address()), lead,
 			op(t, lead, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/%d", i), stamp.ShapeDeploy), fmt.Sprintf("l-%d", i))
 	}
-	unroutable := mustRequest(t, q, PersonaPrincipal(deputy.Address()), deputy,
+	unroutable := mustRequest(t, q, confirm.PersonaPrincipal(deputy.Address()), deputy,
 		op(t, deputy, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "d-1").Confirmation
-	other := mustRequest(t, q, PersonaPrincipal(deputy.Address()), deputy,
+	other := mustRequest(t, q, confirm.PersonaPrincipal(deputy.Address()), deputy,
 		op(t, deputy, "get_run", "run:work/core/t-8/r-1", stamp.ShapeReadMeta), "d-2").Confirmation
 	if !unroutable.Unroutable || !other.Unroutable {
 		t.Fatalf("the deputy's requests with the lead seat empty: %+v, %+v; want unroutable", unroutable, other)
@@ -71,7 +72,7 @@ func TestReroutingAndWithdrawingReadOnlyWhatTheyPick(t *testing.T) {
 	}
 
 	rc.reads.Store(0)
-	plan, _, err = q.PlanWithdraw(ctx, deputy.stamp.Persona.ID, "", SystemPrincipal("retirement"), "retired", 100)
+	plan, _, err = q.PlanWithdraw(ctx, deputy.Stamp().Persona.ID, "", confirm.SystemPrincipal("retirement"), "retired", 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package confirm
+package queue
 
 import (
 	"context"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -25,7 +26,7 @@ import (
 // transaction has its limits, store.MaxTxnOps); left is how many more
 // wait, for the next plan.
 func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (plan store.Plan, left int, err error) {
-	return q.planSeat(ctx, addr, true, "rerouted", max, func(c *Confirmation, now time.Time) {
+	return q.planSeat(ctx, addr, true, "rerouted", max, func(c *confirm.Confirmation, now time.Time) {
 		c.Unroutable = false
 		c.AuthorityBinding = heldBy(seatRole(c.Route), addr, holder)
 		c.ExpiresAt = now.Add(q.ttl)
@@ -41,7 +42,7 @@ func (q *Queue) PlanReroute(ctx context.Context, addr, holder string, max int) (
 // conditioned on the confirmation being unchanged, so the plan joins the
 // retirement's own transaction; max and left are as PlanReroute's.
 func (q *Queue) PlanVacate(ctx context.Context, addr string, max int) (plan store.Plan, left int, err error) {
-	return q.planSeat(ctx, addr, false, "unroutable", max, func(c *Confirmation, _ time.Time) {
+	return q.planSeat(ctx, addr, false, "unroutable", max, func(c *confirm.Confirmation, _ time.Time) {
 		c.Unroutable = true
 		c.AuthorityBinding = emptySeat(seatRole(c.Route), addr)
 	})
@@ -50,8 +51,8 @@ func (q *Queue) PlanVacate(ctx context.Context, addr string, max int) (plan stor
 // planSeat plans change, audited as event, on at most max of the pending
 // confirmations routed to the seat at addr whose unroutable flag is
 // unroutable, picked by their undecided entries.
-func (q *Queue) planSeat(ctx context.Context, addr string, unroutable bool, event string, max int, change func(*Confirmation, time.Time)) (plan store.Plan, left int, err error) {
-	seat, err := principalOfAddress(addr)
+func (q *Queue) planSeat(ctx context.Context, addr string, unroutable bool, event string, max int, change func(*confirm.Confirmation, time.Time)) (plan store.Plan, left int, err error) {
+	seat, err := confirm.PrincipalOfAddress(addr)
 	if err != nil {
 		return plan, 0, err
 	}
@@ -73,17 +74,17 @@ func (q *Queue) planSeat(ctx context.Context, addr string, unroutable bool, even
 		if err != nil {
 			return store.Plan{}, 0, err
 		}
-		if c.Unroutable != unroutable || c.Authority != seat || c.effective(now) != StatePending {
+		if c.Unroutable != unroutable || c.Authority != seat || c.StateAt(now) != confirm.StatePending {
 			continue // its entry is older than what the record says
 		}
 		was := c.AuthorityBinding
 		change(c, now)
-		val, err := StoredJSON(c)
+		val, err := confirm.StoredJSON(c)
 		if err != nil {
 			return store.Plan{}, 0, err
 		}
-		a, err := auditOp(AuditEntry{Time: now, Event: event, ConfirmationID: c.ID, CorrelationID: c.CorrelationID,
-			Actor: SystemPrincipal("reroute"), Persona: c.Operation.Persona, Operation: c.Operation.String(),
+		a, err := auditOp(confirm.AuditEntry{Time: now, Event: event, ConfirmationID: c.ID, CorrelationID: c.CorrelationID,
+			Actor: confirm.SystemPrincipal("reroute"), Persona: c.Operation.Persona, Operation: c.Operation.String(),
 			Boundary: c.Boundary, Authority: c.Authority, StampHash: c.StampHash, Reason: "was " + was + "; now " + c.AuthorityBinding})
 		if err != nil {
 			return store.Plan{}, 0, err

@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -24,7 +25,7 @@ type undecidedEntry struct {
 }
 
 // undecidedOp writes c's entry in the undecided index.
-func undecidedOp(c *Confirmation) (store.Op, error) {
+func undecidedOp(c *confirm.Confirmation) (store.Op, error) {
 	b, err := json.Marshal(undecidedEntry{ID: c.ID, PersonaID: c.PersonaID, Authority: c.Authority.String(),
 		Unroutable: c.Unroutable, ExpiresAt: c.ExpiresAt})
 	if err != nil {

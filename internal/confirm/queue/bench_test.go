@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -9,41 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
-// The allow path neither allocates nor scans: Authorize on recoverable work
-// is a few map lookups and a glob match over the stamp's index.
-func TestAuthorizeAllowPathDoesNotAllocate(t *testing.T) {
-	p := policyFor(t, "work/core/lead", Options{})
-	ops := []Operation{
-		op(t, p, "workspace_write", "path:memory/2026/08/notes.md", stamp.ShapeWriteOverwrite),
-		op(t, p, "workspace_read", "path:docs/big.log", stamp.ShapeReadRange),
-		op(t, p, "get_run", "run:work/core/t-1/r-1", stamp.ShapeReadMeta),
-		op(t, p, "send_broker_message", "address:work/core/deputy", stamp.ShapeMessageSend),
-	}
-	for _, o := range ops {
-		if n := testing.AllocsPerRun(100, func() { _ = p.Authorize(o) }); n != 0 {
-			t.Errorf("%s: %v allocations on the allow path", o, n)
-		}
-	}
-}
-
-func BenchmarkAuthorizeAllow(b *testing.B) {
-	p := policyFor(b, "work/core/lead", Options{})
-	o := op(b, p, "workspace_write", "path:memory/2026/08/notes.md", stamp.ShapeWriteOverwrite)
-	b.ReportAllocs()
-	for b.Loop() {
-		if d := p.Authorize(o); d.Verdict != Allow {
-			b.Fatal(d)
-		}
-	}
-}
-
 // pendingConfirmations queues n distinct confirmations, concurrently so the
 // store's group commit batches the setup.
-func pendingConfirmations(b *testing.B, q *Queue, p *Policy, n int) []string {
+func pendingConfirmations(b *testing.B, q *Queue, p *confirm.Policy, n int) []string {
 	b.Helper()
 	ids := make([]string, n)
 	var wg sync.WaitGroup
@@ -56,7 +29,7 @@ func pendingConfirmations(b *testing.B, q *Queue, p *Policy, n int) []string {
 			defer wg.Done()
 			defer func() { <-sem }()
 			o := op(b, p, "publish_deployment_v1", fmt.Sprintf("external:https://example.org/r/%d", i), stamp.ShapeDeploy)
-			r, err := commitRequest(context.Background(), q, PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("bench-%d", i))
+			r, err := commitRequest(context.Background(), q, confirm.PersonaPrincipal(p.Address()), p, o, fmt.Sprintf("bench-%d", i))
 			if err != nil {
 				select {
 				case errs <- err:
@@ -83,8 +56,8 @@ func pendingConfirmations(b *testing.B, q *Queue, p *Policy, n int) []string {
 // fsync and the store transaction, and the commit/fsync ratio.
 func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	s, path := openStore(b)
-	q := NewQueue(s, QueueOptions{})
-	p := policyFor(b, "work/core/lead", Options{})
+	q := New(s, Options{})
+	p := policyFor(b, "work/core/lead", confirm.Options{})
 	ids := pendingConfirmations(b, q, p, b.N)
 	f, err := os.Create(filepath.Join(filepath.Dir(path), "fsync-baseline"))
 	if err != nil {
@@ -97,7 +70,7 @@ func BenchmarkDecisionCommitVsFsync(b *testing.B) {
 	b.ResetTimer()
 	for i, id := range ids {
 		start := time.Now()
-		if _, err := commitApprove(ctx, q, henry, id, RememberNone); err != nil {
+		if _, err := commitApprove(ctx, q, henry, id, confirm.RememberNone); err != nil {
 			b.Fatal(err)
 		}
 		commit += time.Since(start)
@@ -133,8 +106,8 @@ func BenchmarkConcurrentDeciders(b *testing.B) {
 func benchDeciders(b *testing.B, open func(*testing.B) store.Store) {
 	for _, callers := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			q := NewQueue(open(b), QueueOptions{})
-			p := policyFor(b, "work/core/lead", Options{})
+			q := New(open(b), Options{})
+			p := policyFor(b, "work/core/lead", confirm.Options{})
 			ids := pendingConfirmations(b, q, p, b.N)
 			work := make(chan string, len(ids))
 			for _, id := range ids {
@@ -150,7 +123,7 @@ func benchDeciders(b *testing.B, open func(*testing.B) store.Store) {
 				go func() {
 					defer wg.Done()
 					for id := range work {
-						if _, err := commitApprove(context.Background(), q, henry, id, RememberNone); err != nil {
+						if _, err := commitApprove(context.Background(), q, henry, id, confirm.RememberNone); err != nil {
 							b.Error(err)
 							return
 						}

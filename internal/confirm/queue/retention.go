@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -40,7 +41,7 @@ func (q *Queue) PlanAgeOut(ctx context.Context, cutoff time.Time, maxOps int) (p
 		naming[string(kv.Value)] = append(naming[string(kv.Value)], kv)
 	}
 	for _, kv := range kvs {
-		var c Confirmation
+		var c confirm.Confirmation
 		// An unreadable record is left for store check to report.
 		if json.Unmarshal(kv.Value, &c) != nil || c.Decision == nil || !c.Decision.Time.Before(cutoff) {
 			continue

@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/confirm/confirmtest"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -15,7 +17,7 @@ import (
 // Detail).
 func firstDiff(t testing.TB, address string) (*stamp.Stamp, string, string) {
 	t.Helper()
-	st, hash := buildStamp(t, address, 1)
+	st, hash := confirmtest.BuildStamp(t, address, 1)
 	return st, hash, stamp.RenderDiff(stamp.Diff(stamp.Stamp{}, *st))
 }
 
@@ -27,7 +29,7 @@ func firstDiff(t testing.TB, address string) (*stamp.Stamp, string, string) {
 // byte for byte.
 func TestActivationDetailReadWhole(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
+	q, _ := queueFor(t, Options{})
 	st, hash, diff := firstDiff(t, "work/core/lead")
 	res, plan, err := q.PlanActivation(ctx, st, hash, diff)
 	if err != nil {
@@ -78,7 +80,7 @@ func TestActivationDetailReadWhole(t *testing.T) {
 	text, _ := answer.Confirmation["detail"].(string)
 	check("the queued request's answer (ResultJSON)", text)
 
-	decided, err := commitApprove(ctx, q, henry, id, RememberNone)
+	decided, err := commitApprove(ctx, q, henry, id, confirm.RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestActivationDetailReadWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wire, err := WireJSON(raw.Value)
+	wire, err := confirm.WireJSON(raw.Value)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestActivationDetailReadWhole(t *testing.T) {
 // writes it, as every undecided confirmation is.
 func TestRetirementStoredAsMarshalled(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
+	q, _ := queueFor(t, Options{})
 	st, hash, _ := firstDiff(t, "work/core/deputy")
 	if _, err := requestActivation(t, q, st, hash, "first generation"); err != nil {
 		t.Fatal(err)
@@ -133,12 +135,12 @@ func TestRetirementStoredAsMarshalled(t *testing.T) {
 // decision whole) reads as itself.
 func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	o := deployOp(t, p)
 	r := mustRequest(t, q, me, p, o, "corr-1")
-	decided, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "not today", RememberNone)
+	decided, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "not today", confirm.RememberNone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
 	if len(raw.Value) > len(whole)-300 {
 		t.Errorf("stored %d bytes, the whole confirmation is %d", len(raw.Value), len(whole))
 	}
-	same := func(what string, c *Confirmation) {
+	same := func(what string, c *confirm.Confirmation) {
 		t.Helper()
 		got, err := json.Marshal(c)
 		if err != nil {
@@ -182,7 +184,7 @@ func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
 	same("List", all[0])
 	again := mustRequest(t, q, me, p, o, "corr-1")
 	same("the retried request", again.Confirmation)
-	wire, err := WireJSON(raw.Value)
+	wire, err := confirm.WireJSON(raw.Value)
 	if err != nil || !bytes.Equal(wire, whole) {
 		t.Errorf("a change event's payload: %v\n%s\nwant\n%s", err, wire, whole)
 	}
@@ -196,7 +198,7 @@ func TestDecisionStoresTheSharedFieldsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("the answer's form", c)
-	if wire, err := WireJSON(whole); err != nil || !bytes.Equal(wire, whole) {
+	if wire, err := confirm.WireJSON(whole); err != nil || !bytes.Equal(wire, whole) {
 		t.Errorf("the answer's form is not its own wire form: %v", err)
 	}
 }

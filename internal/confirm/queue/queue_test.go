@@ -1,4 +1,4 @@
-package confirm
+package queue
 
 import (
 	"bytes"
@@ -10,27 +10,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // queueFor opens a queue on a real bbolt file with a fake clock.
-func queueFor(t testing.TB, opts QueueOptions) (*Queue, *fakeClock) {
+func queueFor(t testing.TB, opts Options) (*Queue, *fakeClock) {
 	t.Helper()
 	s, _ := openStore(t)
 	clk := newClock()
 	if opts.Now == nil {
 		opts.Now = clk.Now
 	}
-	return NewQueue(s, opts), clk
+	return New(s, opts), clk
 }
 
 // deployOp is a confirm-level operation of p: a deployment (global boundary).
-func deployOp(t testing.TB, p *Policy) Operation {
+func deployOp(t testing.TB, p *confirm.Policy) confirm.Operation {
 	return op(t, p, "publish_deployment_v1", "external:https://example.org/release", stamp.ShapeDeploy)
 }
 
-func mustRequest(t testing.TB, q *Queue, caller Principal, p *Policy, o Operation, corr string) Result {
+func mustRequest(t testing.TB, q *Queue, caller confirm.Principal, p *confirm.Policy, o confirm.Operation, corr string) confirm.Result {
 	t.Helper()
 	r, err := commitRequest(context.Background(), q, caller, p, o, corr)
 	if err != nil {
@@ -42,48 +43,46 @@ func mustRequest(t testing.TB, q *Queue, caller Principal, p *Policy, o Operatio
 // learnedPolicy is p given the learned choices current for it, as the use
 // cases build a request's policy (usecase.Policy from Prompts.Active): a
 // request applies only the choices its policy was given.
-func learnedPolicy(t testing.TB, q *Queue, p *Policy) *Policy {
+func learnedPolicy(t testing.TB, q *Queue, p *confirm.Policy) *confirm.Policy {
 	t.Helper()
 	active, err := q.Prompts().Active(context.Background(), p.Address(), p.Profile(), p.Keys())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := *p
-	l.learned = indexLearned(p.keys, active)
-	return &l
+	return p.With(confirm.Options{Learned: active})
 }
 
 func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, deployOp(t, p), "corr-1")
-	if r.Status != StatusUnknown || r.Confirmation == nil {
+	if r.Status != confirm.StatusUnknown || r.Confirmation == nil {
 		t.Fatalf("confirm-level request: %+v", r)
 	}
 	c := r.Confirmation
-	if c.Authority != henry || c.Requester != me || c.Boundary != BoundaryPublication || c.Unroutable {
+	if c.Authority != henry || c.Requester != me || c.Boundary != confirm.BoundaryPublication || c.Unroutable {
 		t.Fatalf("routing: %+v", c)
 	}
-	if _, err := commitApprove(ctx, q, henry, c.ID, RememberNone); err != nil {
+	if _, err := commitApprove(ctx, q, henry, c.ID, confirm.RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	// Retrying under the same correlation id returns the terminal result.
 	r = mustRequest(t, q, me, p, deployOp(t, p), "corr-1")
-	if r.Status != StatusAllowed || r.Confirmation.Decision == nil || r.Confirmation.Decision.Decider != henry {
+	if r.Status != confirm.StatusAllowed || r.Confirmation.Decision == nil || r.Confirmation.Decision.Decider != henry {
 		t.Fatalf("after approval: %+v", r)
 	}
 	rec := r.Confirmation.Decision
 	if rec.Requester != me || rec.Authority != henry || rec.StampHash != p.Hash() || rec.CorrelationID != "corr-1" ||
-		!rec.Operation.Equal(deployOp(t, p)) || rec.Decision != StateApproved {
+		!rec.Operation.Equal(deployOp(t, p)) || rec.Decision != confirm.StateApproved {
 		t.Fatalf("decision record: %+v", rec)
 	}
 	// Allow and deny verdicts answer at once and queue nothing.
-	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange), "corr-2"); r.Status != StatusAllowed || r.Confirmation != nil {
+	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:QUEUE.md", stamp.ShapeReadRange), "corr-2"); r.Status != confirm.StatusAllowed || r.Confirmation != nil {
 		t.Fatalf("allow: %+v", r)
 	}
-	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:.env", stamp.ShapeReadRange), "corr-3"); r.Status != StatusDenied || r.Decision.Boundary != BoundarySecretValues {
+	if r := mustRequest(t, q, me, p, op(t, p, "workspace_read", "path:.env", stamp.ShapeReadRange), "corr-3"); r.Status != confirm.StatusDenied || r.Decision.Boundary != confirm.BoundarySecretValues {
 		t.Fatalf("deny: %+v", r)
 	}
 	// The audit log has the request and the decision.
@@ -96,42 +95,42 @@ func TestRequestQueuesToBoundHumanAndApprovalAllows(t *testing.T) {
 // Spec: "A model cannot confirm its own request."
 func TestSelfConfirmationRefused(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{Seats: seats{"work/core/lead": "Vega#1"}})
-	p := policyFor(t, "work/core/deputy", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{Seats: seats{"work/core/lead": "Vega#1"}})
+	p := policyFor(t, "work/core/deputy", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c1")
-	if _, err := commitApprove(ctx, q, me, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+	if _, err := commitApprove(ctx, q, me, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrSelfDecision) {
 		t.Fatalf("persona approving its own request: %v", err)
 	}
 	// A human who requested on the persona's behalf cannot decide it either.
-	hp := policyFor(t, "work/core/lead", Options{})
+	hp := policyFor(t, "work/core/lead", confirm.Options{})
 	r = mustRequest(t, q, henry, hp, deployOp(t, hp), "c2")
-	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrSelfDecision) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrSelfDecision) {
 		t.Fatalf("human approving own request: %v", err)
 	}
 	// A persona may not request under another persona's stamp.
-	if _, err := commitRequest(ctx, q, PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c3"); !errors.Is(err, ErrWrongPersona) {
+	if _, err := commitRequest(ctx, q, confirm.PersonaPrincipal("work/core/lead"), p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c3"); !errors.Is(err, confirm.ErrWrongPersona) {
 		t.Fatalf("request under another stamp: %v", err)
 	}
 }
 
 func TestModelDecidingGlobalBoundaryRefused(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/deputy", Options{})
-	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
-	for _, model := range []Principal{PersonaPrincipal("work/core/lead"), PersonaPrincipal("root/secretary")} {
-		if _, err := commitApprove(ctx, q, model, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrModelDecision) {
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/deputy", confirm.Options{})
+	r := mustRequest(t, q, confirm.PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
+	for _, model := range []confirm.Principal{confirm.PersonaPrincipal("work/core/lead"), confirm.PersonaPrincipal("root/secretary")} {
+		if _, err := commitApprove(ctx, q, model, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrModelDecision) {
 			t.Fatalf("%s approving a deployment: %v", model, err)
 		}
 	}
-	if _, err := commitApprove(ctx, q, Principal{Kind: PrincipalHuman, Name: "mallory"}, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+	if _, err := commitApprove(ctx, q, confirm.Principal{Kind: confirm.PrincipalHuman, Name: "mallory"}, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrNotAuthority) {
 		t.Fatalf("another human: %v", err)
 	}
-	if _, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "not today", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, r.Confirmation.ID, "not today", confirm.RememberNone); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrAlreadyDecided) {
 		t.Fatalf("second decision: %v", err)
 	}
 }
@@ -141,42 +140,42 @@ func TestModelDecidingGlobalBoundaryRefused(t *testing.T) {
 func TestDeputyScopeRoutingAndUnroutable(t *testing.T) {
 	ctx := context.Background()
 	holders := seats{"work/core/lead": "Vega#1"}
-	q, _ := queueFor(t, QueueOptions{Seats: holders})
-	p := policyFor(t, "work/core/deputy", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{Seats: holders})
+	p := policyFor(t, "work/core/deputy", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-9/r-1", stamp.ShapeReadMeta), "c1")
-	lead := PersonaPrincipal("work/core/lead")
+	lead := confirm.PersonaPrincipal("work/core/lead")
 	if r.Confirmation.Authority != lead || r.Confirmation.Unroutable {
 		t.Fatalf("deputy scope routing: %+v", r.Confirmation)
 	}
-	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrNotAuthority) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrNotAuthority) {
 		t.Fatalf("human deciding a lead's confirmation: %v", err)
 	}
-	if _, err := commitApprove(ctx, q, lead, r.Confirmation.ID, RememberNone); err != nil {
+	if _, err := commitApprove(ctx, q, lead, r.Confirmation.ID, confirm.RememberNone); err != nil {
 		t.Fatalf("lead approving: %v", err)
 	}
 	delete(holders, "work/core/lead")
 	r = mustRequest(t, q, me, p, op(t, p, "get_run", "run:work/core/t-8/r-1", stamp.ShapeReadMeta), "c2")
 	c := r.Confirmation
-	if !c.Unroutable || r.Status != StatusUnknown {
+	if !c.Unroutable || r.Status != confirm.StatusUnknown {
 		t.Fatalf("empty seat: %+v", c)
 	}
 	holders["work/core/lead"] = "Vega-II#2"
-	for _, who := range []Principal{lead, henry} {
-		if _, err := commitApprove(ctx, q, who, c.ID, RememberNone); !errors.Is(err, ErrUnroutable) {
+	for _, who := range []confirm.Principal{lead, henry} {
+		if _, err := commitApprove(ctx, q, who, c.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrUnroutable) {
 			t.Fatalf("%s deciding an unroutable confirmation: %v", who, err)
 		}
 	}
-	if got, _ := q.Get(ctx, c.ID); got.State != StatePending || !got.Unroutable {
+	if got, _ := q.Get(ctx, c.ID); got.State != confirm.StatePending || !got.Unroutable {
 		t.Fatalf("unroutable confirmation re-routed or decided: %+v", got)
 	}
 }
 
 func TestSameOperationJoinsPendingRequest(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	a := mustRequest(t, q, me, p, deployOp(t, p), "c1")
 	b := mustRequest(t, q, me, p, deployOp(t, p), "c2")
 	if a.Confirmation.ID != b.Confirmation.ID {
@@ -185,49 +184,49 @@ func TestSameOperationJoinsPendingRequest(t *testing.T) {
 	if list, _ := q.List(ctx, false); len(list) != 1 {
 		t.Fatalf("%d pending, want 1", len(list))
 	}
-	if _, err := commitRequest(ctx, q, me, p, op(t, p, "workspace_write", "path:memory/x.md", stamp.ShapeDelete), "c1"); !errors.Is(err, ErrCorrelationReuse) {
+	if _, err := commitRequest(ctx, q, me, p, op(t, p, "workspace_write", "path:memory/x.md", stamp.ShapeDelete), "c1"); !errors.Is(err, confirm.ErrCorrelationReuse) {
 		t.Fatalf("correlation id reused for another operation: %v", err)
 	}
-	if _, err := commitDeny(ctx, q, henry, a.Confirmation.ID, "no", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, a.Confirmation.ID, "no", confirm.RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	for _, corr := range []string{"c1", "c2"} {
-		if r := mustRequest(t, q, me, p, deployOp(t, p), corr); r.Status != StatusDenied {
+		if r := mustRequest(t, q, me, p, deployOp(t, p), corr); r.Status != confirm.StatusDenied {
 			t.Fatalf("%s after denial: %+v", corr, r)
 		}
 	}
 	// Asked again under a new id after the (unremembered) denial: a new request.
-	if r := mustRequest(t, q, me, p, deployOp(t, p), "c3"); r.Status != StatusUnknown || r.Confirmation.ID == a.Confirmation.ID {
+	if r := mustRequest(t, q, me, p, deployOp(t, p), "c3"); r.Status != confirm.StatusUnknown || r.Confirmation.ID == a.Confirmation.ID {
 		t.Fatalf("new request after denial: %+v", r)
 	}
 }
 
 func TestExpiryCountsAsDenied(t *testing.T) {
 	ctx := context.Background()
-	q, clk := queueFor(t, QueueOptions{TTL: 10 * time.Minute})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, clk := queueFor(t, Options{TTL: 10 * time.Minute})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	r := mustRequest(t, q, me, p, deployOp(t, p), "c1")
 	if got := r.Confirmation.ExpiresAt.Sub(r.Confirmation.CreatedAt); got != 10*time.Minute {
 		t.Fatalf("expiry after %s", got)
 	}
 	clk.Advance(10 * time.Minute)
-	if r := mustRequest(t, q, me, p, deployOp(t, p), "c1"); r.Status != StatusDenied {
+	if r := mustRequest(t, q, me, p, deployOp(t, p), "c1"); r.Status != confirm.StatusDenied {
 		t.Fatalf("retry after expiry: %+v", r)
 	}
-	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
+	if _, err := commitApprove(ctx, q, henry, r.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrExpired) {
 		t.Fatalf("approving an expired confirmation: %v", err)
 	}
 	c, _ := q.Get(ctx, r.Confirmation.ID)
-	if c.State != StateExpired || c.Decision == nil || c.Decision.Decision != StateExpired {
+	if c.State != confirm.StateExpired || c.Decision == nil || c.Decision.Decision != confirm.StateExpired {
 		t.Fatalf("expiry not recorded: %+v", c)
 	}
-	if _, err := commitApprove(ctx, q, henry, c.ID, RememberNone); !errors.Is(err, ErrAlreadyDecided) {
+	if _, err := commitApprove(ctx, q, henry, c.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrAlreadyDecided) {
 		t.Fatalf("after recorded expiry: %v", err)
 	}
 	// The default TTL is one hour; an expired one stays undecided (for
 	// the sweep to find) until its expiry is recorded.
-	q2, clk2 := queueFor(t, QueueOptions{})
+	q2, clk2 := queueFor(t, Options{})
 	r2 := mustRequest(t, q2, me, p, deployOp(t, p), "c9")
 	if got := r2.Confirmation.ExpiresAt.Sub(r2.Confirmation.CreatedAt); got != time.Hour {
 		t.Fatalf("default expiry %s", got)
@@ -236,7 +235,7 @@ func TestExpiryCountsAsDenied(t *testing.T) {
 	if u, err := q2.Undecided(ctx); err != nil || len(u) != 1 || u[0].ID != r2.Confirmation.ID {
 		t.Fatalf("undecided after expiry, before the sweep: %v, %v", u, err)
 	}
-	if _, err := commitApprove(ctx, q2, henry, r2.Confirmation.ID, RememberNone); !errors.Is(err, ErrExpired) {
+	if _, err := commitApprove(ctx, q2, henry, r2.Confirmation.ID, confirm.RememberNone); !errors.Is(err, confirm.ErrExpired) {
 		t.Fatalf("approving an expired confirmation: %v", err)
 	}
 	if u, err := q2.Undecided(ctx); err != nil || len(u) != 0 {
@@ -248,9 +247,9 @@ func TestExpiryCountsAsDenied(t *testing.T) {
 // in exactly one decision.
 func TestConcurrentDecisionsExactlyOne(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	r := mustRequest(t, q, PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	r := mustRequest(t, q, confirm.PersonaPrincipal(p.Address()), p, deployOp(t, p), "c1")
 	const n = 32
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -259,9 +258,9 @@ func TestConcurrentDecisionsExactlyOne(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i%2 == 0 {
-				_, errs[i] = commitApprove(ctx, q, henry, r.Confirmation.ID, RememberNone)
+				_, errs[i] = commitApprove(ctx, q, henry, r.Confirmation.ID, confirm.RememberNone)
 			} else {
-				_, errs[i] = commitDeny(ctx, q, henry, r.Confirmation.ID, fmt.Sprintf("deny %d", i), RememberNone)
+				_, errs[i] = commitDeny(ctx, q, henry, r.Confirmation.ID, fmt.Sprintf("deny %d", i), confirm.RememberNone)
 			}
 		}()
 	}
@@ -271,7 +270,7 @@ func TestConcurrentDecisionsExactlyOne(t *testing.T) {
 		switch {
 		case err == nil:
 			wins++
-		case !errors.Is(err, ErrAlreadyDecided):
+		case !errors.Is(err, confirm.ErrAlreadyDecided):
 			t.Fatalf("unexpected: %v", err)
 		}
 	}
@@ -291,17 +290,17 @@ func TestConcurrentDecisionsExactlyOne(t *testing.T) {
 }
 
 func TestPrincipals(t *testing.T) {
-	for in, want := range map[string]Principal{
+	for in, want := range map[string]confirm.Principal{
 		"human:henry":    henry,
 		"human:Henry":    henry,
-		"work/core/lead": PersonaPrincipal("work/core/lead"),
+		"work/core/lead": confirm.PersonaPrincipal("work/core/lead"),
 	} {
-		if got, err := ParsePrincipal(in); err != nil || got != want {
+		if got, err := confirm.ParsePrincipal(in); err != nil || got != want {
 			t.Errorf("ParsePrincipal(%q) = %+v, %v", in, got, err)
 		}
 	}
 	for _, bad := range []string{"", "henry", "human:", "human:-x", "system:expiry", "Work/Core/Lead", "human:h\u0435nry"} {
-		if _, err := ParsePrincipal(bad); !errors.Is(err, ErrBadPrincipal) {
+		if _, err := confirm.ParsePrincipal(bad); !errors.Is(err, confirm.ErrBadPrincipal) {
 			t.Errorf("ParsePrincipal(%q): %v", bad, err)
 		}
 	}
@@ -313,12 +312,12 @@ func TestPrincipals(t *testing.T) {
 // decided record is never read.
 func TestPendingListReadsTheIndexNotTheHistory(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
 	pending := mustRequest(t, q, me, p, deployOp(t, p), "c1").Confirmation
 	decided := mustRequest(t, q, me, p, op(t, p, "publish_deployment_v1", "external:https://example.org/other", stamp.ShapeDeploy), "c2").Confirmation
-	if _, err := commitDeny(ctx, q, henry, decided.ID, "no", RememberNone); err != nil {
+	if _, err := commitDeny(ctx, q, henry, decided.ID, "no", confirm.RememberNone); err != nil {
 		t.Fatal(err)
 	}
 	// The decided record made unreadable: a list that reads it fails.
@@ -339,10 +338,10 @@ func TestPendingListReadsTheIndexNotTheHistory(t *testing.T) {
 // for a new confirmation, a joined one and an allowed operation alike.
 func TestResultJSONIsTheResultsEncoding(t *testing.T) {
 	ctx := context.Background()
-	q, _ := queueFor(t, QueueOptions{})
-	p := policyFor(t, "work/core/lead", Options{})
-	me := PersonaPrincipal(p.Address())
-	check := func(what string, res Result, plan store.Plan) {
+	q, _ := queueFor(t, Options{})
+	p := policyFor(t, "work/core/lead", confirm.Options{})
+	me := confirm.PersonaPrincipal(p.Address())
+	check := func(what string, res confirm.Result, plan store.Plan) {
 		t.Helper()
 		got, err := ResultJSON(res, plan)
 		if err != nil {
