@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/harness"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 )
 
@@ -19,7 +20,7 @@ func init() { subcommands = append(subcommands, newMsgCmd) }
 // persona runtime that claimed one (the runtime hands it to the commands
 // it runs): without it, every call of a persona is refused as fenced once
 // an instance holds the generation's fence.
-const FenceEnv = "VIRGO_FENCE"
+const FenceEnv = harness.FenceEnv
 
 func newMsgCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/virgo-hub/virgo-tui/internal/mcpserver"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 )
 
@@ -164,7 +162,8 @@ persona's record holds. Any JCS implementation recomputes it.`,
 }
 
 func newStampProjectCmd(a *app) *cobra.Command {
-	var consumer, harness string
+	var consumer string
+	var launch launchSpec
 	cmd := &cobra.Command{
 		Use:   "project FILE|ADDRESS|NAME",
 		Short: "Derive the MCP, handler and launcher projections and check their equality",
@@ -174,9 +173,11 @@ launcher allowlist (tools[].name) — then prove they carry the same tools with 
 the boot check against the complete handler table. Exit status 1 on any loss. A registered
 persona's stamp is loaded through the hub and checked against its recorded hash.
 
---consumer launcher --harness claude-code prints the launcher allowlist as an agent harness
-takes it: the .mcp.json entry that starts "virgo-tui mcp --persona ADDRESS", the
-.claude/settings.json allowlist (mcp__<server>__<tool>), and the "claude mcp add" line.`,
+--consumer launcher --harness H prints exactly what "session start ADDRESS --harness H"
+runs: its one MCP server (this program, "mcp --persona ADDRESS"), the allowlist as the
+harness names it (Claude Code: mcp__<server>__<tool>), how its built-in tools are off,
+the session id its lineage names, the command line, and the files it writes into
+<home>/sessions/<seat>/ (docs/sessions.md).`,
 		Example: `  virgo-tui stamp project CAPABILITY-STAMP.json
   virgo-tui stamp project CAPABILITY-STAMP.json --consumer launcher -o json
   virgo-tui stamp project work/core/lead --consumer launcher --harness claude-code`,
@@ -184,18 +185,16 @@ takes it: the .mcp.json entry that starts "virgo-tui mcp --persona ADDRESS", the
 	}
 	out := addOutputFlag(cmd)
 	cmd.Flags().StringVar(&consumer, "consumer", "", "print only one projection: mcp, handler or launcher")
-	cmd.Flags().StringVar(&harness, "harness", "", "with --consumer launcher: print the allowlist as this agent harness takes it ("+
-		strings.Join(mcpserver.Harnesses, ", ")+")")
+	addLaunchFlags(cmd, &launch, "")
 	cmd.RegisterFlagCompletionFunc("consumer", cobra.FixedCompletions([]string{"mcp", "handler", "launcher"}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.RegisterFlagCompletionFunc("harness", cobra.FixedCompletions(mcpserver.Harnesses, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		switch consumer {
 		case "", "mcp", "handler", "launcher":
 		default:
 			return fmt.Errorf("--consumer %q: use mcp, handler or launcher", consumer)
 		}
-		if harness != "" && consumer != "launcher" {
-			return fmt.Errorf("--harness %q: only with --consumer launcher", harness)
+		if launch.harness != "" && consumer != "launcher" {
+			return fmt.Errorf("--harness %q: only with --consumer launcher", launch.harness)
 		}
 		s, b, err := a.stampBytes(cmd.Context(), args[0])
 		if err != nil {
@@ -208,13 +207,17 @@ takes it: the .mcp.json entry that starts "virgo-tui mcp --persona ADDRESS", the
 		verdict := stamp.CheckProjections(p)
 		boot := stamp.BootCheck(s, stamp.Handlers())
 		w := cmd.OutOrStdout()
-		if harness != "" {
+		if launch.harness != "" {
 			if verdict != nil || boot != nil {
 				writeVerdict(w, "equality", verdict, "")
 				writeVerdict(w, "boot", boot, "")
 				return &exitError{code: 1, err: errReported}
 			}
-			return a.writeLauncher(w, *out, harness, s.Path.Address, p.Launcher)
+			pl, err := a.plan(s, p.Launcher, launch, false, "")
+			if err != nil {
+				return err
+			}
+			return writeLaunch(w, *out, pl.launch)
 		}
 		if *out == outputJSON {
 			if err := writeJSON(w, projectionReport(p, consumer, verdict, boot)); err != nil {

@@ -25,14 +25,14 @@ func beat(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) er
 }
 
 // setPresence is POST /v1/presence/set: like a beat, but at least one of
-// activity and summary must be given.
+// activity, summary and session must be given.
 func setPresence(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var rep hubapi.PresenceReport
 	if err := decodeBody(w, r, &rep, false); err != nil {
 		return err
 	}
-	if rep.Activity == nil && rep.Summary == nil {
-		return hubapi.Errorf(hubapi.ErrNothingToSet, "set needs \"activity\" or \"summary\"; to only beat, POST /v1/presence/beat")
+	if rep.Activity == nil && rep.Summary == nil && rep.Session == nil {
+		return hubapi.Errorf(hubapi.ErrNothingToSet, "set needs \"activity\", \"summary\" or \"session\"; to only beat, POST /v1/presence/beat")
 	}
 	return h.report(w, id, rep)
 }
@@ -46,10 +46,10 @@ func (h *Hub) report(w http.ResponseWriter, id hubapi.Identity, rep hubapi.Prese
 	return nil
 }
 
-// applyReport records one beat, with its activity and summary if given, as
-// one all-or-nothing report.
+// applyReport records one beat, with its activity, summary and session
+// state if given, as one all-or-nothing report.
 func (h *Hub) applyReport(id hubapi.Identity, rep hubapi.PresenceReport) error {
-	return h.presence.Report(id.PersonaID, rep.Activity, rep.Summary)
+	return h.presence.Apply(id.PersonaID, rep)
 }
 
 // listPresence is GET /v1/presence.

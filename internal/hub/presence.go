@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // Clock tells the time; tests inject a fake one to drive transitions.
@@ -173,11 +174,18 @@ func (t *Tracker) SetActivity(id, text string) error { return t.Report(id, &text
 // SetSummary records the runtime's one-line summary; it counts as a beat.
 func (t *Tracker) SetSummary(id, text string) error { return t.Report(id, nil, &text) }
 
-// Report records one beat with, when given, a new activity and summary. It
-// is all or nothing: both texts are checked before either is applied, so a
-// refused summary leaves the activity as it was, and a report carrying both
-// counts one beat, not two.
+// Report records one beat with, when given, a new activity and summary (a
+// report, see Apply).
 func (t *Tracker) Report(id string, activity, summary *string) error {
+	return t.Apply(id, hubapi.PresenceReport{Activity: activity, Summary: summary})
+}
+
+// Apply records one beat with, when given, a new activity, summary and
+// session state. It is all or nothing: every field is checked before any is
+// applied, so a refused summary leaves the activity as it was, and a report
+// carrying several counts one beat, not several.
+func (t *Tracker) Apply(id string, rep hubapi.PresenceReport) error {
+	activity, summary, session := rep.Activity, rep.Summary, rep.Session
 	if activity != nil {
 		if err := checkText("activity", id, *activity); err != nil {
 			return err
@@ -188,12 +196,20 @@ func (t *Tracker) Report(id string, activity, summary *string) error {
 			return err
 		}
 	}
+	if session != nil {
+		if err := usecase.CheckSessionState(*session); err != nil {
+			return fmt.Errorf("presence of %s: %w", id, err)
+		}
+	}
 	return t.report(id, func(e *hubapi.Presence, now time.Time) {
 		if activity != nil && e.Activity != *activity {
 			e.Activity, e.ActivityAt = *activity, now
 		}
 		if summary != nil && e.Summary != *summary {
 			e.Summary, e.ActivityAt = *summary, now
+		}
+		if session != nil && e.Session != *session {
+			e.Session, e.ActivityAt = *session, now
 		}
 	})
 }
@@ -301,6 +317,10 @@ func (t *Tracker) Sweep() int {
 func (t *Tracker) stateAt(e *hubapi.Presence, now time.Time) hubapi.State {
 	if e.State == hubapi.StateRetired || e.Problem != "" || e.LastSeen.IsZero() {
 		return e.State
+	}
+	if e.Session == usecase.SessionEnded {
+		// The harness said its session ended: no heartbeat is awaited.
+		return hubapi.StateOffline
 	}
 	silent := now.Sub(e.LastSeen)
 	switch {

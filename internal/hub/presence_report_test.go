@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // One report with both an activity and a summary is one heartbeat.
@@ -63,5 +64,37 @@ func TestSetPresenceIsOneAllOrNothingBeat(t *testing.T) {
 	got, _ := th.hub.Presence().Get(p.ID)
 	if got.Activity != "building" || got.Summary != "all green" || got.Beats != 1 {
 		t.Fatalf("after a refused set: activity %q, summary %q, beats %d; want building, all green, 1", got.Activity, got.Summary, got.Beats)
+	}
+}
+
+// A resident session's hooks report its turn: working, idle, ended. Ended
+// makes the persona offline at once, not when its heartbeats time out; a
+// state no hook reports is refused and changes nothing; a working session
+// whose persona waits on a confirmation is shown waiting.
+func TestSessionStateFromHooks(t *testing.T) {
+	th := startHub(t, shortHome(t), Config{}, Timeouts{})
+	p := th.addPersona(t, "work/core/lead", "Spica")
+	rt := th.runtime(t, p)
+	ctx := context.Background()
+	for _, st := range []hubapi.SessionState{hubapi.SessionIdle, hubapi.SessionWorking} {
+		ack, err := rt.SetSession(ctx, st)
+		mustNil(t, err)
+		if got, _ := th.hub.Presence().Get(p.ID); got.Session != st || ack.State != hubapi.StateActive {
+			t.Fatalf("after reporting %s: session %q, state %s", st, got.Session, ack.State)
+		}
+	}
+	th.hub.Presence().SetWaiting(p.ID, 1)
+	if got, _ := th.hub.Presence().Get(p.ID); got.SessionShown() != hubapi.SessionWaiting {
+		t.Fatalf("a working session waiting on a confirmation is shown %q", got.SessionShown())
+	}
+	for _, bad := range []hubapi.SessionState{hubapi.SessionWaiting, "asleep", ""} {
+		if _, err := rt.SetSession(ctx, bad); !errors.Is(err, usecase.ErrUnknownSessionState) {
+			t.Fatalf("reporting %q: %v; want ErrUnknownSessionState", bad, err)
+		}
+	}
+	ack, err := rt.SetSession(ctx, hubapi.SessionEnded)
+	mustNil(t, err)
+	if ack.State != hubapi.StateOffline {
+		t.Fatalf("after the session ended: %s, want offline at once", ack.State)
 	}
 }

@@ -150,6 +150,9 @@ type PresenceReport struct {
 	IdentityClaims
 	Activity *string `json:"activity,omitempty" limit:"activity"`
 	Summary  *string `json:"summary,omitempty" limit:"summary"`
+	// Session is the resident session's state, as its harness's hooks
+	// report it (usecase.SessionState: working, idle or ended).
+	Session *SessionState `json:"session,omitempty" limit:"ref"`
 }
 
 // BeatAck is the answer to a beat: the presence as the hub now holds it.

@@ -80,7 +80,7 @@ var (
 	ErrPersonaRequired = usecase.ErrPersonaRequired // the service layer decides it
 	// ErrInvalidOperation: an operation (tool, target, shape) the handler cannot read.
 	ErrInvalidOperation = usecase.ErrInvalidOperation // the service layer decides it
-	// ErrNothingToSet: a presence set with neither activity nor summary.
+	// ErrNothingToSet: a presence set with no activity, summary or session.
 	ErrNothingToSet = errors.New("nothing to set")
 	// ErrStreamBroken: a beat stream whose body broke off.
 	ErrStreamBroken = errors.New("beat stream broken")
@@ -112,6 +112,7 @@ var errorTable = []struct {
 	{ErrPersonaRequired, http.StatusBadRequest, "persona_required"},
 	{ErrInvalidOperation, http.StatusBadRequest, "invalid_operation"},
 	{ErrNothingToSet, http.StatusBadRequest, "nothing_to_set"},
+	{usecase.ErrUnknownSessionState, http.StatusBadRequest, "unknown_session_state"},
 	{ErrStreamBroken, http.StatusBadRequest, "stream_broken"},
 	{ErrNotActive, http.StatusConflict, "not_active"},
 	{ErrInternal, http.StatusInternalServerError, "internal"},

@@ -10,6 +10,19 @@ import (
 // service layer's presence state, the payload of a presence event).
 type State = usecase.PresenceState
 
+// SessionState is what a resident session reports of its turn (the
+// service layer's, usecase.SessionState).
+type SessionState = usecase.SessionState
+
+// The session states a resident session's hooks report (the service
+// layer's, usecase.SessionWorking, ...).
+const (
+	SessionWorking = usecase.SessionWorking
+	SessionIdle    = usecase.SessionIdle
+	SessionEnded   = usecase.SessionEnded
+	SessionWaiting = usecase.SessionWaiting
+)
+
 // ErrUnknownPersona: presence was reported for a generation the hub does not track.
 var ErrUnknownPersona = errors.New("unknown persona generation")
 

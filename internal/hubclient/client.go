@@ -390,6 +390,13 @@ func (c *Client) SetPresence(ctx context.Context, activity, summary *string) (hu
 	return a, err
 }
 
+// SetSession reports the resident session's state (its harness's hooks).
+func (c *Client) SetSession(ctx context.Context, state hubapi.SessionState) (hubapi.BeatAck, error) {
+	var a hubapi.BeatAck
+	err := c.do(ctx, "POST", "/v1/presence/set", hubapi.PresenceReport{Session: &state}, &a)
+	return a, err
+}
+
 // Presence lists every tracked generation's presence.
 func (c *Client) Presence(ctx context.Context) ([]hubapi.Presence, error) {
 	var ps []hubapi.Presence

@@ -27,6 +27,9 @@ func (c *Client) ClaimFence(ctx context.Context) (coord.Fence, error) {
 	return fc.Fence, nil
 }
 
+// Fence is the instance fence the client presents (coord.NoFence when none).
+func (c *Client) Fence() coord.Fence { return coord.Fence(c.fence.Load()) }
+
 // UseFence makes the client present fence (claimed by this runtime
 // instance, e.g. handed to a tool it runs) on its requests.
 func (c *Client) UseFence(fence coord.Fence) { c.fence.Store(uint64(fence)) }

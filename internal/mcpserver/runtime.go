@@ -133,10 +133,14 @@ func Boot(ctx context.Context, c *hubclient.Client, address string, opts Options
 	// client presents it on every request from now on. It claims before
 	// anything else, as every call but who-am-I presents the fence: an
 	// instance that then fails its proof leaves the seat to no runtime,
-	// never to a stale one.
-	fence, err := c.ClaimFence(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: %s: claim the instance fence: %w", who.Principal, err)
+	// never to a stale one. A server handed a fence is part of the
+	// instance that claimed it (a resident session, whose hooks present the
+	// same fence): it serves under it rather than fence its own session out.
+	fence := c.Fence()
+	if fence == coord.NoFence {
+		if fence, err = c.ClaimFence(ctx); err != nil {
+			return nil, fmt.Errorf("mcp: %s: claim the instance fence: %w", who.Principal, err)
+		}
 	}
 	v, err := c.Stamp(ctx, who.PersonaID)
 	if err != nil {

@@ -1,6 +1,10 @@
 package usecase
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // PresenceState is what an operator sees of a persona generation's
 // runtime: standing, active, idle, stale, offline or retired (the hub's
@@ -26,6 +30,39 @@ const (
 	PresenceRetired PresenceState = "retired"
 )
 
+// SessionState is what a persona's resident session reports of itself
+// through its harness's hooks: its turn, not its heartbeat.
+type SessionState string
+
+// The session states a harness reports.
+const (
+	// SessionWorking: a turn runs (a prompt was submitted, a tool is used).
+	SessionWorking SessionState = "working"
+	// SessionIdle: the harness waits at its input line, nothing typed (its
+	// turn stopped, or a session began and no turn has): a wake may be
+	// typed into it.
+	SessionIdle SessionState = "idle"
+	// SessionEnded: the harness ended its session; the runtime is
+	// offline from that moment, not when its heartbeats time out.
+	SessionEnded SessionState = "ended"
+	// SessionWaiting is shown, never reported: a working session whose
+	// persona waits on a confirmation (Presence.Waiting) waits for a human.
+	SessionWaiting SessionState = "waiting"
+)
+
+// ErrUnknownSessionState: a session state a harness cannot report.
+var ErrUnknownSessionState = errors.New("unknown session state")
+
+// CheckSessionState refuses a reported state other than working, idle and
+// ended.
+func CheckSessionState(s SessionState) error {
+	switch s {
+	case SessionWorking, SessionIdle, SessionEnded:
+		return nil
+	}
+	return fmt.Errorf("session %q: %w; report %s, %s or %s", s, ErrUnknownSessionState, SessionWorking, SessionIdle, SessionEnded)
+}
+
 // Presence is the view of one persona generation's runtime, the payload of
 // a presence event: the front end that tracks heartbeats publishes it.
 type Presence struct {
@@ -46,7 +83,19 @@ type Presence struct {
 	Beats uint64 `json:"beats"`
 	// ActivityAt is when the activity or summary last changed.
 	ActivityAt time.Time `json:"activity_at,omitzero"`
+	// Session is what its resident session last reported of its turn
+	// (empty: no session reported); Shown adds waiting.
+	Session SessionState `json:"session,omitempty"`
 	// Problem says why a generation is not standing although active: its
 	// capability stamp was refused. It is then shown offline.
 	Problem string `json:"problem,omitempty"`
+}
+
+// SessionShown is the session state an operator reads: waiting when a
+// working session's persona waits on a confirmation, else as reported.
+func (p Presence) SessionShown() SessionState {
+	if p.Session == SessionWorking && p.Waiting > 0 {
+		return SessionWaiting
+	}
+	return p.Session
 }
