@@ -2,7 +2,9 @@
 // it connects to `virgo-tui mcp` over stdio or streamable HTTP, then reads
 // one JSON command a line on stdin and writes one JSON answer a line on
 // stdout. Commands: {"op":"list"} and {"op":"call","tool":…,"args":{…}}.
-// Progress notifications are written as {"progress": message} lines.
+// Progress notifications are written as {"progress": message} lines. A
+// call with "defaults": true passes no request options: the SDK's default
+// 60 s timeout applies, and no progress token is sent.
 //
 //   node client.mjs stdio COMMAND ARG...
 //   node client.mjs http URL TOKEN
@@ -45,6 +47,8 @@ for await (const line of rl) {
     if (cmd.op === "list") {
       const res = await client.listTools();
       out({ tools: res.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
+    } else if (cmd.op === "call" && cmd.defaults) {
+      out({ result: await client.callTool({ name: cmd.tool, arguments: cmd.args ?? {} }) });
     } else if (cmd.op === "call") {
       const res = await client.callTool({ name: cmd.tool, arguments: cmd.args ?? {} }, undefined, {
         timeout: 120000,

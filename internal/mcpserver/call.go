@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,12 +18,12 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
-// Answer is the structured result of every call that was not carried out:
-// denied, or still waiting for its confirmation. A result that was carried
-// out is the executor's own.
+// Answer is the structured result of a call still waiting for its
+// confirmation (a denial is a Failure; a result that was carried out is
+// the executor's own).
 type Answer struct {
-	// Status is "denied" or "unknown" (the confirmation is still pending:
-	// call again with the same correlation_id to join it).
+	// Status is "unknown": the confirmation is still pending; call again
+	// with the same correlation_id to join it.
 	Status        confirm.Status `json:"status"`
 	CorrelationID string         `json:"correlation_id"`
 	Confirmation  string         `json:"confirmation,omitempty"`
@@ -50,12 +49,12 @@ func newCorrelation() string {
 // runtime tool here once allowed.
 func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolRequest, row tools.Tool) *mcp.CallToolResult {
 	if err := r.stopped(); err != nil {
-		return toolError(err, nil)
+		return toolError(err)
 	}
 	raw := req.Params.Arguments
 	args, err := row.Validate(raw)
 	if err != nil {
-		return toolError(err, nil)
+		return toolError(err)
 	}
 	corr := args.Str("correlation_id")
 	if corr == "" {
@@ -68,7 +67,7 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 		// A path is resolved on disk before the hub decides, and the hub
 		// is asked about the file the operation really reaches.
 		if c.root, raw, err = r.resolveArgs(ctx, row, args, raw, corr); err != nil {
-			return toolError(err, nil)
+			return toolError(err)
 		}
 	}
 	tc, answer := r.decide(ctx, s, req, row.Name, raw, corr)
@@ -80,11 +79,11 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 	}
 	c.target, c.shape, c.confirmation = tc.Operation.Target, tc.Operation.Shape, tc.ConfirmationID
 	if c.target.Kind == confirm.TargetPath && c.root == nil {
-		return toolError(fmt.Errorf("workspace %q: %w", c.target.Workspace, ErrNoRepository), nil)
+		return toolError(fmt.Errorf("workspace %q: %w", c.target.Workspace, ErrNoRepository))
 	}
 	out, err := executors[row.Name].run(c)
 	if err != nil {
-		return toolError(err, nil)
+		return toolError(err)
 	}
 	if b, ok := out.(blobPage); ok {
 		return b.toolResult()
@@ -99,7 +98,10 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 func (r *Runtime) resolveArgs(ctx context.Context, row tools.Tool, args tools.Args, raw json.RawMessage, corr string) (*workspace.Root, json.RawMessage, error) {
 	target, _, err := row.Operation(ctx, r.caller(), args, corr, nil) // runtime tools map from their arguments alone
 	if err != nil || target.Kind != confirm.TargetPath {
-		return nil, raw, err
+		// A target that does not normalize is the hub's to answer: a
+		// malformed one is invalid_arguments, an escape a denial on its
+		// boundary, as for any other tool.
+		return nil, raw, nil
 	}
 	var root *workspace.Root
 	switch target.Workspace {
@@ -158,7 +160,8 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 		return tc, carried(tc)
 	case usecase.ToolDenied:
 		a := r.answerOf(ctx, tc)
-		return tc, toolError(fmt.Errorf("denied at the %s boundary: %s", a.Boundary, a.Reason), &a)
+		return tc, failed(Failure{Code: failureOf(ErrDenied).Code, Message: fmt.Sprintf("denied at the %s boundary: %s", a.Boundary, a.Reason),
+			Boundary: a.Boundary, CorrelationID: a.CorrelationID, Confirmation: a.Confirmation})
 	}
 	return tc, pending(r.answerOf(ctx, tc))
 }
@@ -177,12 +180,19 @@ func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest
 	hold := min(r.opts.Progress, time.Duration(hubapi.LimitOf("confirmation_wait").Max)*time.Second)
 	a := r.answerOf(ctx, tc)
 	s.activity(tool + ": waiting for " + a.Authority)
+	note := fmt.Sprintf("waiting for %s to decide confirmation %s (%s boundary); correlation_id %s: if this call ends unanswered, call %s again with the same arguments and that correlation_id to join it",
+		a.Authority, a.Confirmation, a.Boundary, a.CorrelationID, tool)
+	tok := req.Params.GetProgressToken()
+	if tok == nil && req.Session != nil {
+		// No progress token: the client learns the ids from one log
+		// message (sent when it set a log level) and from the answer.
+		//lint:ignore SA1019 the one channel to name the ids outside the answer (see Server)
+		_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "virgo", Data: waitNote{Message: note, Answer: a}})
+	}
 	for {
-		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		if tok != nil && req.Session != nil {
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
-				Progress: time.Since(start).Seconds(), Total: r.opts.ConfirmWait.Seconds(),
-				Message: fmt.Sprintf("waiting for %s to decide confirmation %s (%s boundary); correlation_id %s",
-					a.Authority, a.Confirmation, a.Boundary, a.CorrelationID)})
+				Progress: time.Since(start).Seconds(), Total: r.opts.ConfirmWait.Seconds(), Message: note})
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -202,13 +212,20 @@ func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest
 	}
 }
 
+// waitNote is the log message of a call that waits without a progress
+// token: what it waits for, and the ids to rejoin it.
+type waitNote struct {
+	Message string `json:"message"`
+	Answer
+}
+
 // hubError is the tool error of a failed hub call; a fenced-out or
 // retired refusal stops the runtime and says so.
 func (r *Runtime) hubError(err error) *mcp.CallToolResult {
 	if r.checkEnded(err) {
-		return toolError(r.stopped(), nil)
+		return toolError(r.stopped())
 	}
-	return toolError(err, nil)
+	return toolError(err)
 }
 
 // answerOf is the structured answer of a call not carried out; a pending
@@ -252,7 +269,7 @@ func resultJSON(b json.RawMessage) *mcp.CallToolResult {
 func result(out any) *mcp.CallToolResult {
 	b, err := json.Marshal(out)
 	if err != nil {
-		return toolError(err, nil)
+		return toolError(err)
 	}
 	return resultJSON(b)
 }
@@ -277,25 +294,4 @@ func pending(a Answer) *mcp.CallToolResult {
 	text := fmt.Sprintf("status unknown: confirmation %s is still pending with %s; call again with correlation_id %q to join it\n%s",
 		a.Confirmation, a.Authority, a.CorrelationID, b)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
-}
-
-// toolError is a tool error (the call failed; the session goes on) with
-// the error's text and, when given, the structured answer.
-func toolError(err error, a *Answer) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errText(err)}}}
-	if a != nil {
-		b, _ := json.Marshal(a)
-		res.StructuredContent = json.RawMessage(b)
-	}
-	return res
-}
-
-// errText is an error as the client reads it: the hub's API errors keep
-// their code.
-func errText(err error) string {
-	var api *hubapi.APIError
-	if errors.As(err, &api) {
-		return api.Code + ": " + api.Msg
-	}
-	return err.Error()
 }

@@ -88,7 +88,7 @@ func TestEachClassServesExactlyItsStampAndEveryCallIsDecided(t *testing.T) {
 			// A denied call names its boundary.
 			os.WriteFile(filepath.Join(r.Workspace().Dir(), ".env"), []byte("TOKEN=1"), 0o600)
 			res = callTool(t, cs, "workspace_read", map[string]any{"path": ".env"})
-			if a := structured[Answer](t, res); !res.IsError || a.Status != confirm.StatusDenied || a.Boundary != confirm.BoundarySecretValues.String() {
+			if a := structured[Failure](t, res); !res.IsError || a.Code != "denied" || a.Boundary != confirm.BoundarySecretValues.String() {
 				t.Fatalf("secret read: %+v %s; want denied at the secret-values boundary", a, text(res))
 			}
 			if strings.Contains(text(res), "TOKEN=1") {
@@ -191,7 +191,7 @@ func TestLinkedSecretIsDeniedAsTheSecret(t *testing.T) {
 	}
 	cs := connect(t, r, nil)
 	res := callTool(t, cs, "workspace_read", map[string]any{"path": "memory/notes.md"})
-	if a := structured[Answer](t, res); !res.IsError || a.Boundary != confirm.BoundarySecretValues.String() {
+	if a := structured[Failure](t, res); !res.IsError || a.Boundary != confirm.BoundarySecretValues.String() {
 		t.Fatalf("read through a link to .env: %+v %s", a, text(res))
 	}
 	res = callTool(t, cs, "workspace_read", map[string]any{"path": "memory/etc/passwd"})

@@ -46,7 +46,13 @@ var (
 
 // Defaults of Options.
 const (
-	DefaultConfirmWait = 2 * time.Minute
+	// DefaultConfirmWait ends a waiting call before the common MCP clients
+	// give up on it: the TypeScript SDK fails a request at 60 s by default
+	// (-32001) unless the caller asked to reset that timeout on progress.
+	// A call that fails there never learns its correlation id; one that
+	// answers status "unknown" at 50 s does, and joins the same
+	// confirmation when it calls again.
+	DefaultConfirmWait = 50 * time.Second
 	DefaultBeat        = 5 * time.Second
 	DefaultProgress    = time.Second
 )

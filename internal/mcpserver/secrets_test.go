@@ -70,8 +70,8 @@ func TestSendHumanFileRefusesSecretAndAuthorityMaterial(t *testing.T) {
 	ctx := context.Background()
 	for _, sf := range secretFiles {
 		res := callTool(t, cs, "send_human_file", map[string]any{"path": sf.path})
-		a := structured[Answer](t, res)
-		if !res.IsError || a.Status != confirm.StatusDenied || a.Boundary != sf.boundary.String() {
+		a := structured[Failure](t, res)
+		if !res.IsError || a.Code != "denied" || a.Boundary != sf.boundary.String() {
 			t.Errorf("send_human_file %s: %+v %s; want denied at %s", sf.path, a, text(res), sf.boundary)
 		}
 		if strings.Contains(text(res), secretValue) {
@@ -178,8 +178,8 @@ func TestEveryWorkspaceExitConsultsTheMaterialTable(t *testing.T) {
 			}
 			for n, sf := range secretFiles {
 				res := callTool(t, cs, tool.Name, args(sf.path, fmt.Sprintf("secret-%d", n)))
-				a := structured[Answer](t, res)
-				if !res.IsError || a.Status != confirm.StatusDenied || a.Boundary != sf.boundary.String() {
+				a := structured[Failure](t, res)
+				if !res.IsError || a.Code != "denied" || a.Boundary != sf.boundary.String() {
 					t.Errorf("%s %s=%s as %s: %+v %s; want denied at %s", tool.Name, arg, sf.path, who.addr, a, text(res), sf.boundary)
 				}
 				if strings.Contains(text(res), secretValue) {

@@ -16,6 +16,8 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
 // Implementation names this server to MCP clients.
@@ -26,18 +28,19 @@ var Implementation = &mcp.Implementation{Name: "virgo-tui", Title: "Virgo person
 // tool table. Every connected session is the persona's presence.
 func (r *Runtime) Server() *mcp.Server {
 	s := mcp.NewServer(Implementation, &mcp.ServerOptions{
-		Instructions: fmt.Sprintf("You work as the persona %s (%s). Every tool call is decided by the Virgo hub under its capability stamp; "+
-			"a call that needs confirmation waits for its authority and answers status \"unknown\" with a correlation_id when it is still pending: "+
-			"call again with that correlation_id to join it.", r.who.Principal, r.st.Persona.Name),
+		Instructions: fmt.Sprintf("You work as the persona %s (%s). Every tool call is decided by the Virgo hub under its capability stamp. ",
+			r.who.Principal, r.st.Persona.Name) + r.waitDoc(),
 		// Logging: a runtime fenced out says why in a log message before it
-		// closes the session (closeSession: MCP's logging is deprecated by
-		// SEP-2577 and works through its deprecation window).
-		//lint:ignore SA1019 the one MCP channel to say why a session ends outside a call; see closeSession
+		// closes the session (closeSession), and a waiting call without a
+		// progress token names its correlation id in one (wait). MCP's
+		// logging is deprecated by SEP-2577 and works through its
+		// deprecation window.
+		//lint:ignore SA1019 the one MCP channel to speak outside a call's answer; see closeSession
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	s.AddReceivingMiddleware(r.present)
 	for _, row := range r.tools {
-		s.AddTool(&mcp.Tool{Name: row.Name, Description: row.Description, InputSchema: row.Schema()},
+		s.AddTool(&mcp.Tool{Name: row.Name, Description: r.describe(row), InputSchema: row.Schema()},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				s := r.sessionOf(req.Session)
 				ctx, done := r.living(ctx, s)
@@ -46,6 +49,30 @@ func (r *Runtime) Server() *mcp.Server {
 			})
 	}
 	return s
+}
+
+// waitDoc tells an agent how a call that needs confirmation waits and
+// how to rejoin it: the server's instructions and every confirm tool's
+// description carry it, so a client learns it from tools/list alone.
+func (r *Runtime) waitDoc() string {
+	return fmt.Sprintf("A call that needs confirmation waits up to %s for its authority (a human, or the owning lead), "+
+		"sending progress notifications that name its correlation_id and confirmation when the request carries a progressToken "+
+		"(a log message once otherwise, when the client set a log level). "+
+		"Still pending then, it answers status \"unknown\" with its correlation_id (not an error): "+
+		"call the same tool again with the same arguments and that correlation_id to join the same confirmation. "+
+		"Joining never raises a second confirmation, and an approved call is carried out once.",
+		r.opts.ConfirmWait.Round(time.Second))
+}
+
+// describe is a tool's description for tools/list: the table's, and for
+// a tool the stamp always confirms, how its wait works (waitDoc).
+func (r *Runtime) describe(row tools.Tool) string {
+	for _, t := range r.st.Tools {
+		if t.Name == row.Name && t.Access == stamp.AccessConfirm {
+			return row.Description + " Always confirmed: " + r.waitDoc()
+		}
+	}
+	return row.Description
 }
 
 // ServeStdio serves one MCP session on t (stdin and stdout for the
