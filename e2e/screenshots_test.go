@@ -24,8 +24,9 @@ const highlight = "48;2;255;215;95"
 // TestScreenshots captures the console's main views with their colours
 // (tmux capture-pane -e) at 120×40, from the real program on a demo home:
 // presence, the queue with the detail of the pending activation, the
-// wizard's preview of a new work/atlas/deputy, and the class matrix. It
-// runs only when VIRGO_SCREENSHOTS names the output directory.
+// inbox with the confirmations routed to the operator, the wizard's
+// preview of a new work/atlas/deputy, and the class matrix. It runs only when
+// VIRGO_SCREENSHOTS names the output directory.
 func TestScreenshots(t *testing.T) {
 	dir := os.Getenv(shotsEnv)
 	if dir == "" {
@@ -66,6 +67,14 @@ func TestScreenshots(t *testing.T) {
 	c.press("Enter", "class-matrix diff")
 	save("queue")
 	c.press("Escape", "REQUESTER")
+
+	// The inbox: the demo's letters as threads, and above them the
+	// confirmations routed to the operator (⚑), the selected one's bound
+	// operation in the pane.
+	c.press("5", "[5 Inbox")
+	c.waitFor("⚑", stepTimeout)
+	c.waitFor("root/secretary", stepTimeout)
+	save("inbox")
 
 	// The wizard's preview: the stamp and its class-matrix diff.
 	s := c.press("3", "[3 Add persona]")
