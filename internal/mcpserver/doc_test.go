@@ -26,7 +26,7 @@ const (
 // target and shape mapping, and who executes it.
 func docTable() string {
 	var b strings.Builder
-	b.WriteString("| tool | input schema (arguments; * required; all take `correlation_id`) | target; shape | executor |\n|---|---|---|---|\n")
+	b.WriteString("| tool | input schema (arguments; * required; all take `correlation_id`) | target; shape | hints | executor |\n|---|---|---|---|---|\n")
 	for _, t := range tools.All() {
 		var args []string
 		for _, p := range t.Params {
@@ -40,7 +40,7 @@ func docTable() string {
 		if t.Runtime {
 			exec = "this server: " + executors[t.Name].doc
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", t.Name, strings.Join(args, " "), t.Mapping(), exec)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", t.Name, strings.Join(args, " "), t.Mapping(), hints(t.Hints()), exec)
 	}
 	return b.String()
 }
@@ -55,6 +55,23 @@ func errorTable() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.code, yesNo(m.retryable), m.doc)
 	}
 	return b.String()
+}
+
+// hints names the annotations a tool states as true.
+func hints(h tools.Hints) string {
+	var out []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{h.ReadOnly, "read-only"}, {h.Destructive, "destructive"}, {h.Idempotent, "idempotent"}, {h.OpenWorld, "open-world"}} {
+		if x.on {
+			out = append(out, x.name)
+		}
+	}
+	if len(out) == 0 {
+		return "—"
+	}
+	return strings.Join(out, ", ")
 }
 
 func yesNo(b bool) string {

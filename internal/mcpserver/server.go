@@ -40,7 +40,7 @@ func (r *Runtime) Server() *mcp.Server {
 	})
 	s.AddReceivingMiddleware(r.present)
 	for _, row := range r.tools {
-		s.AddTool(&mcp.Tool{Name: row.Name, Description: r.describe(row), InputSchema: row.Schema()},
+		s.AddTool(&mcp.Tool{Name: row.Name, Description: r.describe(row), InputSchema: row.Schema(), Annotations: annotations(row)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				s := r.sessionOf(req.Session)
 				ctx, done := r.living(ctx, s)
@@ -73,6 +73,14 @@ func (r *Runtime) describe(row tools.Tool) string {
 		}
 	}
 	return row.Description
+}
+
+// annotations are the tool's hints (tools.Tool.Hints) as MCP's: every
+// one stated, as a missing destructive or open-world hint means true.
+func annotations(row tools.Tool) *mcp.ToolAnnotations {
+	h := row.Hints()
+	return &mcp.ToolAnnotations{ReadOnlyHint: h.ReadOnly, DestructiveHint: &h.Destructive,
+		IdempotentHint: h.Idempotent, OpenWorldHint: &h.OpenWorld}
 }
 
 // ServeStdio serves one MCP session on t (stdin and stdout for the

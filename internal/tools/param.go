@@ -112,6 +112,14 @@ func lines(name, doc string, minItems int, required bool) Param {
 		MinItems: minItems, MaxItems: MaxListItems}
 }
 
+// atMost lowers a list's MaxItems to the limit of the rule behind it (a
+// decision's options, a card's actions), so the schema promises no more
+// than the rule accepts.
+func atMost(p Param, items int) Param {
+	p.MaxItems = min(p.MaxItems, items)
+	return p
+}
+
 func integer(name, doc string, lo, hi int64) Param {
 	return Param{Name: name, Type: TypeInteger, Doc: doc, Min: lo, Max: hi}
 }

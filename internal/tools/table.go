@@ -1,7 +1,11 @@
 package tools
 
 import (
+	"slices"
+
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
@@ -84,6 +88,15 @@ type Tool struct {
 	// files or outside the installation (the MCP server): the hub decides
 	// it and answers the allowed operation; it has no hub executor.
 	Runtime bool
+	// Idempotent marks a tool that, called again with the same
+	// arguments, changes nothing more (MCP's idempotentHint): a read, an
+	// acknowledgement, a setting, a write of the same content, a move or
+	// resolution that the first call already made.
+	Idempotent bool
+	// OpenWorld marks a tool that reaches outside the installation (MCP's
+	// openWorldHint); every other tool acts on the installation's own
+	// records, files and bound humans.
+	OpenWorld bool
 }
 
 // Choice is one value of a shape-choosing argument.
@@ -117,25 +130,25 @@ var table = []Tool{
 	// workspace: carried out by the persona's runtime on its own files.
 	{Name: "workspace_list", Description: "List a directory of the persona's workspace, a page at a time.",
 		Params: append([]Param{path("path", "the directory, relative to the workspace root; absent: the root", false), workspaceParam}, paged...),
-		Target: workspaceTarget(WorkspaceRoot), Shape: stamp.ShapeReadMeta, Runtime: true},
+		Target: workspaceTarget(WorkspaceRoot), Shape: stamp.ShapeReadMeta, Runtime: true, Idempotent: true},
 	{Name: "workspace_stat", Description: "Size, mode and modification time of a workspace file.",
 		Params: []Param{path("path", "the file, relative to the workspace root", true), workspaceParam},
-		Target: workspaceTarget(""), Shape: stamp.ShapeReadMeta, Runtime: true},
+		Target: workspaceTarget(""), Shape: stamp.ShapeReadMeta, Runtime: true, Idempotent: true},
 	{Name: "workspace_hash", Description: "The sha256 of a workspace file.",
 		Params: []Param{path("path", "the file, relative to the workspace root", true), workspaceParam},
-		Target: workspaceTarget(""), Shape: stamp.ShapeReadMeta, Runtime: true},
+		Target: workspaceTarget(""), Shape: stamp.ShapeReadMeta, Runtime: true, Idempotent: true},
 	{Name: "workspace_read", Description: "Read a workspace file from a byte offset, at most length bytes; the answer says where the next read starts.",
 		Params: []Param{path("path", "the file, relative to the workspace root", true), workspaceParam,
 			integer("offset", "the first byte to read (default 0)", 0, 1<<40),
 			integer("length", "at most this many bytes (default and most: 1 MiB)", 0, confirm.MaxReadLength)},
-		Target: workspaceTarget(""), Shape: stamp.ShapeReadRange, Runtime: true},
+		Target: workspaceTarget(""), Shape: stamp.ShapeReadRange, Runtime: true, Idempotent: true},
 	{Name: "workspace_write", Description: "Write a workspace file atomically (create or overwrite it) or delete it; only the stamp's mutable paths.",
 		Params: []Param{path("path", "the file, relative to the workspace root", true), workspaceParam,
 			enum("action", "create (the default), overwrite or delete", false, "create", "overwrite", "delete"),
 			{Name: "content", Type: TypeContent, MaxLength: MaxContent, Doc: "the file's new content (create, overwrite)"}},
 		Target: workspaceTarget(""), ShapeArg: "action",
 		ShapeOf: []Choice{{"create", stamp.ShapeWriteCreate}, {"overwrite", stamp.ShapeWriteOverwrite}, {"delete", stamp.ShapeDelete}},
-		Runtime: true},
+		Runtime: true, Idempotent: true},
 
 	// coordination: addressed messages between personas.
 	{Name: "send_broker_message", Description: "Send a message to another persona's seat; it is delivered to the seat's current holder until acknowledged.",
@@ -144,22 +157,22 @@ var table = []Tool{
 		Target: Target{Kind: confirm.TargetAddress, From: FromArgument, Field: "to"}, Shape: stamp.ShapeMessageSend},
 	{Name: "list_coordination_messages", Description: "List the messages delivered to this persona, a page at a time.",
 		Params: append([]Param{enum("state", "unacked (the default) or all", false, "unacked", "all")}, paged...),
-		Target: self, Shape: stamp.ShapeReadMeta},
+		Target: self, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "ack_coordination_message", Description: "Acknowledge a delivered message; acknowledging twice changes nothing.",
-		Params: []Param{messageID}, Target: self, Shape: stamp.ShapeRecordWrite},
+		Params: []Param{messageID}, Target: self, Shape: stamp.ShapeRecordWrite, Idempotent: true},
 
 	// identity/presence
 	{Name: "list_peers", Description: "List the installation's personas (the redacted directory), a page at a time.",
-		Params: paged, Target: self, Shape: stamp.ShapeReadMeta},
+		Params: paged, Target: self, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "lookup_sender", Description: "Look up a persona by address in the redacted directory.",
 		Params: []Param{address("address", "the persona's address", true)},
-		Target: Target{Kind: confirm.TargetAddress, From: FromArgument, Field: "address"}, Shape: stamp.ShapeReadMeta},
+		Target: Target{Kind: confirm.TargetAddress, From: FromArgument, Field: "address"}, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "set_summary", Description: "Set this persona's one-line presence summary.",
 		Params: []Param{{Name: "summary", Type: TypeString, Required: true, MaxLength: 1024, Doc: "one line"}},
-		Target: self, Shape: stamp.ShapeRecordWrite},
+		Target: self, Shape: stamp.ShapeRecordWrite, Idempotent: true},
 	{Name: "set_activity", Description: "Set what this persona is doing now.",
 		Params: []Param{{Name: "activity", Type: TypeString, Required: true, MaxLength: 1024, Doc: "one line"}},
-		Target: self, Shape: stamp.ShapeRecordWrite},
+		Target: self, Shape: stamp.ShapeRecordWrite, Idempotent: true},
 	{Name: "reconcile_wake", Description: "After a wake, reconcile this persona's presence and learn what waited for it.",
 		Target: self, Shape: stamp.ShapeRecordWrite},
 
@@ -168,27 +181,27 @@ var table = []Tool{
 		Params: append([]Param{line("query", "words to match", true),
 			{Name: "kinds", Type: TypeStrings, MaxItems: 5, MaxLength: 16, Enum: []string{"task", "run", "artifact", "decision", "message"},
 				Doc: "only these kinds of record"}}, paged...),
-		Target: self, Shape: stamp.ShapeReadMeta},
+		Target: self, Shape: stamp.ShapeReadMeta, Idempotent: true},
 
 	// decisions
 	{Name: "list_decisions", Description: "List the decisions this persona raised or may resolve, a page at a time.",
-		Params: append([]Param{stateFilter}, paged...), Target: self, Shape: stamp.ShapeReadMeta},
+		Params: append([]Param{stateFilter}, paged...), Target: self, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "raise_decision", Description: "Raise a decision with a question, its options and context.",
-		Params: []Param{line("question", "the question", true), lines("options", "the choices, at least two", 2, true),
+		Params: []Param{line("question", "the question", true), atMost(lines("options", "the choices, at least two", 2, true), decisions.MaxOptions),
 			text("context", "what the resolver needs to know", MaxBodyText, false)},
 		Target: Target{Kind: confirm.TargetDecision, From: FromNewRecord, In: InCaller}, Shape: stamp.ShapeRecordWrite},
 	{Name: "resolve_decision", Description: "Resolve a decision with one of its options.",
 		Params: []Param{id("decision", "the decision's id", true), line("choice", "one of the decision's options", true),
 			text("reason", "why", MaxNote, false)},
-		Target: Target{Kind: confirm.TargetDecision, From: FromRecord, Field: "decision"}, Shape: stamp.ShapeRecordWrite},
+		Target: Target{Kind: confirm.TargetDecision, From: FromRecord, Field: "decision"}, Shape: stamp.ShapeRecordWrite, Idempotent: true},
 
 	// tasks
 	{Name: "list_tasks", Description: "List the tasks assigned to this persona or by it, a page at a time.",
 		Params: append([]Param{enum("which", "assigned-to-me (the default) or assigned-by-me", false, "assigned-to-me", "assigned-by-me"),
 			enum("state", "only tasks in this state", false, tasks.States...)}, paged...),
-		Target: self, Shape: stamp.ShapeReadMeta},
+		Target: self, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "get_task", Description: "Read a task with its progress reports.",
-		Params: []Param{id("task", "the task's id", true)}, Target: taskRecord, Shape: stamp.ShapeReadMeta},
+		Params: []Param{id("task", "the task's id", true)}, Target: taskRecord, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "report_task", Description: "Report progress on a task, with evidence; a report may move its state.",
 		Params: []Param{id("task", "the task's id", true), text("progress", "what was done", MaxNote, true),
 			lines("evidence", "references: paths, run or artifact ids, links", 0, false),
@@ -201,15 +214,15 @@ var table = []Tool{
 
 	// runs and artifacts
 	{Name: "list_runs", Description: "List the runs of a task, a page at a time.",
-		Params: append([]Param{id("task", "the task's id", true)}, paged...), Target: taskRecord, Shape: stamp.ShapeReadMeta},
+		Params: append([]Param{id("task", "the task's id", true)}, paged...), Target: taskRecord, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "get_run", Description: "Read a run with its events and artifacts.",
-		Params: []Param{id("run", "the run's id", true)}, Target: runRecord, Shape: stamp.ShapeReadMeta},
+		Params: []Param{id("run", "the run's id", true)}, Target: runRecord, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "create_run", Description: "Start a run of a task.",
 		Params: []Param{id("task", "the task's id", true), line("title", "one line", false)},
 		Target: Target{Kind: confirm.TargetRun, From: FromNewRecord, In: InRecord, Field: "task"}, Shape: stamp.ShapeRecordWrite},
 	{Name: "advance_run", Description: "Move a run to its next state; an illegal move is refused by name.",
 		Params: []Param{id("run", "the run's id", true), id("state", "the new state", true), text("note", "why", MaxNote, false)},
-		Target: runRecord, Shape: stamp.ShapeRecordWrite},
+		Target: runRecord, Shape: stamp.ShapeRecordWrite, Idempotent: true},
 	{Name: "append_run_event", Description: "Append an event to a run's log.",
 		Params: []Param{id("run", "the run's id", true), id("kind", "what happened (progress, output, error ...)", false),
 			text("text", "the event", MaxNote, true)},
@@ -227,18 +240,18 @@ var table = []Tool{
 	{Name: "reply_human_message", Description: "Reply to a message of the bound human.",
 		Params: []Param{surfaceArg, messageID, text("text", "the reply", MaxBodyText, true)}, Target: surface, Shape: stamp.ShapeMessageSend},
 	{Name: "ack_human_message", Description: "Acknowledge a message of the bound human.",
-		Params: []Param{surfaceArg, messageID}, Target: surface, Shape: stamp.ShapeMessageSend},
+		Params: []Param{surfaceArg, messageID}, Target: surface, Shape: stamp.ShapeMessageSend, Idempotent: true},
 	{Name: "start_typing", Description: "Show the bound human that this persona is typing.",
-		Params: []Param{surfaceArg, id("thread", "the thread", false)}, Target: surface, Shape: stamp.ShapeMessageSend},
+		Params: []Param{surfaceArg, id("thread", "the thread", false)}, Target: surface, Shape: stamp.ShapeMessageSend, Idempotent: true},
 	{Name: "stop_typing", Description: "Stop showing that this persona is typing.",
-		Params: []Param{surfaceArg, id("thread", "the thread", false)}, Target: surface, Shape: stamp.ShapeMessageSend},
+		Params: []Param{surfaceArg, id("thread", "the thread", false)}, Target: surface, Shape: stamp.ShapeMessageSend, Idempotent: true},
 	{Name: "list_reaction_ids", Description: "List the reactions the surface accepts.",
-		Params: []Param{surfaceArg}, Target: surface, Shape: stamp.ShapeReadMeta},
+		Params: []Param{surfaceArg}, Target: surface, Shape: stamp.ShapeReadMeta, Idempotent: true},
 	{Name: "apply_human_reaction", Description: "React to a message; the answer is applied: true, or applied: false with a reason.",
 		Params: []Param{surfaceArg, messageID, id("reaction", "one of list_reaction_ids", true)}, Target: surface, Shape: stamp.ShapeMessageSend},
 	{Name: "send_human_card", Description: "Send the bound human a card with a title, a body and actions.",
 		Params: []Param{surfaceArg, line("title", "one line", true), text("body", "the card's text", MaxBodyText, false),
-			lines("actions", "the buttons offered", 0, false)},
+			atMost(lines("actions", "the buttons offered", 0, false), channel.MaxActions)},
 		Target: surface, Shape: stamp.ShapeMessageSend},
 	{Name: "send_human_todo", Description: "Send the bound human a todo card.",
 		Params: []Param{surfaceArg, line("title", "one line", true), lines("items", "the todo items", 1, true)},
@@ -247,7 +260,7 @@ var table = []Tool{
 		Params: []Param{surfaceArg, path("path", "the file, relative to the workspace root", true), line("caption", "one line", false)},
 		Target: surface, Shape: stamp.ShapeMessageSend},
 	{Name: "get_human_surface_status", Description: "Health of the human-surface gateway (no content).",
-		Params: []Param{surfaceArg}, Target: surface, Shape: stamp.ShapeReadMeta},
+		Params: []Param{surfaceArg}, Target: surface, Shape: stamp.ShapeReadMeta, Idempotent: true},
 
 	// deployment/publication: carried out by the runtime once confirmed.
 	{Name: stamp.PublishTool, Description: "Publish or deploy outside the installation; always confirmed by the bound human.",
@@ -256,10 +269,48 @@ var table = []Tool{
 			enum("action", "publish (the default) or deploy", false, "publish", "deploy"),
 			text("description", "what is published", MaxNote, false)},
 		Target: Target{Kind: confirm.TargetExternal, From: FromArgument, Field: "destination"}, ShapeArg: "action",
-		ShapeOf: []Choice{{"publish", stamp.ShapePublishExternal}, {"deploy", stamp.ShapeDeploy}}, Runtime: true},
+		ShapeOf: []Choice{{"publish", stamp.ShapePublishExternal}, {"deploy", stamp.ShapeDeploy}}, Runtime: true, OpenWorld: true},
 }
 
 // WorkspaceRoot is the target of a listing of the workspace root: the one
 // path target normalization does not produce (it refuses a path naming the
 // root, as a write there is never meant).
 const WorkspaceRoot = "."
+
+// Hints are what a tool says it is to a client (MCP's tool annotations).
+type Hints struct {
+	// ReadOnly: every shape the tool can carry is a read.
+	ReadOnly bool
+	// Destructive: some shape it can carry replaces or removes what was
+	// there (an overwrite, a delete, a deployment).
+	Destructive bool
+	// Idempotent and OpenWorld are the row's (Tool.Idempotent, OpenWorld).
+	Idempotent, OpenWorld bool
+}
+
+// destructiveShapes are the shapes that replace or remove: the rest add.
+var destructiveShapes = []stamp.Shape{stamp.ShapeWriteOverwrite, stamp.ShapeDelete, stamp.ShapeDeploy,
+	stamp.ShapePermissionChange, stamp.ShapeCredentialChange}
+
+// Hints derives the tool's hints from its shapes and its row: read-only
+// and destructive from the shapes it can carry, so a new shape choice
+// cannot leave them stale.
+func (t Tool) Hints() Hints {
+	shapes := []stamp.Shape{t.Shape}
+	if t.ShapeArg != "" {
+		shapes = shapes[:0]
+		for _, c := range t.ShapeOf {
+			shapes = append(shapes, c.Shape)
+		}
+	}
+	h := Hints{ReadOnly: true, Idempotent: t.Idempotent, OpenWorld: t.OpenWorld}
+	for _, s := range shapes {
+		if s != stamp.ShapeReadMeta && s != stamp.ShapeReadRange {
+			h.ReadOnly = false
+		}
+		if slices.Contains(destructiveShapes, s) {
+			h.Destructive = true
+		}
+	}
+	return h
+}
