@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/harness"
+	"github.com/virgo-hub/virgo-tui/internal/session"
 )
 
 // The persona whose resident session the test runs, and the MCP server's
@@ -33,15 +38,18 @@ const (
 const placeholderTool = "DeferredToolPlaceholder"
 
 // TestClaudeCodeResidentSession is the proof with the real Claude Code (the
-// version e2e/claude's lockfile pins) in tmux, against a scripted model
-// endpoint and the console's real hub: the session's configuration gives
-// it exactly the persona's MCP server (`claude mcp list` shows it
-// connected); the model calls an allowed tool and the hub records the
-// call as the persona's; a Bash and an Edit attempt are refused by the
-// harness itself (the request offered no such tool and the tool_result is
-// Claude Code's refusal); a confirm tool waits until the operator
-// approves it in the console; the hooks report the turn; and after the
-// session is stopped, starting it again resumes the same conversation.
+// version e2e/claude's lockfile pins) as a persona's resident session,
+// started by `virgo-tui session start --harness claude-code` in the home's
+// tmux server, against a scripted model endpoint and the console's real
+// hub: the session's configuration gives it exactly the persona's MCP
+// server (`claude mcp list` shows it connected); the model calls an allowed
+// tool and the hub records the call as the persona's; a Bash and an Edit
+// attempt are refused by the harness itself (no request offered such a
+// tool, and the tool_result is Claude Code's refusal); a confirm tool waits,
+// the persona shown working and waiting, until the operator approves it in
+// the console; the hooks move presence idle → working → idle; and after
+// `session stop`, `session start` resumes the same conversation under the
+// same session id.
 func TestClaudeCodeResidentSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the Claude Code end-to-end test installs the pinned Claude Code with npm ci and drives it and the console in tmux")
@@ -49,7 +57,7 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	requireTools(t, "the Claude Code end-to-end test runs the pinned @anthropic-ai/claude-code (npm) in tmux", "tmux", "node", "npm")
 	claude := filepath.Join(npmCI(t, "claude"), "node_modules", ".bin", "claude")
 	bin := buildBinary(t)
-	dir, err := os.MkdirTemp("", "vtcc")
+	dir, err := os.MkdirTemp("", "vtcc") // short: the hub's socket lives under the home
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +69,7 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	c := &console{term: tm, bin: bin, home: home}
 	c.waitFor("hub ● connected", startTimeout)
 
-	var added struct {
-		Persona struct {
-			ID             string
-			SessionLineage string `json:"session_lineage"`
-		}
-		Confirmation struct{ ID string }
-	}
+	var added struct{ Confirmation struct{ ID string } }
 	c.cliJSON(&added, "persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
 	c.cli("confirm", "approve", added.Confirmation.ID)
 	var proj struct{ Launcher []string }
@@ -76,16 +78,20 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	for _, name := range proj.Launcher {
 		allowed = append(allowed, "mcp__"+claudeServer+"__"+name)
 	}
-	workdir := filepath.Join(home, "workspaces", claudePersona)
-	mustWrite(t, filepath.Join(workdir, "notes.md"), "keep this line\n")
 
 	api := startModelAPI(t)
-	s := newClaudeSession(t, dir, claude, bin, home, workdir, api.url, added.Persona.SessionLineage, allowed)
+	s := newClaudeSession(t, c, claude, api.url)
+	if !sameNames(s.launch.Allowed, allowed) || s.launch.Resume {
+		t.Fatalf("the launch: allowlist %v, resume %v; want the stamp's tools %v, a new session", s.launch.Allowed, s.launch.Resume, allowed)
+	}
+	workdir := s.launch.Workdir
+	mustWrite(t, filepath.Join(workdir, "notes.md"), "keep this line\n")
+	s.start()
 
 	// The session's configuration holds the persona's server, and it
 	// connects.
 	if out := s.mcpList(); !strings.Contains(out, claudeServer+": "+bin+" mcp") || !strings.Contains(out, "✔ Connected") {
-		t.Fatalf("claude mcp list in the session's configuration:\n%s\nwant %s connected", out, claudeServer)
+		s.fatalf("claude mcp list in the session's configuration:\n%s\nwant %s connected", out, claudeServer)
 	}
 
 	// A turn: an allowed tool, a Bash and an Edit attempt, a confirm
@@ -102,14 +108,15 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 			"destination": "https://example.org/release", "description": "release 1"}}}},
 		modelTurn{Text: "Released after the owner's approval."},
 	)
-	s.start(false)
 	s.prompt("Begin the release work.")
 
-	// The confirm tool waits in the hub: the model hears nothing more
-	// until the operator approves in the console (and what it then hears
-	// is the approved result, below).
+	// The confirm tool waits in the hub, the session working and waiting
+	// on the human: the model hears nothing more until the operator
+	// approves in the console (and what it then hears is the approved
+	// result, below).
 	api.waitScripted(4, claudeWait, "before the confirmation")
 	pending := c.waitPendingFor("publish_deployment_v1")
+	s.waitPresence("working, waiting on the human", func(p claudePresence) bool { return p.Session == "working" && p.Waiting == 1 })
 	if n := len(api.scripted()); n != 4 {
 		t.Fatalf("with the publication pending, %d conversation requests reached the model endpoint, want 4 (the call must wait)\n%s", n, api.describe())
 	}
@@ -117,7 +124,7 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	filterQueue(c, pending, "publish_deployment_v1")
 	c.press("a", "approved: "+claudePersona)
 	reqs := api.waitScripted(5, claudeWait, "after the approval")
-	s.waitHook("Stop", claudeWait)
+	s.waitPresence("idle (Stop)", func(p claudePresence) bool { return p.Session == "idle" && p.Waiting == 0 })
 
 	// What the harness offered: the stamp's tools and nothing of its own.
 	for i, r := range reqs {
@@ -164,25 +171,26 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 		t.Errorf("decision list as %s: %+v; want %s raised by the persona", claudePersona, decisions.Items, raised.ID)
 	}
 
-	// The hooks saw the turn, in order, and never a refused built-in.
-	if got := s.hookEvents(); !slices.Equal(got, []string{"SessionStart", "UserPromptSubmit",
-		"PreToolUse", "PostToolUse", "PreToolUse", "PostToolUse", "Stop"}) {
-		t.Errorf("hook events %v", got)
-	}
-
 	// Stopped and started again, the session resumes the same
 	// conversation under the same id.
 	s.stop()
+	if p := s.presence(); p.State != "offline" || p.Session != "ended" {
+		t.Fatalf("presence after session stop: %+v; want offline, ended", p)
+	}
+	first := s.launch.SessionID
 	api.script(modelTurn{Text: "Resumed."})
-	s.start(true)
+	s.start()
+	if !s.launch.Resume || s.launch.SessionID != first {
+		t.Fatalf("the second start: session %s resume %v; want %s resumed", s.launch.SessionID, s.launch.Resume, first)
+	}
 	s.prompt("Where were we?")
 	reqs = api.waitScripted(6, claudeWait, "after the resume")
-	s.waitHook("Stop", claudeWait)
-	last := reqs[5]
-	if got := last.Header.Get("X-Claude-Code-Session-Id"); got != s.id {
-		t.Errorf("the resumed session's requests carry session id %q, want %q", got, s.id)
+	for i, r := range reqs {
+		if got := r.Header.Get("X-Claude-Code-Session-Id"); got != first {
+			t.Errorf("request %d carries session id %q, want the lineage's %q", i, got, first)
+		}
 	}
-	if !strings.Contains(string(last.Raw), "Begin the release work.") || !strings.Contains(string(last.Raw), "Released after the owner's approval.") {
+	if last := reqs[5]; !strings.Contains(string(last.Raw), "Begin the release work.") || !strings.Contains(string(last.Raw), "Released after the owner's approval.") {
 		t.Errorf("the resumed session's request does not carry the earlier conversation (%d messages)", len(last.Body.Messages))
 	}
 }
@@ -232,152 +240,153 @@ func (c *console) waitPendingFor(tool string) string {
 	return ""
 }
 
-// claudeSession is one persona's Claude Code session in its own tmux
-// server: its private configuration directory (the first-run state, the
-// MCP configuration, the hook settings) and its session id.
+// claudeSession is the persona's resident Claude Code session as `virgo-tui
+// session` runs it, seen through the command line: the launch `stamp
+// project --consumer launcher --harness claude-code` prints is what `session
+// start` runs.
 type claudeSession struct {
-	t               *testing.T
-	dir, program    string
-	workdir, config string
-	env, args       []string
-	id              string
-	hookLog         string
-	term            *term
+	t       *testing.T
+	c       *console
+	program string
+	// env is the environment `session start` runs in, which the home's tmux
+	// server and so the harness inherit: the scripted model's address and
+	// key.
+	env    []string
+	tmux   session.Tmux
+	launch harness.Launch
 }
 
-// newClaudeSession writes the session's configuration. The flags are the
-// ones /work/notes/claude-flags.md verified for 2.1.328: one MCP server
-// and no other (--mcp-config, --strict-mcp-config), no built-in tools
-// (--tools ""), the stamp's tools allowed without a prompt and everything
-// else denied without one (--allowedTools, --permission-mode dontAsk),
-// hooks from --settings.
-func newClaudeSession(t *testing.T, dir, program, bin, home, workdir, apiURL, lineage string, allowed []string) *claudeSession {
+func newClaudeSession(t *testing.T, c *console, program, apiURL string) *claudeSession {
 	t.Helper()
-	sdir := filepath.Join(dir, "session")
-	s := &claudeSession{t: t, dir: sdir, program: program, workdir: workdir,
-		config: filepath.Join(sdir, "claude"), id: lineageUUID(t, lineage), hookLog: filepath.Join(sdir, "hooks.jsonl")}
-	server := map[string]any{"type": "stdio", "command": bin, "args": []string{"mcp", "--home", home, "--persona", claudePersona}}
-	mcp := map[string]any{"mcpServers": map[string]any{claudeServer: server}}
-	hook := []any{map[string]any{"type": "command", "timeout": 10,
-		"command": "cat >> " + shellQuote(s.hookLog) + " && echo >> " + shellQuote(s.hookLog)}}
-	hooks := map[string]any{}
-	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop", "SessionEnd"} {
-		hooks[ev] = []any{map[string]any{"matcher": "*", "hooks": hook}}
+	s := &claudeSession{t: t, c: c, program: program,
+		env: []string{"TERM=xterm-256color", "HOME=" + filepath.Join(filepath.Dir(c.home), "claude-home"),
+			"ANTHROPIC_BASE_URL=" + apiURL, "ANTHROPIC_API_KEY=" + claudeKey, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}}
+	var err error
+	if s.tmux, err = session.ForHome(c.home); err != nil {
+		t.Fatal(err)
 	}
-	// The first-run state: onboarding done, the working directory trusted,
-	// the environment's API key approved (by its last 20 characters, as
-	// Claude Code's own dialog records it); and the server in the user
-	// scope too, so that `claude mcp list` (which reads no --mcp-config)
-	// checks the same server.
-	state := map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{workdir: map[string]any{"hasTrustDialogAccepted": true}},
-		"mcpServers":             mcp["mcpServers"],
-	}
-	writeJSON(t, filepath.Join(sdir, "mcp.json"), mcp)
-	writeJSON(t, filepath.Join(sdir, "settings.json"), map[string]any{"hooks": hooks})
-	writeJSON(t, filepath.Join(s.config, ".claude.json"), state)
-	s.env = []string{"TERM=xterm-256color", "HOME=" + sdir, "CLAUDE_CONFIG_DIR=" + s.config,
-		"ANTHROPIC_BASE_URL=" + apiURL, "ANTHROPIC_API_KEY=" + claudeKey, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
-	s.args = []string{"--mcp-config", filepath.Join(sdir, "mcp.json"), "--strict-mcp-config", "--tools", "",
-		"--allowedTools", strings.Join(allowed, ","), "--permission-mode", "dontAsk",
-		"--settings", filepath.Join(sdir, "settings.json")}
+	// The home's own tmux server, and nothing else, ends with the test.
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.tmux.Socket(), "kill-server").Run() })
+	s.plan()
 	return s
 }
 
-// lineageUUID is the session id named by the persona's native session
-// lineage ("ses-" and 32 hex digits): its digits as a UUID, version 4.
-func lineageUUID(t *testing.T, lineage string) string {
-	t.Helper()
-	h := strings.TrimPrefix(lineage, "ses-")
-	if len(h) != 32 {
-		t.Fatalf("session lineage %q is not ses-<32 hex>", lineage)
-	}
-	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
-}
-
-func writeJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, path, string(b)+"\n")
-}
-
-// start runs Claude Code in the session's tmux server, naming the session
-// by its id (--session-id) or resuming it (--resume), and waits for its
-// input prompt.
-func (s *claudeSession) start(resume bool) {
+// run runs a virgo-tui subcommand in the session's environment.
+func (s *claudeSession) run(args ...string) []byte {
 	s.t.Helper()
-	name := "--session-id"
-	if resume {
-		name = "--resume"
-	}
-	argv := append([]string{"sh", "-c", `cd "$0" && exec "$@"`, s.workdir, s.program}, s.args...)
-	s.term = startTerm(s.t, s.dir, s.env, append(argv, name, s.id)...)
-	s.waitHook("SessionStart", claudeWait)
-	s.term.waitFor("don't ask on", claudeWait)
-}
-
-// prompt types a prompt and submits it.
-func (s *claudeSession) prompt(text string) {
-	s.t.Helper()
-	s.term.typeIn(text, text)
-	s.term.keys("Enter")
-}
-
-// stop ends the session's tmux server, as a crash or a reboot would.
-func (s *claudeSession) stop() {
-	s.t.Helper()
-	if err := s.term.tmux("kill-server"); err != nil {
-		s.t.Fatalf("tmux kill-server: %v", err)
-	}
-}
-
-// mcpList runs `claude mcp list` in the session's configuration.
-func (s *claudeSession) mcpList() string {
-	s.t.Helper()
-	cmd := exec.Command(s.program, "mcp", "list")
-	cmd.Dir = s.workdir
-	cmd.Env = append(os.Environ(), s.env...)
+	cmd := exec.Command(s.c.bin, append([]string{"--home", s.c.home}, args...)...)
+	cmd.Env = append(append(os.Environ(), "VIRGO_PRINCIPAL="+operator, "NO_COLOR=1"), s.env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		s.t.Fatalf("claude mcp list: %v\n%s", err, out)
+		s.fatalf("virgo-tui %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return string(out)
+	return out
 }
 
-// hookEvents are the events the session's hooks reported, in order.
-func (s *claudeSession) hookEvents() []string {
-	data, _ := os.ReadFile(s.hookLog)
-	var events []string
-	for line := range strings.Lines(string(data)) {
-		var ev struct {
-			Name      string `json:"hook_event_name"`
-			SessionID string `json:"session_id"`
-		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Name != "" {
-			if ev.SessionID != s.id {
-				s.t.Errorf("hook %s reported session %q, want %q", ev.Name, ev.SessionID, s.id)
-			}
-			events = append(events, ev.Name)
-		}
-	}
-	return events
-}
-
-// waitHook waits until event is the last one the hooks reported.
-func (s *claudeSession) waitHook(event string, d time.Duration) {
+// plan reads the launch `session start` would run now.
+func (s *claudeSession) plan() harness.Launch {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		ev := s.hookEvents()
-		if n := len(ev); n > 0 && ev[n-1] == event {
+	out := s.run("stamp", "project", claudePersona, "--consumer", "launcher", "--harness", "claude-code", "--program", s.program, "-o", "json")
+	if err := json.Unmarshal(out, &s.launch); err != nil {
+		s.fatalf("the printed launch: %v\n%s", err, out)
+	}
+	return s.launch
+}
+
+// start starts (or resumes) the session and waits until its SessionStart
+// hook reported it idle.
+func (s *claudeSession) start() {
+	s.t.Helper()
+	s.plan()
+	s.run("session", "start", claudePersona, "--harness", "claude-code", "--program", s.program)
+	s.waitPresence("idle (SessionStart)", func(p claudePresence) bool { return p.Session == "idle" })
+}
+
+// stop stops the session with `session stop`.
+func (s *claudeSession) stop() {
+	s.t.Helper()
+	s.run("session", "stop", claudePersona)
+}
+
+// prompt types a line into the session, as an operator attached to it would.
+func (s *claudeSession) prompt(text string) {
+	s.t.Helper()
+	if err := s.tmux.Type(context.Background(), harness.SessionName(claudePersona), text); err != nil {
+		s.fatalf("typing into the session: %v", err)
+	}
+}
+
+// screen is the session's pane.
+func (s *claudeSession) screen() string {
+	lines, err := s.tmux.LastLines(context.Background(), harness.SessionName(claudePersona), termHeight)
+	if err != nil {
+		return fmt.Sprintf("(no screen: %v)", err)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (s *claudeSession) fatalf(format string, args ...any) {
+	s.t.Helper()
+	s.t.Fatalf(format+"\n--- the session's screen ---\n%s", append(args, s.screen())...)
+}
+
+// claudePresence is the part of the persona's presence the test reads.
+type claudePresence struct {
+	State   string `json:"state"`
+	Session string `json:"session"`
+	Waiting int    `json:"waiting"`
+}
+
+// presence is the persona's presence as the hub lists it.
+func (s *claudeSession) presence() claudePresence {
+	s.t.Helper()
+	var ps []struct {
+		Address string `json:"address"`
+		claudePresence
+	}
+	if err := json.Unmarshal(s.run("presence", "list", "-o", "json"), &ps); err != nil {
+		s.fatalf("presence list: %v", err)
+	}
+	for _, p := range ps {
+		if p.Address == claudePersona {
+			return p.claudePresence
+		}
+	}
+	s.fatalf("%s is not in the presence list", claudePersona)
+	return claudePresence{}
+}
+
+// waitPresence waits until the persona's presence satisfies ok.
+func (s *claudeSession) waitPresence(what string, ok func(claudePresence) bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(claudeWait)
+	for {
+		p := s.presence()
+		if ok(p) {
 			return
+		}
+		if time.Now().After(deadline) {
+			s.fatalf("waited %v for the presence of %s to be %s: %+v", claudeWait, claudePersona, what, p)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	s.term.fatalf("the hooks did not report %s within %v: %v", event, d, s.hookEvents())
+}
+
+// mcpList runs `claude mcp list` in the session's configuration: its
+// CLAUDE_CONFIG_DIR and working directory.
+func (s *claudeSession) mcpList() string {
+	s.t.Helper()
+	cmd := exec.Command(s.program, "mcp", "list")
+	cmd.Dir = s.launch.Workdir
+	cmd.Env = append(os.Environ(), s.env...)
+	for _, kv := range s.launch.Env {
+		if strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.fatalf("claude mcp list: %v\n%s", err, out)
+	}
+	return string(out)
 }
