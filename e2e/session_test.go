@@ -67,6 +67,7 @@ func startSessionStory(t *testing.T) *sessionStory {
 		t.Fatal(err)
 	}
 	serve := exec.Command(bin, "--home", home, "serve")
+	serve.Env = append(os.Environ(), "VIRGO_PRINCIPAL="+operator) // it wakes sessions as ada
 	serve.Stdout, serve.Stderr = logf, logf
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
@@ -94,6 +95,9 @@ func startSessionStory(t *testing.T) *sessionStory {
 		Confirmation struct{ ID string }
 	}
 	s.cli.cliJSON(&added, "persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
+	s.cli.cli("confirm", "approve", added.Confirmation.ID)
+	// The secretary sends the lead work.
+	s.cli.cliJSON(&added, "persona", "add", "--scope", "root", "--role", "secretary", "--name", "Porrima")
 	s.cli.cli("confirm", "approve", added.Confirmation.ID)
 	return s
 }
@@ -200,8 +204,9 @@ func (s *sessionStory) listed() session.Info {
 // command harness and a scripted MCP client (the MCP Go SDK's): the
 // table's refusal, the launch printed as it runs, one session per seat, an
 // allowed call, a confirm call that waits until the human approves, hooks
-// moving presence, a crash shown with its status and last lines, a restart
-// resuming the same session, and a clean stop.
+// moving presence, work arriving meanwhile waking the session once at the
+// turn boundary (never while it works), a crash shown with its status and
+// last lines, a restart resuming the same session, and a clean stop.
 func TestCommandHarnessSessionStory(t *testing.T) {
 	s := startSessionStory(t)
 	start := []string{"session", "start", sessionPersona, "--harness", "command", "--program", s.client}
@@ -244,9 +249,12 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 	s.waitPresence("idle (Stop)", func(_, sess string, _ int) bool { return sess == "idle" })
 
 	// A confirm call waits, the persona waiting on the human, until ada
-	// approves it.
+	// approves it. Work that arrives meanwhile wakes nothing while the turn
+	// runs: the wake is typed at its Stop.
 	s.prompt("publish")
 	s.waitPresence("working and waiting", func(_, sess string, waiting int) bool { return sess == "working" && waiting == 1 })
+	s.cli.cli("msg", "send", "--as", "root/secretary", "--to", sessionPersona, "--subject", "review core#12", "please review core#12")
+	time.Sleep(2 * session.WakeRetry) // a wrong waker would type now
 	var pending []struct {
 		ID      string `json:"id"`
 		Persona string `json:"persona"`
@@ -257,7 +265,16 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 	}
 	s.cli.cli("confirm", "approve", pending[0].ID)
 	lines = s.waitLog(lines, "result publish_deployment_v1 error=false")
-	s.waitPresence("idle after the approved call", func(_, sess string, waiting int) bool { return sess == "idle" && waiting == 0 })
+	// Woken once, at the turn boundary, and reconcile_wake says why.
+	lines = s.waitLog(lines, "input busy=false "+session.WakePrompt)
+	lines = s.waitLog(lines, "result reconcile_wake error=false")
+	s.waitPresence("idle after the wake", func(_, sess string, waiting int) bool { return sess == "idle" && waiting == 0 })
+	time.Sleep(2 * session.WakeRetry) // a second wake would come now
+	b, _ := os.ReadFile(s.log)
+	if strings.Contains(string(b), "input busy=true") || strings.Count(string(b), session.WakePrompt) != 1 ||
+		!strings.Contains(string(b), "please review core#12") {
+		t.Fatalf("want one wake, typed at the turn boundary, answered by reconcile_wake with the message:\n%s", b)
+	}
 
 	// The agent crashes: the session shows exited, with the status and
 	// the last lines, and presence does not claim it idle for long.

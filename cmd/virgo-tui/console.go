@@ -30,6 +30,11 @@ func (a *app) runConsole(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
+		// The console runs the home's sessions too: it wakes the idle ones
+		// when work arrives, unless serve (or another console) does.
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() { _ = wakeSessions(wctx, home.Dir, c, nil) }()
 		return ui.Run(ctx, hubconsole.New(c), consoleOptions(c, home.Dir))
 	})
 }

@@ -111,6 +111,7 @@ one is refused quota_exceeded, naming it.`,
 					if console != nil {
 						console.start(ctx, h, cmd.ErrOrStderr())
 					}
+					go a.serveWaker(ctx, home, log)
 				},
 			})
 			if console != nil {
@@ -134,6 +135,28 @@ one is refused quota_exceeded, naming it.`,
 	f.DurationVar(&sshLimits.Session, "ssh-session", sshLimits.Session, "end an SSH console session this long after it connected")
 	f.IntVar(&sshLimits.PerMinute, "ssh-rate", sshLimits.PerMinute, "SSH connections accepted a minute; more are closed before the handshake")
 	return cmd
+}
+
+// serveWaker wakes the home's idle resident sessions when work arrives
+// (docs/sessions.md), as the command's operator, while serve runs.
+func (a *app) serveWaker(ctx context.Context, home registry.Home, log *slog.Logger) {
+	ref, human, err := a.principal()
+	if err == nil && !human {
+		err = fmt.Errorf("%w: sessions are woken as an operator (--as human:NAME), not as %s", hubapi.ErrForbidden, ref)
+	}
+	var c *hubclient.Client
+	if err == nil {
+		c, err = hubclient.Dial(ctx, home.Dir, hubclient.AsOperator(ref))
+	}
+	if err != nil {
+		log.Warn("idle sessions are not woken when work arrives", "reason", err)
+		return
+	}
+	defer c.Close()
+	err = wakeSessions(ctx, home.Dir, c, func(address string) { log.Info("woke the session", "persona", address) })
+	if err != nil && ctx.Err() == nil {
+		log.Warn("idle sessions are no longer woken when work arrives", "reason", err)
+	}
 }
 
 // askHandOver asks the hub that holds home from inside another process (a

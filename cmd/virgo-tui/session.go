@@ -484,3 +484,18 @@ with its own token. Nothing is printed on stdout: a harness may read it as conte
 	}
 	return cmd
 }
+
+// wakeSessions runs the waker of home's sessions (session.Waker) over c, an
+// operator's client, until ctx ends; woke, when set, is told of each wake.
+// Without tmux there is no session to wake.
+func wakeSessions(ctx context.Context, home string, c *hubclient.Client, woke func(string)) error {
+	t, err := session.ForHome(home)
+	if errors.Is(err, session.ErrNoTmux) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	w := &session.Waker{Home: home, Tmux: t, Src: c, Woke: woke}
+	return w.Run(ctx)
+}

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,9 +57,24 @@ func main() {
 	}
 	logf("ready tools=%d", len(tools.Tools))
 
-	in := bufio.NewScanner(os.Stdin)
-	for fmt.Print("> "); in.Scan(); fmt.Print("> ") {
-		line := strings.TrimSpace(in.Text())
+	// Lines are read as they arrive, and logged with whether a turn was
+	// running then: a wake must never be typed into a working session.
+	var busy atomic.Bool
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			logf("input busy=%v %s", busy.Load(), in.Text())
+			lines <- in.Text()
+		}
+	}()
+	for fmt.Print("> "); ; fmt.Print("> ") {
+		raw, ok := <-lines
+		if !ok {
+			return
+		}
+		line := strings.TrimSpace(raw)
 		switch line {
 		case "":
 			continue
@@ -71,6 +87,7 @@ func main() {
 			fmt.Println("scripted failure: the agent crashes now")
 			os.Exit(3)
 		}
+		busy.Store(true)
 		hook("UserPromptSubmit", map[string]any{"prompt": line})
 		tool, args := "reconcile_wake", map[string]any{}
 		switch line {
@@ -88,6 +105,7 @@ func main() {
 			logf("result %s error=%v %s", tool, res.IsError, b)
 		}
 		hook("PostToolUse", map[string]any{"tool_name": "mcp__virgo__" + tool})
+		busy.Store(false)
 		hook("Stop", map[string]any{"stop_hook_active": false})
 	}
 }
