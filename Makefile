@@ -19,7 +19,7 @@ FUZZTIME  ?= 3000x
 # Flips `make bitflip` tries: all, or a sample size.
 BITFLIPS  ?= all
 
-.PHONY: run test unit fuzz bitflip race bench test-etcd bench-etcd e2e-claude lint build install screenshots clean
+.PHONY: run test unit fuzz bitflip race bench benchmarks test-etcd bench-etcd e2e-claude lint build install screenshots clean
 
 run: ## open the console on a demo installation
 	$(GO) run ./cmd/virgo-tui demo
@@ -49,8 +49,11 @@ race: ## the tests of the packages with goroutines under the race detector (CI r
 e2e-claude: ## the real Claude Code (pinned in e2e/claude) as a persona's session in tmux, against a scripted model endpoint (about a minute)
 	$(GO) test -count=1 -v -run '^TestClaudeCode' ./e2e
 
-bench: ## the benchmarks behind BENCHMARKS.md
+bench: ## every benchmark, etcd's included
 	$(GO) test -tags etcd -run '^$$' -bench . -benchmem $(PKGS)
+
+benchmarks: ## run the benchmarks of BENCHMARKS.md's figures with their baselines and write its table (scripts/benchmarks.sh)
+	scripts/benchmarks.sh
 
 # The etcd tests beyond CI (docs/etcd.md): the etcd store's packages on an
 # embedded member, the hubs and commands on one, and the tests behind the
