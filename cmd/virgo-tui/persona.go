@@ -36,7 +36,7 @@ holder's seat may be granted to a new generation under a new for-life name.`,
   virgo-tui persona retire Spica --reason "context exhausted"`,
 	}
 	cmd.AddCommand(newPersonaAddCmd(a), newPersonaListCmd(a), newPersonaShowCmd(a),
-		newPersonaRetireCmd(a), newPersonaNamesCmd(a))
+		newPersonaRetireCmd(a), newPersonaNamesCmd(a), newPersonaSnapshotCmd(a))
 	return cmd
 }
 

@@ -22,6 +22,8 @@ func routes() []route {
 		{"POST", "/v1/personas/retire", operator, retirePersona},
 		{"GET", "/v1/seats/{address...}", operator, seatHistory},
 		{"GET", "/v1/names", operator, suggestNames},
+		{"GET", "/v1/snapshots/{ref...}", operator, personaSnapshot},
+		{"POST", "/v1/snapshots/restore", operator, restoreSnapshot},
 
 		{"GET", "/v1/stamps/diff", operator, diffStamps},
 		{"GET", "/v1/stamps/{ref...}", either, getStamp},

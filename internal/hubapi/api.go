@@ -119,6 +119,15 @@ type Retirement struct {
 	Confirmation *confirm.Confirmation `json:"confirmation,omitempty"`
 }
 
+// SnapshotMediaType is the media type of a snapshot file on the wire: the
+// answer of GET /v1/snapshots/{ref} and the body of POST
+// /v1/snapshots/restore.
+const SnapshotMediaType = "application/x-tar"
+
+// Restored is the answer of POST /v1/snapshots/restore. See
+// usecase.Restored.
+type Restored = usecase.Restored
+
 // Names is the answer of GET /v1/names.
 type Names struct {
 	Suggestions []string `json:"suggestions"`

@@ -16,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
@@ -169,6 +170,19 @@ var errorTable = []struct {
 	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
 	{store.ErrUnavailable, http.StatusServiceUnavailable, "store_unavailable"},
 	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
+	{usecase.ErrNotThisGeneration, http.StatusConflict, "not_this_generation"},
+	{usecase.ErrRestoreUnfinished, http.StatusServiceUnavailable, "restore_unfinished"},
+	{snapshot.ErrTooLarge, http.StatusRequestEntityTooLarge, "snapshot_too_large"},
+	{snapshot.ErrTruncated, http.StatusBadRequest, "snapshot_truncated"},
+	{snapshot.ErrMalformed, http.StatusBadRequest, "snapshot_malformed"},
+	{snapshot.ErrNotSnapshot, http.StatusBadRequest, "not_a_snapshot"},
+	{snapshot.ErrNewerFormat, http.StatusBadRequest, "snapshot_newer_format"},
+	{snapshot.ErrBadSignature, http.StatusBadRequest, "snapshot_bad_signature"},
+	{snapshot.ErrUntrustedSigner, http.StatusForbidden, "snapshot_untrusted_signer"},
+	{snapshot.ErrDigestMismatch, http.StatusBadRequest, "snapshot_digest_mismatch"},
+	{snapshot.ErrBadMember, http.StatusBadRequest, "snapshot_bad_member"},
+	{snapshot.ErrBadPublicKey, http.StatusBadRequest, "invalid_public_key"},
+	{snapshot.ErrBadKeyFile, http.StatusInternalServerError, "snapshot_key_unreadable"},
 	{usecase.ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
 	{usecase.ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},

@@ -295,6 +295,12 @@ func NewIdempotencyKey() string {
 // pool (or a new one) and its whole answer, read into one buffer of the
 // announced length. A non-2xx answer becomes an *hubapi.APIError.
 func (c *Client) exchange(ctx context.Context, method, path string, payload []byte, key string) ([]byte, error) {
+	return c.exchangeAs(ctx, method, path, "application/json", payload, key)
+}
+
+// exchangeAs is exchange with a body of another media type (a snapshot
+// file).
+func (c *Client) exchangeAs(ctx context.Context, method, path, mediaType string, payload []byte, key string) ([]byte, error) {
 	var rd io.Reader
 	if payload != nil {
 		rd = bytes.NewReader(payload)
@@ -306,7 +312,7 @@ func (c *Client) exchange(ctx context.Context, method, path string, payload []by
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	c.setFenceHeader(req)
 	if payload != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", mediaType)
 	}
 	if key != "" {
 		req.Header.Set(hubapi.IdempotencyHeader, key)

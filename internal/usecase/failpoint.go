@@ -36,6 +36,7 @@ const (
 	UseAssign   = "assign"
 	UseRetire   = "retire"
 	UseReview   = "review-prompt"
+	UseRestore  = "restore-snapshot"
 	// UseClaimFence is coordination's (sends and acks are tool calls).
 	UseClaimFence = "claim-fence"
 	// UseCallTool is a persona's tool call (CallTool).
@@ -57,6 +58,7 @@ var failpointSteps = map[string][]string{
 	UseAssign:   {StepBeforeCommit, StepAfterCommit},
 	UseRetire:   {StepBeforeCommit, StepAfterCommit},
 	UseReview:   {StepBeforeCommit, StepAfterCommit},
+	UseRestore:  {StepBeforeCommit, StepAfterCommit},
 
 	UseClaimFence: {StepBeforeCommit, StepAfterCommit},
 	UseCallTool:   {StepBeforeCommit, StepAfterCommit},

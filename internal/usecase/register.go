@@ -106,35 +106,12 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 			}
 			wrote = false
 		}
-		a, err := u.reg.Admit(ctx, p)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		st, prev, err := u.stampFor(ctx, a.Persona, in.HumanSurfaces)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		diff := stamp.RenderDiff(stamp.Diff(prev, st))
-		if _, err := u.home.MakeGenerationDir(p.ID); err != nil {
-			return store.Plan{}, err
-		}
 		wrote = true
-		hash, stampBytes, err := stamp.Write(dir, st)
+		var plan store.Plan
+		out, _, plan, err = u.planAdmission(ctx, p, in.HumanSurfaces, dir)
 		if err != nil {
 			return store.Plan{}, err
 		}
-		u.fail.at(UseRegister, StepAfterStamp)
-		plan, err := a.Plan(hash)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		plan.Join(storeStampPlan(p.ID, stampBytes))
-		res, activation, err := u.queue.PlanActivation(ctx, &st, hash, diff)
-		if err != nil {
-			return store.Plan{}, err
-		}
-		plan.Join(activation)
-		out = Registered{Persona: a.Recorded(hash), StampHash: hash, Confirmation: res.Confirmation}
 		kept, err := out.stored()
 		if err != nil {
 			return store.Plan{}, err
@@ -152,6 +129,42 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		return Registered{}, fmt.Errorf("register %s: %w", p.Address, err)
 	}
 	return out, nil
+}
+
+// planAdmission plans admitting the pending generation p to its seat with
+// the stamp the factory builds for it (with surfaces), the stamp written
+// to dir first, and queueing its activation for the bound human with the
+// class-matrix diff against the seat's previous generation; it returns the
+// stamp too. The caller removes dir when what it plans does not commit.
+func (u *Cases) planAdmission(ctx context.Context, p registry.Persona, surfaces []stamp.SurfaceBinding, dir string) (Registered, stamp.Stamp, store.Plan, error) {
+	a, err := u.reg.Admit(ctx, p)
+	if err != nil {
+		return Registered{}, stamp.Stamp{}, store.Plan{}, err
+	}
+	st, prev, err := u.stampFor(ctx, a.Persona, surfaces)
+	if err != nil {
+		return Registered{}, stamp.Stamp{}, store.Plan{}, err
+	}
+	diff := stamp.RenderDiff(stamp.Diff(prev, st))
+	if _, err := u.home.MakeGenerationDir(p.ID); err != nil {
+		return Registered{}, stamp.Stamp{}, store.Plan{}, err
+	}
+	hash, stampBytes, err := stamp.Write(dir, st)
+	if err != nil {
+		return Registered{}, stamp.Stamp{}, store.Plan{}, err
+	}
+	u.fail.at(UseRegister, StepAfterStamp)
+	plan, err := a.Plan(hash)
+	if err != nil {
+		return Registered{}, stamp.Stamp{}, store.Plan{}, err
+	}
+	plan.Join(storeStampPlan(p.ID, stampBytes))
+	res, activation, err := u.queue.PlanActivation(ctx, &st, hash, diff)
+	if err != nil {
+		return Registered{}, stamp.Stamp{}, store.Plan{}, err
+	}
+	plan.Join(activation)
+	return Registered{Persona: a.Recorded(hash), StampHash: hash, Confirmation: res.Confirmation}, st, plan, nil
 }
 
 // stampFor builds the stamp of a new generation and reads the stamp of the

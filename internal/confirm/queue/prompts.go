@@ -36,7 +36,7 @@ func NewPrompts(st store.Store, now func() time.Time) *Prompts {
 // List returns every learned choice of a persona: those in its experience
 // layer and the class-common ones learned for it, stale or not.
 func (r *Prompts) List(ctx context.Context, persona, profile string) ([]confirm.Choice, error) {
-	own, class, err := r.layers(ctx, persona, profile)
+	own, class, err := r.Layers(ctx, persona, profile)
 	for _, c := range class {
 		if c.Persona == persona {
 			own = append(own, c)
@@ -45,8 +45,8 @@ func (r *Prompts) List(ctx context.Context, persona, profile string) ([]confirm.
 	return own, err
 }
 
-// layers reads a persona's experience layer and its class's whole overlay.
-func (r *Prompts) layers(ctx context.Context, persona, profile string) (own, class []confirm.Choice, err error) {
+// Layers reads a persona's experience layer and its class's whole overlay.
+func (r *Prompts) Layers(ctx context.Context, persona, profile string) (own, class []confirm.Choice, err error) {
 	if own, err = r.list(ctx, PrefixPromptsPersona+persona+"/"); err != nil {
 		return nil, nil, err
 	}
@@ -85,7 +85,7 @@ func (r *Prompts) list(ctx context.Context, prefix string) ([]confirm.Choice, er
 // overlay's learned under its class key, by whichever persona of the class.
 // A changed stamp makes the others stale, and stale choices stop matching.
 func (r *Prompts) Active(ctx context.Context, persona, profile string, current confirm.Keys) ([]confirm.Choice, error) {
-	own, class, err := r.layers(ctx, persona, profile)
+	own, class, err := r.Layers(ctx, persona, profile)
 	var out []confirm.Choice
 	for _, c := range append(own, class...) {
 		if c.Current(current) {
