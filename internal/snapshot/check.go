@@ -62,8 +62,9 @@ func check(c Contents) error {
 	if err := checkChoices(MemberClassOverlay, c.ClassOverlay, p, confirm.RememberClass); err != nil {
 		return err
 	}
-	if c.Session.Lineage != p.SessionLineage {
-		return bad(MemberSession, "lineage %q, the record's is %q", c.Session.Lineage, p.SessionLineage)
+	if c.Session != SessionOf(p.SessionLineage) {
+		return bad(MemberSession, "lineage %q and harness session %q, the record's lineage is %q, its harness session %q",
+			c.Session.Lineage, c.Session.HarnessSessionID, p.SessionLineage, SessionOf(p.SessionLineage).HarnessSessionID)
 	}
 	for i, r := range c.Records {
 		switch {

@@ -21,6 +21,7 @@ import (
 	"errors"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/harness"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 )
 
@@ -101,9 +102,19 @@ type Contents struct {
 }
 
 // Session is the harness session a generation resumes: the lineage the
-// registry records for it, kept across resume and migration.
+// registry records for it, kept across resume and migration, and the
+// harness's session id derived from it — the reference of the harness's
+// own transcript, which stays with the harness on its host.
 type Session struct {
 	Lineage string `json:"lineage"`
+	// HarnessSessionID is harness.SessionID(Lineage): a session started
+	// or resumed anywhere under the lineage is this one.
+	HarnessSessionID string `json:"harness_session_id"`
+}
+
+// SessionOf is the session of a generation with lineage.
+func SessionOf(lineage string) Session {
+	return Session{Lineage: lineage, HarnessSessionID: harness.SessionID(lineage)}
 }
 
 // The kinds of owned record a snapshot lists.

@@ -56,7 +56,7 @@ func fixture(t testing.TB) Contents {
 		Experience: []confirm.Choice{choice(confirm.RememberPersona, "https://example.org/a", confirm.Allow),
 			choice(confirm.RememberPersona, "https://example.org/b", confirm.Deny)},
 		ClassOverlay: []confirm.Choice{choice(confirm.RememberClass, "https://example.org/c", confirm.Allow)},
-		Session:      Session{Lineage: p.SessionLineage},
+		Session:      SessionOf(p.SessionLineage),
 		Records: []Record{{Kind: RecordTask, ID: "t-1", SHA256: RecordDigest([]byte("task"))},
 			{Kind: RecordRun, ID: "r-1", SHA256: RecordDigest([]byte("run"))}},
 	}
@@ -246,6 +246,7 @@ func TestMembersAreHeldToTheirRules(t *testing.T) {
 		{"a class choice in the experience layer", func(c *Contents) { c.Experience[0] = c.ClassOverlay[0] }},
 		{"a stamp that is not the record's", func(c *Contents) { c.Stamp = []byte("{}") }},
 		{"another lineage", func(c *Contents) { c.Session.Lineage = "ses-other" }},
+		{"another harness session", func(c *Contents) { c.Session.HarnessSessionID = SessionOf("ses-other").HarnessSessionID }},
 		{"a record twice", func(c *Contents) { c.Records = append(c.Records, c.Records[0]) }},
 		{"a record of no known kind", func(c *Contents) { c.Records[0].Kind = "token" }},
 		{"a composition that does not cover the stamp", func(c *Contents) { c.Persona.Composition = "sha256:00" }},

@@ -43,7 +43,7 @@ func (u *Cases) Snapshot(ctx context.Context, ref string) (snapshot.Contents, er
 	if err != nil {
 		return snapshot.Contents{}, fmt.Errorf("snapshot %s: %w", p.Address, err)
 	}
-	c := snapshot.Contents{Persona: p, Session: snapshot.Session{Lineage: p.SessionLineage}, Records: records}
+	c := snapshot.Contents{Persona: p, Session: snapshot.SessionOf(p.SessionLineage), Records: records}
 	if p.StampHash == "" {
 		return c, nil
 	}
