@@ -168,6 +168,8 @@ func routeSamples(confID string) map[string]routeSample {
 		"POST /v1/personas/retire":   {path: "/v1/personas/retire", body: `{"persona":"Nobody","reason":"x"}`},
 		"GET /v1/seats/{address...}": {path: "/v1/seats/work/core/lead"},
 		"GET /v1/names":              {path: "/v1/names"},
+		"GET /v1/snapshots/{ref...}": {path: "/v1/snapshots/work/core/deputy"},
+		"POST /v1/snapshots/restore": {path: "/v1/snapshots/restore", body: "not a snapshot"},
 		"GET /v1/stamps/diff":        {path: "/v1/stamps/diff?from=coder-deputy&to=project-lead"},
 		"POST /v1/authorize":         {path: "/v1/authorize", body: op},
 		"POST /v1/confirmations":     {path: "/v1/confirmations", body: op},
