@@ -186,8 +186,8 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	s.prompt("Where were we?")
 	reqs = api.waitScripted(6, claudeWait, "after the resume")
 	for i, r := range reqs {
-		if got := r.Header.Get("X-Claude-Code-Session-Id"); got != first {
-			t.Errorf("request %d carries session id %q, want the lineage's %q", i, got, first)
+		if h, m := r.Header.Get("X-Claude-Code-Session-Id"), r.sessionID(); h != first || m != first {
+			t.Errorf("request %d carries session id %q (header), %q (metadata), want the lineage's %q", i, h, m, first)
 		}
 	}
 	if last := reqs[5]; !strings.Contains(string(last.Raw), "Begin the release work.") || !strings.Contains(string(last.Raw), "Released after the owner's approval.") {

@@ -59,13 +59,17 @@ type modelRequest struct {
 
 // messagesRequest is the part of a Messages API request the tests read.
 type messagesRequest struct {
-	Model  string          `json:"model"`
-	Stream bool            `json:"stream"`
-	System json.RawMessage `json:"system"`
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
 	Tools  []struct {
 		Name string `json:"name"`
 	} `json:"tools"`
 	Messages []message `json:"messages"`
+	// Metadata.UserID is a JSON object in a string; Claude Code puts its
+	// session_id there.
+	Metadata struct {
+		UserID string `json:"user_id"`
+	} `json:"metadata"`
 }
 
 // message is one message of the conversation; content is a string or a
@@ -108,6 +112,15 @@ func (b block) text() string {
 		parts = append(parts, x.Text)
 	}
 	return strings.Join(parts, "\n")
+}
+
+// sessionID is the session id the request's metadata names.
+func (r modelRequest) sessionID() string {
+	var user struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal([]byte(r.Body.Metadata.UserID), &user)
+	return user.SessionID
 }
 
 // toolNames are the names of the tools the request offered.
