@@ -91,6 +91,9 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 	_ = rc.EnableFullDuplex()
 	dl := watchShutdown(h, valid, rc)
 	defer dl.stop()
+	left := h.presence.Connect(id.PersonaID)
+	clean := false
+	defer func() { left(clean) }()
 	rd := bufio.NewReaderSize(r.Body, 4096)
 	var n uint64
 	stampChecked := time.Now()
@@ -143,6 +146,7 @@ func beatStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 			n++
 		}
 		if err != nil { // io.EOF: the runtime ended the body
+			clean = true
 			break
 		}
 	}

@@ -83,6 +83,12 @@ type Tracker struct {
 	shared bool
 	local  map[string]bool
 	remote map[string]string
+
+	// streams counts each generation's open beat streams; left holds the
+	// generations whose last stream the runtime ended itself (Connect):
+	// offline at once, not after the offline interval, until a beat.
+	streams map[string]int
+	left    map[string]struct{}
 }
 
 // NewTracker returns an empty tracker.
@@ -99,6 +105,38 @@ func NewTracker(clock Clock, iv Intervals) *Tracker {
 		notify:  make(chan struct{}, 1),
 		local:   make(map[string]bool),
 		remote:  make(map[string]string),
+		streams: make(map[string]int),
+		left:    make(map[string]struct{}),
+	}
+}
+
+// Connect records a beat stream of generation id opening; end it when the
+// stream ends, clean when the runtime ended it itself (the end of its
+// body: a client that left, a session closed). When the last open stream
+// ends cleanly the runtime has left: the generation is offline at once,
+// where silence would take the offline interval; its next beat brings it
+// back. A stream cut off (a broken connection, a refusal, the hub's
+// shutdown) ages by the intervals as before.
+func (t *Tracker) Connect(id string) (end func(clean bool)) {
+	t.mu.Lock()
+	t.streams[id]++
+	t.mu.Unlock()
+	return func(clean bool) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.streams[id]--; t.streams[id] > 0 {
+			return
+		}
+		delete(t.streams, id)
+		e, ok := t.entries[id]
+		if !clean || !ok {
+			return
+		}
+		t.left[id] = struct{}{}
+		if s := t.stateAt(e, t.clock.Now()); s != e.State {
+			e.State = s
+			t.markLocked(id)
+		}
 	}
 }
 
@@ -232,6 +270,7 @@ func (t *Tracker) report(id string, apply func(*hubapi.Presence, time.Time)) err
 	}
 	e.LastSeen = now
 	e.Beats++
+	delete(t.left, id)
 	t.local[id] = true
 	delete(t.remote, id)
 	apply(e, now)
@@ -317,6 +356,9 @@ func (t *Tracker) Sweep() int {
 func (t *Tracker) stateAt(e *hubapi.Presence, now time.Time) hubapi.State {
 	if e.State == hubapi.StateRetired || e.Problem != "" || e.LastSeen.IsZero() {
 		return e.State
+	}
+	if _, gone := t.left[e.ID]; gone {
+		return hubapi.StateOffline
 	}
 	if e.Session == usecase.SessionEnded {
 		// The harness said its session ended: no heartbeat is awaited.

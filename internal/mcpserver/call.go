@@ -61,7 +61,7 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 		corr = newCorrelation()
 	}
 	s.activity(row.Name)
-	defer s.activity("")
+	defer s.idle()
 	c := call{args: args}
 	if row.Runtime {
 		// A path is resolved on disk before the hub decides, and the hub
@@ -75,6 +75,9 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 		return answer
 	}
 	if !row.Runtime {
+		if row.Name == setActivityTool {
+			s.declare(args.Str("activity"))
+		}
 		return resultJSON(tc.Result)
 	}
 	c.target, c.shape, c.confirmation = tc.Operation.Target, tc.Operation.Shape, tc.ConfirmationID
@@ -90,6 +93,11 @@ func (r *Runtime) callTool(ctx context.Context, s *session, req *mcp.CallToolReq
 	}
 	return result(out)
 }
+
+// setActivityTool sets the persona's own activity: it stays after the
+// call that set it ends, where a call's own name is reported only while
+// the call runs (session.idle).
+const setActivityTool = "set_activity"
 
 // resolveArgs maps a runtime tool's arguments to its target and, for a
 // path, picks the tree it lies in and resolves the path on disk (a link

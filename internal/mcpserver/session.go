@@ -22,8 +22,11 @@ type session struct {
 	// that ends the runtime (fenced out, or its generation retired).
 	ended func(error) bool
 
-	mu       sync.Mutex
-	current  string // the activity to report
+	mu      sync.Mutex
+	current string // the activity to report
+	// declared is the activity the persona set itself (set_activity): it
+	// is reported again when a call ends, so it stays until replaced.
+	declared string
 	changed  chan struct{}
 	stopOnce sync.Once
 	stopped  chan struct{}
@@ -59,6 +62,29 @@ func (s *session) activity(text string) {
 	case s.changed <- struct{}{}:
 	default:
 	}
+}
+
+// idle reports that no call runs: the persona's own declared activity
+// again ("" when it declared none).
+func (s *session) idle() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	text := s.declared
+	s.mu.Unlock()
+	s.activity(text)
+}
+
+// declare records the activity the persona set itself, reported from now
+// on whenever no call runs.
+func (s *session) declare(text string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.declared = text
+	s.mu.Unlock()
 }
 
 // stop ends the session's presence: its beat stream is closed, so the

@@ -160,3 +160,44 @@ func TestRetiredSessionEnds(t *testing.T) {
 		t.Fatalf("the HTTP front with the retired runtime's token: %v; want an invalid token naming the retirement", err)
 	}
 }
+
+// The activity a persona sets itself stays until it sets another: the
+// call that set it, and the calls after it, show their own names only
+// while they run.
+func TestSetActivityStaysUntilReplaced(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	cs := connect(t, f.runtime(t, p, Options{Beat: 50 * time.Millisecond}), nil)
+	const doing = "reviewing the deputy's findings"
+	if res := callTool(t, cs, "set_activity", map[string]any{"activity": doing}); res.IsError {
+		t.Fatalf("set_activity: %s", text(res))
+	}
+	if res := callTool(t, cs, "workspace_list", nil); res.IsError {
+		t.Fatalf("workspace_list: %s", text(res))
+	}
+	// Beats after both calls ended: their reports went first on the stream.
+	now := f.presenceOf(t, p.ID, "beats", func(hubapi.Presence) bool { return true })
+	later := f.presenceOf(t, p.ID, "three more beats", func(pr hubapi.Presence) bool { return pr.Beats >= now.Beats+3 })
+	if later.Activity != doing {
+		t.Fatalf("activity %q after the calls ended; want %q, set by the persona, until it sets another", later.Activity, doing)
+	}
+}
+
+// A client that leaves cleanly takes the persona offline within seconds,
+// not after the hub's offline interval (two minutes by default); a new
+// session brings it back.
+func TestACleanDisconnectIsOfflineAtOnce(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	r := f.runtime(t, p, Options{Beat: 50 * time.Millisecond})
+	cs := connect(t, r, nil)
+	f.presenceOf(t, p.ID, "active", func(pr hubapi.Presence) bool { return pr.State == hubapi.StateActive })
+	left := time.Now()
+	cs.Close()
+	f.presenceOf(t, p.ID, "offline", func(pr hubapi.Presence) bool { return pr.State == hubapi.StateOffline })
+	if took := time.Since(left); took > 3*time.Second {
+		t.Fatalf("offline %s after a clean disconnect; want within 3 s", took)
+	}
+	connect(t, r, nil)
+	f.presenceOf(t, p.ID, "active again", func(pr hubapi.Presence) bool { return pr.State == hubapi.StateActive })
+}
