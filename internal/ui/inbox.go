@@ -67,10 +67,9 @@ const kindConfirm = "confirm"
 type inboxView struct {
 	styles *Styles
 	table  *Table[inboxRow]
-	// queue is the confirmations' one source; synced is the queue version
-	// the confirmation rows were built from, confs the ids they hold.
+	// queue is the confirmations' one source; confs the ids of the
+	// confirmation rows built from it.
 	queue  *queueView
-	synced uint64
 	confs  map[string]bool
 	pane   detailPane
 	width  int
@@ -125,17 +124,45 @@ func newInboxView(st *Styles, q *queueView) *inboxView {
 	return v
 }
 
-// syncConfirmations rebuilds the confirmation rows from the queue after
-// the queue changed: one row per pending confirmation routed to the
+// syncConfirmations brings the confirmation rows in line with the queue
+// after it changed: one row per pending confirmation routed to the
 // operator, none kept once it left the queue (decided anywhere, expired).
+// It follows the confirmations the queue added or removed since
+// (queue.touched), so an arrival costs one row, not a pass over every
+// confirmation; after a load it builds them all again in one bulk update.
 func (v *inboxView) syncConfirmations(now time.Time) {
-	if v.synced == v.queue.version {
+	q := v.queue
+	if q.reloaded {
+		q.reloaded = false
+		v.rebuildConfirmations(now)
 		return
 	}
-	v.synced = v.queue.version
-	seen := make(map[string]bool, v.queue.mine)
-	for _, r := range v.queue.table.sorted {
-		if r.gone || !v.queue.actionable(r.val) {
+	for _, id := range q.touched {
+		c, ok := q.table.Get(id)
+		if !ok || !q.actionable(c) {
+			if v.confs[id] {
+				v.table.Delete(id)
+				delete(v.confs, id)
+			}
+			continue
+		}
+		v.confs[id] = true
+		if old, ok := v.table.Get(id); !ok || old.conf != c {
+			v.table.Upsert(id, &inboxRow{conf: c, seq: c.Created.UnixNano()}, 0, now)
+		}
+	}
+	q.touched = q.touched[:0]
+}
+
+// rebuildConfirmations builds the confirmation rows again from every row
+// of the queue, in one bulk update of the inbox's table.
+func (v *inboxView) rebuildConfirmations(now time.Time) {
+	q := v.queue
+	q.touched = q.touched[:0]
+	seen := make(map[string]bool, q.mine)
+	v.table.Begin(q.mine)
+	for _, r := range q.table.sorted {
+		if r.gone || !q.actionable(r.val) {
 			continue
 		}
 		seen[r.id] = true
@@ -144,6 +171,7 @@ func (v *inboxView) syncConfirmations(now time.Time) {
 		}
 		v.table.Upsert(r.id, &inboxRow{conf: r.val, seq: r.val.Created.UnixNano()}, 0, now)
 	}
+	v.table.End()
 	for id := range v.confs {
 		if !seen[id] {
 			v.table.Delete(id)

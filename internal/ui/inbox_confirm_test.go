@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +197,44 @@ func TestCutOperationGivesWayToTheTarget(t *testing.T) {
 		got := cutOperation(c.text, textWidth(c.text), c.w)
 		if got != c.want || textWidth(got) > c.w {
 			t.Errorf("%q in %d cells: %q, want %q", c.text, c.w, got, c.want)
+		}
+	}
+}
+
+// The inbox follows the queue one change at a time: a confirmation that
+// arrives in a queue of 30,000 (10,000 of them the operator's, each a row
+// of the inbox too) costs the inbox that one row, not a pass over every
+// confirmation with a set of the operator's 10,000. Measured in bytes
+// allocated by the Update of each arrival (the pass built a 10,000-entry
+// set each time: about 1 MiB an arrival, against tens of KiB for the row).
+func TestInboxFollowsAnArrivalWithoutScanningTheQueue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	snap := demoSnapshot()
+	snap.Confirmations = confirmations(30000, rng)
+	m := console(t, &hubDouble{snap: snap}, 120, 40)
+	if got := len(m.inbox.confs); got != 10000 {
+		t.Fatalf("the inbox holds %d of the operator's confirmations, want 10000", got)
+	}
+	const arrivals = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range arrivals {
+		c := snap.Confirmations[3*i] // routed to the operator
+		c.ID = "new" + strconv.Itoa(i)
+		m.Update(batchMsg{changes: []Change{{Kind: ConfirmationPending, Confirmation: c}}})
+	}
+	runtime.ReadMemStats(&after)
+	per := (after.TotalAlloc - before.TotalAlloc) / arrivals
+	t.Logf("%d bytes allocated an arrival", per)
+	if per > 128<<10 {
+		t.Fatalf("an arrival allocated %d bytes, want at most 128 KiB: the inbox went over the whole queue", per)
+	}
+	if got := len(m.inbox.confs); got != 10000+arrivals {
+		t.Fatalf("the inbox holds %d of the operator's confirmations, want %d", got, 10000+arrivals)
+	}
+	for i := range arrivals {
+		if _, ok := m.inbox.table.Get("new" + strconv.Itoa(i)); !ok {
+			t.Fatalf("arrival new%d is not in the inbox", i)
 		}
 	}
 }

@@ -58,9 +58,13 @@ type queueView struct {
 	mine int
 	// marks are the confirmations marked for approve several, by id.
 	marks map[string]bool
-	// version counts the changes of the rows, so the inbox's view of the
-	// operator's confirmations is rebuilt only after one (syncInbox).
-	version uint64
+	// touched names the confirmations added or removed since the inbox
+	// last followed the queue (syncConfirmations), which then looks at
+	// those alone; reloaded says a load replaced every row since, so the
+	// inbox's are built again from all of them. The inbox follows after
+	// every message, so touched holds one batch's changes at most.
+	touched  []string
+	reloaded bool
 }
 
 func newQueueView(st *Styles) *queueView {
@@ -233,7 +237,7 @@ func (v *queueView) load(operator string, cs []Confirmation, now time.Time) {
 	}
 	v.table.End()
 	v.recount()
-	v.version++
+	v.reloaded, v.touched = true, v.touched[:0]
 }
 
 // add inserts a newly pending confirmation.
@@ -243,7 +247,7 @@ func (v *queueView) add(c Confirmation, now time.Time) {
 	if !had && v.actionable(&c) {
 		v.mine++
 	}
-	v.version++
+	v.touched = append(v.touched, c.ID)
 }
 
 // remove drops a confirmation; it reports whether it was held.
@@ -256,7 +260,7 @@ func (v *queueView) remove(id string) bool {
 		v.mine--
 	}
 	v.table.Delete(id)
-	v.version++
+	v.touched = append(v.touched, id)
 	return true
 }
 
