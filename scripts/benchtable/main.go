@@ -30,9 +30,13 @@ type measure struct {
 
 // A row is one figure of the table.
 type row struct {
-	figure    string
-	pkg       string // empty: measured by the run of the row above
-	pattern   string // the -bench pattern that runs value and baseline
+	figure  string
+	pkg     string // empty: measured by the run of the row above
+	pattern string // the -bench pattern that runs value and baseline
+	// alone, when set, is the -bench pattern that runs the value alone
+	// (-runs -figures): a baseline that costs minutes to set up is left
+	// out of a comparison of two commits, which needs the figure only.
+	alone     string
 	benchtime string
 	value     measure
 	baseline  *measure // nil: no baseline runs in the same benchmark
@@ -47,34 +51,34 @@ var (
 	// persona list, heartbeats, an MCP allowed call, and confirmation
 	// requests through the socket.
 	rows = []row{
-		{"console frame: presence after a live update, 10,000 personas", "./internal/ui", "^BenchmarkPresenceFrame$/^(console|bubbles-table)$/^n=10000$", "200x",
+		{"console frame: presence after a live update, 10,000 personas", "./internal/ui", "^BenchmarkPresenceFrame$/^(console|bubbles-table)$/^n=10000$", "", "200x",
 			ms("BenchmarkPresenceFrame/console/n=10000"), ptr(ms("BenchmarkPresenceFrame/bubbles-table/n=10000")), "faster than the stock table",
 			func(v, b float64) bool { return v < b }},
-		{"console frame: queue after an arrival, 100,000 confirmations", "./internal/ui", "^BenchmarkQueueFrame$/./^n=100000$", "100x",
+		{"console frame: queue after an arrival, 100,000 confirmations", "./internal/ui", "^BenchmarkQueueFrame$/./^n=100000$", "", "100x",
 			ms("BenchmarkQueueFrame/console/n=100000"), ptr(ms("BenchmarkQueueFrame/bubbles-table/n=100000")), "< 2 ms",
 			func(v, _ float64) bool { return v < 2 }},
-		{"filter keystroke over 100,000 personas", "./internal/ui", "^BenchmarkFilterKeystroke$", "100x",
+		{"filter keystroke over 100,000 personas", "./internal/ui", "^BenchmarkFilterKeystroke$", "", "100x",
 			ms("BenchmarkFilterKeystroke"), nil, "< 20 ms", func(v, _ float64) bool { return v < 20 }},
-		{"console cold start: 10,000 personas, 100,000 confirmations", "./internal/ui", "^BenchmarkColdStart$/^personas=10000$", "10x",
+		{"console cold start: 10,000 personas, 100,000 confirmations", "./internal/ui", "^BenchmarkColdStart$/^personas=10000$", "", "10x",
 			ms("BenchmarkColdStart/personas=10000/confirmations=100000"), nil, "< 150 ms", func(v, _ float64) bool { return v < 150 }},
-		{"hub start to healthy: 10,000 personas, 10k decided (baseline: 100k decided)", "./internal/hub", "^BenchmarkHubStartWithHistory$", "3x",
+		{"hub start to healthy: 10,000 personas, 10k decided (baseline: 100k decided)", "./internal/hub", "^BenchmarkHubStartWithHistory$", "^BenchmarkHubStartWithHistory$/^personas=10k$/^decided=10k$", "3x",
 			measure{"BenchmarkHubStartWithHistory/personas=10k/decided=10k", "start-ms", 1, "ms"},
 			&measure{"BenchmarkHubStartWithHistory/personas=10k/decided=100k", "start-ms", 1, "ms"}, "< 200 ms, flat as history grows",
 			func(v, _ float64) bool { return v < 200 }},
-		{"persona list -o json, 10,000 personas, through a running hub", "./cmd/virgo-tui", "^BenchmarkPersonaListJSON10k$/^(no-hub|hub-running)$", "5x",
+		{"persona list -o json, 10,000 personas, through a running hub", "./cmd/virgo-tui", "^BenchmarkPersonaListJSON10k$/^(no-hub|hub-running)$", "", "5x",
 			ms("BenchmarkPersonaListJSON10k/hub-running"), ptr(ms("BenchmarkPersonaListJSON10k/no-hub")), "< 100 ms",
 			func(v, _ float64) bool { return v < 100 }},
-		{"heartbeats: 100 runtimes, one request a beat, flat out", "./internal/hub", "^BenchmarkHeartbeats$/^request$", "20000x",
+		{"heartbeats: 100 runtimes, one request a beat, flat out", "./internal/hub", "^BenchmarkHeartbeats$/^request$", "", "20000x",
 			measure{"BenchmarkHeartbeats/request/max", "beats/s", 1, "beats/s"}, nil, "≥ 20,000 beats/s",
 			func(v, _ float64) bool { return v >= 20000 }},
-		{"heartbeat → console's stream, p99, paced at 20,000 beats/s", "", "", "",
+		{"heartbeat → console's stream, p99, paced at 20,000 beats/s", "", "", "", "",
 			measure{"BenchmarkHeartbeats/request/20k", "p99-ms", 1, "ms"}, nil, "p99 < 50 ms",
 			func(v, _ float64) bool { return v < 50 }},
-		{"MCP allowed call: workspace_read of 4 KiB, SDK client → stdio → hub → file, p50", "./internal/mcpserver", "^BenchmarkWorkspaceRead4KiB$", "2000x",
+		{"MCP allowed call: workspace_read of 4 KiB, SDK client → stdio → hub → file, p50", "./internal/mcpserver", "^BenchmarkWorkspaceRead4KiB$", "", "2000x",
 			measure{"BenchmarkWorkspaceRead4KiB/mcp-stdio-hub-file", "p50-ns", 1e-6, "ms"},
 			&measure{"BenchmarkWorkspaceRead4KiB/os.ReadFile", "p50-ns", 1e-6, "ms"}, "p50 < 1 ms",
 			func(v, _ float64) bool { return v < 1 }},
-		{"confirmation requests through the socket, 64 callers", "./internal/hub", "^BenchmarkConfirmationRequests64$", "3000x",
+		{"confirmation requests through the socket, 64 callers", "./internal/hub", "^BenchmarkConfirmationRequests64$", "", "3000x",
 			measure{"BenchmarkConfirmationRequests64/socket", "requests/s", 1, "requests/s"},
 			&measure{"BenchmarkConfirmationRequests64/in-process", "requests/s", 1, "requests/s"}, "≥ 60 % of in-process",
 			func(v, b float64) bool { return b > 0 && v/b >= 0.6 }},
@@ -96,13 +100,10 @@ var errNoFigure = errors.New("no figure in the benchmark output")
 
 func main() {
 	runs := flag.Bool("runs", false, "print the go test runs (package, pattern, benchtime), one a line, and exit")
+	figures := flag.Bool("figures", false, "with -runs: run the figures alone, without a baseline that has a run of its own")
 	flag.Parse()
 	if *runs {
-		for _, r := range rows {
-			if r.pkg != "" {
-				fmt.Printf("%s %s %s\n", r.pkg, r.pattern, r.benchtime)
-			}
-		}
+		printRuns(os.Stdout, *figures)
 		return
 	}
 	results, err := parse(os.Stdin)
@@ -113,6 +114,22 @@ func main() {
 	missing := table(os.Stdout, results)
 	for _, m := range missing {
 		fmt.Fprintf(os.Stderr, "benchtable: %s: %v\n", m, errNoFigure)
+	}
+}
+
+// printRuns prints the go test runs that measure the rows, one a line:
+// package, -bench pattern, benchtime; with figures, a row's figure alone
+// where it can run without its baseline.
+func printRuns(w io.Writer, figures bool) {
+	for _, r := range rows {
+		if r.pkg == "" {
+			continue
+		}
+		pattern := r.pattern
+		if figures && r.alone != "" {
+			pattern = r.alone
+		}
+		fmt.Fprintf(w, "%s %s %s\n", r.pkg, pattern, r.benchtime)
 	}
 }
 

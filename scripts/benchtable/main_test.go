@@ -79,3 +79,25 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+// Every row with a package is one run; with -figures the hub start runs
+// its figure alone, without the 100,000-decision history of its baseline.
+func TestRunsAndTheFiguresAlone(t *testing.T) {
+	for _, figures := range []bool{false, true} {
+		var b strings.Builder
+		printRuns(&b, figures)
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if len(lines) != len(rows)-1 {
+			t.Fatalf("figures=%v: %d runs, want one a row but the heartbeat p99's (measured by the row above)", figures, len(lines))
+		}
+		hub := ""
+		for _, l := range lines {
+			if strings.Contains(l, "HubStartWithHistory") {
+				hub = l
+			}
+		}
+		if want := figures; strings.Contains(hub, "decided=10k") != want {
+			t.Errorf("figures=%v: the hub start runs %q", figures, hub)
+		}
+	}
+}
