@@ -35,7 +35,9 @@ func (a *app) runConsole(cmd *cobra.Command, _ []string) error {
 		wctx, stop := context.WithCancel(ctx)
 		defer stop()
 		go func() { _ = wakeSessions(wctx, home.Dir, c, nil) }()
-		return ui.Run(ctx, hubconsole.New(c), consoleOptions(c, home.Dir))
+		opts := consoleOptions(c, home.Dir)
+		opts.Options.Plugins.Sessions = consoleSessions{a}
+		return ui.Run(ctx, hubconsole.New(c), opts)
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -499,3 +500,52 @@ func wakeSessions(ctx context.Context, home string, c *hubclient.Client, woke fu
 	w := &session.Waker{Home: home, Tmux: t, Src: c, Woke: woke}
 	return w.Run(ctx)
 }
+
+// consoleSessions are the console's session keys (ui.Sessions): the same
+// start, stop and attach as the commands. A start from the console runs
+// the harness the seat's session last ran (its record), else claude-code.
+type consoleSessions struct{ a *app }
+
+// Start starts or resumes the session of address.
+func (s consoleSessions) Start(ctx context.Context, address string) (string, error) {
+	f := launchSpec{harness: "claude-code"}
+	if home, err := s.a.home(); err == nil {
+		if rec, err := session.ReadRecord(harness.Dir(home.Dir, address)); err == nil {
+			f = launchSpec{harness: rec.Harness, program: rec.Program, mcpClientOnly: rec.MCPClientOnly}
+		}
+	}
+	p, err := s.a.startSession(ctx, address, f)
+	if err != nil {
+		return "", err
+	}
+	how := "a new session"
+	if p.launch.Resume {
+		how = "resumed"
+	}
+	return fmt.Sprintf("started %s: %s, %s (t attaches)", address, p.row.Name, how), nil
+}
+
+// Stop stops the session of address.
+func (s consoleSessions) Stop(ctx context.Context, address string) (string, error) {
+	if _, err := s.a.stopSession(ctx, address); err != nil {
+		return "", err
+	}
+	return "stopped the session of " + address, nil
+}
+
+// Attach is the command attaching the terminal to the session of address.
+func (s consoleSessions) Attach(ctx context.Context, address string) (tea.ExecCommand, error) {
+	c, err := s.a.attachCmd(ctx, address)
+	if err != nil {
+		return nil, err
+	}
+	return execCommand{c}, nil
+}
+
+// execCommand is an exec.Cmd as Bubble Tea runs one with the console
+// suspended: on the console's terminal.
+type execCommand struct{ *exec.Cmd }
+
+func (c execCommand) SetStdin(r io.Reader)  { c.Stdin = r }
+func (c execCommand) SetStdout(w io.Writer) { c.Stdout = w }
+func (c execCommand) SetStderr(w io.Writer) { c.Stderr = w }

@@ -199,7 +199,7 @@ func (k *Client) personaChanged(seq uint64, rp registry.Persona) []ui.Change {
 	}
 	p := uiPersona(rp)
 	if old, ok := k.personas[rp.ID]; ok && rp.State == registry.StateActive {
-		p.State, p.Activity, p.Summary, p.LastSeen, p.Waiting = old.State, old.Activity, old.Summary, old.LastSeen, old.Waiting
+		p.State, p.Activity, p.Summary, p.LastSeen, p.Waiting, p.Session = old.State, old.Activity, old.Summary, old.LastSeen, old.Waiting, old.Session
 	}
 	if !slices.Contains(k.held[p.Address], p.ID) {
 		k.held[p.Address] = append(k.held[p.Address], p.ID)
@@ -302,6 +302,7 @@ func seatRecord(p registry.Persona) ui.SeatRecord {
 func withPresence(p *ui.Persona, pr hubapi.Presence) {
 	p.State = ui.PresenceState(pr.State)
 	p.Activity, p.Summary, p.LastSeen, p.Waiting = pr.Activity, pr.Summary, pr.LastSeen, pr.Waiting
+	p.Session = string(pr.SessionShown())
 }
 
 func uiConfirmation(c *confirm.Confirmation) ui.Confirmation {

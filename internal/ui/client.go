@@ -70,6 +70,9 @@ type Persona struct {
 	LastSeen   time.Time
 	// Waiting counts this persona's pending confirmations.
 	Waiting int
+	// Session is its resident session's turn as the hooks report it:
+	// working, waiting (for a human), idle, ended; "" when none reports.
+	Session string
 	// StampHash is the SHA-256 of the generation's stamp; StampSummary a
 	// one-line account of it ("coder-deputy, 34 tools, 2 confirm").
 	StampHash    string

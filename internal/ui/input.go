@@ -138,6 +138,12 @@ func (m *Model) presenceKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openPrompt(promptFilter, "filter › ", v.table.Filter())
 	case key.Matches(msg, k.Back):
 		v.table.SetFilter("")
+	case key.Matches(msg, k.SessionStart):
+		return m.sessionKey(sessionStart)
+	case key.Matches(msg, k.SessionStop):
+		return m.sessionKey(sessionStop)
+	case key.Matches(msg, k.SessionAttach):
+		return m.sessionKey(sessionAttach)
 	}
 	return nil
 }

@@ -253,6 +253,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case inboxLoadedMsg, inboxStatusMsg, inboxActedMsg:
 		return m, m.onInboxMsg(msg)
+	case sessionDoneMsg, sessionAttachMsg:
+		return m, m.onSession(msg)
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.PasteMsg:

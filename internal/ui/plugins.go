@@ -18,6 +18,19 @@ type Plugins struct {
 	// Wizard is the persona add wizard's backend; nil leaves the view
 	// explaining that this console was started without one.
 	Wizard wizard.Backend
+	// Sessions runs personas' resident sessions; nil leaves the presence
+	// view's session keys saying this console was started without them.
+	Sessions Sessions
+}
+
+// Sessions starts, stops and attaches to a persona's resident session (the
+// session supervisor, docs/sessions.md). Start and Stop answer a line for
+// the status bar; Attach the command that attaches the terminal, run with
+// the console suspended (tea.Exec), returning when the operator detaches.
+type Sessions interface {
+	Start(ctx context.Context, address string) (string, error)
+	Stop(ctx context.Context, address string) (string, error)
+	Attach(ctx context.Context, address string) (tea.ExecCommand, error)
 }
 
 // plugins holds the child models of the wizard and matrix views. They draw
@@ -30,6 +43,7 @@ type plugins struct {
 	backend wizard.Backend
 	// approvals is backend, noting the wizard's approvals; nil without one.
 	approvals *wizardApprovals
+	sessions  Sessions
 	wizard    *wizard.Model
 	matrix    matrix.Model
 	width     int
@@ -37,7 +51,7 @@ type plugins struct {
 }
 
 func newPlugins(p Plugins, ctx context.Context, keys *keymap.KeyMap, sheet *styles.Styles) *plugins {
-	pl := &plugins{ctx: ctx, keys: keys, styles: sheet,
+	pl := &plugins{ctx: ctx, keys: keys, styles: sheet, sessions: p.Sessions,
 		matrix: matrix.New(matrix.Options{Keys: keys, Styles: sheet, HideHelp: true})}
 	if p.Wizard != nil {
 		pl.approvals = &wizardApprovals{Backend: p.Wizard}

@@ -118,7 +118,7 @@ func personaCell(p *Persona, col int, now time.Time) string {
 	case pcGen:
 		return strconv.Itoa(p.Generation)
 	case pcState:
-		return stateCell(p.State)
+		return sessionCell(p)
 	case pcActivity:
 		return p.Activity
 	case pcSummary:
@@ -145,7 +145,26 @@ func personaPaint(st *Styles, p *Persona, col int) paint {
 }
 
 func personaHaystack(p *Persona, dst []byte) []byte {
-	return appendLower(dst, p.Address, p.Name, p.Class, string(p.State), p.Activity, p.Summary)
+	return appendLower(dst, p.Address, p.Name, p.Class, string(p.State), p.Session, p.Activity, p.Summary)
+}
+
+// sessionCell is the state column: a live runtime's resident session says
+// what its turn is (working, waiting for a human, idle), as its hooks
+// report it; anything else, the presence state.
+func sessionCell(p *Persona) string {
+	if p.Session != "" && p.Session != "ended" && (p.State == PresenceActive || p.State == PresenceIdle) {
+		return stateGlyph[p.State] + " " + p.Session
+	}
+	return stateCell(p.State)
+}
+
+// sessionDetail is the detail pane's line of the resident session.
+func sessionDetail(s string) string {
+	switch s {
+	case "waiting":
+		return "waiting for a human (see activity)"
+	}
+	return s
 }
 
 // changedColumns marks the cells that differ between two versions of a
@@ -161,7 +180,7 @@ func changedColumns(a, b *Persona) uint64 {
 	mark(pcName, a.Name != b.Name)
 	mark(pcClass, a.Class != b.Class)
 	mark(pcGen, a.Generation != b.Generation)
-	mark(pcState, a.State != b.State)
+	mark(pcState, a.State != b.State || a.Session != b.Session)
 	mark(pcActivity, a.Activity != b.Activity)
 	mark(pcSummary, a.Summary != b.Summary)
 	mark(pcWaiting, a.Waiting != b.Waiting)
@@ -246,6 +265,9 @@ func personaDetail(p *Persona, now time.Time) []field {
 		{"stamp hash   ", p.StampHash},
 		{"activity     ", p.Activity},
 		{"summary      ", p.Summary},
+	}
+	if p.Session != "" {
+		fs = append(fs, field{"session      ", sessionDetail(p.Session)})
 	}
 	for _, b := range p.Bindings {
 		fs = append(fs, field{"binding      ", b.Kind + " " + b.Target})

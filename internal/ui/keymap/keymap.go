@@ -56,6 +56,9 @@ type KeyMap struct {
 	// The inbox: reply, react, ack (mark read), tick a todo line, save a
 	// file; each opens a field or acts through the hub, none approves.
 	Reply, React, Ack, Tick, Save key.Binding
+	// The presence view's resident sessions: start (or resume) the
+	// selected persona's, stop it, attach the terminal to it.
+	SessionStart, SessionStop, SessionAttach key.Binding
 }
 
 // Views is a set of the places a key can be live in. Two actions may share
@@ -154,6 +157,9 @@ var actions = []action{
 	{"ack", func(k *KeyMap) *key.Binding { return &k.Ack }, []string{"a"}, "ack (mark read)", InInbox},
 	{"tick", func(k *KeyMap) *key.Binding { return &k.Tick }, []string{"t"}, "tick a todo line", InInbox},
 	{"save", func(k *KeyMap) *key.Binding { return &k.Save }, []string{"f"}, "save file", InInbox},
+	{"session_start", func(k *KeyMap) *key.Binding { return &k.SessionStart }, []string{"r"}, "run (start or resume) its session", InPresence},
+	{"session_stop", func(k *KeyMap) *key.Binding { return &k.SessionStop }, []string{"x"}, "stop its session", InPresence},
+	{"session_attach", func(k *KeyMap) *key.Binding { return &k.SessionAttach }, []string{"t"}, "attach the terminal to its session (C-b d returns)", InPresence},
 }
 
 // grantsPower are the actions that approve or store a rule: keys.json may
