@@ -26,6 +26,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	personasnap "github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // snapTargets are the operations the snapshot tests' lead learned: the
@@ -377,5 +378,56 @@ func TestSnapshotHoldsNoSecret(t *testing.T) {
 	}
 	if !bytes.Contains(file, []byte(lead.SessionLineage)) {
 		t.Error("the snapshot lacks the generation's session lineage")
+	}
+}
+
+// Retirement keeps the generation's snapshot in the home; restored into
+// the same installation it puts back what the store lost of that
+// generation's layer — a learned choice carried away, its stamp bytes —
+// and keeps what is there.
+func TestRetirementKeepsASnapshotThatRestoresItsLayer(t *testing.T) {
+	ctx := context.Background()
+	th, lead, _ := learnedLead(t)
+	th.retire(t, "work/core/lead", "regranting")
+	kept, err := personasnap.KeptOf(th.home.Dir, "work/core/lead")
+	mustNil(t, err)
+	if len(kept) != 1 || kept[0].ID != lead.ID || kept[0].Generation != 1 {
+		t.Fatalf("kept snapshots of the seat: %+v, want generation 1 (%s)", kept, lead.ID)
+	}
+	file, err := os.ReadFile(kept[0].Path)
+	mustNil(t, err)
+	trust, err := personasnap.ParsePublic(publicKey(t, th))
+	mustNil(t, err)
+	s, err := personasnap.Open(file, []ed25519.PublicKey{trust})
+	mustNil(t, err)
+	if s.Contents.Persona.State != registry.StateRetired || len(s.Contents.Experience) != 2 {
+		t.Fatalf("kept snapshot: state %s, %d learned choices; want retired with 2", s.Contents.Persona.State, len(s.Contents.Experience))
+	}
+
+	// the next generation carries one choice away; the store loses the
+	// retired generation's stamp bytes
+	th.addPersona(t, "work/core/lead", "Porrima")
+	henry := th.operator(t, "henry")
+	stale, err := henry.Prompts(ctx, "work/core/lead", true)
+	mustNil(t, err)
+	_, err = henry.CarryForwardChoice(ctx, "work/core/lead", stale[0].ID())
+	mustNil(t, err)
+	_, err = th.hub.st.Txn(ctx, nil, []store.Op{{Key: "stamp/" + lead.ID, Delete: true}})
+	mustNil(t, err)
+
+	res, err := henry.RestoreSnapshot(ctx, file, nil)
+	mustNil(t, err)
+	if res.Registered || !res.StampEqual || !res.Stamp || res.Written != 1 || res.Present != 2 || res.Persona.ID != lead.ID {
+		t.Fatalf("restore into its own installation: %+v", res)
+	}
+	left, err := henry.Prompts(ctx, "work/core/lead", true)
+	mustNil(t, err)
+	if len(left) != 2 {
+		t.Fatalf("%d stale choices after the restore, want the 2 of the retired generation", len(left))
+	}
+	again, err := henry.RestoreSnapshot(ctx, file, nil)
+	mustNil(t, err)
+	if again.Written != 0 || again.Stamp {
+		t.Fatalf("a second restore wrote %d choices (stamp %v), want nothing", again.Written, again.Stamp)
 	}
 }

@@ -36,7 +36,7 @@ func (s *interleaved) Txn(ctx context.Context, conds []store.Cond, ops []store.O
 }
 
 // activeLead registers and activates a stamped lead at work/core/lead.
-func activeLead(t *testing.T, in *installation) registry.Persona {
+func activeLead(t testing.TB, in *installation) registry.Persona {
 	t.Helper()
 	ctx := context.Background()
 	res, err := in.cases.Register(ctx, Key{}, Registration{Registration: registry.Registration{Address: "work/core/lead", Name: "Spica", Human: "human:henry"}})

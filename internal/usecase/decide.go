@@ -54,6 +54,11 @@ func (u *Cases) Decide(ctx context.Context, k Key, decider confirm.Principal, id
 		return d.Confirmation, err
 	}
 	u.finish(ctx, rest)
+	if c := d.Confirmation; c != nil && c.PersonaID != "" && d.Err() == nil && !d.Expired {
+		if e, _ := confirm.LifecycleEffect(c); e == confirm.EffectRetire {
+			u.keepRetired(ctx, c.PersonaID)
+		}
+	}
 	return d.Confirmation, d.Err()
 }
 

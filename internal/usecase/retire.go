@@ -63,6 +63,9 @@ func (u *Cases) Retire(ctx context.Context, k Key, caller Caller, ref, reason st
 		return Retirement{}, err
 	}
 	u.finish(ctx, rest)
+	if out.Confirmation == nil && out.Persona.State == registry.StateRetired {
+		u.keepRetired(ctx, out.Persona.ID)
+	}
 	return out, nil
 }
 

@@ -176,3 +176,34 @@ func (u *Cases) ownedRecords(ctx context.Context, p registry.Persona) ([]snapsho
 	})
 	return out, err
 }
+
+// keepRetired writes the snapshot of the retired generation id into the
+// home (snapshot.Keep), right after the transaction that retired it: a file
+// is no part of a store transaction, and before the commit the generation
+// is not yet retired. A retired record never changes again, so what is
+// kept is the generation as it left; a snapshot that could not be written
+// is logged, and `persona snapshot` makes it from the store at any time.
+func (u *Cases) keepRetired(ctx context.Context, id string) {
+	err := func() error {
+		c, err := u.Snapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.Persona.State != registry.StateRetired {
+			return nil
+		}
+		key, err := snapshot.InstallationKey(u.home.Dir)
+		if err != nil {
+			return err
+		}
+		b, err := snapshot.Encode(c, key)
+		if err != nil {
+			return err
+		}
+		_, err = snapshot.Keep(u.home.Dir, c.Persona, b)
+		return err
+	}()
+	if err != nil {
+		u.log.Error("could not keep the snapshot of a retired generation; write it with persona snapshot", "persona", id, "err", err)
+	}
+}

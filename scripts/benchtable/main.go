@@ -48,8 +48,8 @@ var (
 	ms = func(bench string) measure { return measure{bench, "ns/op", 1e-6, "ms"} }
 	// rows are the figures the project holds itself to: the console's
 	// frames, a filter keystroke, the console's cold start, a hub start, a
-	// persona list, heartbeats, an MCP allowed call, and confirmation
-	// requests through the socket.
+	// persona list, heartbeats, an MCP allowed call, confirmation
+	// requests through the socket, and a persona's snapshot and restore.
 	rows = []row{
 		{"console frame: presence after a live update, 10,000 personas", "./internal/ui", "^BenchmarkPresenceFrame$/^(console|bubbles-table)$/^n=10000$", "", "200x",
 			ms("BenchmarkPresenceFrame/console/n=10000"), ptr(ms("BenchmarkPresenceFrame/bubbles-table/n=10000")), "faster than the stock table",
@@ -82,6 +82,11 @@ var (
 			measure{"BenchmarkConfirmationRequests64/socket", "requests/s", 1, "requests/s"},
 			&measure{"BenchmarkConfirmationRequests64/in-process", "requests/s", 1, "requests/s"}, "≥ 60 % of in-process",
 			func(v, b float64) bool { return b > 0 && v/b >= 0.6 }},
+		{"persona snapshot: 10,000 owned records, 1,000 learned choices, made and signed (baseline: a plain read of them)", "./internal/usecase", "^BenchmarkSnapshot$", "", "5x",
+			ms("BenchmarkSnapshot/snapshot"), ptr(ms("BenchmarkSnapshot/baseline-read")), "< 1 s",
+			func(v, _ float64) bool { return v < 1000 }},
+		{"snapshot restore into a fresh installation: the generation and its 1,000 learned choices", "", "", "", "",
+			ms("BenchmarkSnapshot/restore"), nil, "< 1 s", func(v, _ float64) bool { return v < 1000 }},
 	}
 )
 
