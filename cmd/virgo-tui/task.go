@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
@@ -21,7 +22,8 @@ func newTaskCmd(a *app) *cobra.Command {
 		Short: "Assign, list, show and report tasks (the task tools, through the hub)",
 		Long: `Tasks are bounded work a lead assigns to its deputy (a secretary or coordinator within
 its subtree); the assignee reports progress with evidence. Each command is the persona
-tool of the same name (assign_task, list_tasks, get_task, report_task) called through
+tool of the same name (assign_task, list_tasks, get_task, report_task, cancel_task_v1,
+reassign_task_v1) called through
 the hub and decided under the persona's stamp: act as the persona (--as ADDRESS, with
 its token) or as an operator for it (--as human:NAME --persona ADDRESS).
 
@@ -29,7 +31,43 @@ Exit status: 0 done, 3 waiting for a confirmation (run again with --correlation-
 4 denied, 1 error.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newTaskAssignCmd(a), newTaskListCmd(a), newTaskShowCmd(a), newTaskReportCmd(a))
+	cmd.AddCommand(newTaskAssignCmd(a), newTaskListCmd(a), newTaskShowCmd(a), newTaskReportCmd(a), newTaskCancelCmd(a), newTaskReassignCmd(a))
+	return cmd
+}
+
+func newTaskCancelCmd(a *app) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:     "cancel TASK --reason TEXT",
+		Short:   "Cancel a task, with the reason; its reports and runs stay (" + stamp.CancelTaskTool + ")",
+		Example: `  virgo-tui task cancel t-3f9a0c2d41e85b7a --as work/core/lead --reason "superseded by t-77"`,
+		Args:    cobra.ExactArgs(1),
+	}
+	f := addToolFlags(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", "why it is cancelled (required)")
+	cmd.MarkFlagRequired("reason")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.callTool(cmd, f, stamp.CancelTaskTool, map[string]any{"task": args[0], "reason": reason}, printTask)
+	}
+	return cmd
+}
+
+func newTaskReassignCmd(a *app) *cobra.Command {
+	var to, reason string
+	cmd := &cobra.Command{
+		Use:     "reassign TASK --to ADDRESS --reason TEXT",
+		Short:   "Move a task to another seat of its project, with the reason (" + stamp.ReassignTaskTool + ")",
+		Example: `  virgo-tui task reassign t-3f9a0c2d41e85b7a --as work/core/lead --to work/core/lead --reason "the deputy retired; I finish it"`,
+		Args:    cobra.ExactArgs(1),
+	}
+	f := addToolFlags(cmd)
+	cmd.Flags().StringVar(&to, "to", "", "the new assignee's address (required)")
+	cmd.Flags().StringVar(&reason, "reason", "", "why it moves (required)")
+	cmd.MarkFlagRequired("to")
+	cmd.MarkFlagRequired("reason")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.callTool(cmd, f, stamp.ReassignTaskTool, map[string]any{"task": args[0], "assignee": to, "reason": reason}, printTask)
+	}
 	return cmd
 }
 

@@ -34,6 +34,20 @@ func TestTaskCommandsAreToolCalls(t *testing.T) {
 		t.Errorf("the lead's own tasks list the deputy's: %s", got)
 	}
 
+	// The lead takes a task over (the deputy's seat is told), then cancels
+	// it, each with the reason; its reports stay.
+	out = c.ok("task", "assign", "--as", "work/core/lead", "--to", "work/core/deputy", "--title", "write the docs",
+		"--brief", "b", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &call); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "reassign", c.ok("task", "reassign", call.Result.ID, "--as", "work/core/lead", "--to", "work/core/lead",
+		"--reason", "I finish it"), "state     assigned", "reassigned from work/core/deputy to work/core/lead: I finish it")
+	wantContains(t, "cancel", c.ok("task", "cancel", call.Result.ID, "--as", "work/core/lead", "--reason", "not needed"),
+		"state     cancelled", "cancelled: not needed")
+	wantContains(t, "cancel twice", c.fails("task", "cancel", call.Result.ID, "--as", "work/core/lead", "--reason", "again"),
+		"the task is finished")
+
 	out, _, code := c.run("task", "assign", "--as", "work/core/deputy", "--to", "work/core/lead", "--title", "t", "--brief", "b")
 	if code != exitDeny || !strings.Contains(out, "not-exposed") {
 		t.Errorf("a deputy assigning: exit %d %q", code, out)

@@ -87,6 +87,9 @@ var specTools = map[string]specTool{
 	"get_task":         {"tasks: list / get / report", vRead, []string{"task"}},
 	"report_task":      {"tasks: list / get / report", vRecord, []string{"task"}},
 	"assign_task":      {"tasks: assign", vRecord, []string{"task"}},
+	// versioned: the assigner's side changes a task it may assign
+	stamp.CancelTaskTool:   {"tasks: assign", vRecord, []string{"task"}},
+	stamp.ReassignTaskTool: {"tasks: assign", vRecord, []string{"task"}},
 	// "runs and artifacts"
 	"list_runs":        {"runs and artifacts", vRead, []string{"task", "run"}},
 	"get_run":          {"runs and artifacts", vRead, []string{"run"}},

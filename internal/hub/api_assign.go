@@ -63,7 +63,7 @@ func listAssignments(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.I
 			return hubapi.Errorf(hubapi.ErrForbidden, "%s sees its own assigned tasks and, as owning lead, its deputies'", id.Principal)
 		}
 	}
-	as, err := h.cases.Assignments(ctx, p.ID)
+	as, err := h.cases.Assignments(ctx, p.Address)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,10 @@ type InventoryTool struct {
 	Scope Scope
 	// Versioned marks a tool the factory adds beyond the spec's 38 names.
 	Versioned bool
+	// Optional marks a versioned tool added after stamps were written
+	// without it: the factory stamps it, and a stamp that lacks it is
+	// still valid (a stamp is never rewritten), its persona without it.
+	Optional bool
 	// Bundle is the matrix row the tool belongs to (filled from the table).
 	Bundle string
 }
@@ -75,8 +79,22 @@ type Footnote struct {
 	Text string
 }
 
-// PublishTool is the versioned tool name of the deployment/publication row.
-const PublishTool = "publish_deployment_v1"
+// The versioned tools the factory adds beyond the spec's required names.
+const (
+	// PublishTool is the deployment/publication row's tool.
+	PublishTool = "publish_deployment_v1"
+	// CancelTaskTool and ReassignTaskTool are the assigner's side's
+	// changes of a task ("tasks: assign"): work is never orphaned.
+	CancelTaskTool   = "cancel_task_v1"
+	ReassignTaskTool = "reassign_task_v1"
+)
+
+// versioned marks t a versioned addition, optional in stamps written
+// before it.
+func versioned(t InventoryTool) InventoryTool {
+	t.Versioned, t.Optional = true, true
+	return t
+}
 
 // row builds the cells of one matrix row in registry.Profiles order.
 func row(secretary, coordinator, lead, deputy Cell) map[registry.Profile]Cell {
@@ -146,6 +164,8 @@ var bundles = []Bundle{
 	{Name: "tasks: assign", Boundary: "task assignment",
 		Cells: row(cellW, cellW, cellW, cellNone), Tools: []InventoryTool{
 			tool("tasks", "assign_task", "task.assign", KindRecord, ScopeSubtree, ReachTask),
+			versioned(tool("tasks", CancelTaskTool, "task.cancel.v1", KindRecord, ScopeSubtree, ReachTask)),
+			versioned(tool("tasks", ReassignTaskTool, "task.reassign.v1", KindRecord, ScopeSubtree, ReachTask)),
 		}},
 	{Name: "runs and artifacts", Boundary: "runs and artifacts",
 		Cells: row(cellR, cellR, cellRW, Cell{Mark: MarkReadWrite, Qualifier: "assigned task", Scope: ScopeAssignedTask}),

@@ -116,6 +116,7 @@ var expectedRow = map[registry.Profile][]string{
 		"send_broker_message", "list_coordination_messages", "ack_coordination_message",
 		"list_peers", "lookup_sender", "set_summary", "set_activity", "reconcile_wake", "query_graph_context",
 		"list_decisions", "raise_decision", "resolve_decision", "list_tasks", "get_task", "report_task", "assign_task",
+		"cancel_task_v1", "reassign_task_v1",
 		"list_runs", "get_run",
 		"send_human_message", "reply_human_message", "ack_human_message", "start_typing", "stop_typing",
 		"list_reaction_ids", "apply_human_reaction", "send_human_card", "send_human_todo", "send_human_file",
@@ -124,6 +125,7 @@ var expectedRow = map[registry.Profile][]string{
 		"send_broker_message", "list_coordination_messages", "ack_coordination_message",
 		"list_peers", "lookup_sender", "set_summary", "set_activity", "reconcile_wake", "query_graph_context",
 		"list_decisions", "raise_decision", "resolve_decision", "list_tasks", "get_task", "report_task", "assign_task",
+		"cancel_task_v1", "reassign_task_v1",
 		"list_runs", "get_run", "create_run", "advance_run", "append_run_event", "record_artifact",
 		"get_human_surface_status", "publish_deployment_v1"},
 	registry.ProfileCoderDeputy: {"workspace_list", "workspace_stat", "workspace_hash", "workspace_read", "workspace_write",
@@ -263,4 +265,20 @@ func requiredTools(p registry.Profile) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// "The stamp may add versioned tools later, but cannot silently omit a
+// required tool for its class": a stamp written before an optional
+// versioned tool existed stays valid without it (a stamp is never
+// rewritten), while one without a required tool is refused by name.
+func TestOptionalVersionedToolsAreNotRequired(t *testing.T) {
+	s := mustBuild(t, "work/core/lead")
+	s.Tools = slices.DeleteFunc(s.Tools, func(t Tool) bool { return t.Name == CancelTaskTool || t.Name == ReassignTaskTool })
+	if ps := Semantic(s); len(ps) != 0 {
+		t.Fatalf("a lead's stamp without the optional versioned tools: %v", ps)
+	}
+	s.Tools = slices.DeleteFunc(s.Tools, func(t Tool) bool { return t.Name == "assign_task" })
+	if ps := Semantic(s); len(ps) != 1 || ps[0].Rule != RuleMissingTool || ps[0].Tool != "assign_task" {
+		t.Fatalf("a lead's stamp without assign_task: %v", ps)
+	}
 }

@@ -128,6 +128,9 @@ func checkTools(tools []Tool, profile registry.Profile, add adder) {
 		}
 	}
 	for _, want := range ToolsFor(profile) {
+		if inv, _ := LookupTool(want.Name); inv.Optional {
+			continue
+		}
 		if _, ok := names[want.Name]; !ok {
 			add(RuleMissingTool, "tools", want.Name, "required tool %s of class %s is missing", want.Name, profile)
 		}

@@ -65,23 +65,23 @@ func TestAssignReportAndList(t *testing.T) {
 	if _, _, err := PlanAssign(ctx, st, Task{ID: "t-x", Assignee: lead, By: lead}, t0); !errors.Is(err, ErrSelfAssignment) {
 		t.Fatalf("self: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", lead.ID, Report{At: t0, Progress: "mine?"}); !errors.Is(err, ErrNotAssignee) {
+	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: lead, At: t0, Progress: "mine?"}); !errors.Is(err, ErrNotAssignee) {
 		t.Fatalf("lead reports: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-404", deputy.ID, Report{At: t0, Progress: "x"}); !errors.Is(err, ErrNoTask) {
+	if _, _, err := PlanReport(ctx, st, "t-404", Report{By: deputy, At: t0, Progress: "x"}); !errors.Is(err, ErrNoTask) {
 		t.Fatalf("no task: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "x", State: StateAssigned}); !errors.Is(err, ErrIllegalState) {
+	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "x", State: StateAssigned}); !errors.Is(err, ErrIllegalState) {
 		t.Fatalf("back to assigned: %v", err)
 	}
-	got, plan, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0.Add(time.Minute), Progress: "half", Evidence: []string{"run r-1"}})
+	got, plan, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0.Add(time.Minute), Progress: "half", Evidence: []string{"run r-1"}})
 	if err != nil || got.State != StateInProgress || len(got.Reports) != 1 {
 		t.Fatalf("report: %+v %v", got, err)
 	}
 	commit(t, st, plan)
-	_, plan, _ = PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0.Add(2 * time.Minute), Progress: "all", State: StateDone})
+	_, plan, _ = PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0.Add(2 * time.Minute), Progress: "all", State: StateDone})
 	commit(t, st, plan)
-	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "more"}); !errors.Is(err, ErrTaskFinished) {
+	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "more"}); !errors.Is(err, ErrTaskFinished) {
 		t.Fatalf("report on done: %v", err)
 	}
 
@@ -91,7 +91,7 @@ func TestAssignReportAndList(t *testing.T) {
 	var ids []string
 	token := ""
 	for {
-		page, err := List(ctx, st, deputy.ID, AssignedTo, "", token, 3)
+		page, err := List(ctx, st, deputy.Address, AssignedTo, "", token, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,20 +105,96 @@ func TestAssignReportAndList(t *testing.T) {
 	if len(ids) != 8 || ids[0] != "t-1" || ids[7] != "t-16" {
 		t.Fatalf("assigned-to pages: %v", ids)
 	}
-	given, err := List(ctx, st, lead.ID, AssignedBy, StateDone, "", 50)
+	given, err := List(ctx, st, lead.Address, AssignedBy, StateDone, "", 50)
 	if err != nil || len(given.Items) != 1 || given.Items[0].ID != "t-1" {
 		t.Fatalf("assigned-by, done: %+v %v", given, err)
 	}
-	none, err := List(ctx, st, lead.ID, AssignedTo, "", "", 50)
+	none, err := List(ctx, st, lead.Address, AssignedTo, "", "", 50)
 	if err != nil || len(none.Items) != 0 {
 		t.Fatalf("the lead has no tasks assigned to it: %+v %v", none, err)
 	}
-	set, err := Assigned(ctx, st, deputy.ID)
+	set, err := Assigned(ctx, st, deputy.Address)
 	if err != nil || len(set) != 8 || !set.IsAssigned("", "t-1") || set.IsAssigned("", "t-404") {
 		t.Fatalf("deputy scope %v %v", set, err)
 	}
-	if set, _ := Assigned(ctx, st, "p-dep2"); len(set) != 0 {
-		t.Fatalf("a regrant inherits %v", set)
+	if set, _ := Assigned(ctx, st, "work/web/deputy"); len(set) != 0 {
+		t.Fatalf("another seat has %v", set)
+	}
+}
+
+// "Its former path is a seat that may later be granted to a new persona
+// generation under a new for-life name; admission then resolves to that new
+// active holder" (virgo-persona-paths.txt): a task belongs to the seat. The
+// new generation reports on the open task of the retired one (and becomes
+// its assignee); the assigner's side cancels or reassigns a task with a
+// reason, and every report stays.
+func TestTasksBelongToTheSeat(t *testing.T) {
+	ctx := context.Background()
+	st, _ := open(t)
+	assign(t, st, "t-1", t0)
+	assign(t, st, "t-2", t0.Add(time.Second))
+	_, plan, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "started"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, st, plan)
+	next := Party{ID: "p-dep2", Address: deputy.Address, Generation: 2, Name: "Heze"}
+	if set, _ := Assigned(ctx, st, next.Address); len(set) != 2 {
+		t.Fatalf("the seat's next generation's scope %v, want both tasks", set)
+	}
+	got, plan, err := PlanReport(ctx, st, "t-1", Report{By: next, At: t0.Add(time.Minute), Progress: "taken over"})
+	if err != nil {
+		t.Fatalf("the seat's next generation reporting: %v", err)
+	}
+	commit(t, st, plan)
+	if got.Assignee != next || len(got.Reports) != 2 || got.Reports[0].By != deputy || got.Reports[1].By != next {
+		t.Fatalf("after the takeover: %+v", got)
+	}
+	other := Party{ID: "p-web", Address: "work/core/lead", Generation: 1}
+	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: other, At: t0, Progress: "mine"}); !errors.Is(err, ErrNotAssignee) {
+		t.Fatalf("another seat reports: %v", err)
+	}
+
+	if _, _, err := PlanCancel(ctx, st, "t-1", Report{By: lead, At: t0}); !errors.Is(err, ErrNoReason) {
+		t.Fatalf("a cancellation without a reason: %v", err)
+	}
+	got, plan, err = PlanCancel(ctx, st, "t-1", Report{By: lead, At: t0.Add(time.Hour), Progress: "superseded"})
+	if err != nil || got.State != StateCancelled || len(got.Reports) != 3 || got.Reports[2].State != StateCancelled {
+		t.Fatalf("cancel: %+v %v", got, err)
+	}
+	commit(t, st, plan)
+	for _, err := range []error{
+		func() error {
+			_, _, err := PlanCancel(ctx, st, "t-1", Report{By: lead, At: t0, Progress: "again"})
+			return err
+		}(),
+		func() error {
+			_, _, err := PlanReport(ctx, st, "t-1", Report{By: next, At: t0, Progress: "more"})
+			return err
+		}(),
+	} {
+		if !errors.Is(err, ErrTaskFinished) {
+			t.Fatalf("a cancelled task changed: %v", err)
+		}
+	}
+
+	if _, _, _, err := PlanReassign(ctx, st, "t-2", next, Report{By: lead, At: t0, Progress: "x"}); !errors.Is(err, ErrSameAssignee) {
+		t.Fatalf("reassigned to its own seat: %v", err)
+	}
+	got, from, plan, err := PlanReassign(ctx, st, "t-2", lead, Report{By: lead, At: t0.Add(2 * time.Hour), Progress: "Heze is busy"})
+	if err != nil || from.Address != deputy.Address || got.Assignee != lead || got.State != StateAssigned {
+		t.Fatalf("reassign: %+v from %+v, %v", got, from, err)
+	}
+	commit(t, st, plan)
+	if set, _ := Assigned(ctx, st, deputy.Address); len(set) != 1 || !set.IsAssigned("", "t-1") {
+		t.Fatalf("the old seat's tasks after the reassignment: %v", set)
+	}
+	if set, _ := Assigned(ctx, st, lead.Address); len(set) != 1 || !set.IsAssigned("", "t-2") {
+		t.Fatalf("the new seat's tasks after the reassignment: %v", set)
+	}
+	given, err := List(ctx, st, lead.Address, AssignedBy, "", "", 50)
+	if err != nil || len(given.Items) != 2 {
+		t.Fatalf("the lead's given tasks stay: %+v %v", given, err)
 	}
 }
 
@@ -132,10 +208,10 @@ func TestReportsAreBounded(t *testing.T) {
 	task.Reports = make([]Report, MaxReports)
 	val, _ := json.Marshal(task)
 	commit(t, st, store.Plan{Ops: []store.Op{store.Put(kv.Key, val)}})
-	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "one more"}); !errors.Is(err, ErrReportsFull) {
+	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "one more"}); !errors.Is(err, ErrReportsFull) {
 		t.Fatalf("over the bound: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", deputy.ID, Report{At: t0, Progress: "done", State: StateDone}); err != nil {
+	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "done", State: StateDone}); err != nil {
 		t.Fatalf("finishing report refused: %v", err)
 	}
 }

@@ -211,6 +211,13 @@ var table = []Tool{
 		Params: []Param{address("assignee", "the assignee's address (work/core/deputy)", true), line("title", "one line", true),
 			text("brief", "what to do", MaxBodyText, true), lines("bounds", "the limits the work stays within", 0, false)},
 		Target: Target{Kind: confirm.TargetTask, From: FromNewRecord, In: InSeat, Field: "assignee"}, Shape: stamp.ShapeRecordWrite},
+	{Name: stamp.CancelTaskTool, Description: "Cancel a task (final), with the reason; its reports and runs stay and its assignee is told.",
+		Params: []Param{id("task", "the task's id", true), text("reason", "why it is cancelled", MaxNote, true)},
+		Target: taskRecord, Shape: stamp.ShapeRecordWrite},
+	{Name: stamp.ReassignTaskTool, Description: "Move a task to another seat of its project (this persona's own included), with the reason; its reports and runs stay and both seats are told.",
+		Params: []Param{id("task", "the task's id", true), address("assignee", "the new assignee's address (work/core/lead)", true),
+			text("reason", "why it moves", MaxNote, true)},
+		Target: taskRecord, Shape: stamp.ShapeRecordWrite},
 
 	// runs and artifacts
 	{Name: "list_runs", Description: "List the runs of a task, a page at a time.",

@@ -109,7 +109,7 @@ func (u *Cases) Unassign(ctx context.Context, k Key, by Caller, ref, task string
 			return store.Plan{}, taskError(err)
 		}
 		t, plan, err := tasks.PlanRemove(ctx, u.st, target.Value)
-		if errors.Is(err, tasks.ErrNoTask) || err == nil && (t.Assignee.ID != p.ID || t.Scope != target.Scope || t.Project != target.Project) {
+		if errors.Is(err, tasks.ErrNoTask) || err == nil && (t.Assignee.Address != p.Address || t.Scope != target.Scope || t.Project != target.Project) {
 			return store.Plan{}, fmt.Errorf("unassign %s from %s: %w", target, p.Address, confirm.ErrNotAssigned)
 		}
 		if err != nil {
@@ -128,13 +128,13 @@ func (u *Cases) Unassign(ctx context.Context, k Key, by Caller, ref, task string
 	})
 }
 
-// Assignments lists the tasks assigned to persona generation id, as
-// assignments.
-func (u *Cases) Assignments(ctx context.Context, personaID string) ([]confirm.Assignment, error) {
+// Assignments lists the tasks assigned to the seat at address (whichever
+// generation holds it: a task belongs to the seat), as assignments.
+func (u *Cases) Assignments(ctx context.Context, address string) ([]confirm.Assignment, error) {
 	var out []confirm.Assignment
 	token := ""
 	for {
-		page, err := tasks.List(ctx, u.st, personaID, tasks.AssignedTo, "", token, paging.MaxLimit)
+		page, err := tasks.List(ctx, u.st, address, tasks.AssignedTo, "", token, paging.MaxLimit)
 		if err != nil {
 			return nil, err
 		}

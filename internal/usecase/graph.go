@@ -25,7 +25,7 @@ func queryGraphContext(ctx context.Context, u *Cases, c Call) (any, store.Plan, 
 		ns.Scope, ns.Project = "", ""
 	}
 	if c.Stamp.Authority.OwningLead != "" {
-		if ns.Assigned, err = tasks.Assigned(ctx, u.st, c.Persona.ID); err != nil {
+		if ns.Assigned, err = tasks.Assigned(ctx, u.st, c.Persona.Address); err != nil {
 			return nil, store.Plan{}, err
 		}
 	}

@@ -96,7 +96,7 @@ func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy
 	// Most stamps never consult assigned tasks (a lead's): no read for them.
 	var assigned confirm.Assignments
 	if base.ReadsAssignments() {
-		set, err := tasks.Assigned(ctx, u.st, p.ID)
+		set, err := tasks.Assigned(ctx, u.st, p.Address)
 		if err != nil {
 			return nil, err
 		}

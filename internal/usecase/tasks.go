@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
@@ -52,14 +53,15 @@ func assignTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 }
 
 // listTasks is list_tasks: a page of the tasks assigned to the caller's
-// generation, or by it.
+// seat, or by it (a task belongs to the seat: a new generation finds its
+// predecessors' tasks).
 func listTasks(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	side := tasks.AssignedTo
 	if c.Args.Str("which") == string(tasks.AssignedBy) {
 		side = tasks.AssignedBy
 	}
 	limit, _ := c.Args.Int("limit")
-	page, err := tasks.List(ctx, u.st, c.Persona.ID, side, c.Args.Str("state"), c.Args.Str("after"), int(limit))
+	page, err := tasks.List(ctx, u.st, c.Persona.Address, side, c.Args.Str("state"), c.Args.Str("after"), int(limit))
 	return page, store.Plan{}, err
 }
 
@@ -79,13 +81,65 @@ func reportTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 	if err := c.Args.Decode(&in); err != nil {
 		return nil, store.Plan{}, err
 	}
-	t, plan, err := tasks.PlanReport(ctx, u.st, c.Operation.Target.Value, c.Persona.ID,
-		tasks.Report{At: c.Now, Progress: in.Progress, Evidence: in.Evidence, State: in.State})
+	t, plan, err := tasks.PlanReport(ctx, u.st, c.Operation.Target.Value,
+		tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: in.Progress, Evidence: in.Evidence, State: in.State})
 	if err != nil || t.By.Address == "" {
 		return t, plan, err // a human assigner reads the task in the console
 	}
 	err = u.joinNotice(ctx, c, &plan, notice{To: t.By.Address, About: coord.About{Kind: "task", ID: t.ID, Event: "reported"},
 		Subject: "task reported: " + t.State, Body: fmt.Sprintf("%s reported on task %s (%s), now %s, with %d evidence references.\nRead the report with get_task.",
 			c.Persona.Address, t.ID, t.Title, t.State, len(in.Evidence))})
+	return t, plan, err
+}
+
+// ErrOtherProject: a task is reassigned within its own project.
+var ErrOtherProject = errors.New("a task is reassigned to a seat of its own scope and project; assign a new task elsewhere")
+
+// cancelTask is cancel_task_v1: the task the target names is cancelled,
+// with the reason, by the caller its scope allows (the assigner's side);
+// its reports and runs stay, and its assignee's seat is told.
+func cancelTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
+	reason := c.Args.Str("reason")
+	t, plan, err := tasks.PlanCancel(ctx, u.st, c.Operation.Target.Value, tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: reason})
+	if err != nil {
+		return nil, store.Plan{}, err
+	}
+	err = u.joinNotice(ctx, c, &plan, notice{To: t.Assignee.Address, About: coord.About{Kind: "task", ID: t.ID, Event: "cancelled"},
+		Subject: "task cancelled", Body: fmt.Sprintf("%s cancelled task %s (%s): %s\nStop its work; its runs stay.", c.Persona.Address, t.ID, t.Title, reason)})
+	return t, plan, err
+}
+
+// reassignTask is reassign_task_v1: the task the target names moves to the
+// active holder of another seat of its scope and project (the caller's own
+// included: a lead takes over its retired deputy's work), with the reason;
+// its state goes back to assigned, its reports and runs stay, and both
+// seats are told.
+func reassignTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
+	target, reason := c.Operation.Target, c.Args.Str("reason")
+	addr, err := registry.ParseAddress(c.Args.Str("assignee"))
+	if err != nil {
+		return nil, store.Plan{}, err
+	}
+	if addr.Scope != target.Scope || addr.Project != target.Project {
+		return nil, store.Plan{}, fmt.Errorf("task %s of %s/%s to %s: %w", target.Value, target.Scope, target.Project, addr, ErrOtherProject)
+	}
+	to, seat, err := u.reg.ActiveHolder(ctx, addr.String())
+	if err != nil {
+		return nil, store.Plan{}, fmt.Errorf("reassign task %s to %s: %w", target.Value, addr, err)
+	}
+	t, from, plan, err := tasks.PlanReassign(ctx, u.st, target.Value, partyOf(to), tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: reason})
+	if err != nil {
+		return nil, store.Plan{}, err
+	}
+	plan.Conds = append(plan.Conds, seat)
+	err = u.joinNotice(ctx, c, &plan, notice{To: to.Address, About: coord.About{Kind: "task", ID: t.ID, Event: "assigned"},
+		Subject: "task assigned", Body: fmt.Sprintf("%s reassigned task %s (%s) to you from %s: %s\nRead it with get_task; report with report_task.",
+			c.Persona.Address, t.ID, t.Title, from.Address, reason)})
+	if err != nil {
+		return nil, store.Plan{}, err
+	}
+	err = u.joinNotice(ctx, c, &plan, notice{To: from.Address, About: coord.About{Kind: "task", ID: t.ID, Event: "reassigned"},
+		Subject: "task reassigned", Body: fmt.Sprintf("%s reassigned task %s (%s) to %s: %s\nStop its work; its runs stay.",
+			c.Persona.Address, t.ID, t.Title, to.Address, reason)})
 	return t, plan, err
 }

@@ -116,6 +116,9 @@ var executors = map[string]Executor{
 	"get_task":    getTask,
 	"report_task": reportTask,
 
+	"cancel_task_v1":   cancelTask,
+	"reassign_task_v1": reassignTask,
+
 	"create_run":       createRun,
 	"advance_run":      advanceRun,
 	"append_run_event": appendRunEvent,
