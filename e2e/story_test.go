@@ -5,10 +5,26 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
+
+// writeWorkspace writes a file into the workspace of the persona at
+// address in the console's home, as its runtime would.
+func (c *console) writeWorkspace(address, rel, content string) {
+	c.t.Helper()
+	p := filepath.Join(workspace.HomeDir(c.home, address), rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
 
 // toolAnswer is the part of a tool command's -o json answer the story
 // reads.
@@ -79,8 +95,8 @@ func TestCollaborationStory(t *testing.T) {
 	run := field(c, c.tool(0, append([]string{"run", "create", "--task", task, "--title", "port the parser"}, dep...)...).Result, "id")
 	c.tool(0, append([]string{"run", "advance", run, "--state", "running", "--note", "starting"}, dep...)...)
 	c.tool(0, append([]string{"run", "event", run, "--kind", "output", "--text", "parsed 4 of 4 files"}, dep...)...)
-	c.tool(0, append([]string{"run", "artifact", run, "--name", "parser", "--path", "out/parser.bin", "--size", "6",
-		"--sha256", strings.Repeat("ab", 32)}, dep...)...)
+	c.writeWorkspace("work/core/deputy", "out/parser.bin", "parser")
+	c.tool(0, append([]string{"run", "artifact", run, "--name", "parser", "--path", "out/parser.bin"}, dep...)...)
 	c.tool(0, append([]string{"run", "advance", run, "--state", "succeeded", "--note", "done"}, dep...)...)
 	c.tool(0, append([]string{"task", "report", task, "--progress", "ported; all files parse", "--evidence", run, "--state", "done"}, dep...)...)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
 // toolJSON runs a tool command with -o json and returns the call.
@@ -51,12 +52,18 @@ func TestRunAndDecisionCommands(t *testing.T) {
 		"run "+run.ID+" of task t-1 (work/core): running")
 	wantContains(t, "event", c.ok(append([]string{"run", "event", run.ID, "--kind", "output", "--text", "3 of 4 files"}, dep...)...),
 		"event 2 (output)")
-	file := filepath.Join(t.TempDir(), "parser.bin")
+	file := filepath.Join(workspace.HomeDir(c.home, "work/core/deputy"), "out", "parser.bin")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(file, []byte("parser"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	wantContains(t, "artifact", c.ok(append([]string{"run", "artifact", run.ID, "--name", "parser", "--path", "out/parser.bin", "--file", file}, dep...)...),
-		"6 bytes, sha256 b17d45121150928f", "at out/parser.bin")
+	wantContains(t, "artifact", c.ok(append([]string{"run", "artifact", run.ID, "--name", "parser", "--path", "out/parser.bin"}, dep...)...),
+		"6 bytes, sha256:b17d45121150928f", "at out/parser.bin")
+	wantContains(t, "missing artifact", c.fails(append([]string{"run", "artifact", run.ID, "--name", "gone", "--path", "out/gone.bin"}, dep...)...),
+		"no such file")
+	wantContains(t, "read artifact", c.ok("run", "read-artifact", "--as", "work/core/lead", run.ID, "parser"), "parser")
 	_, errOut, code := c.run(append([]string{"run", "advance", run.ID, "--state", "pending"}, dep...)...)
 	if code != 1 {
 		t.Errorf("an illegal move: exit %d", code)

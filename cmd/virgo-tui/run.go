@@ -1,18 +1,17 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -34,7 +33,7 @@ act as the persona with --as ADDRESS (its token), or as a human operator for
 it with --persona. A call that needs a confirmation exits 3 with its id: retry
 it with --correlation-id once approved. A denied call exits 4.`,
 	}
-	cmd.AddCommand(newRunCreateCmd(a), newRunAdvanceCmd(a), newRunEventCmd(a), newRunArtifactCmd(a), newRunListCmd(a), newRunShowCmd(a))
+	cmd.AddCommand(newRunCreateCmd(a), newRunAdvanceCmd(a), newRunEventCmd(a), newRunArtifactCmd(a), newRunReadArtifactCmd(a), newRunListCmd(a), newRunShowCmd(a))
 	return cmd
 }
 
@@ -126,63 +125,73 @@ func newRunEventCmd(a *app) *cobra.Command {
 }
 
 func newRunArtifactCmd(a *app) *cobra.Command {
-	var name, path, digest, file string
-	var size int64
+	var name, path string
 	cmd := &cobra.Command{
-		Use:   "artifact RUN --name NAME --path WORKSPACE-PATH (--file LOCAL-FILE | --size N --sha256 HEX)",
-		Short: "Record an artifact of a run (record_artifact)",
-		Long: `Records an artifact's name, size, sha256 and path in the persona's workspace. With
---file the size and sha256 are measured from that file (usually the same file
-the workspace path names); otherwise give them with --size and --sha256.`,
-		Example: "  virgo-tui run artifact --as work/core/deputy r-9f8e --name parser --path out/parser.bin --file ~/ws/out/parser.bin",
+		Use:   "artifact RUN --name NAME --path WORKSPACE-PATH",
+		Short: "Record a file of the persona's workspace as an artifact of a run (record_artifact)",
+		Long: `Records a file of the persona's workspace as an artifact of the run: the hub reads
+the file and records its size and sha256 (sha256:<hex>) itself; a file that is not
+there is refused.`,
+		Example: "  virgo-tui run artifact --as work/core/deputy r-9f8e --name findings --path FINDINGS.md",
 		Args:    cobra.ExactArgs(1),
 	}
 	f := addToolFlags(cmd)
-	cmd.Flags().StringVar(&name, "name", "", "the artifact's name (required)")
-	cmd.Flags().StringVar(&path, "path", "", "where it is, relative to the workspace root (required)")
-	cmd.Flags().StringVar(&file, "file", "", "a local file to measure size and sha256 from")
-	cmd.Flags().Int64Var(&size, "size", 0, "its size in bytes")
-	cmd.Flags().StringVar(&digest, "sha256", "", "its sha256, in lower-case hex")
+	cmd.Flags().StringVar(&name, "name", "", "the artifact's name, unique in the run (required)")
+	cmd.Flags().StringVar(&path, "path", "", "the file, relative to the workspace root (required)")
 	cmd.MarkFlagRequired("name")
 	cmd.MarkFlagRequired("path")
-	cmd.MarkFlagsMutuallyExclusive("file", "sha256")
-	cmd.MarkFlagsMutuallyExclusive("file", "size")
 	cmd.RunE = func(cmd *cobra.Command, argv []string) error {
-		if file != "" {
-			var err error
-			if size, digest, err = measure(file); err != nil {
-				return err
-			}
-		}
-		if digest == "" {
-			return fmt.Errorf("record an artifact: give --file, or --size and --sha256")
-		}
-		args := map[string]any{"run": argv[0], "name": name, "path": path, "size": size, "sha256": digest}
+		args := map[string]any{"run": argv[0], "name": name, "path": path}
 		return a.callTool(cmd, f, "record_artifact", args, func(w io.Writer, result json.RawMessage) error {
 			art, err := decodeResult[runs.Artifact](result)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(w, "artifact %d of run %s: %s, %d bytes, sha256 %s, at %s\n", art.Seq, art.Run, art.Name, art.Size, art.SHA256, art.Path)
+			_, err = fmt.Fprintf(w, "artifact %d of run %s: %s, %d bytes, %s, at %s\n", art.Seq, art.Run, art.Name, art.Size, art.SHA256, art.Path)
 			return err
 		})
 	}
 	return cmd
 }
 
-// measure is a local file's size and sha256.
-func measure(name string) (int64, string, error) {
-	fh, err := os.Open(name)
-	if err != nil {
-		return 0, "", fmt.Errorf("measure the artifact: %w", err)
+func newRunReadArtifactCmd(a *app) *cobra.Command {
+	var offset, length int64
+	cmd := &cobra.Command{
+		Use:     "read-artifact RUN NAME [--offset N] [--length N]",
+		Short:   "Print a byte range of a run's artifact, from the workspace that recorded it (" + stamp.ReadArtifactTool + ")",
+		Example: "  virgo-tui run read-artifact --as work/core/lead r-9f8e findings",
+		Args:    cobra.ExactArgs(2),
 	}
-	defer fh.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, fh)
-	if err != nil {
-		return 0, "", fmt.Errorf("measure the artifact %s: %w", name, err)
+	f := addToolFlags(cmd)
+	cmd.Flags().Int64Var(&offset, "offset", 0, "the first byte to read")
+	cmd.Flags().Int64Var(&length, "length", 0, "at most this many bytes (default and most: 1 MiB)")
+	cmd.RunE = func(cmd *cobra.Command, argv []string) error {
+		args := map[string]any{"run": argv[0], "name": argv[1]}
+		if offset != 0 {
+			args["offset"] = offset
+		}
+		if length != 0 {
+			args["length"] = length
+		}
+		return a.callTool(cmd, f, stamp.ReadArtifactTool, args, func(w io.Writer, result json.RawMessage) error {
+			page, err := decodeResult[usecase.ArtifactPage](result)
+			if err != nil {
+				return err
+			}
+			if page.Text == "" && len(page.Data) > 0 {
+				_, err = fmt.Fprintf(w, "artifact %s of run %s: %d bytes of binary data at %d (-o json shows them)\n", page.Artifact.Name, page.Artifact.Run, len(page.Data), page.Offset)
+				return err
+			}
+			if _, err = io.WriteString(w, termtext.CleanLines(page.Text)); err != nil {
+				return err
+			}
+			if !page.EOF {
+				_, err = fmt.Fprintf(w, "\n(more from --offset %d)\n", page.NextOffset)
+			}
+			return err
+		})
 	}
-	return n, hex.EncodeToString(h.Sum(nil)), nil
+	return cmd
 }
 
 func newRunListCmd(a *app) *cobra.Command {

@@ -83,14 +83,14 @@ func TestStampValidateListsEveryProblem(t *testing.T) {
 	}
 	wantContains(t, "validate", out, path+": ok (v3 work/core/deputy",
 		badPath+": refused, 2 problem(s)",
-		"tool-access tools[26].access [publish_deployment_v1]",
+		"tool-access tools[27].access [publish_deployment_v1]",
 		"mutable-path-escape workspace.mutable_paths[3]")
 }
 
 func TestStampProjectDiffMatrixSchema(t *testing.T) {
 	c, path := stampedHome(t)
 	wantContains(t, "project", c.ok("stamp", "project", path),
-		"equality: ok: 27 tools in all three projections", "boot: ok")
+		"equality: ok: 28 tools in all three projections", "boot: ok")
 	var p struct {
 		Launcher []string
 		Equal    bool
@@ -98,7 +98,7 @@ func TestStampProjectDiffMatrixSchema(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("stamp", "project", path, "--consumer", "launcher", "-o", "json")), &p); err != nil {
 		t.Fatal(err)
 	}
-	if !p.Equal || len(p.Launcher) != 27 {
+	if !p.Equal || len(p.Launcher) != 28 {
 		t.Errorf("launcher projection %+v", p)
 	}
 	wantContains(t, "diff", c.ok("stamp", "diff", "work/core/deputy", "secretary"),

@@ -97,6 +97,8 @@ var specTools = map[string]specTool{
 	"advance_run":      {"runs and artifacts", vRecord, []string{"run"}},
 	"append_run_event": {"runs and artifacts", vRecord, []string{"run"}},
 	"record_artifact":  {"runs and artifacts", vRecord, []string{"run"}},
+	// versioned: the evidence a run recorded, read where the run's scope reaches
+	stamp.ReadArtifactTool: {"runs and artifacts", vRead, []string{"run"}},
 	// "Human-surface tools target the hub service through virgo-channel"
 	"send_human_message":       {"human messages, replies, ack, typing", vMessage, []string{"surface"}},
 	"reply_human_message":      {"human messages, replies, ack, typing", vMessage, []string{"surface"}},

@@ -51,7 +51,7 @@ func installation(t *testing.T) store.Store {
 		commit(p, err)
 		_, p, err = rb.PlanAdvance(ctx, id, by, runs.StateRunning, "")
 		commit(p, err)
-		_, p, err = rb.PlanArtifact(ctx, id, by, runs.Artifact{Name: title + " report", SHA256: strings.Repeat("a", 64), Path: "out/" + id})
+		_, p, err = rb.PlanArtifact(ctx, id, by, runs.Artifact{Name: title + " report", SHA256: "sha256:" + strings.Repeat("a", 64), Path: "out/" + id})
 		commit(p, err)
 	}
 	for _, tk := range []tasks.Task{

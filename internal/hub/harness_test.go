@@ -6,12 +6,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
 // testHub is a real hub on a real socket in a short temporary home.
@@ -193,6 +195,19 @@ func socketHTTP(home string) *http.Client {
 func enrol(t testing.TB, home, name string) {
 	t.Helper()
 	if _, err := hubapi.EnrolOperator(home, name, hubapi.NoUID); err != nil && !errors.Is(err, hubapi.ErrAlreadyEnrolled) {
+		t.Fatal(err)
+	}
+}
+
+// writeWorkspace writes a file into the workspace of the persona at
+// address, as the hub keeps it.
+func (th *testHub) writeWorkspace(t testing.TB, address, rel, content string) {
+	t.Helper()
+	p := filepath.Join(workspace.HomeDir(th.home.Dir, address), rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -49,6 +48,7 @@ func TestRecordToolsFromEveryClassAsTheMatrixSays(t *testing.T) {
 	var callers [4]func(tool, args string) usecase.ToolCall
 	for i, addr := range classes {
 		rt := th.runtime(t, th.addPersona(t, addr, names[i]))
+		th.writeWorkspace(t, addr, "out/a", "a")
 		callers[i] = func(tool, args string) usecase.ToolCall {
 			t.Helper()
 			out, err := rt.CallTool(ctx, "", tool, json.RawMessage(args), "")
@@ -84,9 +84,7 @@ func TestRecordToolsFromEveryClassAsTheMatrixSays(t *testing.T) {
 		"create_run":          func() string { return `{"task":"` + task.ID + `"}` },
 		"advance_run":         func() string { return `{"run":"` + freshRun() + `","state":"blocked"}` },
 		"append_run_event":    func() string { return `{"run":"` + freshRun() + `","text":"t"}` },
-		"record_artifact": func() string {
-			return `{"run":"` + freshRun() + `","name":"a","path":"out/a","size":1,"sha256":"` + strings.Repeat("0", 64) + `"}`
-		},
+		"record_artifact":     func() string { return `{"run":"` + freshRun() + `","name":"a","path":"out/a"}` },
 	}
 	for tool, cells := range recordCells {
 		for i, want := range cells {

@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -69,9 +68,9 @@ func TestRunsThroughToolCalls(t *testing.T) {
 	}
 	callDone[runs.Run](t, depRT, "", "advance_run", `{"run":"`+run.ID+`","state":"running","note":"go"}`, "")
 	callDone[runs.Event](t, depRT, "", "append_run_event", `{"run":"`+run.ID+`","kind":"output","text":"3 of 4 files"}`, "")
-	art := callDone[runs.Artifact](t, depRT, "", "record_artifact",
-		`{"run":"`+run.ID+`","name":"parser","path":"out/parser.bin","size":1234,"sha256":"`+strings.Repeat("ab", 32)+`"}`, "")
-	if art.Run != run.ID || art.Path != "out/parser.bin" {
+	th.writeWorkspace(t, "work/core/deputy", "out/parser.bin", "parser")
+	art := callDone[runs.Artifact](t, depRT, "", "record_artifact", `{"run":"`+run.ID+`","name":"parser","path":"out/parser.bin"}`, "")
+	if art.Run != run.ID || art.Path != "out/parser.bin" || art.Size != 6 {
 		t.Fatalf("record_artifact: %+v", art)
 	}
 	_, err = depRT.CallTool(ctx, "", "advance_run", json.RawMessage(`{"run":"`+run.ID+`","state":"pending"}`), "")
@@ -167,8 +166,8 @@ func TestRunsAndDecisionsAreOnTheStream(t *testing.T) {
 	task := callDone[tasks.Task](t, leadRT, "", "assign_task", `{"assignee":"work/core/deputy","title":"parser","brief":"b"}`, "")
 	run := callDone[runs.Run](t, leadRT, "", "create_run", `{"task":"`+task.ID+`"}`, "")
 	callDone[runs.Run](t, leadRT, "", "advance_run", `{"run":"`+run.ID+`","state":"running"}`, "")
-	callDone[runs.Artifact](t, leadRT, "", "record_artifact",
-		`{"run":"`+run.ID+`","name":"a","path":"out/a","size":1,"sha256":"`+strings.Repeat("0", 64)+`"}`, "")
+	th.writeWorkspace(t, "work/core/lead", "out/a", "a")
+	callDone[runs.Artifact](t, leadRT, "", "record_artifact", `{"run":"`+run.ID+`","name":"a","path":"out/a"}`, "")
 	d := callDone[decisions.Decision](t, leadRT, "", "raise_decision", `{"question":"q","options":["a","b"]}`, "")
 	seen := map[usecase.EventKind]int{}
 	collect(t, sub, 5*time.Second, func(cs []hubapi.Change) bool {

@@ -48,14 +48,14 @@ func TestRefusedPathsAnswerNamedCodes(t *testing.T) {
 	for i, p := range []string{"résumé.txt", "out/parsér.bin", "ﬁle.txt", "а.txt", "／etc/passwd", "a\u00a0b", "ünï.md",
 		"日本.md", "😀.png", "e\u0301.txt", "\u2215etc", "\uff0e\uff0e/x", "one\u2024two", "naïve.txt", "Ελλάδα.md",
 		"Ω.txt", "straße.md"} {
-		args, _ := json.Marshal(map[string]any{"run": run.ID, "name": fmt.Sprintf("a%d", i), "path": p, "size": 1, "sha256": strings.Repeat("ab", 32)})
+		args, _ := json.Marshal(map[string]any{"run": run.ID, "name": fmt.Sprintf("a%d", i), "path": p})
 		call, err := depRT.CallTool(ctx, "", "record_artifact", args, "")
 		denied("record_artifact path "+p, call, err, "non-ASCII")
 	}
 	// Invisible and bidi characters are refused before any decision, as
 	// in every text argument.
 	for _, p := range []string{"zero\u200bwidth", "soft\u00adhyphen", "rtl\u202etxt.exe"} {
-		args, _ := json.Marshal(map[string]any{"run": run.ID, "name": "x", "path": p, "size": 1, "sha256": strings.Repeat("ab", 32)})
+		args, _ := json.Marshal(map[string]any{"run": run.ID, "name": "x", "path": p})
 		_, err := depRT.CallTool(ctx, "", "record_artifact", args, "")
 		wantCode(t, err, "invalid_arguments")
 	}

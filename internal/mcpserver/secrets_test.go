@@ -148,7 +148,7 @@ func TestEveryWorkspaceExitConsultsTheMaterialTable(t *testing.T) {
 	// directory).
 	others := map[string]func(corr string) map[string]any{
 		"record_artifact": func(corr string) map[string]any {
-			return map[string]any{"run": run, "name": "output " + corr, "size": 8, "sha256": strings.Repeat("0", 64)}
+			return map[string]any{"run": run, "name": "output " + corr}
 		},
 	}
 	plain := map[string]string{"workspace_list": "notes"}

@@ -264,10 +264,13 @@ func (b *Book) planAppend(run Run, rev int64, by confirm.Principal, ev Event) (R
 	}, nil
 }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// sha256Digest is the one hash format of the installation: what the
+// workspace tools, the human channel and artifacts all answer.
+var sha256Digest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // PlanArtifact plans an artifact recorded on the run: its name (unique in
-// the run), size, sha256 and workspace path.
+// the run), size, sha256 and workspace path, which the caller computed
+// from the file itself (never a persona's word).
 func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal, a Artifact) (Artifact, store.Plan, error) {
 	if err := termtext.CheckField("name", a.Name, MaxArtifactName, false); err != nil {
 		return Artifact{}, store.Plan{}, err
@@ -275,7 +278,7 @@ func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal
 	if a.Name == "" {
 		return Artifact{}, store.Plan{}, fmt.Errorf("field \"name\": %w: an artifact has a name", ErrEmptyText)
 	}
-	if !sha256Hex.MatchString(a.SHA256) {
+	if !sha256Digest.MatchString(a.SHA256) {
 		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, ErrBadDigest)
 	}
 	if a.Size < 0 || a.Size > MaxArtifactSize {

@@ -49,7 +49,8 @@ var (
 	ErrEventLogFull     = errors.New("the run's event log is full; finish the run or start a new one")
 	ErrTooManyArtifacts = errors.New("the run has the most artifacts it may have; start a new run")
 	ErrArtifactExists   = errors.New("the run already records an artifact of that name")
-	ErrBadDigest        = errors.New("an artifact's sha256 is 64 lower-case hexadecimal digits")
+	ErrNoArtifact       = errors.New("the run records no artifact of that name; get_run lists its artifacts")
+	ErrBadDigest        = errors.New("an artifact's sha256 is \"sha256:\" and 64 lower-case hexadecimal digits")
 	ErrBadSize          = errors.New("an artifact's size is out of range")
 	ErrEmptyText        = errors.New("a required text is empty")
 	ErrBadRef           = errors.New("malformed run or task id")
@@ -123,10 +124,12 @@ type Artifact struct {
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
-	// Path is the workspace-relative clean path (confirm.NormalizePath).
-	Path string            `json:"path"`
-	By   confirm.Principal `json:"by"`
-	Time time.Time         `json:"time"`
+	// Path is the workspace-relative clean path (confirm.NormalizePath)
+	// in the workspace of the seat Workspace names (the recorder's).
+	Path      string            `json:"path"`
+	Workspace string            `json:"workspace,omitempty"`
+	By        confirm.Principal `json:"by"`
+	Time      time.Time         `json:"time"`
 }
 
 // Target is the run as confirm's operation target, built from the stored

@@ -81,7 +81,7 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	if ev.Seq != 2 || ev.Kind != EventProgress || ev.By != deputy {
 		t.Fatalf("event %+v", ev)
 	}
-	sum := strings.Repeat("ab", 32)
+	sum := "sha256:" + strings.Repeat("ab", 32)
 	a, p, err := b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "parser", Size: 1234, SHA256: sum, Path: "out/parser.bin"})
 	commit(t, st, p, err)
 	if a.Seq != 1 || a.Path != "out/parser.bin" || a.Run != run.ID || a.TaskRef != task {
@@ -159,7 +159,7 @@ func TestAFinishedRunTakesNothingMore(t *testing.T) {
 	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "late"); !errors.Is(err, ErrRunFinished) {
 		t.Errorf("event on a cancelled run: %v", err)
 	}
-	art := Artifact{Name: "x", SHA256: strings.Repeat("0", 64), Path: "x"}
+	art := Artifact{Name: "x", SHA256: "sha256:" + strings.Repeat("0", 64), Path: "x"}
 	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, art); !errors.Is(err, ErrRunFinished) {
 		t.Errorf("artifact on a cancelled run: %v", err)
 	}
@@ -234,13 +234,14 @@ func TestHostileTextAndArtifactsAreRefusedByName(t *testing.T) {
 	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "Bad Kind", "x"); !errors.Is(err, ErrBadRef) {
 		t.Errorf("a kind that is not an id: %v", err)
 	}
-	sum := strings.Repeat("c", 64)
+	sum := "sha256:" + strings.Repeat("c", 64)
 	for name, tc := range map[string]struct {
 		a    Artifact
 		want error
 	}{
-		"upper-case digest": {Artifact{Name: "a", SHA256: strings.Repeat("C", 64), Path: "a"}, ErrBadDigest},
+		"upper-case digest": {Artifact{Name: "a", SHA256: "sha256:" + strings.Repeat("C", 64), Path: "a"}, ErrBadDigest},
 		"short digest":      {Artifact{Name: "a", SHA256: "abc", Path: "a"}, ErrBadDigest},
+		"bare hex digest":   {Artifact{Name: "a", SHA256: strings.Repeat("c", 64), Path: "a"}, ErrBadDigest},
 		"negative size":     {Artifact{Name: "a", SHA256: sum, Size: -1, Path: "a"}, ErrBadSize},
 		"huge size":         {Artifact{Name: "a", SHA256: sum, Size: MaxArtifactSize + 1, Path: "a"}, ErrBadSize},
 		"climbing path":     {Artifact{Name: "a", SHA256: sum, Path: "../other/secret"}, nil},

@@ -87,6 +87,9 @@ const (
 	// changes of a task ("tasks: assign"): work is never orphaned.
 	CancelTaskTool   = "cancel_task_v1"
 	ReassignTaskTool = "reassign_task_v1"
+	// ReadArtifactTool reads an artifact's bytes, ranged, wherever the
+	// run's scope reaches ("runs and artifacts"): evidence the lead reads.
+	ReadArtifactTool = "read_artifact_v1"
 )
 
 // versioned marks t a versioned addition, optional in stamps written
@@ -176,6 +179,7 @@ var bundles = []Bundle{
 			tool("runs", "advance_run", "run.advance", KindRecord, ScopeSubtree, ReachRun),
 			tool("runs", "append_run_event", "run.append_event", KindRecord, ScopeSubtree, ReachRun),
 			tool("runs", "record_artifact", "artifact.record", KindRecord, ScopeSubtree, ReachRun),
+			versioned(tool("runs", ReadArtifactTool, "artifact.read.v1", KindRead, ScopeSubtree, ReachRun)),
 		}},
 	{Name: "human messages, replies, ack, typing", Boundary: "human-surface messaging",
 		Cells: row(Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, cellNone, cellNone),

@@ -124,10 +124,6 @@ func integer(name, doc string, lo, hi int64) Param {
 	return Param{Name: name, Type: TypeInteger, Doc: doc, Min: lo, Max: hi}
 }
 
-func sha256Hex(name, doc string, required bool) Param {
-	return Param{Name: name, Type: TypeString, Required: required, Doc: doc, MaxLength: 64, Pattern: `^[0-9a-f]{64}$`}
-}
-
 // page is the two arguments of every list: where to continue and how many.
 func page() []Param {
 	return []Param{

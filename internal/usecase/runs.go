@@ -2,8 +2,11 @@ package usecase
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -11,6 +14,8 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
+	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
 // The executors of the runs tools (rows of the executor table). Who may
@@ -56,11 +61,90 @@ func appendRunEvent(ctx context.Context, u *Cases, c Call) (any, store.Plan, err
 	return runBook(u, c).PlanEvent(ctx, c.Operation.Target.Value, c.Actor, c.Args.Str("kind"), c.Args.Str("text"))
 }
 
-// recordArtifact is record_artifact: an artifact of the run.
+// ErrArtifactChanged: the artifact's file is not what was recorded.
+var ErrArtifactChanged = errors.New("the artifact's file changed since it was recorded; record it again under a new name")
+
+// workspaceOf opens the workspace of the seat at address as the hub keeps
+// it (the persona's own, in this home).
+func (u *Cases) workspaceOf(address string) (*workspace.Root, error) {
+	return workspace.Open(workspace.HomeDir(u.home.Dir, address), nil)
+}
+
+// recordArtifact is record_artifact: a file of the caller's workspace as
+// an artifact of the run, its size and sha256 computed here from the file
+// (opened once through the workspace's safe open, judged by the secret
+// table), never taken from the caller. A file that is not there is
+// refused (workspace.ErrNotFound).
 func recordArtifact(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
-	size, _ := c.Args.Int("size")
+	root, err := u.workspaceOf(c.Persona.Address)
+	if err != nil {
+		return nil, store.Plan{}, fmt.Errorf("record artifact %q: %w", c.Args.Str("name"), err)
+	}
+	defer root.Close()
+	d, err := root.Hash(c.Args.Str("path"))
+	if err != nil {
+		return nil, store.Plan{}, fmt.Errorf("record artifact %q: %w", c.Args.Str("name"), err)
+	}
 	return runBook(u, c).PlanArtifact(ctx, c.Operation.Target.Value, c.Actor,
-		runs.Artifact{Name: c.Args.Str("name"), Size: size, SHA256: c.Args.Str("sha256"), Path: c.Args.Str("path")})
+		runs.Artifact{Name: c.Args.Str("name"), Size: d.Size, SHA256: d.SHA256, Path: d.Path, Workspace: c.Persona.Address})
+}
+
+// ArtifactPage is one ranged read of an artifact (read_artifact_v1): the
+// record and the bytes, as text when they are clean text, else as base64.
+type ArtifactPage struct {
+	Artifact runs.Artifact `json:"artifact"`
+	confirm.Range
+	Text string `json:"text,omitempty"`
+	Data []byte `json:"data,omitempty"`
+}
+
+// readArtifact is read_artifact_v1: a byte range of the artifact the run
+// records under the name, read from the workspace of the seat that
+// recorded it under the same secret table as every read; whoever the
+// run's scope allows reads it (Authorize decided on the run). A file whose
+// size is not the recorded one, or whose bytes read whole do not hash to
+// the recorded sha256, is refused (ErrArtifactChanged).
+func readArtifact(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
+	id, name := c.Operation.Target.Value, c.Args.Str("name")
+	arts, err := runBook(u, c).Artifacts(ctx, id)
+	if err != nil {
+		return nil, store.Plan{}, err
+	}
+	i := slices.IndexFunc(arts, func(a runs.Artifact) bool { return a.Name == name })
+	if i < 0 {
+		return nil, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", id, name, runs.ErrNoArtifact)
+	}
+	a := arts[i]
+	owner := a.Workspace
+	if owner == "" {
+		owner = a.By.Name // recorded before artifacts named their workspace: the recorder's
+	}
+	root, err := u.workspaceOf(owner)
+	if err != nil {
+		return nil, store.Plan{}, fmt.Errorf("artifact %q: %w", name, err)
+	}
+	defer root.Close()
+	offset, _ := c.Args.Int("offset")
+	length, _ := c.Args.Int("length")
+	page, err := root.Read(a.Path, offset, length)
+	if err != nil {
+		return nil, store.Plan{}, fmt.Errorf("artifact %q: %w", name, err)
+	}
+	if page.Size != a.Size {
+		return nil, store.Plan{}, fmt.Errorf("artifact %q (%s): %d bytes now, %d recorded: %w", name, a.Path, page.Size, a.Size, ErrArtifactChanged)
+	}
+	if page.Offset == 0 && page.EOF {
+		if sum := sha256.Sum256(page.Data); "sha256:"+hex.EncodeToString(sum[:]) != a.SHA256 {
+			return nil, store.Plan{}, fmt.Errorf("artifact %q (%s): %w", name, a.Path, ErrArtifactChanged)
+		}
+	}
+	out := ArtifactPage{Artifact: a, Range: page.Range}
+	if termtext.Check(string(page.Data), true) == nil {
+		out.Text = string(page.Data)
+	} else {
+		out.Data = page.Data
+	}
+	return out, store.Plan{}, nil
 }
 
 // listRuns is list_runs: a page of the stored task's runs.

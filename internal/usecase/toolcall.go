@@ -123,6 +123,7 @@ var executors = map[string]Executor{
 	"advance_run":      advanceRun,
 	"append_run_event": appendRunEvent,
 	"record_artifact":  recordArtifact,
+	"read_artifact_v1": readArtifact,
 	"list_runs":        listRuns,
 	"get_run":          getRun,
 
