@@ -26,8 +26,11 @@ run: ## open the console on a demo installation
 
 test: unit fuzz ## every test, the fuzz targets for $(FUZZTIME) each, and the tmux end-to-end flow
 
+# The e2e package runs its tmux stories one after another (about 8 minutes
+# beside a machine at load 30, where go test's 10-minute default came near):
+# the timeout is a guard against a hang, each test has its own deadlines.
 unit:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 fuzz:
 	@for f in $(FUZZ); do \

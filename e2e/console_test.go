@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -71,20 +73,48 @@ func startConsole(t *testing.T, colour bool, keysJSON string) *console {
 // installed build, or one built from another checkout).
 const binEnv = "VIRGO_E2E_BIN"
 
-// buildBinary builds ./cmd/virgo-tui into the test's temporary directory,
-// unless binEnv names a binary.
+// builtBinary is the binary the package's tests share: building it once per
+// run instead of once per test keeps the package well inside go test's
+// timeout on a busy 2-core machine, where each link took tens of seconds.
+var builtBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// TestMain removes the shared binary's directory after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinary.dir != "" {
+		os.RemoveAll(builtBinary.dir)
+	}
+	os.Exit(code)
+}
+
+// buildBinary builds ./cmd/virgo-tui once per test run, unless binEnv names
+// a binary.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	if bin := os.Getenv(binEnv); bin != "" {
 		return bin
 	}
-	bin := filepath.Join(t.TempDir(), "virgo-tui")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/virgo-tui")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &builtBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "virgo-e2e-bin-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "virgo-tui")
+		build := exec.Command("go", "build", "-o", b.path, "./cmd/virgo-tui")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.path
 }
 
 // cli runs a subcommand against the console's home and returns its output.
