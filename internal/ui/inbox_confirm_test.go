@@ -212,6 +212,10 @@ func TestInboxFollowsAnArrivalWithoutScanningTheQueue(t *testing.T) {
 	snap := demoSnapshot()
 	snap.Confirmations = confirmations(30000, rng)
 	m := console(t, &hubDouble{snap: snap}, 120, 40)
+	if got := len(m.inbox.confs); got != 0 {
+		t.Fatalf("the inbox, never shown, built %d rows of confirmations, want none yet", got)
+	}
+	press(t, m, "5")
 	if got := len(m.inbox.confs); got != 10000 {
 		t.Fatalf("the inbox holds %d of the operator's confirmations, want 10000", got)
 	}
@@ -236,5 +240,21 @@ func TestInboxFollowsAnArrivalWithoutScanningTheQueue(t *testing.T) {
 		if _, ok := m.inbox.table.Get("new" + strconv.Itoa(i)); !ok {
 			t.Fatalf("arrival new%d is not in the inbox", i)
 		}
+	}
+	// Hidden, the inbox follows nothing; shown again, it has what changed.
+	press(t, m, "2")
+	late := snap.Confirmations[0]
+	late.ID = "late"
+	m.Update(batchMsg{changes: []Change{{Kind: ConfirmationPending, Confirmation: late},
+		{Kind: ConfirmationDecided, ID: "new0", DecidedBy: "human:henry", Outcome: "approved"}}})
+	if _, ok := m.inbox.table.Get("late"); ok {
+		t.Fatal("the hidden inbox followed an arrival")
+	}
+	press(t, m, "5")
+	_, hasLate := m.inbox.table.Get("late")
+	_, hasDecided := m.inbox.table.Get("new0")
+	if !hasLate || hasDecided || len(m.inbox.confs) != 10000+arrivals {
+		t.Fatalf("shown again, the inbox has the arrival %v, the decided %v, %d confirmations; want true, false, %d",
+			hasLate, hasDecided, len(m.inbox.confs), 10000+arrivals)
 	}
 }

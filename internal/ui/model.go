@@ -217,7 +217,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.beforeKey(now)
 	}
 	model, cmd := m.update(msg)
-	m.inbox.syncConfirmations(now)
+	m.inbox.followQueue(m.view == viewInbox, now)
 	m.observeSelection(now, typing)
 	if !typing {
 		cmd = tea.Batch(cmd, m.settle(now))
