@@ -20,7 +20,11 @@ func snapshot(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	if err != nil {
 		return err
 	}
-	snap := hubapi.Snapshot{Confirmations: cs, Epoch: h.stream.Epoch(), Seq: seq, Home: h.cfg.Home.Dir, Operator: id, Personas: make([]hubapi.PersonaView, len(ps))}
+	kept, err := h.keptSnapshots(ps)
+	if err != nil {
+		h.log.Warn("cannot list the kept snapshots; the console shows none", "err", err)
+	}
+	snap := hubapi.Snapshot{Kept: kept, Confirmations: cs, Epoch: h.stream.Epoch(), Seq: seq, Home: h.cfg.Home.Dir, Operator: id, Personas: make([]hubapi.PersonaView, len(ps))}
 	for i, p := range ps {
 		snap.Personas[i] = h.view(p)
 	}

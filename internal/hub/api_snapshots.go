@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	personasnap "github.com/virgo-hub/virgo-tui/internal/snapshot"
 )
 
@@ -80,4 +84,36 @@ func restoreSnapshot(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Id
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil
+}
+
+// keptSnapshots lists the snapshots the home keeps of the seats of ps: one
+// directory read, then one per seat that has a directory.
+func (h *Hub) keptSnapshots(ps []registry.Persona) ([]hubapi.KeptSnapshot, error) {
+	es, err := os.ReadDir(personasnap.KeptDir(h.cfg.Home.Dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, e := range es {
+		dirs[e.Name()] = true
+	}
+	var out []hubapi.KeptSnapshot
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if seen[p.Address] || !dirs[filepath.Base(personasnap.SeatDir(h.cfg.Home.Dir, p.Address))] {
+			continue
+		}
+		seen[p.Address] = true
+		ks, err := personasnap.KeptOf(h.cfg.Home.Dir, p.Address)
+		if err != nil {
+			return out, err
+		}
+		for _, k := range ks {
+			out = append(out, hubapi.KeptSnapshot{Address: p.Address, Kept: k})
+		}
+	}
+	return out, nil
 }

@@ -403,6 +403,12 @@ func TestRetirementKeepsASnapshotThatRestoresItsLayer(t *testing.T) {
 	if s.Contents.Persona.State != registry.StateRetired || len(s.Contents.Experience) != 2 {
 		t.Fatalf("kept snapshot: state %s, %d learned choices; want retired with 2", s.Contents.Persona.State, len(s.Contents.Experience))
 	}
+	// the console's snapshot lists it, for the presence view's detail
+	view, err := th.operator(t, "henry").Snapshot(ctx)
+	mustNil(t, err)
+	if len(view.Kept) != 1 || view.Kept[0].Path != kept[0].Path || view.Kept[0].Address != "work/core/lead" {
+		t.Fatalf("the console's snapshot lists kept snapshots %+v, want %s", view.Kept, kept[0].Path)
+	}
 
 	// the next generation carries one choice away; the store loses the
 	// retired generation's stamp bytes

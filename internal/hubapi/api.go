@@ -5,6 +5,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -187,6 +188,15 @@ type Snapshot struct {
 	Personas []PersonaView `json:"personas"`
 	// Confirmations are the pending ones.
 	Confirmations []*confirm.Confirmation `json:"confirmations"`
+	// Kept are the snapshots the hub's home keeps of retired generations
+	// (docs/snapshots.md), by seat.
+	Kept []KeptSnapshot `json:"kept,omitempty"`
+}
+
+// KeptSnapshot is one snapshot a home keeps of a seat's generation.
+type KeptSnapshot struct {
+	Address string `json:"address"`
+	snapshot.Kept
 }
 
 // StampView is a persona generation's stamp as the API returns it.

@@ -35,6 +35,9 @@ type Client struct {
 	// held lists the ids of the generations of each address.
 	seats map[string]ui.SeatRecord
 	held  map[string][]string
+	// kept is the file of each generation's kept snapshot, by id, as the
+	// hub's snapshot listed them.
+	kept map[string]string
 	// operator is the human this console acts as: the stream carries every
 	// human's channel, the console shows only its own.
 	operator string
@@ -72,6 +75,10 @@ func (k *Client) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 	k.personas = make(map[string]ui.Persona, len(s.Personas))
 	k.seats = make(map[string]ui.SeatRecord, len(s.Personas))
 	k.held = make(map[string][]string, len(s.Personas))
+	k.kept = make(map[string]string, len(s.Kept))
+	for _, kept := range s.Kept {
+		k.kept[kept.ID] = kept.Path
+	}
 	for _, v := range s.Personas {
 		if v.Persona.State == registry.StateRefused {
 			continue
@@ -81,7 +88,7 @@ func (k *Client) Snapshot(ctx context.Context) (ui.Snapshot, error) {
 			withPresence(&p, *v.Presence)
 		}
 		k.personas[p.ID] = p
-		k.seats[p.ID] = seatRecord(v.Persona)
+		k.seats[p.ID] = k.seatRecord(v.Persona)
 		k.held[p.Address] = append(k.held[p.Address], p.ID)
 	}
 	histories := make(map[string][]ui.SeatRecord, len(k.held))
@@ -205,7 +212,7 @@ func (k *Client) personaChanged(seq uint64, rp registry.Persona) []ui.Change {
 		k.held[p.Address] = append(k.held[p.Address], p.ID)
 	}
 	k.personas[p.ID] = p
-	k.seats[p.ID] = seatRecord(rp)
+	k.seats[p.ID] = k.seatRecord(rp)
 	return append([]ui.Change{{Seq: seq, Kind: ui.PersonaChanged, Persona: k.withHistory(p)}}, k.seatChanged(rp.Address, p.ID)...)
 }
 
@@ -286,9 +293,10 @@ func stampSummary(p registry.Profile) string {
 }
 
 // seatRecord is a generation's entry in its seat's history: held from its
-// activation (its registration while pending) until its retirement.
-func seatRecord(p registry.Persona) ui.SeatRecord {
-	s := ui.SeatRecord{Generation: p.Generation, Name: p.Name, State: string(p.State), From: p.CreatedAt}
+// activation (its registration while pending) until its retirement, and
+// the snapshot the home keeps of it.
+func (k *Client) seatRecord(p registry.Persona) ui.SeatRecord {
+	s := ui.SeatRecord{Generation: p.Generation, Name: p.Name, State: string(p.State), From: p.CreatedAt, Snapshot: k.kept[p.ID]}
 	if p.ActivatedAt != nil {
 		s.From = *p.ActivatedAt
 	}

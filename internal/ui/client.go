@@ -95,6 +95,9 @@ type SeatRecord struct {
 	State      string // "active", "retired"
 	From       time.Time
 	Until      time.Time // zero while the generation holds the seat
+	// Snapshot is the file the home keeps the generation's snapshot in
+	// (written at its retirement), "" for none.
+	Snapshot string
 }
 
 // Confirmation is one pending confirmation.

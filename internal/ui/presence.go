@@ -253,8 +253,8 @@ func (v *presenceView) view(now time.Time) string {
 }
 
 // personaDetail is what docs/console.md promises of a persona: its stamp (hash
-// and summary), bindings, the seat's history over every generation, and
-// its whole activity and summary.
+// and summary), bindings, the seat's history over every generation with
+// the snapshot kept of each, and its whole activity and summary.
 func personaDetail(p *Persona, now time.Time) []field {
 	fs := []field{
 		{"name         ", p.Name + " (generation " + strconv.Itoa(p.Generation) + ")"},
@@ -279,6 +279,9 @@ func personaDetail(p *Persona, now time.Time) []field {
 		span := "from " + day(s.From) + ", holds the seat"
 		if !s.Until.IsZero() {
 			span = day(s.From) + " – " + day(s.Until)
+		}
+		if s.Snapshot != "" {
+			span += ", snapshot " + s.Snapshot
 		}
 		fs = append(fs, field{"  gen " + strconv.Itoa(s.Generation) + "  ", s.Name + ", " + s.State + ", " + span})
 	}

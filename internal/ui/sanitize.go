@@ -48,7 +48,7 @@ func sanitizePersona(p *Persona) {
 	if dirtySeats(p.Seats) {
 		ss := make([]SeatRecord, len(p.Seats))
 		for i, s := range p.Seats {
-			s.Name, s.State = termtext.Clean(s.Name), termtext.Clean(s.State)
+			s.Name, s.State, s.Snapshot = termtext.Clean(s.Name), termtext.Clean(s.State), termtext.Clean(s.Snapshot)
 			ss[i] = s
 		}
 		p.Seats = ss
@@ -66,7 +66,7 @@ func dirtyBindings(bs []Binding) bool {
 
 func dirtySeats(ss []SeatRecord) bool {
 	for _, s := range ss {
-		if termtext.Clean(s.Name) != s.Name || termtext.Clean(s.State) != s.State {
+		if termtext.Clean(s.Name) != s.Name || termtext.Clean(s.State) != s.State || termtext.Clean(s.Snapshot) != s.Snapshot {
 			return true
 		}
 	}
