@@ -94,7 +94,7 @@ func TestMain(m *testing.M) {
 
 // buildBinary builds ./cmd/virgo-tui once per test run, unless binEnv names
 // a binary.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	if bin := os.Getenv(binEnv); bin != "" {
 		return bin

@@ -23,8 +23,9 @@ const sessionPersona = "work/core/lead"
 
 // sessionStory is the home, hub and scripted agent of the session story.
 type sessionStory struct {
-	t      *testing.T
-	cli    *console
+	t      testing.TB
+	bin    string
+	home   string
 	client string // the scripted agent's binary
 	tmux   session.Tmux
 	log    string // the agent's log, in the persona's workspace
@@ -33,7 +34,7 @@ type sessionStory struct {
 // startSessionStory builds the binary and the scripted agent, enrols ada,
 // runs `serve` (the process that runs sessions), and registers and
 // activates the lead.
-func startSessionStory(t *testing.T) *sessionStory {
+func startSessionStory(t testing.TB) *sessionStory {
 	if testing.Short() {
 		t.Skip("-short: the session story builds the binary and a scripted agent and runs them in tmux (about 20 s)")
 	}
@@ -51,9 +52,9 @@ func startSessionStory(t *testing.T) *sessionStory {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	home := filepath.Join(dir, "home")
-	s := &sessionStory{t: t, cli: &console{bin: bin, home: home, term: &term{t: t}}, client: client,
+	s := &sessionStory{t: t, bin: bin, home: home, client: client,
 		log: filepath.Join(home, "workspaces", sessionPersona, "session-client.log")}
-	s.cli.cli("operator", "add", "ada")
+	s.must("operator", "add", "ada")
 	if s.tmux, err = session.ForHome(home); err != nil {
 		t.Fatal(err)
 	}
@@ -94,20 +95,44 @@ func startSessionStory(t *testing.T) *sessionStory {
 	var added struct {
 		Confirmation struct{ ID string }
 	}
-	s.cli.cliJSON(&added, "persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
-	s.cli.cli("confirm", "approve", added.Confirmation.ID)
+	s.mustJSON(&added, "persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
+	s.must("confirm", "approve", added.Confirmation.ID)
 	// The secretary sends the lead work.
-	s.cli.cliJSON(&added, "persona", "add", "--scope", "root", "--role", "secretary", "--name", "Porrima")
-	s.cli.cli("confirm", "approve", added.Confirmation.ID)
+	s.mustJSON(&added, "persona", "add", "--scope", "root", "--role", "secretary", "--name", "Porrima")
+	s.must("confirm", "approve", added.Confirmation.ID)
 	return s
 }
 
 // run runs a subcommand and returns its output and error (stderr in it).
 func (s *sessionStory) run(args ...string) (string, error) {
-	cmd := exec.Command(s.cli.bin, append([]string{"--home", s.cli.home}, args...)...)
+	cmd := exec.Command(s.bin, append([]string{"--home", s.home}, args...)...)
 	cmd.Env = append(os.Environ(), "VIRGO_PRINCIPAL="+operator, "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// must runs a subcommand that must succeed and returns its output.
+func (s *sessionStory) must(args ...string) string {
+	s.t.Helper()
+	out, err := s.run(args...)
+	if err != nil {
+		s.t.Fatalf("virgo-tui %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// mustJSON runs a subcommand with -o json and decodes its answer into v.
+func (s *sessionStory) mustJSON(v any, args ...string) {
+	s.t.Helper()
+	cmd := exec.Command(s.bin, append([]string{"--home", s.home}, append(args, "-o", "json")...)...)
+	cmd.Env = append(os.Environ(), "VIRGO_PRINCIPAL="+operator, "NO_COLOR=1")
+	out, err := cmd.Output()
+	if err == nil {
+		err = json.Unmarshal(out, v)
+	}
+	if err != nil {
+		s.t.Fatalf("virgo-tui %s -o json: %v\n%s", strings.Join(args, " "), err, out)
+	}
 }
 
 // fails runs a subcommand that must fail and returns what it said.
@@ -129,7 +154,7 @@ func (s *sessionStory) presence() (p struct {
 }) {
 	s.t.Helper()
 	var ps []json.RawMessage
-	s.cli.cliJSON(&ps, "presence", "list")
+	s.mustJSON(&ps, "presence", "list")
 	for _, raw := range ps {
 		var head struct{ Address string }
 		_ = json.Unmarshal(raw, &head)
@@ -174,7 +199,7 @@ func (s *sessionStory) waitLog(from int, want string) int {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("waited %s for %q in the agent's log from line %d:\n%s", stepTimeout, want, from, b)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // fine enough for the benchmarks' times
 	}
 }
 
@@ -190,7 +215,7 @@ func (s *sessionStory) prompt(line string) {
 func (s *sessionStory) listed() session.Info {
 	s.t.Helper()
 	var ss []session.Info
-	s.cli.cliJSON(&ss, "session", "list")
+	s.mustJSON(&ss, "session", "list")
 	for _, in := range ss {
 		if in.Address == sessionPersona {
 			return in
@@ -221,18 +246,18 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 
 	// What stamp project prints is what the session runs.
 	var launch harness.Launch
-	s.cli.cliJSON(&launch, append([]string{"stamp", "project", sessionPersona, "--consumer", "launcher"}, start[3:]...)...)
+	s.mustJSON(&launch, append([]string{"stamp", "project", sessionPersona, "--consumer", "launcher"}, start[3:]...)...)
 	var proj struct{ Launcher []string }
-	s.cli.cliJSON(&proj, "stamp", "project", sessionPersona, "--consumer", "launcher")
-	home, _ := filepath.Abs(s.cli.home)
-	if want := []string{s.cli.bin, "mcp", "--persona", sessionPersona, "--home", home}; !slices.Equal(launch.MCPCommand, want) {
+	s.mustJSON(&proj, "stamp", "project", sessionPersona, "--consumer", "launcher")
+	home, _ := filepath.Abs(s.home)
+	if want := []string{s.bin, "mcp", "--persona", sessionPersona, "--home", home}; !slices.Equal(launch.MCPCommand, want) {
 		t.Fatalf("the MCP command %q, want %q", launch.MCPCommand, want)
 	}
 	if !sameNames(launch.Allowed, proj.Launcher) || launch.Resume {
 		t.Fatalf("the launch %+v: want the allowlist %v, a new session", launch, proj.Launcher)
 	}
 
-	s.cli.cli(start...)
+	s.must(start...)
 	lines := s.waitLog(0, "ready tools="+strconv.Itoa(len(proj.Launcher)))
 	s.waitLog(0, "start session="+launch.SessionID+" resume=false")
 	s.waitPresence("idle (SessionStart)", func(_, sess string, _ int) bool { return sess == "idle" })
@@ -253,17 +278,17 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 	// runs: the wake is typed at its Stop.
 	s.prompt("publish")
 	s.waitPresence("working and waiting", func(_, sess string, waiting int) bool { return sess == "working" && waiting == 1 })
-	s.cli.cli("msg", "send", "--as", "root/secretary", "--to", sessionPersona, "--subject", "review core#12", "please review core#12")
+	s.must("msg", "send", "--as", "root/secretary", "--to", sessionPersona, "--subject", "review core#12", "please review core#12")
 	time.Sleep(2 * session.WakeRetry) // a wrong waker would type now
 	var pending []struct {
 		ID      string `json:"id"`
 		Persona string `json:"persona"`
 	}
-	s.cli.cliJSON(&pending, "confirm", "list")
+	s.mustJSON(&pending, "confirm", "list")
 	if len(pending) != 1 {
 		t.Fatalf("pending confirmations %+v, want the publication", pending)
 	}
-	s.cli.cli("confirm", "approve", pending[0].ID)
+	s.must("confirm", "approve", pending[0].ID)
 	lines = s.waitLog(lines, "result publish_deployment_v1 error=false")
 	// Woken once, at the turn boundary, and reconcile_wake says why.
 	lines = s.waitLog(lines, "input busy=false "+session.WakePrompt)
@@ -294,13 +319,13 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 	}
 
 	// Start again: the same session, resumed.
-	s.cli.cli(start...)
+	s.must(start...)
 	lines = s.waitLog(lines, "start session="+launch.SessionID+" resume=true")
 	s.waitLog(lines, "ready tools=")
 	s.waitPresence("idle (resumed)", func(state, sess string, _ int) bool { return sess == "idle" && state == "active" })
 
 	// A clean stop: presence offline at once.
-	s.cli.cli("session", "stop", sessionPersona)
+	s.must("session", "stop", sessionPersona)
 	p := s.presence()
 	if p.State != "offline" || p.Session != "ended" {
 		t.Fatalf("presence right after session stop: %+v; want offline, ended", p)

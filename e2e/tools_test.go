@@ -10,7 +10,7 @@ import (
 // developer's machine — and fails it under CI=true, where .ci/run installs
 // every one of them: a suite that skips its end-to-end proof silently
 // proves nothing.
-func requireTools(t *testing.T, why string, tools ...string) {
+func requireTools(t testing.TB, why string, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {

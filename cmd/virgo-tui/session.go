@@ -238,7 +238,8 @@ func (a *app) startSession(ctx context.Context, ref string, f launchSpec) (plann
 	if pane, err := t.Pane(ctx, name); err == nil && !pane.Dead {
 		return planned{}, fmt.Errorf("%s (pid %d): %w; attach with `%s session attach %s` or stop it first", address, pane.PID, session.ErrRunning, a.name, address)
 	}
-	if _, err := a.planFor(ctx, address.String(), f, true, ""); err != nil {
+	p, err := a.planFor(ctx, address.String(), f, true, "")
+	if err != nil {
 		return planned{}, err // refused by the table before an instance is claimed
 	}
 	// The session is the persona's runtime instance: it claims the
@@ -252,8 +253,8 @@ func (a *app) startSession(ctx context.Context, ref string, f launchSpec) (plann
 	if err != nil {
 		return planned{}, fmt.Errorf("session of %s: claim the instance fence: %w", address, err)
 	}
-	p, err := a.planFor(ctx, address.String(), f, true, strconv.FormatUint(uint64(fence), 10))
-	if err != nil {
+	p.session.Fence = strconv.FormatUint(uint64(fence), 10)
+	if p.launch, err = p.row.Launch(p.session); err != nil {
 		return planned{}, err
 	}
 	if _, err := session.Prepare(p.home, p.session.Address); err != nil {

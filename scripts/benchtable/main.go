@@ -87,6 +87,16 @@ var (
 			func(v, _ float64) bool { return v < 1000 }},
 		{"snapshot restore into a fresh installation: the generation and its 1,000 learned choices", "", "", "", "",
 			ms("BenchmarkSnapshot/restore"), nil, "< 1 s", func(v, _ float64) bool { return v < 1000 }},
+		{"resident session start → its MCP server ready (command harness, scripted agent, tmux; baseline: the server started by a client)", "./e2e", "^BenchmarkSession$", "^BenchmarkSession$/^start/session$", "5x",
+			ms("BenchmarkSession/start/session"), ptr(ms("BenchmarkSession/start/mcp-direct")), "< 3 s",
+			func(v, _ float64) bool { return v < 3000 }},
+		{"approval → the session agent's confirm call returning (baseline: a direct client's)", "", "", "", "",
+			ms("BenchmarkSession/approve/session"), ptr(ms("BenchmarkSession/approve/mcp-direct")), "< 100 ms",
+			func(v, _ float64) bool { return v < 100 }},
+		{"memory of an idle session: its processes' anonymous RSS (baseline: the MCP server alone)", "", "", "", "",
+			measure{"BenchmarkSession/idle-memory", "KiB/session", 1.0 / 1024, "MiB"},
+			&measure{"BenchmarkSession/idle-memory", "KiB/server", 1.0 / 1024, "MiB"}, "< 32 MiB",
+			func(v, _ float64) bool { return v < 32 }},
 	}
 )
 

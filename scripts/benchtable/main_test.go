@@ -80,8 +80,9 @@ func TestNum(t *testing.T) {
 	}
 }
 
-// Every row with a package is one run; with -figures the hub start runs
-// its figure alone, without the 100,000-decision history of its baseline.
+// Every row with a package is one run (a row without one is measured by
+// the run above it); with -figures the hub start runs its figure alone,
+// without the 100,000-decision history of its baseline.
 func TestRunsAndTheFiguresAlone(t *testing.T) {
 	for _, figures := range []bool{false, true} {
 		var b strings.Builder
