@@ -35,6 +35,9 @@ var specCells = map[string][4]string{
 	"cards, todo cards, file send":         {"W", "W", "-", "-"},
 	"human-surface/gateway status":         {"R", "R", "R", "R"},
 	"deployment/publication":               {"C", "C", "C", "C"},
+	// A versioned row beyond the spec's matrix: "a deputy-scope
+	// confirmation goes to the owning lead", a project lead.
+	"deputy-scope confirmations": {"-", "-", "W", "-"},
 }
 
 // What a tool does: it reads, writes (workspace
@@ -99,6 +102,9 @@ var specTools = map[string]specTool{
 	"record_artifact":  {"runs and artifacts", vRecord, []string{"run"}},
 	// versioned: the evidence a run recorded, read where the run's scope reaches
 	stamp.ReadArtifactTool: {"runs and artifacts", vRead, []string{"run"}},
+	// versioned: "a deputy-scope confirmation goes to the owning lead"
+	stamp.ListConfirmationsTool:  {"deputy-scope confirmations", vRead, []string{"address"}},
+	stamp.DecideConfirmationTool: {"deputy-scope confirmations", vRecord, []string{"address"}},
 	// "Human-surface tools target the hub service through virgo-channel"
 	"send_human_message":       {"human messages, replies, ack, typing", vMessage, []string{"surface"}},
 	"reply_human_message":      {"human messages, replies, ack, typing", vMessage, []string{"surface"}},

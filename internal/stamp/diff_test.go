@@ -81,7 +81,7 @@ func TestDossierListsWhatIsExplicitlyNotGranted(t *testing.T) {
 	for _, e := range d.NotGranted {
 		notGranted = append(notGranted, e.Tools...)
 	}
-	if !slices.Equal(notGranted, []string{"create_run", "advance_run", "append_run_event", "record_artifact"}) {
+	if !slices.Equal(notGranted, []string{"create_run", "advance_run", "append_run_event", "record_artifact", "list_confirmations_v1", "decide_confirmation_v1"}) {
 		t.Errorf("secretary not granted %v", notGranted)
 	}
 	var granted []string

@@ -69,8 +69,11 @@ type Bundle struct {
 	// Standard marks the spec's "standard ordinary surface every class
 	// receives".
 	Standard bool
-	Cells    map[registry.Profile]Cell
-	Tools    []InventoryTool
+	// Versioned marks a row the factory adds beyond the spec's matrix,
+	// of versioned tools only ("the stamp may add versioned tools later").
+	Versioned bool
+	Cells     map[registry.Profile]Cell
+	Tools     []InventoryTool
 }
 
 // Footnote is one of the matrix's numbered limits.
@@ -90,6 +93,10 @@ const (
 	// ReadArtifactTool reads an artifact's bytes, ranged, wherever the
 	// run's scope reaches ("runs and artifacts"): evidence the lead reads.
 	ReadArtifactTool = "read_artifact_v1"
+	// ListConfirmationsTool and DecideConfirmationTool are the owning
+	// lead's pair for the deputy-scope confirmations routed to it.
+	ListConfirmationsTool  = "list_confirmations_v1"
+	DecideConfirmationTool = "decide_confirmation_v1"
 )
 
 // versioned marks t a versioned addition, optional in stamps written
@@ -180,6 +187,14 @@ var bundles = []Bundle{
 			tool("runs", "append_run_event", "run.append_event", KindRecord, ScopeSubtree, ReachRun),
 			tool("runs", "record_artifact", "artifact.record", KindRecord, ScopeSubtree, ReachRun),
 			versioned(tool("runs", ReadArtifactTool, "artifact.read.v1", KindRead, ScopeSubtree, ReachRun)),
+		}},
+	// Versioned: "a deputy-scope confirmation goes to the owning lead",
+	// which decides it as an agent, under every rule that binds a human
+	// decider (never its own request, never a global boundary).
+	{Name: "deputy-scope confirmations", Boundary: "deputy-scope confirmation decisions", Versioned: true,
+		Cells: row(cellNone, cellNone, cellW, cellNone), Tools: []InventoryTool{
+			versioned(tool("confirmations", ListConfirmationsTool, "confirmation.list.v1", KindRead, ScopeOwn, ReachAddress)),
+			versioned(tool("confirmations", DecideConfirmationTool, "confirmation.decide.v1", KindRecord, ScopeOwn, ReachAddress)),
 		}},
 	{Name: "human messages, replies, ack, typing", Boundary: "human-surface messaging",
 		Cells: row(Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, Cell{Mark: MarkWrite, Qualifier: "bound surfaces"}, cellNone, cellNone),

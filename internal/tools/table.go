@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
@@ -243,6 +245,15 @@ var table = []Tool{
 			integer("offset", "the first byte to read (default 0)", 0, 1<<40),
 			integer("length", "at most this many bytes (default and most: 1 MiB)", 0, confirm.MaxReadLength)},
 		Target: runRecord, Shape: stamp.ShapeReadRange, Idempotent: true},
+
+	// deputy-scope confirmations, decided by the owning lead as an agent
+	{Name: stamp.ListConfirmationsTool, Description: "List the pending confirmations routed to this persona (its deputies' operations outside their assigned tasks), oldest first, each with the bound operation in full.",
+		Params: []Param{integer("limit", fmt.Sprintf("at most this many (default %d, most %d)", paging.DefaultLimit, paging.MaxLimit), 1, paging.MaxLimit)},
+		Target: self, Shape: stamp.ShapeReadMeta, Idempotent: true},
+	{Name: stamp.DecideConfirmationTool, Description: "Approve or deny a confirmation routed to this persona, with the reason; never its own request, never a global boundary (those are the bound human's).",
+		Params: []Param{id("confirmation", "the confirmation's id, as list_confirmations_v1 shows it", true),
+			enum("decision", "approve or deny", true, "approve", "deny"), text("reason", "why", MaxNote, true)},
+		Target: self, Shape: stamp.ShapeRecordWrite},
 
 	// human surface, through virgo-channel to the bound human
 	{Name: "send_human_message", Description: "Send the bound human a message.",

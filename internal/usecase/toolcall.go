@@ -124,8 +124,11 @@ var executors = map[string]Executor{
 	"append_run_event": appendRunEvent,
 	"record_artifact":  recordArtifact,
 	"read_artifact_v1": readArtifact,
-	"list_runs":        listRuns,
-	"get_run":          getRun,
+
+	"list_confirmations_v1":  listConfirmations,
+	"decide_confirmation_v1": decideConfirmation,
+	"list_runs":              listRuns,
+	"get_run":                getRun,
 
 	"raise_decision":   raiseDecision,
 	"resolve_decision": resolveDecision,
@@ -367,10 +370,17 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		return out, store.Plan{}, nil
 	case confirm.StatusUnknown:
 		out.Status = ToolConfirm
-		if !plan.Empty() {
-			plan.Conds = append(plan.Conds, guards...)
+		if plan.Empty() {
+			return out, plan, nil // joined: its authority was told when it was queued
 		}
-		return out, plan, nil
+		plan.Conds = append(plan.Conds, guards...)
+		from, err := u.envelope(ctx, p, caller.Fence)
+		if err != nil {
+			return out, store.Plan{}, err
+		}
+		tell, err := u.planRoutedNotice(ctx, from, res.Confirmation)
+		plan.Join(tell)
+		return out, plan, err
 	}
 	if row.Runtime {
 		out.Status = ToolAllowed
