@@ -130,7 +130,7 @@ func newMsgAckCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "ack ID...",
 		Short:   "Acknowledge messages of the persona's inbox (again is harmless)",
-		Example: "  virgo-tui msg ack --as work/core/deputy m-1 m-2",
+		Example: "  virgo-tui msg ack --as work/core/deputy m-1.work.core.deputy m-2.work.core.deputy",
 		Args:    cobra.MinimumNArgs(1),
 	}
 	out := addOutputFlag(cmd)

@@ -25,17 +25,17 @@ func TestMsgSendListAck(t *testing.T) {
 	c := confirmSetup(t) // work/core/lead Porrima, work/core/deputy Zaniah
 	out := c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "--subject", "review", "please review core#12", "-o", "json")
 	var m coord.Message
-	if err := json.Unmarshal([]byte(out), &m); err != nil || m.ID != "m-1" || m.From.Address != "work/core/lead" || m.From.Name != "Porrima" {
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m.ID != "m-1.work.core.deputy" || m.From.Address != "work/core/lead" || m.From.Name != "Porrima" {
 		t.Fatalf("msg send -o json: %+v (%v)\n%s", m, err, out)
 	}
-	wantContains(t, "send 2", c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "second"), "sent m-2 to work/core/deputy")
-	wantContains(t, "list", c.ok("msg", "list", "--as", "work/core/deputy"), "m-1", "work/core/lead", "review", "please review core#12", "m-2")
-	wantContains(t, "page", c.ok("msg", "list", "--as", "work/core/deputy", "--limit", "1"), "m-1", "(more: --after ")
-	wantContains(t, "operator", c.ok("msg", "list", "--seat", "work/core/deputy", "--all"), "m-1", "m-2")
-	wantContains(t, "ack", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 acked")
-	wantContains(t, "ack again", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 already acked")
+	wantContains(t, "send 2", c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "second"), "sent m-2.work.core.deputy to work/core/deputy")
+	wantContains(t, "list", c.ok("msg", "list", "--as", "work/core/deputy"), "m-1.work.core.deputy", "work/core/lead", "review", "please review core#12", "m-2.work.core.deputy")
+	wantContains(t, "page", c.ok("msg", "list", "--as", "work/core/deputy", "--limit", "1"), "m-1.work.core.deputy", "(more: --after ")
+	wantContains(t, "operator", c.ok("msg", "list", "--seat", "work/core/deputy", "--all"), "m-1.work.core.deputy", "m-2.work.core.deputy")
+	wantContains(t, "ack", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1.work.core.deputy"), "m-1.work.core.deputy acked")
+	wantContains(t, "ack again", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1.work.core.deputy"), "m-1.work.core.deputy already acked")
 	var page coord.Page
-	if err := json.Unmarshal([]byte(c.ok("msg", "list", "--as", "work/core/deputy", "-o", "json")), &page); err != nil || len(page.Items) != 1 || page.Items[0].ID != "m-2" {
+	if err := json.Unmarshal([]byte(c.ok("msg", "list", "--as", "work/core/deputy", "-o", "json")), &page); err != nil || len(page.Items) != 1 || page.Items[0].ID != "m-2.work.core.deputy" {
 		t.Fatalf("after the ack: %+v (%v)", page, err)
 	}
 	wantContains(t, "empty seat", c.fails("msg", "send", "--as", "work/core/lead", "--to", "work/web/lead", "x"), "no active holder")
@@ -43,7 +43,7 @@ func TestMsgSendListAck(t *testing.T) {
 	wantContains(t, "bad fence", func() string {
 		t.Setenv(FenceEnv, "x")
 		defer os.Unsetenv(FenceEnv)
-		return c.fails("msg", "ack", "--as", "work/core/deputy", "m-2")
+		return c.fails("msg", "ack", "--as", "work/core/deputy", "m-2.work.core.deputy")
 	}(), "VIRGO_FENCE")
 }
 
@@ -151,20 +151,20 @@ func TestKillBetweenSendAndAckLosesNothing(t *testing.T) {
 	child := startServe(t, c.home, usecase.UseCallTool+":"+usecase.StepAfterCommit)
 	wantContains(t, "send across the kill", c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "one"), "sent m-1")
 	wantSIGKILL(t, child)
-	if got := inbox(); len(got) != 1 || got[0] != "m-1:one" {
+	if got := inbox(); len(got) != 1 || got[0] != "m-1.work.core.deputy:one" {
 		t.Fatalf("after a send killed after its commit: %v, want exactly m-1", got)
 	}
 	c.ok("msg", "send", "--as", "work/core/lead", "--to", "work/core/deputy", "two")
 
 	child = startServe(t, c.home, usecase.UseCallTool+":"+usecase.StepBeforeCommit)
-	wantContains(t, "ack killed before its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1"), "m-1 acked")
+	wantContains(t, "ack killed before its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-1.work.core.deputy"), "m-1.work.core.deputy acked")
 	wantSIGKILL(t, child)
-	if got := inbox(); len(got) != 1 || got[0] != "m-2:two" {
+	if got := inbox(); len(got) != 1 || got[0] != "m-2.work.core.deputy:two" {
 		t.Fatalf("after the retried ack: %v, want m-2 only", got)
 	}
 
 	child = startServe(t, c.home, usecase.UseCallTool+":"+usecase.StepAfterCommit)
-	wantContains(t, "ack killed after its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-2"), "m-2 already acked")
+	wantContains(t, "ack killed after its commit", c.ok("msg", "ack", "--as", "work/core/deputy", "m-2.work.core.deputy"), "m-2.work.core.deputy already acked")
 	wantSIGKILL(t, child)
 	if got := inbox(); len(got) != 0 {
 		t.Fatalf("after an ack killed after its commit: %v, want nothing delivered again", got)

@@ -30,7 +30,7 @@ func seedInbox(b *testing.B, n int) (*Book, string) {
 		var ops []store.Op
 		for i := lo; i < min(lo+5000, n); i++ {
 			seq := uint64(i + 1)
-			m := Message{ID: messageID(seq), To: seat, From: Sender{Address: "work/core/lead", Name: "Spica", ID: "p-0123456789ab", Generation: 1},
+			m := Message{ID: messageID(seat, seq), To: seat, From: Sender{Address: "work/core/lead", Name: "Spica", ID: "p-0123456789ab", Generation: 1},
 				Subject: "progress", Body: fmt.Sprintf("report %d: the build is green and the review is done", i), SentAt: at}
 			raw, err := json.Marshal(m)
 			if err != nil {

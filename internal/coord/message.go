@@ -69,7 +69,10 @@ type About struct {
 
 // Message is one coordination message in a seat's inbox.
 type Message struct {
-	// ID is "m-" and the message's sequence in its seat's inbox.
+	// ID names the message in the installation: "m-", its sequence in
+	// its seat's inbox, "." and the seat's address with "." for "/"
+	// (m-17.work.core.lead), so reply_to names one message, not the
+	// seventeenth of every inbox.
 	ID string `json:"id"`
 	// To is the recipient seat's address.
 	To   string `json:"to"`
@@ -138,18 +141,35 @@ func keyInbox(seat string, seq uint64) string {
 	return fmt.Sprintf("%s%020d", inboxPrefix(seat), seq)
 }
 
-func messageID(seq uint64) string { return "m-" + strconv.FormatUint(seq, 10) }
+// messageID names message seq of seat's inbox, unique in the
+// installation: an address holds no ".", so the seat reads back from it.
+func messageID(seat string, seq uint64) string {
+	return "m-" + strconv.FormatUint(seq, 10) + "." + strings.ReplaceAll(seat, "/", ".")
+}
 
-// ParseID reads a message id back to its sequence in its seat's inbox:
-// of two messages of one seat, the later admitted has the higher.
-func ParseID(id string) (uint64, error) { return parseID(id) }
+// ParseID reads a message id back to its seat and its sequence in the
+// seat's inbox: of two messages of one seat, the later admitted has the
+// higher.
+func ParseID(id string) (seat string, seq uint64, err error) {
+	rest, ok := strings.CutPrefix(id, "m-")
+	digits, dotted, found := strings.Cut(rest, ".")
+	seq, perr := strconv.ParseUint(digits, 10, 64)
+	seat = strings.ReplaceAll(dotted, ".", "/")
+	if !ok || !found || perr != nil || seq == 0 || seat == "" || messageID(seat, seq) != id {
+		return "", 0, fmt.Errorf("%w %s: ids are m-<number>.<seat>, as list shows them", ErrBadMessageID, clip(id))
+	}
+	return seat, seq, nil
+}
 
-// parseID reads a message id back to its sequence.
-func parseID(id string) (uint64, error) {
-	digits, ok := strings.CutPrefix(id, "m-")
-	seq, err := strconv.ParseUint(digits, 10, 64)
-	if !ok || err != nil || seq == 0 || messageID(seq) != id {
-		return 0, fmt.Errorf("%w %s: ids are m-<number>, as list shows them", ErrBadMessageID, clip(id))
+// seqIn reads id back to its sequence in seat's inbox; an id of another
+// seat's inbox is one this inbox never held.
+func seqIn(seat, id string) (uint64, error) {
+	of, seq, err := ParseID(id)
+	if err != nil {
+		return 0, err
+	}
+	if of != seat {
+		return 0, fmt.Errorf("%w: %s is a message of %s's inbox, not of %s's", ErrNoMessage, clip(id), of, seat)
 	}
 	return seq, nil
 }
@@ -183,7 +203,7 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 		return Message{}, store.Plan{}, err
 	}
 	if m.ReplyTo != "" {
-		if _, err := parseID(m.ReplyTo); err != nil {
+		if _, _, err := ParseID(m.ReplyTo); err != nil {
 			return Message{}, store.Plan{}, fmt.Errorf("%w: reply_to: %w", ErrBadMessage, err)
 		}
 	}
@@ -205,7 +225,7 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 	book.Last++
 	book.Pending++
 	book.Bytes += m.Size()
-	m.ID, m.SentAt = messageID(book.Last), b.now().UTC()
+	m.ID, m.SentAt = messageID(m.To, book.Last), b.now().UTC()
 	seatOp, err := store.PutJSON(keySeat(m.To), book)
 	if err != nil {
 		return Message{}, store.Plan{}, err
@@ -225,7 +245,7 @@ func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, er
 // earlier one of the seat) is answered Repeat with an empty plan; an id
 // the seat never had is ErrNoMessage.
 func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, error) {
-	seq, err := parseID(id)
+	seq, err := seqIn(seat, id)
 	if err != nil {
 		return Ack{}, store.Plan{}, err
 	}
@@ -285,7 +305,7 @@ func (b *Book) Inbox(ctx context.Context, seat, token string, limit int) (Page, 
 // message id, so that a stream resumed after the last id it delivered
 // reads on from there.
 func TokenAfter(seat, id string) (string, error) {
-	seq, err := parseID(id)
+	seq, err := seqIn(seat, id)
 	if err != nil {
 		return "", err
 	}

@@ -147,7 +147,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	var last uint64
 	token := ""
 	if after != "" {
-		if last, err = coord.ParseID(after); err != nil {
+		if _, last, err = coord.ParseID(after); err != nil {
 			return hubapi.Errorf(hubapi.ErrBadQuery, "after: %v", err)
 		}
 		if token, err = coord.TokenAfter(p.Address, after); err != nil {
@@ -182,7 +182,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	send := func(ms ...coord.Message) bool {
 		line = line[:0]
 		for _, m := range ms {
-			seq, err := coord.ParseID(m.ID)
+			_, seq, err := coord.ParseID(m.ID)
 			if err != nil || seq <= last {
 				continue
 			}

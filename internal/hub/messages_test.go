@@ -30,7 +30,7 @@ func TestOlderInstanceIsFencedOut(t *testing.T) {
 	_, err = th.runtime(t, lead).SendMessage(ctx, coord.Draft{To: deputy.Address, Subject: "review", Body: "core#12, please"})
 	mustNil(t, err)
 
-	_, err = older.AckMessage(ctx, "m-1")
+	_, err = older.AckMessage(ctx, "m-1.work.core.deputy")
 	wantCode(t, err, "fenced")
 	_, err = older.SendMessage(ctx, coord.Draft{To: lead.Address, Subject: "", Body: "done"})
 	wantCode(t, err, "fenced")
@@ -40,7 +40,7 @@ func TestOlderInstanceIsFencedOut(t *testing.T) {
 	_, err = oldStream.Close()
 	wantCode(t, err, "fenced")
 
-	ack, err := newer.AckMessage(ctx, "m-1")
+	ack, err := newer.AckMessage(ctx, "m-1.work.core.deputy")
 	mustNil(t, err)
 	if ack.Repeat {
 		t.Fatalf("the newer instance's ack: %+v", ack)
@@ -91,7 +91,7 @@ func TestMessageStreamDeliversLive(t *testing.T) {
 		next(body)
 	}
 	mustNil(t, s.Close())
-	s, err = rt.OpenMessageStream(ctx, "m-2")
+	s, err = rt.OpenMessageStream(ctx, "m-2.work.core.deputy")
 	mustNil(t, err)
 	next("live 2")
 	mustNil(t, s.Close())

@@ -31,7 +31,7 @@ func TestCoordinationAndHumanToolsThroughCallTool(t *testing.T) {
 	}
 	var m coord.Message
 	mustNil(t, json.Unmarshal(done(callTool(t, in, lead, "send_broker_message", `{"to":"work/core/deputy","subject":"review","body":"core#12"}`, "")), &m))
-	if m.ID != "m-1" || m.From.Address != "work/core/lead" {
+	if m.ID != "m-1.work.core.deputy" || m.From.Address != "work/core/lead" {
 		t.Fatalf("sent %+v", m)
 	}
 	var page coord.Page
@@ -39,7 +39,7 @@ func TestCoordinationAndHumanToolsThroughCallTool(t *testing.T) {
 	if len(page.Items) != 1 || page.Items[0].Body != "core#12" {
 		t.Fatalf("listed %+v", page)
 	}
-	done(callTool(t, in, dep, "ack_coordination_message", `{"message":"m-1"}`, ""))
+	done(callTool(t, in, dep, "ack_coordination_message", `{"message":"m-1.work.core.deputy"}`, ""))
 
 	var it channel.Item
 	mustNil(t, json.Unmarshal(done(callTool(t, in, sec, "send_human_message", `{"text":"ready for review"}`, "")), &it))

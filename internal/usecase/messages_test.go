@@ -50,32 +50,32 @@ func TestMessageIsDeliveredUntilAckedAndAcksAreIdempotent(t *testing.T) {
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	m, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: "work/core/deputy", Subject: "review", Body: "please review core#12"})
 	mustNil(t, err)
-	if m.ID != "m-1" || m.To != "work/core/deputy" || m.From != (coord.Sender{Address: lead.Address, Project: "core", Name: "Spica", ID: lead.ID, Generation: 1}) {
+	if m.ID != "m-1.work.core.deputy" || m.To != "work/core/deputy" || m.From != (coord.Sender{Address: lead.Address, Project: "core", Name: "Spica", ID: lead.ID, Generation: 1}) {
 		t.Fatalf("sent %+v", m)
 	}
 	for range 2 { // at least once: every read delivers it again until acked
-		if got := inboxIDs(t, in, deputy); fmt.Sprint(got) != "[m-1:please review core#12]" {
+		if got := inboxIDs(t, in, deputy); fmt.Sprint(got) != "[m-1.work.core.deputy:please review core#12]" {
 			t.Fatalf("deputy's inbox: %v", got)
 		}
 	}
-	ack, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1")
+	ack, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1.work.core.deputy")
 	mustNil(t, err)
-	if ack != (coord.Ack{ID: "m-1"}) {
+	if ack != (coord.Ack{ID: "m-1.work.core.deputy"}) {
 		t.Fatalf("first ack: %+v", ack)
 	}
 	if got := inboxIDs(t, in, deputy); len(got) != 0 {
 		t.Fatalf("inbox after the ack: %v", got)
 	}
 	rev, _ := in.st.Rev(ctx)
-	ack, err = in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1")
+	ack, err = in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1.work.core.deputy")
 	mustNil(t, err)
-	if after, _ := in.st.Rev(ctx); ack != (coord.Ack{ID: "m-1", Repeat: true}) || after != rev {
+	if after, _ := in.st.Rev(ctx); ack != (coord.Ack{ID: "m-1.work.core.deputy", Repeat: true}) || after != rev {
 		t.Fatalf("repeated ack: %+v, revision %d → %d; want a repeat that writes nothing", ack, rev, after)
 	}
-	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-2"); !errors.Is(err, coord.ErrNoMessage) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-2.work.core.deputy"); !errors.Is(err, coord.ErrNoMessage) {
 		t.Fatalf("acking a message never sent: %v, want ErrNoMessage", err)
 	}
-	for _, id := range []string{"", "m-0", "m-01", "m-x", "1", "m-1/../2", "m-18446744073709551616"} {
+	for _, id := range []string{"", "m-0.work.core.deputy", "m-01.work.core.deputy", "m-x.work.core.deputy", "1", "m-1", "m-1.", "m-1/../2", "m-1.work/core/deputy", "m-18446744073709551616.work.core.deputy"} {
 		if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, id); !errors.Is(err, coord.ErrBadMessageID) {
 			t.Fatalf("acking %q: %v, want ErrBadMessageID", id, err)
 		}
@@ -115,7 +115,7 @@ func TestSendIsAdmittedOnBothEnds(t *testing.T) {
 	if _, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "../m-1"}); !errors.Is(err, coord.ErrBadMessage) {
 		t.Fatalf("a reply to a malformed id: %v, want ErrBadMessage", err)
 	}
-	if m, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "m-7"}); err != nil || m.ReplyTo != "m-7" {
+	if m, err := in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: sec.Address, Body: "re", ReplyTo: "m-7.work.core.lead"}); err != nil || m.ReplyTo != "m-7.work.core.lead" {
 		t.Fatalf("a reply: %+v, %v", m, err)
 	}
 	// The sender's end: a retired sender sends nothing.
@@ -148,7 +148,7 @@ func TestNewerInstanceFencesTheOlderOut(t *testing.T) {
 		mustNil(t, err)
 	}
 	stale, fresh := Instance{Persona: deputy, Fence: older}, Instance{Persona: deputy, Fence: newer}
-	if _, err := in.cases.ackMessage(ctx, stale, "m-1"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.ackMessage(ctx, stale, "m-1.work.core.deputy"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's ack: %v, want ErrFenced", err)
 	}
 	if _, err := in.cases.sendMessage(ctx, Key{}, stale, coord.Draft{To: lead.Address, Subject: "", Body: "report"}); !errors.Is(err, coord.ErrFenced) {
@@ -157,16 +157,16 @@ func TestNewerInstanceFencesTheOlderOut(t *testing.T) {
 	if err := in.cases.CheckFence(ctx, deputy.ID, older); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("the older instance's beat: %v, want ErrFenced", err)
 	}
-	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1"); !errors.Is(err, coord.ErrFenced) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy}, "m-1.work.core.deputy"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("an ack with no fence once one is claimed: %v, want ErrFenced", err)
 	}
 	if _, err := in.cases.ackMessage(ctx, Instance{Persona: deputy, Fence: newer + 1}, "m-1"); !errors.Is(err, coord.ErrFenced) {
 		t.Fatalf("an ack with a fence never claimed: %v, want ErrFenced", err)
 	}
-	if got := inboxIDs(t, in, deputy); fmt.Sprint(got) != "[m-1:task m-2:task]" {
+	if got := inboxIDs(t, in, deputy); fmt.Sprint(got) != "[m-1.work.core.deputy:task m-2.work.core.deputy:task]" {
 		t.Fatalf("the refused acks acked something: %v", got)
 	}
-	_, err = in.cases.ackMessage(ctx, fresh, "m-1")
+	_, err = in.cases.ackMessage(ctx, fresh, "m-1.work.core.deputy")
 	mustNil(t, err)
 	_, err = in.cases.sendMessage(ctx, Key{}, fresh, coord.Draft{To: lead.Address, Subject: "", Body: "report"})
 	mustNil(t, err)
@@ -198,7 +198,7 @@ func TestMessageAcrossRetirementReachesTheNextGenerationOnly(t *testing.T) {
 	if _, err := in.cases.Inbox(ctx, first, "", 10); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("the retired generation's read: %v, want ErrNotHolder", err)
 	}
-	if _, err := in.cases.ackMessage(ctx, Instance{Persona: first}, "m-1"); !errors.Is(err, ErrNotHolder) {
+	if _, err := in.cases.ackMessage(ctx, Instance{Persona: first}, "m-1.work.core.deputy"); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("the retired generation's ack: %v, want ErrNotHolder", err)
 	}
 	if _, err := in.cases.ClaimFence(ctx, first); !errors.Is(err, ErrNotHolder) {
@@ -207,7 +207,7 @@ func TestMessageAcrossRetirementReachesTheNextGenerationOnly(t *testing.T) {
 	second := activePersona(t, in, "work/core/deputy", "Tania")
 	_, err = in.cases.sendMessage(ctx, Key{}, Instance{Persona: lead}, coord.Draft{To: second.Address, Subject: "", Body: "after"})
 	mustNil(t, err)
-	if got := inboxIDs(t, in, second); fmt.Sprint(got) != "[m-1:before m-2:after]" {
+	if got := inboxIDs(t, in, second); fmt.Sprint(got) != "[m-1.work.core.deputy:before m-2.work.core.deputy:after]" {
 		t.Fatalf("the new generation's inbox: %v", got)
 	}
 	if _, err := in.cases.Inbox(ctx, first, "", 10); !errors.Is(err, ErrNotHolder) {
