@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // Through the command line: a secretary relays a resolution
@@ -21,7 +22,7 @@ func TestARelayedResolutionRecordsTheChoiceTheHumanSaw(t *testing.T) {
 		"--option", "yes", "--option", "no"))
 	relay := []string{"decision", "resolve", "--as", "root/secretary", asked.ID, "--correlation-id", "relay-1"}
 	wait := toolJSON(t, c, exitConfirm, append(relay, "--choice", "yes", "--reason", "henry said so")...)
-	if wait.Status != usecase.ToolConfirm {
+	if wait.Status != tools.ToolConfirm {
 		t.Fatalf("the relay: %+v", wait)
 	}
 	wantContains(t, "confirm show", c.ok("confirm", "show", wait.ConfirmationID), "decision", asked.ID, "choice", "yes", "reason", "henry said so")

@@ -95,8 +95,8 @@ func approvals(t *testing.T, s store.Store) map[string]int {
 func wantStoreUnavailable(t *testing.T, what string, err error) *hubapi.APIError {
 	t.Helper()
 	var ae *hubapi.APIError
-	if !errors.As(err, &ae) || ae.Code != hubapi.CodeOf(store.ErrUnavailable) {
-		t.Fatalf("%s failed with %v; want the API error %q", what, err, hubapi.CodeOf(store.ErrUnavailable))
+	if !errors.As(err, &ae) || ae.Code != hubapi.CodeOf(hubapi.ErrStoreUnavailable) {
+		t.Fatalf("%s failed with %v; want the API error %q", what, err, hubapi.CodeOf(hubapi.ErrStoreUnavailable))
 	}
 	return ae
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
@@ -65,7 +67,7 @@ func seedChannel(t *testing.T, home, secretaryID string) []channel.Item {
 	send := func(tool, args string) channel.Item {
 		call, err := cases.CallTool(ctx, usecase.Key{}, me, usecase.ToolRequest{Tool: tool, Args: json.RawMessage(args)})
 		mustNil(t, err)
-		if call.Status != usecase.ToolDone {
+		if call.Status != tools.ToolDone {
 			t.Fatalf("%s: %+v, want done", tool, call)
 		}
 		var it channel.Item

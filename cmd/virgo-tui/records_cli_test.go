@@ -7,27 +7,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
 // toolJSON runs a tool command with -o json and returns the call.
-func toolJSON(t *testing.T, c *cli, wantCode int, args ...string) usecase.ToolCall {
+func toolJSON(t *testing.T, c *cli, wantCode int, args ...string) tools.ToolCall {
 	t.Helper()
 	out, errOut, code := c.run(append(args, "-o", "json")...)
 	if code != wantCode {
 		t.Fatalf("%v: exit %d (want %d), stderr %s, stdout %s", args, code, wantCode, errOut, out)
 	}
-	var call usecase.ToolCall
+	var call tools.ToolCall
 	if err := json.Unmarshal([]byte(out), &call); err != nil {
 		t.Fatalf("%v: %v in %s", args, err, out)
 	}
 	return call
 }
 
-func result[T any](t *testing.T, call usecase.ToolCall) T {
+func result[T any](t *testing.T, call tools.ToolCall) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(call.Result, &v); err != nil {
@@ -80,7 +81,7 @@ func TestRunAndDecisionCommands(t *testing.T) {
 	asked := result[decisions.Decision](t, toolJSON(t, c, 0, "decision", "raise", "--as", "work/core/lead", "--question", "Ship it?",
 		"--option", "yes", "--option", "no"))
 	wait := toolJSON(t, c, exitConfirm, "decision", "resolve", "--as", "root/secretary", asked.ID, "--choice", "yes", "--correlation-id", "relay-1")
-	if wait.ConfirmationID == "" || wait.Status != usecase.ToolConfirm {
+	if wait.ConfirmationID == "" || wait.Status != tools.ToolConfirm {
 		t.Fatalf("the secretary's relay: %+v", wait)
 	}
 	c.ok("confirm", "approve", wait.ConfirmationID, "--as", "human:henry")

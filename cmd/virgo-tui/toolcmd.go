@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // toolFlags are the flags of every command that is one persona tool call:
@@ -52,13 +53,13 @@ func (a *app) callTool(cmd *cobra.Command, f *toolFlags, tool string, args map[s
 			}
 		}
 		switch call.Status {
-		case usecase.ToolConfirm:
+		case tools.ToolConfirm:
 			if *f.out != outputJSON {
 				fmt.Fprintf(w, "%s: waiting for confirmation %s — %s\nretry with --correlation-id %s once it is approved\n",
 					tool, call.ConfirmationID, termtext.Clean(call.Decision.String()), call.CorrelationID)
 			}
 			return verdictExit(confirm.Confirm)
-		case usecase.ToolDenied:
+		case tools.ToolDenied:
 			if *f.out != outputJSON {
 				fmt.Fprintf(w, "%s: %s\n", tool, termtext.Clean(call.Decision.String()))
 			}

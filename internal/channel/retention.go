@@ -9,6 +9,11 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
+// DefaultAckedRetention is how long a human-channel item is kept after its
+// recipient acked it (a coordination message leaves its inbox at its ack
+// already): the limits table's acked_retention.
+const DefaultAckedRetention = 7 * 24 * time.Hour
+
 // PlanAgeOut plans deleting the items acked before cutoff, with a file
 // item's bytes, at most maxOps writes of them. Each delete is guarded on
 // the item's revision, so one changed meanwhile (a reaction) is planned

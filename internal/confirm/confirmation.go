@@ -120,6 +120,11 @@ const (
 	StatusUnknown Status = "unknown"
 )
 
+// DefaultDecidedRetention is how long a decided confirmation is kept after
+// its decision; the audit log keeps the decision itself: the limits
+// table's decided_retention.
+const DefaultDecidedRetention = 30 * 24 * time.Hour
+
 // Result answers a request.
 type Result struct {
 	Status   Status   `json:"status"`

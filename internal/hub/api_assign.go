@@ -14,7 +14,7 @@ func assignTask(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	by, err := id.Caller()
+	by, err := callerOf(id)
 	if err != nil {
 		return err
 	}

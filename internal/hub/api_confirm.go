@@ -26,7 +26,7 @@ func authorizeOp(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ident
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	caller, err := id.Caller()
+	caller, err := callerOf(id)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func requestConfirmation(h *Hub, w http.ResponseWriter, r *http.Request, id huba
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	caller, err := id.Caller()
+	caller, err := callerOf(id)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func reviewPrompt(carry bool) func(h *Hub, w http.ResponseWriter, r *http.Reques
 		if err := decodeBody(w, r, &req, false); err != nil {
 			return err
 		}
-		decider, err := id.Caller()
+		decider, err := callerOf(id)
 		if err != nil {
 			return err
 		}

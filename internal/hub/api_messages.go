@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -29,9 +31,9 @@ func (h *Hub) messageTool(r *http.Request, id hubapi.Identity, key usecase.Key, 
 		return nil, err
 	}
 	switch call.Status {
-	case usecase.ToolDone:
+	case tools.ToolDone:
 		return call.Result, nil
-	case usecase.ToolConfirm:
+	case tools.ToolConfirm:
 		return nil, hubapi.Errorf(hubapi.ErrConfirmationRequired, "%s on %s waits on confirmation %s (%s): once it is approved, call POST /v1/tools/%s with correlation_id %s",
 			tool, call.Operation.Target, call.ConfirmationID, call.Decision, tool, call.CorrelationID)
 	default:

@@ -110,7 +110,7 @@ func retirePersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	if err := decodeBody(w, r, &req, false); err != nil {
 		return err
 	}
-	caller, err := id.Caller()
+	caller, err := callerOf(id)
 	if err != nil {
 		return err
 	}

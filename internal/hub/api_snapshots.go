@@ -82,7 +82,7 @@ func restoreSnapshot(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Id
 	if err := h.Settle(ctx); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, hubapi.Restored(res))
 	return nil
 }
 

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // streamKeepAlive is how often an idle stream sends a blank line (NDJSON)
@@ -59,7 +60,7 @@ func streamChanges(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 	write := func(cs []hubapi.Change) error {
 		line = line[:0]
 		for _, c := range cs {
-			if !usecase.VisibleTo(c.Kind, c.ID, id.Principal) {
+			if !events.VisibleTo(c.Kind, c.ID, id.Principal) {
 				// Another human's channel: the sequence number stays
 				// (a subscriber checks there is no gap), what it holds
 				// does not.

@@ -3,6 +3,8 @@ package hub
 import (
 	"net/http"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -35,20 +37,20 @@ func callTool(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 // out, a confirmation queued) it waits for the hub to apply the store
 // (Settle), so the caller's next read of the stream sees it; a read, a
 // denial or a runtime tool's answer wrote nothing and is not held up.
-func (h *Hub) toolCall(r *http.Request, id hubapi.Identity, key usecase.Key, req usecase.ToolRequest) (usecase.ToolCall, error) {
-	caller, err := id.Caller()
+func (h *Hub) toolCall(r *http.Request, id hubapi.Identity, key usecase.Key, req usecase.ToolRequest) (tools.ToolCall, error) {
+	caller, err := callerOf(id)
 	if err != nil {
-		return usecase.ToolCall{}, err
+		return tools.ToolCall{}, err
 	}
 	if caller.Fence, err = hubapi.ParseFence(r.Header.Get(hubapi.FenceHeader)); err != nil {
-		return usecase.ToolCall{}, err
+		return tools.ToolCall{}, err
 	}
 	call, err := h.cases.CallTool(r.Context(), key, caller, req)
 	if err != nil {
 		return call, err
 	}
 	inv, known := stamp.LookupTool(call.Tool)
-	if call.Status == usecase.ToolConfirm || call.Status == usecase.ToolDone && (!known || inv.Kind.Mutates()) {
+	if call.Status == tools.ToolConfirm || call.Status == tools.ToolDone && (!known || inv.Kind.Mutates()) {
 		err = h.Settle(r.Context())
 	}
 	return call, err

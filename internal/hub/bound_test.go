@@ -15,7 +15,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // boundCase is one confirm path of a tool: who calls it, with which
@@ -114,7 +113,7 @@ func TestApprovedOperationIsExactlyWhatWasShownAndCarriedOutOnce(t *testing.T) {
 			}
 			wait, err := send(c.args)
 			mustNil(t, err)
-			if wait.Status != usecase.ToolConfirm || wait.ConfirmationID == "" {
+			if wait.Status != tools.ToolConfirm || wait.ConfirmationID == "" {
 				t.Fatalf("first call: %+v", wait)
 			}
 			shown, err := henry.Confirmation(ctx, wait.ConfirmationID)
@@ -147,26 +146,26 @@ func TestApprovedOperationIsExactlyWhatWasShownAndCarriedOutOnce(t *testing.T) {
 			mustNil(t, err)
 			switch row.Runtime {
 			case true:
-				if done.Status != usecase.ToolAllowed {
+				if done.Status != tools.ToolAllowed {
 					t.Fatalf("the approved call: %+v", done)
 				}
 			default:
 				var d decisions.Decision
 				mustNil(t, json.Unmarshal(done.Result, &d))
-				if done.Status != usecase.ToolDone || d.Resolution == nil || d.Resolution.Option != "yes" || d.Resolution.DecidedBy.String() != "human:henry" {
+				if done.Status != tools.ToolDone || d.Resolution == nil || d.Resolution.Option != "yes" || d.Resolution.DecidedBy.String() != "human:henry" {
 					t.Fatalf("the approved resolution: %+v %s", done, done.Result)
 				}
 			}
 			for range 2 {
 				again, err := send(c.args)
 				mustNil(t, err)
-				if again.Status == usecase.ToolAllowed || again.CarriedAt == nil || again.ConfirmationID != wait.ConfirmationID {
+				if again.Status == tools.ToolAllowed || again.CarriedAt == nil || again.ConfirmationID != wait.ConfirmationID {
 					t.Fatalf("a retry after the call was carried out: %+v; want the recorded outcome", again)
 				}
-				if row.Runtime && again.Status != usecase.ToolCarried {
+				if row.Runtime && again.Status != tools.ToolCarried {
 					t.Fatalf("a runtime tool's retry: %+v; want status carried", again)
 				}
-				if !row.Runtime && (again.Status != usecase.ToolDone || string(again.Result) != string(done.Result)) {
+				if !row.Runtime && (again.Status != tools.ToolDone || string(again.Result) != string(done.Result)) {
 					t.Fatalf("a hub tool's retry: %+v %s; want the recorded result %s", again, again.Result, done.Result)
 				}
 			}

@@ -260,7 +260,7 @@ func (s *connSlot) allowHealth() bool {
 // limit, then closes it. The write cannot block the accept loop: a peer
 // that reads nothing gets nothing after a moment.
 func refuseConn(c net.Conn, err error) {
-	ae := hubapi.FromError(err)
+	ae := wireError(err)
 	body, _ := json.Marshal(ae)
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s\n",

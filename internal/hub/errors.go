@@ -3,12 +3,10 @@ package hub
 import (
 	"encoding/json"
 	"net/http"
-
-	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 )
 
 func writeError(w http.ResponseWriter, err error) {
-	ae := hubapi.FromError(err)
+	ae := wireError(err)
 	writeJSON(w, ae.Status, ae)
 }
 

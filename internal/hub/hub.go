@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -506,9 +508,9 @@ func (h *Hub) publishPresenceNow() {
 	if len(ps) == 0 {
 		return
 	}
-	evs := make([]usecase.Event, 0, len(ps))
+	evs := make([]events.Event, 0, len(ps))
 	for _, p := range ps {
-		ev, err := usecase.NewEvent(usecase.EventPresence, p.ID, p)
+		ev, err := events.NewEvent(events.EventPresence, p.ID, p)
 		if err != nil {
 			continue
 		}

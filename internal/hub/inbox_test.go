@@ -14,13 +14,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
@@ -31,7 +34,7 @@ func toolItem(t testing.TB, rt *hubclient.Client, tool, args string) channel.Ite
 	t.Helper()
 	call, err := rt.CallTool(context.Background(), "", tool, json.RawMessage(args), "")
 	mustNil(t, err)
-	if call.Status != usecase.ToolDone {
+	if call.Status != tools.ToolDone {
 		t.Fatalf("%s: %+v, want done", tool, call)
 	}
 	var it channel.Item
@@ -133,7 +136,7 @@ func TestHumanWorksTheInboxThroughTheHub(t *testing.T) {
 	mustNil(t, th.hub.Settle(ctx))
 	changes, _, err := th.hub.Stream().Read(0, 1<<16, nil)
 	mustNil(t, err)
-	seen := map[usecase.EventKind]int{}
+	seen := map[events.EventKind]int{}
 	for _, c := range changes {
 		seen[c.Kind]++
 		if strings.Contains(string(c.Data), "# notes") || strings.Contains(string(c.Data), base64.StdEncoding.EncodeToString([]byte("# notes\n"))) {
@@ -220,7 +223,7 @@ func TestSecretFilesNeverReachTheHuman(t *testing.T) {
 	} {
 		call, err := me.CallTool(ctx, "", "send_human_file", json.RawMessage(`{"path":"`+c.path+`"}`), "")
 		mustNil(t, err)
-		if call.Status != usecase.ToolDenied || call.Decision.Boundary != c.boundary || len(call.Result) != 0 {
+		if call.Status != tools.ToolDenied || call.Decision.Boundary != c.boundary || len(call.Result) != 0 {
 			t.Errorf("send_human_file %s: %+v; want denied at %s", c.path, call, c.boundary)
 		}
 	}

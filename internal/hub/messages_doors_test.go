@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // One tool, one authorization path: send_broker_message,
@@ -33,7 +34,7 @@ func TestBothFrontDoorsOfTheCoordinationToolsDecideAlike(t *testing.T) {
 	mustNil(t, err)
 	call, err := leadRT.CallTool(ctx, "", "send_broker_message", json.RawMessage(`{"to":"work/core/deputy","body":"by the tools route"}`), "")
 	mustNil(t, err)
-	if call.Status != usecase.ToolDone {
+	if call.Status != tools.ToolDone {
 		t.Fatalf("through /v1/tools: %+v", call)
 	}
 	page, err := depRT.Messages(ctx, "", "", 0)
@@ -49,7 +50,7 @@ func TestBothFrontDoorsOfTheCoordinationToolsDecideAlike(t *testing.T) {
 	mustNil(t, err)
 	acked, err := depRT.CallTool(ctx, "", "ack_coordination_message", json.RawMessage(`{"message":"`+page.Items[1].ID+`"}`), "")
 	mustNil(t, err)
-	if acked.Status != usecase.ToolDone {
+	if acked.Status != tools.ToolDone {
 		t.Fatalf("ack through /v1/tools: %+v", acked)
 	}
 
@@ -58,7 +59,7 @@ func TestBothFrontDoorsOfTheCoordinationToolsDecideAlike(t *testing.T) {
 	refused := wantCode(t, err, "forbidden")
 	denied, err := leadRT.CallTool(ctx, "", "send_broker_message", json.RawMessage(`{"to":"work/web/lead","body":"anyone?"}`), "")
 	mustNil(t, err)
-	if denied.Status != usecase.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNoActiveHolder ||
+	if denied.Status != tools.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNoActiveHolder ||
 		!strings.Contains(refused.Msg, denied.Decision.String()) {
 		t.Fatalf("through /v1/tools %+v; through /v1/messages %q", denied, refused.Msg)
 	}

@@ -8,9 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // Clock tells the time; tests inject a fake one to drive transitions.
@@ -235,7 +236,7 @@ func (t *Tracker) Apply(id string, rep hubapi.PresenceReport) error {
 		}
 	}
 	if session != nil {
-		if err := usecase.CheckSessionState(*session); err != nil {
+		if err := events.CheckSessionState(*session); err != nil {
 			return fmt.Errorf("presence of %s: %w", id, err)
 		}
 	}
@@ -360,7 +361,7 @@ func (t *Tracker) stateAt(e *hubapi.Presence, now time.Time) hubapi.State {
 	if _, gone := t.left[e.ID]; gone {
 		return hubapi.StateOffline
 	}
-	if e.Session == usecase.SessionEnded {
+	if e.Session == events.SessionEnded {
 		// The harness said its session ended: no heartbeat is awaited.
 		return hubapi.StateOffline
 	}

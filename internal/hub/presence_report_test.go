@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // One report with both an activity and a summary is one heartbeat.
@@ -88,7 +89,7 @@ func TestSessionStateFromHooks(t *testing.T) {
 		t.Fatalf("a working session waiting on a confirmation is shown %q", got.SessionShown())
 	}
 	for _, bad := range []hubapi.SessionState{hubapi.SessionWaiting, "asleep", ""} {
-		if _, err := rt.SetSession(ctx, bad); !errors.Is(err, usecase.ErrUnknownSessionState) {
+		if _, err := rt.SetSession(ctx, bad); !errors.Is(err, events.ErrUnknownSessionState) {
 			t.Fatalf("reporting %q: %v; want ErrUnknownSessionState", bad, err)
 		}
 	}

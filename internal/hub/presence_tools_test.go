@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -114,7 +116,7 @@ func TestPresenceToolsReadTheRedactedDirectory(t *testing.T) {
 	}
 	gone, err := depRT.CallTool(ctx, "", "lookup_sender", json.RawMessage(`{"address":"work/docs/lead"}`), "")
 	mustNil(t, err)
-	if gone.Status != usecase.ToolDenied || gone.Decision.Boundary != confirm.BoundaryNoActiveHolder {
+	if gone.Status != tools.ToolDenied || gone.Decision.Boundary != confirm.BoundaryNoActiveHolder {
 		t.Fatalf("lookup_sender of a seat whose holder retired: %+v", gone)
 	}
 	_, err = depRT.CallTool(ctx, "", "lookup_sender", json.RawMessage(`{"address":"work/../lead"}`), "")

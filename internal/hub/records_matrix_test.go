@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // recordCells are the spec's class matrix rows of the runs, decisions and
@@ -45,11 +46,11 @@ func TestRecordToolsFromEveryClassAsTheMatrixSays(t *testing.T) {
 	classes := [4]string{"root/secretary", "work/coordinator", "work/core/lead", "work/core/deputy"}
 	names := [4]string{"Porrima", "Vindemiatrix", "Spica", "Zaniah"}
 	ctx := context.Background()
-	var callers [4]func(tool, args string) usecase.ToolCall
+	var callers [4]func(tool, args string) tools.ToolCall
 	for i, addr := range classes {
 		rt := th.runtime(t, th.addPersona(t, addr, names[i]))
 		th.writeWorkspace(t, addr, "out/a", "a")
-		callers[i] = func(tool, args string) usecase.ToolCall {
+		callers[i] = func(tool, args string) tools.ToolCall {
 			t.Helper()
 			out, err := rt.CallTool(ctx, "", tool, json.RawMessage(args), "")
 			if err != nil {

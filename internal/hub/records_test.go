@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/graph"
@@ -25,7 +29,7 @@ func callDone[T any](t *testing.T, c *hubclient.Client, persona, tool, args, cor
 	if err != nil {
 		t.Fatalf("%s %s: %v", tool, args, err)
 	}
-	if out.Status != usecase.ToolDone {
+	if out.Status != tools.ToolDone {
 		t.Fatalf("%s %s: %s (%s)", tool, args, out.Status, out.Decision)
 	}
 	var v T
@@ -54,7 +58,7 @@ func TestRunsThroughToolCalls(t *testing.T) {
 	leads := callDone[tasks.Task](t, th.runtime(t, coord), "", "assign_task", `{"assignee":"work/core/lead","title":"release","brief":"b"}`, "a-2")
 	routed, err := depRT.CallTool(ctx, "", "create_run", json.RawMessage(`{"task":"`+leads.ID+`"}`), "")
 	mustNil(t, err)
-	if routed.Status != usecase.ToolConfirm || routed.Decision.Boundary != confirm.BoundaryDeputyScope {
+	if routed.Status != tools.ToolConfirm || routed.Decision.Boundary != confirm.BoundaryDeputyScope {
 		t.Fatalf("a run of a task not assigned to the deputy: %+v", routed)
 	}
 
@@ -117,14 +121,14 @@ func TestDecisionsThroughToolCalls(t *testing.T) {
 	asked := callDone[decisions.Decision](t, depRT, "", "raise_decision", raise, "q-2")
 	denied, err := depRT.CallTool(ctx, "", "resolve_decision", json.RawMessage(`{"decision":"`+asked.ID+`","choice":"generated"}`), "")
 	mustNil(t, err)
-	if denied.Status != usecase.ToolDenied {
+	if denied.Status != tools.ToolDenied {
 		t.Fatalf("a deputy resolving: %+v", denied)
 	}
 
 	relay := json.RawMessage(`{"decision":"` + asked.ID + `","choice":"hand-written","reason":"henry said so"}`)
 	wait, err := secRT.CallTool(ctx, "", "resolve_decision", relay, "relay-1")
 	mustNil(t, err)
-	if wait.Status != usecase.ToolConfirm || wait.Decision.Boundary != confirm.BoundaryRelayedResolution {
+	if wait.Status != tools.ToolConfirm || wait.Decision.Boundary != confirm.BoundaryRelayedResolution {
 		t.Fatalf("the secretary's relay: %+v", wait)
 	}
 	_, err = henry.Decide(ctx, wait.ConfirmationID, hubapi.DecideRequest{Approve: true})
@@ -169,7 +173,7 @@ func TestRunsAndDecisionsAreOnTheStream(t *testing.T) {
 	th.writeWorkspace(t, "work/core/lead", "out/a", "a")
 	callDone[runs.Artifact](t, leadRT, "", "record_artifact", `{"run":"`+run.ID+`","name":"a","path":"out/a"}`, "")
 	d := callDone[decisions.Decision](t, leadRT, "", "raise_decision", `{"question":"q","options":["a","b"]}`, "")
-	seen := map[usecase.EventKind]int{}
+	seen := map[events.EventKind]int{}
 	collect(t, sub, 5*time.Second, func(cs []hubapi.Change) bool {
 		for _, c := range cs {
 			seen[c.Kind]++

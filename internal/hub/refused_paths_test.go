@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
@@ -35,12 +37,12 @@ func TestRefusedPathsAnswerNamedCodes(t *testing.T) {
 	task := callDone[tasks.Task](t, leadRT, "", "assign_task", `{"assignee":"work/core/deputy","title":"port","brief":"b"}`, "a-1")
 	run := callDone[runs.Run](t, depRT, "", "create_run", `{"task":"`+task.ID+`","title":"first pass"}`, "run-1")
 
-	denied := func(what string, call usecase.ToolCall, err error, reason string) {
+	denied := func(what string, call tools.ToolCall, err error, reason string) {
 		t.Helper()
 		switch {
 		case err != nil:
 			t.Errorf("%s: %v, want it denied", what, err)
-		case call.Status != usecase.ToolDenied || call.Decision.Boundary != confirm.BoundaryCrossScope ||
+		case call.Status != tools.ToolDenied || call.Decision.Boundary != confirm.BoundaryCrossScope ||
 			!strings.Contains(call.Decision.Reason, reason) || len(call.Result) != 0:
 			t.Errorf("%s: %+v, want denied at %s saying %q", what, call, confirm.BoundaryCrossScope, reason)
 		}

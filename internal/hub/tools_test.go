@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // POST /v1/tools/{tool} over the socket: a lead's runtime assigns a task,
@@ -28,7 +29,7 @@ func TestToolCallsOverTheSocket(t *testing.T) {
 	mustNil(t, err)
 	var task tasks.Task
 	mustNil(t, json.Unmarshal(call.Result, &task))
-	if call.Status != usecase.ToolDone || task.Assignee.ID != deputy.ID || task.Project != "core" {
+	if call.Status != tools.ToolDone || task.Assignee.ID != deputy.ID || task.Project != "core" {
 		t.Fatalf("assign_task: %+v", call)
 	}
 	as, err := henry.Assignments(ctx, "work/core/deputy")
@@ -38,31 +39,31 @@ func TestToolCallsOverTheSocket(t *testing.T) {
 	}
 	list, err := henry.CallTool(ctx, "work/core/deputy", "list_tasks", nil, "")
 	mustNil(t, err)
-	if list.Status != usecase.ToolDone || !strings.Contains(string(list.Result), task.ID) {
+	if list.Status != tools.ToolDone || !strings.Contains(string(list.Result), task.ID) {
 		t.Fatalf("an operator listing for the deputy: %+v %s", list, list.Result)
 	}
 	rep, err := depRT.CallTool(ctx, "", "report_task", json.RawMessage(`{"task":"`+task.ID+`","progress":"half way"}`), "")
 	mustNil(t, err)
-	if rep.Status != usecase.ToolDone || !strings.Contains(string(rep.Result), `"in-progress"`) {
+	if rep.Status != tools.ToolDone || !strings.Contains(string(rep.Result), `"in-progress"`) {
 		t.Fatalf("report_task: %+v %s", rep, rep.Result)
 	}
 
 	pub := json.RawMessage(`{"destination":"https://example.org/r"}`)
 	wait, err := leadRT.CallTool(ctx, "", "publish_deployment_v1", pub, "pub-1")
 	mustNil(t, err)
-	if wait.Status != usecase.ToolConfirm || wait.ConfirmationID == "" {
+	if wait.Status != tools.ToolConfirm || wait.ConfirmationID == "" {
 		t.Fatalf("publication: %+v", wait)
 	}
 	_, err = henry.Decide(ctx, wait.ConfirmationID, hubapi.DecideRequest{Approve: true})
 	mustNil(t, err)
 	ok, err := leadRT.CallTool(ctx, "", "publish_deployment_v1", pub, "pub-1")
 	mustNil(t, err)
-	if ok.Status != usecase.ToolAllowed || ok.Operation.Shape != "publish:external" {
+	if ok.Status != tools.ToolAllowed || ok.Operation.Shape != "publish:external" {
 		t.Fatalf("after approval: %+v", ok)
 	}
 	denied, err := depRT.CallTool(ctx, "", "send_human_message", json.RawMessage(`{"text":"hi"}`), "")
 	mustNil(t, err)
-	if denied.Status != usecase.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
+	if denied.Status != tools.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
 		t.Fatalf("a deputy messaging the human: %+v", denied)
 	}
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/go-json-experiment/json"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
@@ -36,11 +38,11 @@ func (h *Hub) watchStore(ctx context.Context) {
 	after := h.startRev
 	wait := firstWatchWait
 	for ctx.Err() == nil {
-		events, err := h.st.Watch(ctx, "", after)
+		changes, err := h.st.Watch(ctx, "", after)
 		if errors.Is(err, store.ErrCompacted) {
 			h.log.Warn("store history compacted under the hub's watch; readers must resync", "after", after)
 			after, _ = h.st.Rev(ctx)
-			h.publish(usecase.Event{Kind: usecase.EventResync})
+			h.publish(events.Event{Kind: events.EventResync})
 			continue
 		}
 		if errors.Is(err, store.ErrUnavailable) {
@@ -60,7 +62,7 @@ func (h *Hub) watchStore(ctx context.Context) {
 		}
 		wait = firstWatchWait
 		var wake []string // the callers the transaction may revoke
-		for ev := range events {
+		for ev := range changes {
 			if key, revokes := h.apply(ev); revokes {
 				wake = append(wake, key)
 			}
@@ -118,17 +120,17 @@ func (h *Hub) apply(sev store.Event) (wake string, revokes bool) {
 		return "", false
 	}
 	switch ev.Kind {
-	case usecase.EventPersona, usecase.EventMessage, usecase.EventConfirmation:
+	case events.EventPersona, events.EventMessage, events.EventConfirmation:
 		h.follow(ev)
 	}
 	h.publish(ev)
-	return ev.ID, ev.Kind == usecase.EventPersona
+	return ev.ID, ev.Kind == events.EventPersona
 }
 
 // follow keeps presence, tokens, inbox streams and waiting counts in line
 // with the record an event carries.
-func (h *Hub) follow(ev usecase.Event) {
-	if ev.Kind == usecase.EventConfirmation {
+func (h *Hub) follow(ev events.Event) {
+	if ev.Kind == events.EventConfirmation {
 		h.followConfirmation(ev)
 		return
 	}
@@ -149,7 +151,7 @@ func (h *Hub) follow(ev usecase.Event) {
 
 // followConfirmation keeps the waiting counts in line with a confirmation
 // event, and wakes the requests waiting for its decision.
-func (h *Hub) followConfirmation(ev usecase.Event) {
+func (h *Hub) followConfirmation(ev events.Event) {
 	if len(ev.Data) == 0 {
 		return // a removal carries no record to count
 	}
@@ -177,7 +179,7 @@ type standing struct {
 }
 
 // publish puts change events on the stream.
-func (h *Hub) publish(evs ...usecase.Event) {
+func (h *Hub) publish(evs ...events.Event) {
 	now := time.Now().UTC()
 	cs := make([]hubapi.Change, len(evs))
 	for i, ev := range evs {

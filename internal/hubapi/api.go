@@ -3,11 +3,12 @@ package hubapi
 import (
 	"encoding/json"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // APIVersion is the version prefix this hub serves.
@@ -125,9 +126,37 @@ type Retirement struct {
 // /v1/snapshots/restore.
 const SnapshotMediaType = "application/x-tar"
 
-// Restored is the answer of POST /v1/snapshots/restore. See
-// usecase.Restored.
-type Restored = usecase.Restored
+// Restored is the answer of POST /v1/snapshots/restore: what a restore
+// did and what waits for a human. The hub converts the use case's answer
+// (usecase.Restored) to it, so the two keep the same fields.
+type Restored struct {
+	// Persona is the generation the layer was restored to.
+	Persona registry.Persona `json:"persona"`
+	// Registered: the snapshot's generation is not this installation's,
+	// so a new pending generation of its seat was registered, its
+	// activation queued (Confirmation) for the bound human.
+	Registered   bool                  `json:"registered"`
+	Confirmation *confirm.Confirmation `json:"confirmation,omitempty"`
+	// Renamed: the snapshot's name is taken here; the new generation has
+	// the name in Persona.
+	Renamed bool `json:"renamed"`
+	// Unbound is the repository binding the snapshot had and this host
+	// lacks: the new generation is registered without it.
+	Unbound string `json:"unbound,omitempty"`
+	// StampEqual: the generation's stamp hash here is the snapshot's, so
+	// its learned choices match as they were. Otherwise every one of them
+	// waits for a human's review (prompts review): never silently widened.
+	StampEqual bool `json:"stamp_equal"`
+	// Written is how many learned choices were written, Present how many
+	// were there already, Review how many of the snapshot's wait for a
+	// human's review.
+	Written int `json:"written"`
+	Present int `json:"present"`
+	Review  int `json:"review"`
+	// Stamp is true when the stamp bytes, missing from the store, were
+	// written back.
+	Stamp bool `json:"stamp_restored"`
+}
 
 // Names is the answer of GET /v1/names.
 type Names struct {
@@ -161,7 +190,7 @@ type PresenceReport struct {
 	Activity *string `json:"activity,omitempty" limit:"activity"`
 	Summary  *string `json:"summary,omitempty" limit:"summary"`
 	// Session is the resident session's state, as its harness's hooks
-	// report it (usecase.SessionState: working, idle or ended).
+	// report it (events.SessionState: working, idle or ended).
 	Session *SessionState `json:"session,omitempty" limit:"ref"`
 }
 
@@ -271,5 +300,5 @@ type ToolCallRequest struct {
 // ToolCall is the answer of POST /v1/tools/{tool}: status done (result),
 // allowed (a runtime tool's normalized operation), confirm (the
 // confirmation to wait on; retry with the correlation id) or denied (the
-// boundary and reason). See usecase.ToolCall.
-type ToolCall = usecase.ToolCall
+// boundary and reason). See tools.ToolCall.
+type ToolCall = tools.ToolCall

@@ -9,6 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -18,11 +19,9 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
@@ -78,20 +77,62 @@ var (
 	// ErrBadQuery: a query parameter out of its form or range.
 	ErrBadQuery = errors.New("bad query parameter")
 	// ErrPersonaRequired: an operator's request that does not name its persona.
-	ErrPersonaRequired = usecase.ErrPersonaRequired // the service layer decides it
+	ErrPersonaRequired = errors.New("the request must name a persona")
 	// ErrInvalidOperation: an operation (tool, target, shape) the handler cannot read.
-	ErrInvalidOperation = usecase.ErrInvalidOperation // the service layer decides it
+	ErrInvalidOperation = errors.New("invalid operation")
 	// ErrNothingToSet: a presence set with no activity, summary or session.
 	ErrNothingToSet = errors.New("nothing to set")
 	// ErrStreamBroken: a beat stream whose body broke off.
 	ErrStreamBroken = errors.New("beat stream broken")
 	// ErrNotActive: the persona generation is not active (pending or refused).
-	ErrNotActive = usecase.ErrNotActive // the service layer decides it
+	ErrNotActive = errors.New("persona generation is not active")
 	// ErrInternal: anything the API does not name; the message says what.
 	ErrInternal = errors.New("internal error")
 	// ErrStoreUnsupported: the hub's store cannot be checked or copied
 	// through the hub (GET /v1/store/check, /v1/store/backup).
 	ErrStoreUnsupported = errors.New("the hub's store cannot be checked or copied through the hub")
+)
+
+// Wire errors of what the service layer and the store refuse. The server
+// maps the use cases' and the store's named errors onto them (each the
+// same sentence), so a client tests them with errors.Is and links neither.
+var (
+	// ErrNoRecord: a record the request names is not stored.
+	ErrNoRecord = errors.New("not found")
+	// ErrConflict: the stored value changed since it was read.
+	ErrConflict = errors.New("conflict: the stored value changed since it was read")
+	// ErrShuttingDown: the hub's store is closed; the hub is stopping.
+	ErrShuttingDown = errors.New("store is closed")
+	// ErrRecordDamaged: a stored record failed its check.
+	ErrRecordDamaged = errors.New("record damaged")
+	// ErrStoreUnavailable: the store cannot be reached now (a lost quorum).
+	ErrStoreUnavailable = errors.New("store unavailable")
+	// ErrNoStamp: the persona generation has no capability stamp.
+	ErrNoStamp = errors.New("persona generation has no capability stamp")
+	// ErrBadIdempotencyKey: an Idempotency-Key out of its form.
+	ErrBadIdempotencyKey = errors.New("invalid Idempotency-Key: use 1 to 128 letters, digits, '.', '_', ':' or '-'")
+	// ErrIdempotencyKeyReused: an Idempotency-Key already used for another request.
+	ErrIdempotencyKeyReused = errors.New("Idempotency-Key already used for a different request; choose a new key per request")
+	// ErrTaskFinished: a run asked for a finished task.
+	ErrTaskFinished = errors.New("the task is finished: it takes no new runs")
+	// ErrNoExecutor: the hub has no executor for the tool.
+	ErrNoExecutor = errors.New("the hub has no executor for this tool yet")
+	// ErrNotHolder: the persona generation does not hold its seat.
+	ErrNotHolder = errors.New("persona generation does not hold its seat")
+	// ErrCredentialValue: a stamp input carrying a credential, not a binding.
+	ErrCredentialValue = errors.New("stamps carry bindings only, never credentials")
+	// ErrStampNotStored: the capability stamp's bytes are not in the store.
+	ErrStampNotStored = errors.New("capability stamp bytes not in the store")
+	// ErrNotThisGeneration: a snapshot names a generation id this
+	// installation holds, but of another seat or session lineage.
+	ErrNotThisGeneration = errors.New("the snapshot's generation id belongs to another generation here")
+	// ErrRestoreUnfinished: a restore committed only part of its writes; the
+	// same restore again writes the rest.
+	ErrRestoreUnfinished = errors.New("restore unfinished: run the same restore again to write the rest")
+	// ErrOtherProject: a task reassigned outside its own scope and project.
+	ErrOtherProject = errors.New("a task is reassigned to a seat of its own scope and project; assign a new task elsewhere")
+	// ErrArtifactChanged: an artifact's file is not what was recorded.
+	ErrArtifactChanged = errors.New("the artifact's file changed since it was recorded; record it again under a new name")
 )
 
 // errorTable maps each named error to its status and its code, one code
@@ -113,7 +154,7 @@ var errorTable = []struct {
 	{ErrPersonaRequired, http.StatusBadRequest, "persona_required"},
 	{ErrInvalidOperation, http.StatusBadRequest, "invalid_operation"},
 	{ErrNothingToSet, http.StatusBadRequest, "nothing_to_set"},
-	{usecase.ErrUnknownSessionState, http.StatusBadRequest, "unknown_session_state"},
+	{events.ErrUnknownSessionState, http.StatusBadRequest, "unknown_session_state"},
 	{ErrStreamBroken, http.StatusBadRequest, "stream_broken"},
 	{ErrNotActive, http.StatusConflict, "not_active"},
 	{ErrInternal, http.StatusInternalServerError, "internal"},
@@ -146,7 +187,7 @@ var errorTable = []struct {
 	{operatorkeys.ErrUnknownKey, http.StatusNotFound, "unknown_ssh_key"},
 	{private.ErrUnsafe, http.StatusInternalServerError, "unsafe_home"},
 	{registry.ErrNotFound, http.StatusNotFound, "not_found"},
-	{store.ErrNotFound, http.StatusNotFound, "no_record"},
+	{ErrNoRecord, http.StatusNotFound, "no_record"},
 	{paging.ErrBadToken, http.StatusBadRequest, "bad_page_token"},
 	{paging.ErrBadLimit, http.StatusBadRequest, "bad_page_size"},
 	{tools.ErrUnknownTool, http.StatusNotFound, "unknown_tool"},
@@ -158,7 +199,7 @@ var errorTable = []struct {
 	{registry.ErrRefused, http.StatusConflict, "refused"},
 	{registry.ErrNotPending, http.StatusConflict, "not_pending"},
 	{registry.ErrContention, http.StatusServiceUnavailable, "contention"},
-	{store.ErrConflict, http.StatusConflict, "conflict"},
+	{ErrConflict, http.StatusConflict, "conflict"},
 	{registry.ErrInvalidAddress, http.StatusBadRequest, "invalid_address"},
 	{registry.ErrInvalidName, http.StatusBadRequest, "invalid_name"},
 	{registry.ErrInvalidHuman, http.StatusBadRequest, "invalid_human"},
@@ -166,12 +207,12 @@ var errorTable = []struct {
 	{registry.ErrInvalidLineage, http.StatusBadRequest, "invalid_lineage"},
 	{registry.ErrReasonRequired, http.StatusBadRequest, "reason_required"},
 	{registry.ErrInvalidCount, http.StatusBadRequest, "invalid_count"},
-	{store.ErrClosed, http.StatusServiceUnavailable, "shutting_down"},
-	{store.ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
-	{store.ErrUnavailable, http.StatusServiceUnavailable, "store_unavailable"},
-	{usecase.ErrNoStamp, http.StatusConflict, "no_stamp"},
-	{usecase.ErrNotThisGeneration, http.StatusConflict, "not_this_generation"},
-	{usecase.ErrRestoreUnfinished, http.StatusServiceUnavailable, "restore_unfinished"},
+	{ErrShuttingDown, http.StatusServiceUnavailable, "shutting_down"},
+	{ErrRecordDamaged, http.StatusInternalServerError, "record_damaged"},
+	{ErrStoreUnavailable, http.StatusServiceUnavailable, "store_unavailable"},
+	{ErrNoStamp, http.StatusConflict, "no_stamp"},
+	{ErrNotThisGeneration, http.StatusConflict, "not_this_generation"},
+	{ErrRestoreUnfinished, http.StatusServiceUnavailable, "restore_unfinished"},
 	{snapshot.ErrTooLarge, http.StatusRequestEntityTooLarge, "snapshot_too_large"},
 	{snapshot.ErrTruncated, http.StatusBadRequest, "snapshot_truncated"},
 	{snapshot.ErrMalformed, http.StatusBadRequest, "snapshot_malformed"},
@@ -183,10 +224,10 @@ var errorTable = []struct {
 	{snapshot.ErrBadMember, http.StatusBadRequest, "snapshot_bad_member"},
 	{snapshot.ErrBadPublicKey, http.StatusBadRequest, "invalid_public_key"},
 	{snapshot.ErrBadKeyFile, http.StatusInternalServerError, "snapshot_key_unreadable"},
-	{usecase.ErrOtherProject, http.StatusBadRequest, "reassign_outside_project"},
-	{usecase.ErrArtifactChanged, http.StatusConflict, "artifact_changed"},
-	{usecase.ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
-	{usecase.ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},
+	{ErrOtherProject, http.StatusBadRequest, "reassign_outside_project"},
+	{ErrArtifactChanged, http.StatusConflict, "artifact_changed"},
+	{ErrBadIdempotencyKey, http.StatusBadRequest, "invalid_idempotency_key"},
+	{ErrIdempotencyKeyReused, http.StatusUnprocessableEntity, "idempotency_key_reused"},
 	{confirm.ErrSelfDecision, http.StatusForbidden, "self_decision"},
 	{confirm.ErrModelDecision, http.StatusForbidden, "model_decision"},
 	{confirm.ErrNotAuthority, http.StatusForbidden, "not_authority"},
@@ -223,7 +264,7 @@ var errorTable = []struct {
 	{runs.ErrNoArtifact, http.StatusNotFound, "no_artifact"},
 	{runs.ErrIDTaken, http.StatusConflict, "run_id_taken"},
 	{runs.ErrTooManyRuns, http.StatusTooManyRequests, "too_many_runs"},
-	{usecase.ErrTaskFinished, http.StatusConflict, "task_finished"},
+	{ErrTaskFinished, http.StatusConflict, "task_finished"},
 	{tasks.ErrNoTask, http.StatusNotFound, "no_task"},
 	{tasks.ErrNotAssignee, http.StatusForbidden, "not_assignee"},
 	{tasks.ErrSelfAssignment, http.StatusForbidden, "task_to_self"},
@@ -234,7 +275,7 @@ var errorTable = []struct {
 	{tasks.ErrTooManyTasks, http.StatusTooManyRequests, "too_many_tasks"},
 	{tasks.ErrNoReason, http.StatusBadRequest, "task_reason_required"},
 	{tasks.ErrSameAssignee, http.StatusConflict, "same_assignee"},
-	{usecase.ErrNoExecutor, http.StatusNotImplemented, "no_executor"},
+	{ErrNoExecutor, http.StatusNotImplemented, "no_executor"},
 	{decisions.ErrNotFound, http.StatusNotFound, "no_decision"},
 	{decisions.ErrAlreadyResolved, http.StatusConflict, "decision_resolved"},
 	{decisions.ErrNotAnOption, http.StatusBadRequest, "not_an_option"},
@@ -275,14 +316,14 @@ var errorTable = []struct {
 	{workspace.ErrLink, http.StatusConflict, "link_in_path"},
 	{workspace.ErrHardLink, http.StatusBadRequest, "hard_link"},
 	{workspace.ErrFileTooLarge, http.StatusBadRequest, "workspace_file_too_large"},
-	{usecase.ErrNotHolder, http.StatusConflict, "not_holder"},
+	{ErrNotHolder, http.StatusConflict, "not_holder"},
 	{stamp.ErrHashMismatch, http.StatusConflict, "stamp_hash_mismatch"},
 	{stamp.ErrStampMissing, http.StatusConflict, "stamp_missing"},
-	{usecase.ErrCredentialValue, http.StatusBadRequest, "credential_value"},
+	{ErrCredentialValue, http.StatusBadRequest, "credential_value"},
 	{stamp.ErrStampUnreadable, http.StatusConflict, "stamp_unreadable"},
 	{stamp.ErrInvalidStamp, http.StatusConflict, "invalid_stamp"},
 	{stamp.ErrStampTooLarge, http.StatusConflict, "stamp_too_large"},
-	{usecase.ErrStampNotStored, http.StatusConflict, "stamp_not_stored"},
+	{ErrStampNotStored, http.StatusConflict, "stamp_not_stored"},
 	{registry.ErrCompositionMismatch, http.StatusConflict, "composition_mismatch"},
 }
 
@@ -291,7 +332,7 @@ var (
 	// ErrUnauthenticated: the request carries no token, or one the hub does not know.
 	ErrUnauthenticated = errors.New("unauthenticated: send Authorization: Bearer <token> with a persona or operator token")
 	// ErrForbidden: the caller's identity may not do this.
-	ErrForbidden = usecase.ErrForbidden // the service layer decides it
+	ErrForbidden = errors.New("forbidden")
 	// ErrConfirmationRequired: a tool call through a route that answers
 	// only a result (/v1/messages) waits on a confirmation; the answer
 	// names it and the correlation id to retry under POST /v1/tools/{tool}.

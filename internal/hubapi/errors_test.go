@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // "Every API error code maps to exactly one named error;
@@ -124,14 +121,4 @@ func isListedCode(cell, code string) bool {
 		}
 	}
 	return false
-}
-
-// A store that cannot answer (an etcd cluster without quorum) is its own
-// answer, 503 store_unavailable, with the store's sentence — not internal.
-func TestStoreUnavailableHasItsCode(t *testing.T) {
-	err := fmt.Errorf("commit: %w: etcd at e1:2379 did not answer within 5s", store.ErrUnavailable)
-	ae := FromError(err)
-	if ae.Status != http.StatusServiceUnavailable || ae.Code != "store_unavailable" || !strings.Contains(ae.Msg, "e1:2379") {
-		t.Fatalf("FromError(%v) = %+v, want 503 store_unavailable naming the endpoint", err, ae)
-	}
 }

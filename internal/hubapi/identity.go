@@ -16,7 +16,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/private"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // ConfirmPrincipal is the confirmation queue's principal of a token's identity.
@@ -25,15 +24,6 @@ func (id Identity) ConfirmPrincipal() (confirm.Principal, error) {
 		return confirm.ParsePrincipal(id.Principal)
 	}
 	return confirm.PersonaPrincipal(id.Principal), nil
-}
-
-// Caller is the use cases' caller of a token's identity.
-func (id Identity) Caller() (usecase.Caller, error) {
-	p, err := id.ConfirmPrincipal()
-	if err != nil || id.IsHuman() {
-		return usecase.Caller{Principal: p}, err
-	}
-	return usecase.Caller{Principal: p, PersonaID: id.PersonaID}, nil
 }
 
 // TokenFile is the name of a persona generation's token in its private directory.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/graph"
@@ -16,7 +18,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // Limit is one bound of the API, enforced at its edge with a named error,
@@ -57,8 +58,8 @@ var Limits = []Limit{
 	{"message_body", coord.MaxBody, "bytes", "a coordination message's body"},
 	{"inbox", coord.MaxInbox, "messages", "messages waiting, not acked, in one seat's inbox"},
 	{quota.InboxBytes, quota.DefaultInboxBytes, "bytes", "subject and body bytes of the messages waiting, not acked, in one seat's inbox; a human's reply is admitted over it (429 quota_exceeded)"},
-	{"acked_retention", int(usecase.DefaultAckedRetention / (24 * time.Hour)), "days", "how long a human-channel item is kept after it was acked, then deleted with its file by the retention job"},
-	{"decided_retention", int(usecase.DefaultDecidedRetention / (24 * time.Hour)), "days", "how long a decided confirmation is kept after its decision; the audit log keeps the decision record"},
+	{"acked_retention", int(channel.DefaultAckedRetention / (24 * time.Hour)), "days", "how long a human-channel item is kept after it was acked, then deleted with its file by the retention job"},
+	{"decided_retention", int(confirm.DefaultDecidedRetention / (24 * time.Hour)), "days", "how long a decided confirmation is kept after its decision; the audit log keeps the decision record"},
 	{quota.UnreadBytes, quota.DefaultUnreadBytes, "bytes", "bytes personas sent one human (texts and files) that the human has not acked (429 quota_exceeded)"},
 	{"page_size", paging.MaxLimit, "items", "one page of a list answered in the page form (the limit argument)"},
 	{"page_token", paging.MaxToken, "bytes", "a page's continuation token (after)"},

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/events"
 )
 
 // EpochHeader carries the stream's epoch on every stream answer, so a
@@ -13,27 +13,27 @@ import (
 const EpochHeader = "Virgo-Epoch"
 
 // The kinds of change on the stream: the service layer's event kinds
-// (usecase.EventKind; its event table says each one's payload).
+// (events.EventKind; its event table says each one's payload).
 const (
-	KindPersona      = usecase.EventPersona
-	KindPresence     = usecase.EventPresence
-	KindConfirmation = usecase.EventConfirmation
-	KindTask         = usecase.EventTask
-	KindPrompt       = usecase.EventPrompt
-	KindAudit        = usecase.EventAudit
-	KindReaction     = usecase.EventReaction
-	KindMessage      = usecase.EventMessage
-	KindChannelItem  = usecase.EventChannelItem
-	KindTyping       = usecase.EventTyping
-	KindRun          = usecase.EventRun
-	KindRunEvent     = usecase.EventRunEvent
-	KindArtifact     = usecase.EventArtifact
-	KindDecision     = usecase.EventDecision
+	KindPersona      = events.EventPersona
+	KindPresence     = events.EventPresence
+	KindConfirmation = events.EventConfirmation
+	KindTask         = events.EventTask
+	KindPrompt       = events.EventPrompt
+	KindAudit        = events.EventAudit
+	KindReaction     = events.EventReaction
+	KindMessage      = events.EventMessage
+	KindChannelItem  = events.EventChannelItem
+	KindTyping       = events.EventTyping
+	KindRun          = events.EventRun
+	KindRunEvent     = events.EventRunEvent
+	KindArtifact     = events.EventArtifact
+	KindDecision     = events.EventDecision
 	// KindResync: not a change, a notice that changes were lost (the hub
 	// restarted, its store history was compacted, or the reader fell
 	// behind the ring): fetch a snapshot, then carry on from the notice's
 	// Seq.
-	KindResync = usecase.EventResync
+	KindResync = events.EventResync
 )
 
 // ErrResync: the requested sequence is no longer kept, or belongs to an
@@ -46,7 +46,7 @@ type Change struct {
 	Seq   uint64 `json:"seq"`
 	Epoch string `json:"epoch"`
 	// Kind is the event's kind: "persona", "presence", "confirmation", ...
-	Kind usecase.EventKind `json:"kind"`
+	Kind events.EventKind `json:"kind"`
 	// ID names what changed within its kind (a generation id, a
 	// confirmation id, ...).
 	ID string `json:"id,omitempty"`
@@ -60,13 +60,13 @@ type Change struct {
 }
 
 // NewChange is the stream's form of event ev, at t.
-func NewChange(ev usecase.Event, t time.Time) Change {
+func NewChange(ev events.Event, t time.Time) Change {
 	return Change{Kind: ev.Kind, ID: ev.ID, Rev: ev.Rev, Delete: ev.Removed, Time: t, Data: ev.Data}
 }
 
 // Payload is the change's payload, of its kind's type: a registry.Persona,
-// a Presence, a confirm.Confirmation, ... (usecase.DecodePayload); nil for
+// a Presence, a confirm.Confirmation, ... (events.DecodePayload); nil for
 // a removal or a resync.
 func (c Change) Payload() (any, error) {
-	return usecase.DecodePayload(c.Kind, c.Data)
+	return events.DecodePayload(c.Kind, c.Data)
 }

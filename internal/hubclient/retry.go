@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // ErrNoHub: no hub answered on the home's socket within the retry budget
@@ -63,7 +62,7 @@ func transportClass(err error) string {
 	switch {
 	case errors.As(err, &ae):
 		switch ae.Code {
-		case hubapi.CodeOf(store.ErrClosed):
+		case hubapi.CodeOf(hubapi.ErrShuttingDown):
 			return "hub stopping"
 		case hubapi.CodeOf(hubapi.ErrTooManyConnections), hubapi.CodeOf(hubapi.ErrRateLimited):
 			// Refused before any use case ran: nothing was applied.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // "Every transport error class (EPIPE, ECONNRESET, EOF,
@@ -33,7 +32,7 @@ func TestTransportErrorsAreRetriedAndNothingElse(t *testing.T) {
 		{op(os.NewSyscallError("write", syscall.EPIPE)), "broken pipe"},
 		{fmt.Errorf("read answer: %w", io.EOF), "connection closed"},
 		{fmt.Errorf("read answer: %w", io.ErrUnexpectedEOF), "connection closed"},
-		{hubapi.FromError(fmt.Errorf("commit: %w", store.ErrClosed)), "hub stopping"},
+		{hubapi.FromError(fmt.Errorf("commit: %w", hubapi.ErrShuttingDown)), "hub stopping"},
 		{hubapi.FromError(confirm.ErrAlreadyDecided), ""},
 		{hubapi.FromError(errors.New("disk on fire")), ""},
 		{context.Canceled, ""},

@@ -48,7 +48,6 @@ var rules = []rule{
 	{"internal/ui/...", "internal/store", imports, "the console never opens the database"},
 	{"internal/hubconsole", "internal/hub", dependsOn, "the console's adapter imports only the client"},
 	{"internal/hubconsole", "internal/store", imports, "the console's adapter never opens the database"},
-	{"internal/hubconsole", "internal/usecase", imports, "the console's adapter reads the hub's typed events through the client's contract (hubapi.Change.Payload)"},
 	{"internal/hubclient", "internal/hub", dependsOn, "the client is separate from the server"},
 	{"internal/sshconsole", "internal/hub", dependsOn, "the SSH console is a front end: the hub through an interface and the client"},
 	{"internal/sshconsole", "internal/store", imports, "the SSH console never opens the database; keys are looked up by the hub"},
@@ -72,6 +71,15 @@ var rules = []rule{
 	{"internal/ui/...", "internal/registry/roster", dependsOn, "the console reads personas through the hub, never the stored roster"},
 	{"internal/confirm", "internal/store/...", dependsOn, "operations, boundaries and authorization are values and rules; their book (confirm/queue) stores them"},
 	{"internal/ui/...", "internal/confirm/queue", dependsOn, "the console reads confirmations through the hub, never the stored queue"},
+	{"internal/events", "internal/usecase", dependsOn, "a client reads the typed events without linking the use cases that make them"},
+	{"internal/hubapi", "internal/usecase", dependsOn, "the wire contract links no use case: the hub maps its errors and types onto the wire"},
+	{"internal/hubapi", "internal/registry/roster", dependsOn, "the wire contract links no stored book"},
+	{"internal/hubapi", "internal/confirm/queue", dependsOn, "the wire contract links no stored book"},
+	{"internal/hubclient", "internal/usecase", dependsOn, "the client speaks the wire contract; the hub runs the use cases"},
+	{"internal/hubconsole", "internal/usecase", dependsOn, "the console's adapter reads the hub through the client; the hub runs the use cases"},
+	{"internal/hubconsole", "internal/registry/roster", dependsOn, "the console's adapter reads personas through the hub, never the stored roster"},
+	{"internal/hubconsole", "internal/confirm/queue", dependsOn, "the console's adapter reads confirmations through the hub, never the stored queue"},
+	{"internal/sshconsole", "internal/usecase", dependsOn, "the SSH console is a hub client; the hub runs the use cases"},
 	{"internal/ui/...", "go.etcd.io/bbolt", dependsOn, "the console links no database: it reads the hub through the client"},
 	{"internal/ui/...", "go.etcd.io/etcd/...", dependsOn, "the console links no database: it reads the hub through the client"},
 	{"internal/hubconsole", "go.etcd.io/bbolt", dependsOn, "the console's adapter links no database"},
@@ -247,15 +255,12 @@ type symbolRule struct {
 	why               string
 }
 
-// symbolRules keep the console off the store's layout:
-// it reads typed events and records, never storage records by key.
+// symbolRules keep the console off the storage codec: it reads typed
+// events and records. (The store keys live in the books, registry/roster
+// and confirm/queue, which the console may not reach at all.)
 var symbolRules = []symbolRule{
-	{"internal/hubconsole", "internal/registry", "Prefix", "the console reads persona events, not the registry's store keys"},
 	{"internal/hubconsole", "internal/registry", "Decode", "the console reads persona events, not the registry's storage codec"},
-	{"internal/hubconsole", "internal/confirm", "Prefix", "the console reads confirmation events, not confirm's store keys"},
-	{"internal/ui/...", "internal/registry", "Prefix", "the console reads persona events, not the registry's store keys"},
 	{"internal/ui/...", "internal/registry", "Decode", "the console reads persona events, not the registry's storage codec"},
-	{"internal/ui/...", "internal/confirm", "Prefix", "the console reads confirmation events, not confirm's store keys"},
 }
 
 // symbolViolations are the uses in the (non-test) files of the packages
@@ -332,5 +337,71 @@ func TestTheSymbolCheckerFindsAForbiddenName(t *testing.T) {
 	got := forbiddenUses(t, file, module+"/internal/confirm", symbolRule{prefix: "Prefix", why: "keys"})
 	if len(got) != 1 || !strings.Contains(got[0], "cf.PrefixConfirmation (keys)") {
 		t.Fatalf("found %q, want the one use of cf.PrefixConfirmation", got)
+	}
+}
+
+// jsonLibrary is the JSON library the wire contract may import beside the
+// standard library.
+const jsonLibrary = "github.com/go-json-experiment/json"
+
+// wireLeaves lists, for the wire contract, every module package it may
+// import: pure values and the domain packages whose types and named errors
+// travel on the wire. Beside them it imports only the standard library and
+// the JSON library — no use case, no store, no book. The list only
+// shrinks: a domain package split into values and a book (as registry and
+// confirm were) leaves its values here.
+var wireLeaves = map[string][]string{
+	"internal/hubapi": {
+		"internal/channel", "internal/confirm", "internal/coord", "internal/decisions", "internal/events",
+		"internal/graph", "internal/operatorkeys", "internal/operators", "internal/paging", "internal/private",
+		"internal/quota", "internal/registry", "internal/runs", "internal/snapshot", "internal/stamp", "internal/tasks",
+		"internal/termtext", "internal/tools", "internal/workspace",
+	},
+}
+
+// outsideLeaves lists what pkg imports beyond the standard library, the
+// JSON library and allowed (module-relative), one line each.
+func (g graph) outsideLeaves(pkg string, allowed []string) []string {
+	imps, ok := g[path(pkg)]
+	if !ok {
+		return []string{fmt.Sprintf("%s: no such package (renamed? update the table)", pkg)}
+	}
+	var found []string
+	for _, imp := range imps {
+		first, _, _ := strings.Cut(imp, "/")
+		switch {
+		case !strings.Contains(first, "."): // the standard library
+		case imp == jsonLibrary || strings.HasPrefix(imp, jsonLibrary+"/"):
+		case slices.Contains(allowed, strings.TrimPrefix(imp, module+"/")):
+		default:
+			found = append(found, fmt.Sprintf("%s imports %s, which is none of its leaves", pkg, strings.TrimPrefix(imp, module+"/")))
+		}
+	}
+	return found
+}
+
+// The wire contract imports only the standard library, the JSON library
+// and its listed leaves.
+func TestTheWireContractImportsOnlyItsLeaves(t *testing.T) {
+	g := loadGraph(t)
+	for pkg, allowed := range wireLeaves {
+		for _, v := range g.outsideLeaves(pkg, allowed) {
+			t.Error(v)
+		}
+	}
+}
+
+// outsideLeaves names an import beyond the leaves and a package that is
+// gone, and lets the standard library and the JSON library by.
+func TestTheLeafCheckerFindsAnImportBeyondTheLeaves(t *testing.T) {
+	m := func(p string) string { return module + "/" + p }
+	g := graph{m("internal/hubapi"): {"net/http", jsonLibrary + "/jsontext", m("internal/registry"), m("internal/usecase")}}
+	got := append(g.outsideLeaves("internal/hubapi", []string{"internal/registry"}), g.outsideLeaves("internal/gone", nil)...)
+	want := []string{
+		"internal/hubapi imports internal/usecase, which is none of its leaves",
+		"internal/gone: no such package (renamed? update the table)",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("outside the leaves:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
@@ -152,21 +151,21 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 	if err != nil {
 		return tc, r.hubError(err)
 	}
-	if tc.Status == usecase.ToolConfirm {
+	if tc.Status == tools.ToolConfirm {
 		var waiting Answer
 		if tc, waiting, err = r.wait(ctx, s, req, tool, args, tc); err != nil {
 			return tc, r.hubError(err)
 		}
-		if tc.Status == usecase.ToolConfirm {
+		if tc.Status == tools.ToolConfirm {
 			return tc, pending(waiting)
 		}
 	}
 	switch tc.Status {
-	case usecase.ToolDone, usecase.ToolAllowed:
+	case tools.ToolDone, tools.ToolAllowed:
 		return tc, nil
-	case usecase.ToolCarried:
+	case tools.ToolCarried:
 		return tc, carried(tc)
-	case usecase.ToolDenied:
+	case tools.ToolDenied:
 		a := r.answerOf(ctx, tc)
 		return tc, failed(Failure{Code: failureOf(ErrDenied).Code, Message: fmt.Sprintf("denied at the %s boundary: %s", a.Boundary, a.Reason),
 			Boundary: a.Boundary, CorrelationID: a.CorrelationID, Confirmation: a.Confirmation})
@@ -241,7 +240,7 @@ func (r *Runtime) hubError(err error) *mcp.CallToolResult {
 func (r *Runtime) answerOf(ctx context.Context, tc hubapi.ToolCall) Answer {
 	a := Answer{Status: confirm.StatusDenied, CorrelationID: tc.CorrelationID, Confirmation: tc.ConfirmationID,
 		Boundary: tc.Decision.Boundary.String(), Reason: tc.Decision.Reason}
-	if tc.Status == usecase.ToolConfirm {
+	if tc.Status == tools.ToolConfirm {
 		a.Status = confirm.StatusUnknown
 	}
 	if tc.ConfirmationID != "" {

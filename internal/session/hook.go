@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
+	"github.com/virgo-hub/virgo-tui/internal/events"
 )
 
 // Named refusals of a hook's input: a harness runs the hook, but what it
@@ -37,18 +37,18 @@ const MaxHookInput = 1 << 20
 // session state reported into presence, or "" for a heartbeat alone. One
 // table for every harness that reports hooks (Claude Code's event names;
 // a command harness uses the same).
-var HookStates = map[string]usecase.SessionState{
+var HookStates = map[string]events.SessionState{
 	// A session that began (or resumed, or was cleared) waits at its
 	// input line until a prompt arrives.
-	"SessionStart":     usecase.SessionIdle,
-	"UserPromptSubmit": usecase.SessionWorking,
-	"PreToolUse":       usecase.SessionWorking,
-	"PostToolUse":      usecase.SessionWorking,
+	"SessionStart":     events.SessionIdle,
+	"UserPromptSubmit": events.SessionWorking,
+	"PreToolUse":       events.SessionWorking,
+	"PostToolUse":      events.SessionWorking,
 	// A notification (a permission prompt, an idle reminder) changes no
 	// turn: a persona waiting on a confirmation is told by the hub's count.
 	"Notification": "",
-	"Stop":         usecase.SessionIdle,
-	"SessionEnd":   usecase.SessionEnded,
+	"Stop":         events.SessionIdle,
+	"SessionEnd":   events.SessionEnded,
 }
 
 // Hook is what a hook's input says, the fields the supervisor reads.
@@ -62,7 +62,7 @@ type Hook struct {
 // ReadHook reads the input of the hook of event (at most MaxHookInput
 // bytes, one JSON object) and checks it names event and sessionID, the
 // seat's session. It returns the state the event reports (HookStates).
-func ReadHook(r io.Reader, event, sessionID string) (Hook, usecase.SessionState, error) {
+func ReadHook(r io.Reader, event, sessionID string) (Hook, events.SessionState, error) {
 	state, ok := HookStates[event]
 	if !ok {
 		return Hook{}, "", fmt.Errorf("%q: %w; the events are %s", event, ErrUnknownHookEvent, strings.Join(hookEvents(), ", "))

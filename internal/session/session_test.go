@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/harness"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 const sid = "a94d7e4d-a7c3-521b-a610-5f736ac92276"
@@ -34,8 +35,8 @@ func TestReadHookRefusesHostileInput(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
-	for event, want := range map[string]usecase.SessionState{"SessionStart": usecase.SessionIdle, "UserPromptSubmit": usecase.SessionWorking,
-		"PreToolUse": usecase.SessionWorking, "Stop": usecase.SessionIdle, "SessionEnd": usecase.SessionEnded, "Notification": ""} {
+	for event, want := range map[string]events.SessionState{"SessionStart": events.SessionIdle, "UserPromptSubmit": events.SessionWorking,
+		"PreToolUse": events.SessionWorking, "Stop": events.SessionIdle, "SessionEnd": events.SessionEnded, "Notification": ""} {
 		in := `{"session_id":"` + sid + `","hook_event_name":"` + event + `","tool_input":{"x":"\u001b[2J"}}`
 		if _, got, err := ReadHook(strings.NewReader(in), event, sid); err != nil || got != want {
 			t.Errorf("%s: %q, %v; want %q", event, got, err, want)

@@ -33,10 +33,10 @@ func TestEvidenceTheLeadCanRead(t *testing.T) {
 	in := newInstallation(t)
 	_, lead := active(t, in, "work/core/lead", "Spica")
 	_, dep := active(t, in, "work/core/deputy", "Zaniah")
-	done := func(call ToolCall, err error) ToolCall {
+	done := func(call tools.ToolCall, err error) tools.ToolCall {
 		t.Helper()
 		mustNil(t, err)
-		if call.Status != ToolDone {
+		if call.Status != tools.ToolDone {
 			t.Fatalf("%s: %s (%+v)", call.Tool, call.Status, call.Decision)
 		}
 		return call
@@ -62,7 +62,7 @@ func TestEvidenceTheLeadCanRead(t *testing.T) {
 	writeWorkspace(t, in, "work/core/deputy", "memory/.env", "TOKEN=1")
 	denied, err := callTool(t, in, dep, "record_artifact", `{"run":"`+run+`","name":"env","path":"memory/.env"}`, "")
 	mustNil(t, err)
-	if denied.Status != ToolDenied || denied.Decision.Boundary != confirm.BoundarySecretValues {
+	if denied.Status != tools.ToolDenied || denied.Decision.Boundary != confirm.BoundarySecretValues {
 		t.Fatalf("secret material as an artifact: %+v", denied)
 	}
 
@@ -85,7 +85,7 @@ func TestEvidenceTheLeadCanRead(t *testing.T) {
 	_, web := active(t, in, "work/web/lead", "Vindemiatrix")
 	other, err := callTool(t, in, web, "read_artifact_v1", `{"run":"`+run+`","name":"findings"}`, "")
 	mustNil(t, err)
-	if other.Status != ToolDenied {
+	if other.Status != tools.ToolDenied {
 		t.Fatalf("another project's lead reading the artifact: %+v", other)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 )
@@ -25,10 +27,10 @@ func TestAnApprovedOperationStaysCarriedOutAfterTheSweep(t *testing.T) {
 	var d decisions.Decision
 	mustNil(t, json.Unmarshal(raised.Result, &d))
 
-	approve := func(call ToolCall, err error) {
+	approve := func(call tools.ToolCall, err error) {
 		t.Helper()
 		mustNil(t, err)
-		if call.Status != ToolConfirm {
+		if call.Status != tools.ToolConfirm {
 			t.Fatalf("%s: %+v, want it to wait for henry", call.Tool, call)
 		}
 		_, err = in.cases.Decide(ctx, Key{}, henry, call.ConfirmationID, true, confirm.RememberNone, "")
@@ -42,7 +44,7 @@ func TestAnApprovedOperationStaysCarriedOutAfterTheSweep(t *testing.T) {
 	mustNil(t, err)
 	handed, err := callTool(t, in, lead, "publish_deployment_v1", publish, "p-1")
 	mustNil(t, err)
-	if done.Status != ToolDone || handed.Status != ToolAllowed {
+	if done.Status != tools.ToolDone || handed.Status != tools.ToolAllowed {
 		t.Fatalf("the approved calls: %+v, %+v", done, handed)
 	}
 
@@ -52,12 +54,12 @@ func TestAnApprovedOperationStaysCarriedOutAfterTheSweep(t *testing.T) {
 	}
 	again, err := callTool(t, in, sec, "resolve_decision", resolve, "r-1")
 	mustNil(t, err)
-	if again.Status != ToolDone || string(again.Result) != string(done.Result) || again.ConfirmationID != done.ConfirmationID {
+	if again.Status != tools.ToolDone || string(again.Result) != string(done.Result) || again.ConfirmationID != done.ConfirmationID {
 		t.Fatalf("the resolution retried after the sweep: %+v %s; want the recorded %s", again, again.Result, done.Result)
 	}
 	twice, err := callTool(t, in, lead, "publish_deployment_v1", publish, "p-1")
 	mustNil(t, err)
-	if twice.Status != ToolCarried || twice.CarriedAt == nil || !twice.CarriedAt.Equal(*handed.CarriedAt) {
+	if twice.Status != tools.ToolCarried || twice.CarriedAt == nil || !twice.CarriedAt.Equal(*handed.CarriedAt) {
 		t.Fatalf("the publication retried after the sweep: %+v; want it recorded as carried at %v", twice, handed.CarriedAt)
 	}
 }

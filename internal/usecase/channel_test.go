@@ -28,7 +28,7 @@ func asPersona[T any](t *testing.T, in *installation, c Caller, tool, args, corr
 	if err != nil {
 		return out, err
 	}
-	if call.Status != ToolDone {
+	if call.Status != tools.ToolDone {
 		t.Fatalf("%s: %+v, want done", tool, call)
 	}
 	mustNil(t, json.Unmarshal(call.Result, &out))
@@ -238,7 +238,7 @@ func TestFileIsTakenFromTheWorkspace(t *testing.T) {
 	if _, err := callTool(t, in, me, "send_human_file", `{"path":"big.bin"}`, ""); !errors.Is(err, channel.ErrFileTooLarge) {
 		t.Fatalf("a file over the limit: %v, want ErrFileTooLarge", err)
 	}
-	if call, err := callTool(t, in, me, "send_human_file", `{"path":"../../etc/passwd"}`, ""); err == nil && call.Status != ToolDenied {
+	if call, err := callTool(t, in, me, "send_human_file", `{"path":"../../etc/passwd"}`, ""); err == nil && call.Status != tools.ToolDenied {
 		t.Fatalf("a path leaving the workspace: %+v", call)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
@@ -21,10 +23,10 @@ func TestCoordinationAndHumanToolsThroughCallTool(t *testing.T) {
 	_, lead := active(t, in, "work/core/lead", "Spica")
 	deputy, dep := active(t, in, "work/core/deputy", "Zaniah")
 	_, sec := active(t, in, "root/secretary", "Porrima")
-	done := func(call ToolCall, err error) json.RawMessage {
+	done := func(call tools.ToolCall, err error) json.RawMessage {
 		t.Helper()
 		mustNil(t, err)
-		if call.Status != ToolDone {
+		if call.Status != tools.ToolDone {
 			t.Fatalf("%s: %s (%+v)", call.Tool, call.Status, call.Decision)
 		}
 		return call.Result
@@ -80,7 +82,7 @@ func TestCoordinationAndHumanToolsThroughCallTool(t *testing.T) {
 	// A deputy has no human surface.
 	call, err := callTool(t, in, dep, "send_human_message", `{"text":"hi"}`, "")
 	mustNil(t, err)
-	if call.Status != ToolDenied {
+	if call.Status != tools.ToolDenied {
 		t.Fatalf("a deputy's send_human_message: %s, want denied", call.Status)
 	}
 	// A fenced-out instance's call is refused.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -53,7 +55,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 	_, err = in.cases.Assign(ctx, Key{}, Caller{Principal: confirm.PersonaPrincipal(lead.Address), PersonaID: lead.ID}, "work/core/deputy", "work/core/t-1")
 	mustNil(t, err)
 
-	seen := map[EventKind]int{}
+	seen := map[events.EventKind]int{}
 	for _, sev := range storeEvents(t, in) {
 		ev, ok, err := EventOf(sev)
 		mustNil(t, err)
@@ -65,7 +67,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 			}
 			continue
 		}
-		if strings.Contains(ev.ID, "/") && ev.Kind != EventTask && ev.Kind != EventAudit {
+		if strings.Contains(ev.ID, "/") && ev.Kind != events.EventTask && ev.Kind != events.EventAudit {
 			t.Errorf("%s event named %q: an id within its kind, not a store key", ev.Kind, ev.ID)
 		}
 		p, err := ev.Payload()
@@ -73,11 +75,11 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 		seen[ev.Kind]++
 		switch v := p.(type) {
 		case registry.Persona:
-			if ev.Kind != EventPersona || v.ID != ev.ID {
+			if ev.Kind != events.EventPersona || v.ID != ev.ID {
 				t.Errorf("%s event %s carries persona %s", ev.Kind, ev.ID, v.ID)
 			}
 		case confirm.Confirmation:
-			if ev.Kind != EventConfirmation || v.ID != ev.ID {
+			if ev.Kind != events.EventConfirmation || v.ID != ev.ID {
 				t.Errorf("%s event %s carries confirmation %s", ev.Kind, ev.ID, v.ID)
 			}
 			// The event carries the activation's diff as text, as the
@@ -86,18 +88,18 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 				t.Errorf("the activation's event carries the detail %q in %s; want %q", v.Detail, ev.Data, deputy.Confirmation.Detail)
 			}
 		case confirm.AuditEntry:
-			if ev.Kind != EventAudit || v.Event == "" {
+			if ev.Kind != events.EventAudit || v.Event == "" {
 				t.Errorf("%s event %s carries audit entry %+v", ev.Kind, ev.ID, v)
 			}
 		case tasks.Task:
-			if ev.Kind != EventTask || v.ID != ev.ID || v.Assignee.ID != deputy.Persona.ID {
+			if ev.Kind != events.EventTask || v.ID != ev.ID || v.Assignee.ID != deputy.Persona.ID {
 				t.Errorf("%s event %s carries task %+v", ev.Kind, ev.ID, v)
 			}
 		default:
 			t.Errorf("%s event %s carries a %T", ev.Kind, ev.ID, p)
 		}
 	}
-	for _, k := range []EventKind{EventPersona, EventConfirmation, EventAudit, EventTask} {
+	for _, k := range []events.EventKind{events.EventPersona, events.EventConfirmation, events.EventAudit, events.EventTask} {
 		if seen[k] == 0 {
 			t.Errorf("no %s event from the use cases' writes (saw %v)", k, seen)
 		}
@@ -109,7 +111,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 // reader can skip.
 func TestEventEdges(t *testing.T) {
 	ev, ok, err := EventOf(store.Event{Key: tasks.PrefixRecord + "t-1", Delete: true, Rev: 9})
-	if !ok || err != nil || !ev.Removed || ev.Data != nil || ev.ID != "t-1" || ev.Kind != EventTask {
+	if !ok || err != nil || !ev.Removed || ev.Data != nil || ev.ID != "t-1" || ev.Kind != events.EventTask {
 		t.Fatalf("a removed task: %+v %v %v", ev, ok, err)
 	}
 	if p, err := ev.Payload(); p != nil || err != nil {
@@ -118,12 +120,12 @@ func TestEventEdges(t *testing.T) {
 	if _, _, err := EventOf(store.Event{Key: roster.PrefixPersona + "p-1", Value: []byte("{torn"), Rev: 3}); !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("a damaged record: %v, want ErrCorrupt", err)
 	}
-	if _, err := DecodePayload("weather", []byte(`{}`)); !errors.Is(err, ErrUnknownEvent) {
-		t.Fatalf("an unknown kind: %v, want ErrUnknownEvent", err)
+	if _, err := events.DecodePayload("weather", []byte(`{}`)); !errors.Is(err, events.ErrUnknownEvent) {
+		t.Fatalf("an unknown kind: %v, want events.ErrUnknownEvent", err)
 	}
-	pr, err := NewEvent(EventPresence, "p-1", Presence{ID: "p-1", State: "idle", Waiting: 2})
+	pr, err := events.NewEvent(events.EventPresence, "p-1", events.Presence{ID: "p-1", State: "idle", Waiting: 2})
 	mustNil(t, err)
-	if p, err := pr.Payload(); err != nil || p != (Presence{ID: "p-1", State: "idle", Waiting: 2}) {
+	if p, err := pr.Payload(); err != nil || p != (events.Presence{ID: "p-1", State: "idle", Waiting: 2}) {
 		t.Fatalf("a presence event reads back as %#v %v", p, err)
 	}
 }

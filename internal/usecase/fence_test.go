@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 )
 
@@ -36,7 +38,7 @@ func TestToolCallOfAFencedInstanceIsRefused(t *testing.T) {
 	if string(call.Result) != `{"items":[]}` {
 		t.Fatalf("the stale raises stored something: %s", call.Result)
 	}
-	if call, err := callTool(t, in, current, "raise_decision", raise, ""); err != nil || call.Status != ToolDone {
+	if call, err := callTool(t, in, current, "raise_decision", raise, ""); err != nil || call.Status != tools.ToolDone {
 		t.Fatalf("the newer instance's raise: %+v %v", call, err)
 	}
 }

@@ -26,10 +26,10 @@ func TestTheLeadDecidesItsDeputysConfirmationAsAnAgent(t *testing.T) {
 	leadP, lead := active(t, in, "work/core/lead", "Spica")
 	deputy, dep := active(t, in, "work/core/deputy", "Zaniah")
 	_, web := active(t, in, "work/web/lead", "Vindemiatrix")
-	done := func(call ToolCall, err error) ToolCall {
+	done := func(call tools.ToolCall, err error) tools.ToolCall {
 		t.Helper()
 		mustNil(t, err)
-		if call.Status != ToolDone {
+		if call.Status != tools.ToolDone {
 			t.Fatalf("%s: %s (%+v)", call.Tool, call.Status, call.Decision)
 		}
 		return call
@@ -41,7 +41,7 @@ func TestTheLeadDecidesItsDeputysConfirmationAsAnAgent(t *testing.T) {
 	create := `{"task":"` + task.ID + `","title":"help"}`
 	wait, err := callTool(t, in, dep, "create_run", create, "run-1")
 	mustNil(t, err)
-	if wait.Status != ToolConfirm || wait.Decision.Boundary != confirm.BoundaryDeputyScope {
+	if wait.Status != tools.ToolConfirm || wait.Decision.Boundary != confirm.BoundaryDeputyScope {
 		t.Fatalf("a run of a task not the deputy's: %+v", wait)
 	}
 	lastAbout(t, in, leadP, coord.About{Kind: "confirmation", ID: wait.ConfirmationID, Event: "requested"})
@@ -65,7 +65,7 @@ func TestTheLeadDecidesItsDeputysConfirmationAsAnAgent(t *testing.T) {
 	}
 	denied, err := callTool(t, in, dep, "decide_confirmation_v1", `{"confirmation":"`+wait.ConfirmationID+`","decision":"approve","reason":"me"}`, "")
 	mustNil(t, err)
-	if denied.Status != ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
+	if denied.Status != tools.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
 		t.Fatalf("a deputy deciding: %+v", denied)
 	}
 

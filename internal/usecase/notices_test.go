@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tools"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -84,7 +86,7 @@ func TestWorkArrivesAsMessages(t *testing.T) {
 	lastAbout(t, in, leadP, coord.About{Kind: "decision", ID: d.ID, Event: "raised"})
 	res, err := callTool(t, in, lead, "resolve_decision", `{"decision":"`+d.ID+`","choice":"generated"}`, "res-1")
 	mustNil(t, err)
-	if res.Status != ToolDone {
+	if res.Status != tools.ToolDone {
 		t.Fatalf("resolve: %+v", res)
 	}
 	m = lastAbout(t, in, deputy, coord.About{Kind: "decision", ID: d.ID, Event: "resolved"})

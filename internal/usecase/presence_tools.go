@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/events"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -15,11 +17,11 @@ import (
 // layer cannot reach the hub, so the hub passes its tracker in Config).
 type PresenceBook interface {
 	// Get returns the presence of one generation (by persona id).
-	Get(id string) (Presence, bool)
+	Get(id string) (events.Presence, bool)
 	// After returns at most limit tracked generations whose address sorts
 	// after after and that keep accepts, ordered by address then
 	// generation, and whether more follow.
-	After(after string, limit int, keep func(Presence) bool) ([]Presence, bool)
+	After(after string, limit int, keep func(events.Presence) bool) ([]events.Presence, bool)
 	// Report records one beat of generation id with, when given, a new
 	// activity and summary, all or nothing; each text is checked against
 	// the limits table (length, no control, bidi or invisible character).
@@ -36,16 +38,16 @@ var ErrNoPresence = errors.New("this hub keeps no presence for the presence tool
 // summary); never its tokens, stamp, bindings or workspace, and never its
 // activity, which says what it is working on.
 type Peer struct {
-	Address    string        `json:"address"`
-	Name       string        `json:"name"`
-	Generation int           `json:"generation"`
-	PeerID     string        `json:"peer_id"`
-	State      PresenceState `json:"state"`
-	Summary    string        `json:"summary,omitempty"`
+	Address    string               `json:"address"`
+	Name       string               `json:"name"`
+	Generation int                  `json:"generation"`
+	PeerID     string               `json:"peer_id"`
+	State      events.PresenceState `json:"state"`
+	Summary    string               `json:"summary,omitempty"`
 }
 
 // peerOf redacts a presence entry to its directory view.
-func peerOf(p Presence) Peer {
+func peerOf(p events.Presence) Peer {
 	return Peer{Address: p.Address, Name: p.Name, Generation: p.Generation, PeerID: p.ID, State: p.State, Summary: p.Summary}
 }
 
@@ -77,8 +79,8 @@ func listPeers(_ context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	if err != nil {
 		return nil, store.Plan{}, err
 	}
-	ps, more := book.After(after, limit, func(p Presence) bool {
-		return p.State != PresenceRetired && p.ID != c.Persona.ID
+	ps, more := book.After(after, limit, func(p events.Presence) bool {
+		return p.State != events.PresenceRetired && p.ID != c.Persona.ID
 	})
 	page := paging.Page[Peer]{Items: make([]Peer, 0, len(ps))}
 	for _, p := range ps {
@@ -104,7 +106,7 @@ func lookupSender(ctx context.Context, u *Cases, c Call) (any, store.Plan, error
 	}
 	pr, ok := book.Get(holder.ID)
 	if !ok { // not tracked yet: registered, no runtime seen
-		pr = Presence{ID: holder.ID, Address: holder.Address, Name: holder.Name, Generation: holder.Generation, State: PresenceStanding}
+		pr = events.Presence{ID: holder.ID, Address: holder.Address, Name: holder.Name, Generation: holder.Generation, State: events.PresenceStanding}
 	}
 	return peerOf(pr), store.Plan{}, nil
 }
@@ -112,10 +114,10 @@ func lookupSender(ctx context.Context, u *Cases, c Call) (any, store.Plan, error
 // PresenceAck is the answer of set_summary and set_activity: the caller's
 // own presence after the report.
 type PresenceAck struct {
-	State    PresenceState `json:"state"`
-	Beats    uint64        `json:"beats"`
-	Activity string        `json:"activity,omitempty"`
-	Summary  string        `json:"summary,omitempty"`
+	State    events.PresenceState `json:"state"`
+	Beats    uint64               `json:"beats"`
+	Activity string               `json:"activity,omitempty"`
+	Summary  string               `json:"summary,omitempty"`
 }
 
 // reportPresence records a report of the calling generation, its own seat

@@ -4,19 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-)
-
-// Default retention, the limits table's acked_retention and
-// decided_retention.
-const (
-	// DefaultAckedRetention is how long a human-channel item is kept
-	// after its recipient acked it (a coordination message leaves its
-	// inbox at its ack already).
-	DefaultAckedRetention = 7 * 24 * time.Hour
-	// DefaultDecidedRetention is how long a decided confirmation is kept
-	// after its decision; the audit log keeps the decision itself.
-	DefaultDecidedRetention = 30 * 24 * time.Hour
 )
 
 // ageOutOps bounds the writes of one retention transaction, within the
@@ -34,10 +24,10 @@ type Retention struct {
 
 func (r Retention) withDefaults() Retention {
 	if r.Acked <= 0 {
-		r.Acked = DefaultAckedRetention
+		r.Acked = channel.DefaultAckedRetention
 	}
 	if r.Decided <= 0 {
-		r.Decided = DefaultDecidedRetention
+		r.Decided = confirm.DefaultDecidedRetention
 	}
 	return r
 }

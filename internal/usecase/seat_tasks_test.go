@@ -9,6 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
 // "Its former path is a seat that may later be granted to a new persona
@@ -22,10 +23,10 @@ func TestTasksBelongToTheSeatAcrossARetirement(t *testing.T) {
 	ctx := context.Background()
 	leadP, lead := active(t, in, "work/core/lead", "Spica")
 	first, dep := active(t, in, "work/core/deputy", "Zaniah")
-	done := func(call ToolCall, err error) ToolCall {
+	done := func(call tools.ToolCall, err error) tools.ToolCall {
 		t.Helper()
 		mustNil(t, err)
-		if call.Status != ToolDone {
+		if call.Status != tools.ToolDone {
 			t.Fatalf("%s: %s (%+v)", call.Tool, call.Status, call.Decision)
 		}
 		return call
@@ -67,7 +68,7 @@ func TestTasksBelongToTheSeatAcrossARetirement(t *testing.T) {
 
 	denied, err := callTool(t, in, dep2, "cancel_task_v1", `{"task":"`+other.ID+`","reason":"bored"}`, "")
 	mustNil(t, err)
-	if denied.Status != ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
+	if denied.Status != tools.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
 		t.Fatalf("a deputy cancelling: %+v", denied)
 	}
 	cancelled := taskOf(t, done(callTool(t, in, lead, "cancel_task_v1", `{"task":"`+other.ID+`","reason":"out of scope"}`, "c-1")))
@@ -93,7 +94,7 @@ func TestTasksBelongToTheSeatAcrossARetirement(t *testing.T) {
 }
 
 // runOf is the id of the run a create_run call answered.
-func runOf(t *testing.T, call ToolCall) string {
+func runOf(t *testing.T, call tools.ToolCall) string {
 	t.Helper()
 	var r struct{ ID string }
 	mustNil(t, jsonOf(call.Result, &r))

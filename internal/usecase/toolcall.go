@@ -20,30 +20,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
-// ToolStatus is how a tool call ended.
-type ToolStatus string
-
-// The statuses of a tool call.
-const (
-	// ToolDone: the hub carried the call out; Result is its answer.
-	ToolDone ToolStatus = "done"
-	// ToolAllowed: a runtime tool (tools.Tool.Runtime: the workspace and
-	// publication tools) is allowed; the persona's runtime carries out
-	// Operation, the normalized operation, on its own files.
-	ToolAllowed ToolStatus = "allowed"
-	// ToolConfirm: waiting for a confirmation (ConfirmationID). Not
-	// terminal: call again with the same correlation id; once approved the
-	// call is carried out, exactly once.
-	ToolConfirm ToolStatus = "confirm"
-	// ToolDenied: terminal; Decision names the boundary and the reason.
-	ToolDenied ToolStatus = "denied"
-	// ToolCarried: a runtime tool's call under a correlation id whose
-	// operation was already handed to the runtime to carry out, at
-	// CarriedAt. Terminal: do not carry it out again. (A hub tool's retry
-	// is answered with its recorded "done" and Result.)
-	ToolCarried ToolStatus = "carried"
-)
-
 // ToolRequest is one tool call as a transport decoded it.
 type ToolRequest struct {
 	// Persona is whose stamp applies: ignored for a persona caller (its
@@ -55,24 +31,6 @@ type ToolRequest struct {
 	// CorrelationID names the call for its retries; when empty, the
 	// arguments' correlation_id, else one is made and answered.
 	CorrelationID string
-}
-
-// ToolCall is the answer to a tool call.
-type ToolCall struct {
-	Status        ToolStatus        `json:"status"`
-	Tool          string            `json:"tool"`
-	CorrelationID string            `json:"correlation_id"`
-	Operation     confirm.Operation `json:"operation"`
-	Decision      confirm.Decision  `json:"decision"`
-	// ConfirmationID is the confirmation the call waits on or waited on.
-	ConfirmationID string `json:"confirmation_id,omitempty"`
-	// Result is the executor's answer (status done).
-	Result json.RawMessage `json:"result,omitempty"`
-	// CarriedAt is when the call's operation was carried out (done, a
-	// write) or handed to the runtime (allowed, carried): a retry under the
-	// same correlation id is answered with this record, never carried out
-	// again.
-	CarriedAt *time.Time `json:"carried_at,omitempty"`
 }
 
 // Call is what an executor is given: the call, decided and allowed.
@@ -190,26 +148,26 @@ const correlationPrefix = "tool-call:"
 // normalization refuses as an escape is decided (a deny on the
 // cross-scope boundary). With a Key, a call that wrote something is
 // answered again from its record.
-func (u *Cases) CallTool(ctx context.Context, k Key, caller Caller, req ToolRequest) (ToolCall, error) {
+func (u *Cases) CallTool(ctx context.Context, k Key, caller Caller, req ToolRequest) (tools.ToolCall, error) {
 	row, err := tools.Lookup(req.Tool)
 	if err != nil {
-		return ToolCall{}, err
+		return tools.ToolCall{}, err
 	}
 	args, err := row.Validate(req.Args)
 	if err != nil {
-		return ToolCall{}, err
+		return tools.ToolCall{}, err
 	}
 	corr, err := correlationOf(req, args)
 	if err != nil {
-		return ToolCall{}, err
+		return tools.ToolCall{}, err
 	}
 	// The call's record names the caller and, for an operator, the
 	// persona it acts for: one id used for two personas is two calls.
 	once, err := NewKey(correlationPrefix+caller.Principal.String(), corr, []byte(req.Persona), []byte(row.Name), args.Canonical())
 	if err != nil {
-		return ToolCall{}, fmt.Errorf("correlation id: %w", err)
+		return tools.ToolCall{}, fmt.Errorf("correlation id: %w", err)
 	}
-	var out ToolCall
+	var out tools.ToolCall
 	err = u.commit(ctx, UseCallTool, "call "+row.Name, func() (store.Plan, error) {
 		for _, key := range []Key{k, once} {
 			if ok, err := u.replayed(ctx, key, &out); ok || err != nil {
@@ -246,11 +204,11 @@ func (u *Cases) CallTool(ctx context.Context, k Key, caller Caller, req ToolRequ
 // a hub tool's write, or a runtime tool that changes something (a
 // workspace write, a publication) handed to the runtime. A read is not
 // recorded: reading again changes nothing.
-func carriesOut(row tools.Tool, out ToolCall, plan store.Plan) bool {
+func carriesOut(row tools.Tool, out tools.ToolCall, plan store.Plan) bool {
 	switch out.Status {
-	case ToolDone:
+	case tools.ToolDone:
 		return !plan.Empty()
-	case ToolAllowed:
+	case tools.ToolAllowed:
 		inv, known := stamp.LookupTool(row.Name)
 		return !known || inv.Kind.Mutates()
 	}
@@ -262,12 +220,12 @@ func carriesOut(row tools.Tool, out ToolCall, plan store.Plan) bool {
 // on an approved confirmation, beside that confirmation for as long as it
 // is kept (queue.PlanCarried). A retry is answered from either record:
 // a hub tool's with its "done" and result, a runtime tool's as carried.
-func (u *Cases) recordCarried(once Key, out *ToolCall) (store.Plan, error) {
+func (u *Cases) recordCarried(once Key, out *tools.ToolCall) (store.Plan, error) {
 	now := u.now().UTC()
 	out.CarriedAt = &now
 	recorded := *out
-	if recorded.Status == ToolAllowed {
-		recorded.Status = ToolCarried
+	if recorded.Status == tools.ToolAllowed {
+		recorded.Status = tools.ToolCarried
 	}
 	plan, err := u.record(once, recorded)
 	if err != nil || out.ConfirmationID == "" {
@@ -303,8 +261,8 @@ func correlationOf(req ToolRequest, args tools.Args) (string, error) {
 }
 
 // planCall resolves, maps, decides and (when allowed) plans one call.
-func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, row tools.Tool, args tools.Args, corr string) (ToolCall, store.Plan, error) {
-	out := ToolCall{Tool: row.Name, CorrelationID: corr}
+func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, row tools.Tool, args tools.Args, corr string) (tools.ToolCall, store.Plan, error) {
+	out := tools.ToolCall{Tool: row.Name, CorrelationID: corr}
 	p, guards, err := u.acting(ctx, caller, req.Persona)
 	if err != nil {
 		return out, store.Plan{}, err
@@ -327,7 +285,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		var d confirm.Decision
 		if d, err = u.exported(p, row, args); err == nil && d.Verdict == confirm.Deny {
 			out.Operation.Target = target
-			out.Status, out.Decision = ToolDenied, d
+			out.Status, out.Decision = tools.ToolDenied, d
 			return out, store.Plan{}, nil
 		}
 	}
@@ -335,7 +293,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 	case err != nil && confirm.MalformedTarget(err):
 		return out, store.Plan{}, fmt.Errorf("%s: %w: %v", row.Name, tools.ErrInvalidArguments, err)
 	case err != nil && isTargetRefusal(err):
-		out.Status, out.Decision = ToolDenied, confirm.TargetRefusal(err)
+		out.Status, out.Decision = tools.ToolDenied, confirm.TargetRefusal(err)
 		return out, store.Plan{}, nil
 	case err != nil:
 		return out, store.Plan{}, err
@@ -357,7 +315,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 			if err != nil {
 				return out, store.Plan{}, err
 			}
-			var done ToolCall
+			var done tools.ToolCall
 			if err := json.Unmarshal(b, &done); err != nil {
 				return out, store.Plan{}, fmt.Errorf("confirmation %s: what was carried out: %w: %v", res.Confirmation.ID, store.ErrCorrupt, err)
 			}
@@ -366,10 +324,10 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 	}
 	switch res.Status {
 	case confirm.StatusDenied:
-		out.Status = ToolDenied
+		out.Status = tools.ToolDenied
 		return out, store.Plan{}, nil
 	case confirm.StatusUnknown:
-		out.Status = ToolConfirm
+		out.Status = tools.ToolConfirm
 		if plan.Empty() {
 			return out, plan, nil // joined: its authority was told when it was queued
 		}
@@ -383,7 +341,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 		return out, plan, err
 	}
 	if row.Runtime {
-		out.Status = ToolAllowed
+		out.Status = tools.ToolAllowed
 		return out, store.Plan{}, nil
 	}
 	return u.execute(ctx, out, Call{Persona: p, Stamp: st, Actor: caller.Principal, Args: args, Operation: out.Operation,
@@ -437,7 +395,7 @@ func isTargetRefusal(err error) bool {
 
 // execute runs an allowed call's executor and joins its writes with the
 // call's audit entry and the guards of the caller (acting).
-func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guards []store.Cond) (ToolCall, store.Plan, error) {
+func (u *Cases) execute(ctx context.Context, out tools.ToolCall, c Call, guards []store.Cond) (tools.ToolCall, store.Plan, error) {
 	run, ok := executors[out.Tool]
 	if !ok {
 		return out, store.Plan{}, fmt.Errorf("%s: %w", out.Tool, ErrNoExecutor)
@@ -449,7 +407,7 @@ func (u *Cases) execute(ctx context.Context, out ToolCall, c Call, guards []stor
 	if out.Result, err = json.Marshal(result); err != nil {
 		return out, store.Plan{}, fmt.Errorf("%s: encode its answer: %w", out.Tool, err)
 	}
-	out.Status = ToolDone
+	out.Status = tools.ToolDone
 	if plan.Empty() {
 		return out, plan, nil
 	}

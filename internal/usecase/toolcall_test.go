@@ -26,12 +26,12 @@ func active(t *testing.T, in *installation, address, name string) (registry.Pers
 	return p, Caller{Principal: confirm.PersonaPrincipal(p.Address), PersonaID: p.ID}
 }
 
-func callTool(t *testing.T, in *installation, c Caller, tool, args, corr string) (ToolCall, error) {
+func callTool(t *testing.T, in *installation, c Caller, tool, args, corr string) (tools.ToolCall, error) {
 	t.Helper()
 	return in.cases.CallTool(context.Background(), Key{}, c, ToolRequest{Tool: tool, Args: json.RawMessage(args), CorrelationID: corr})
 }
 
-func taskOf(t *testing.T, call ToolCall) tasks.Task {
+func taskOf(t *testing.T, call tools.ToolCall) tasks.Task {
 	t.Helper()
 	var task tasks.Task
 	mustNil(t, json.Unmarshal(call.Result, &task))
@@ -51,7 +51,7 @@ func TestToolCallsAssignListAndReportTasks(t *testing.T) {
 	call, err := callTool(t, in, lead, "assign_task", assign, "assign-1")
 	mustNil(t, err)
 	task := taskOf(t, call)
-	if call.Status != ToolDone || task.ID != tools.NewRecordID(confirm.TargetTask, lead.PersonaID, "assign-1") ||
+	if call.Status != tools.ToolDone || task.ID != tools.NewRecordID(confirm.TargetTask, lead.PersonaID, "assign-1") ||
 		task.Scope != "work" || task.Project != "core" || task.Assignee.ID != deputy.ID || task.State != tasks.StateAssigned {
 		t.Fatalf("assign_task: %+v %+v", call, task)
 	}
@@ -71,7 +71,7 @@ func TestToolCallsAssignListAndReportTasks(t *testing.T) {
 		Next  string       `json:"next"`
 	}
 	mustNil(t, json.Unmarshal(list.Result, &page))
-	if list.Status != ToolDone || len(page.Items) != 1 || page.Items[0].ID != task.ID || page.Next != "" || list.CorrelationID == "" {
+	if list.Status != tools.ToolDone || len(page.Items) != 1 || page.Items[0].ID != task.ID || page.Next != "" || list.CorrelationID == "" {
 		t.Fatalf("the deputy's tasks: %+v %s", list, list.Result)
 	}
 	pol, err := in.cases.Policy(ctx, deputy)
@@ -84,7 +84,7 @@ func TestToolCallsAssignListAndReportTasks(t *testing.T) {
 
 	report, err := callTool(t, in, dep, "report_task", `{"task":"`+task.ID+`","progress":"parser ported","evidence":["run r-1"],"state":"done"}`, "rep-1")
 	mustNil(t, err)
-	if got := taskOf(t, report); report.Status != ToolDone || got.State != tasks.StateDone || len(got.Reports) != 1 {
+	if got := taskOf(t, report); report.Status != tools.ToolDone || got.State != tasks.StateDone || len(got.Reports) != 1 {
 		t.Fatalf("report_task: %+v", got)
 	}
 	if _, err := callTool(t, in, lead, "report_task", `{"task":"`+task.ID+`","progress":"mine"}`, ""); !errors.Is(err, tasks.ErrNotAssignee) {
@@ -92,7 +92,7 @@ func TestToolCallsAssignListAndReportTasks(t *testing.T) {
 	}
 	denied, err := callTool(t, in, dep, "assign_task", `{"assignee":"work/core/lead","title":"t","brief":"b"}`, "")
 	mustNil(t, err)
-	if denied.Status != ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
+	if denied.Status != tools.ToolDenied || denied.Decision.Boundary != confirm.BoundaryNotExposed {
 		t.Fatalf("a deputy assigning: %+v", denied)
 	}
 	for args, want := range map[string]error{
@@ -131,29 +131,29 @@ func TestToolCallWaitsForItsConfirmation(t *testing.T) {
 	publish := `{"destination":"https://example.org/release","action":"deploy"}`
 	first, err := callTool(t, in, lead, "publish_deployment_v1", publish, "pub-1")
 	mustNil(t, err)
-	if first.Status != ToolConfirm || first.ConfirmationID == "" || first.Decision.Boundary != confirm.BoundaryPublication {
+	if first.Status != tools.ToolConfirm || first.ConfirmationID == "" || first.Decision.Boundary != confirm.BoundaryPublication {
 		t.Fatalf("publication: %+v, want confirm", first)
 	}
 	pending, err := callTool(t, in, lead, "publish_deployment_v1", publish, "pub-1")
 	mustNil(t, err)
-	if pending.Status != ToolConfirm || pending.ConfirmationID != first.ConfirmationID {
+	if pending.Status != tools.ToolConfirm || pending.ConfirmationID != first.ConfirmationID {
 		t.Fatalf("retry while pending: %+v", pending)
 	}
 	_, err = in.cases.Decide(ctx, Key{}, henry, first.ConfirmationID, true, confirm.RememberNone, "")
 	mustNil(t, err)
 	done, err := callTool(t, in, lead, "publish_deployment_v1", publish, "pub-1")
 	mustNil(t, err)
-	if done.Status != ToolAllowed || done.Operation.Target.String() != "external:https://example.org/release" || done.Operation.Shape != "deploy" {
+	if done.Status != tools.ToolAllowed || done.Operation.Target.String() != "external:https://example.org/release" || done.Operation.Shape != "deploy" {
 		t.Fatalf("after approval: %+v", done)
 	}
 	other, err := callTool(t, in, lead, "publish_deployment_v1", publish, "pub-2")
 	mustNil(t, err)
-	if other.Status != ToolConfirm || other.ConfirmationID == first.ConfirmationID {
+	if other.Status != tools.ToolConfirm || other.ConfirmationID == first.ConfirmationID {
 		t.Fatalf("a new call is a new confirmation: %+v", other)
 	}
 	escape, err := callTool(t, in, lead, "workspace_read", `{"path":"../other/QUEUE.md"}`, "")
 	mustNil(t, err)
-	if escape.Status != ToolDenied || escape.Decision.Boundary != confirm.BoundaryCrossScope {
+	if escape.Status != tools.ToolDenied || escape.Decision.Boundary != confirm.BoundaryCrossScope {
 		t.Fatalf("an escaping path: %+v", escape)
 	}
 }
