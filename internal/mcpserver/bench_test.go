@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 )
 
@@ -108,7 +109,10 @@ func BenchmarkWorkspaceRead4KiB(b *testing.B) {
 // and workspace) reads a 4 KiB file as fast as it can.
 func BenchmarkConcurrentSessions100(b *testing.B) {
 	const personas = 100
-	f := newFixture(b)
+	// The 100 MCP servers are 100 processes in production, each far
+	// under the hub's per-process connection limit; here one process
+	// holds all their connections (two each: calls and the beat stream).
+	f := newFixtureWith(b, hub.Config{MaxConnectionsPerProcess: 4 * personas})
 	sessions := make([]*mcp.ClientSession, personas)
 	for i := range personas {
 		p := f.persona(b, fmt.Sprintf("work/p%03d/lead", i), fmt.Sprintf("Bench %03d", i))

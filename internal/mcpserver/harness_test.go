@@ -25,7 +25,10 @@ type fixture struct {
 	op   *hubclient.Client
 }
 
-func newFixture(t testing.TB) *fixture {
+func newFixture(t testing.TB) *fixture { return newFixtureWith(t, hub.Config{}) }
+
+// newFixtureWith is newFixture with the hub configured by cfg.
+func newFixtureWith(t testing.TB, cfg hub.Config) *fixture {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "vm") // a socket path must fit 108 bytes
 	if err != nil {
@@ -35,7 +38,7 @@ func newFixture(t testing.TB) *fixture {
 	home := registry.Home{Dir: dir}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- hub.Serve(ctx, hub.ServeOptions{Home: home, Ready: func(*hub.Hub) { close(ready) }}) }()
+	go func() { done <- hub.Serve(ctx, hub.ServeOptions{Home: home, Hub: cfg, Ready: func(*hub.Hub) { close(ready) }}) }()
 	select {
 	case <-ready:
 	case err := <-done:
