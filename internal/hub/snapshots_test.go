@@ -276,7 +276,8 @@ func TestSnapshotRestoreRefusesDamageAndWritesNothing(t *testing.T) {
 	mustNil(t, err)
 	resigned, err := personasnap.Encode(s.Contents, other)
 	mustNil(t, err)
-	bad := map[string][]byte{"re-signed by another key": resigned, "cut short": file[:len(file)/2], "empty": {}}
+	bad := map[string][]byte{"re-signed by another key": resigned, "cut short": file[:len(file)/2], "empty": {},
+		"over the size limit": append(bytes.Clone(file), make([]byte, personasnap.MaxBytes)...)}
 	for off := 0; off < len(file); off += 61 {
 		f := bytes.Clone(file)
 		f[off] ^= 0x20

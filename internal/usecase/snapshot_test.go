@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
@@ -96,14 +97,18 @@ func TestSnapshotListsTheRecordsItOwns(t *testing.T) {
 	other.Address = "work/web/lead"
 	early := p
 	early.CreatedAt = p.CreatedAt.Add(-time.Hour)
+	inbox := func(seat string, seq int) string { return fmt.Sprintf("%s%s/#%020d", coord.PrefixInbox, seat, seq) }
 	putAll(t, in.st, []store.Op{
 		put(t, runs.PrefixRun+"r-other", runs.Run{ID: "r-other", CreatedBy: confirm.PersonaPrincipal(other.Address), Created: in.clk.Now()}),
 		put(t, runs.PrefixRun+"r-early", runs.Run{ID: "r-early", CreatedBy: confirm.PersonaPrincipal(p.Address), Created: early.CreatedAt}),
+		put(t, inbox(p.Address, 1), coord.Message{ID: "m-1", To: p.Address, Body: "for the lead", SentAt: in.clk.Now()}),
+		put(t, inbox(p.Address, 2), coord.Message{ID: "m-2", To: p.Address, Body: "for its seat's last holder", SentAt: early.CreatedAt}),
+		put(t, inbox(other.Address, 1), coord.Message{ID: "m-1", To: other.Address, Body: "for another seat", SentAt: in.clk.Now()}),
 	})
 	c, err := in.cases.Snapshot(ctx, "work/core/lead")
 	mustNil(t, err)
-	if len(c.Records) != 8 {
-		t.Fatalf("%d records listed, want the 8 the generation owns: %+v", len(c.Records), c.Records)
+	if len(c.Records) != 9 {
+		t.Fatalf("%d records listed, want the 9 the generation owns: %+v", len(c.Records), c.Records)
 	}
 	kv, err := in.st.Get(ctx, tasks.PrefixRecord+"t-000000")
 	mustNil(t, err)
