@@ -144,16 +144,16 @@ func (u *Cases) Restore(ctx context.Context, s snapshot.Contents) (Restored, err
 	}
 	for len(pending) > 0 {
 		batch := pending
+		var written, there int
 		err := u.commit(ctx, UseRestore, "restore "+src.Address+" learned choices", func() (store.Plan, error) {
-			plan, rest, there, err := u.queue.Prompts().PlanRestore(ctx, batch, store.MaxTxnOps)
-			out.Present += there
-			pending = rest
+			plan, rest, present, err := u.queue.Prompts().PlanRestore(ctx, batch, store.MaxTxnOps)
+			written, there, pending = len(plan.Ops), present, rest
 			return plan, err
 		})
 		if err != nil {
 			return out, fmt.Errorf("restore %s: %w (%d learned choices not written): %w", src.Address, ErrRestoreUnfinished, len(batch), err)
 		}
-		out.Written += len(batch) - len(pending)
+		out.Written, out.Present = out.Written+written, out.Present+there
 	}
 	return out, nil
 }
