@@ -9,13 +9,13 @@
 #
 #   scripts/benchcompare.sh BEFORE AFTER [COUNT]    (COUNT: 5)
 #
-# The raw outputs stay in $BENCH_COMPARE_OUT (scripts/benchcompare/), the
+# The raw outputs stay in $BENCH_COMPARE_OUT (scripts/benchcompare.out/), the
 # comparison goes to stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: $0 BEFORE AFTER [COUNT]" >&2; exit 2; }
 before=$(git rev-parse --short "$1") after=$(git rev-parse --short "$2") count=${3:-5}
-out=${BENCH_COMPARE_OUT:-scripts/benchcompare}
+out=${BENCH_COMPARE_OUT:-scripts/benchcompare.out}
 BENCHSTAT=(go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da)
 work=$(mktemp -d /tmp/virgo-benchcompare.XXXXXX)
 cleanup() {
