@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,7 +119,7 @@ func BenchmarkSession(b *testing.B) {
 		cs := s.directClient(ctx)
 		defer cs.Close()
 		time.Sleep(time.Second)
-		server = serverKiB(b, s.bin)
+		server = serverKiB(b, s.bin, s.home)
 		b.ReportMetric(float64(session), "KiB/session")
 		b.ReportMetric(float64(server), "KiB/server")
 	})
@@ -175,25 +176,34 @@ func treeKiB(tb testing.TB, pid int) int {
 }
 
 // serverKiB is the anonymous resident memory of the running `mcp`
-// process(es) of bin (the baseline's one server).
-func serverKiB(tb testing.TB, bin string) int {
-	ents, _ := os.ReadDir("/proc")
+// process(es) of bin on home (the baseline's one server).
+func serverKiB(tb testing.TB, bin, home string) int {
 	total := 0
+	for _, pid := range mcpServers(bin, home) {
+		kib, err := procmem.AnonKiB(pid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		total += kib
+	}
+	return total
+}
+
+// mcpServers are the running `bin mcp … --home home` processes.
+func mcpServers(bin, home string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if args := strings.Split(string(cmd), "\x00"); len(args) > 1 && args[0] == bin && args[1] == "mcp" {
-			kib, err := procmem.AnonKiB(pid)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			total += kib
+		if args := strings.Split(string(cmd), "\x00"); len(args) > 1 && args[0] == bin && args[1] == "mcp" && slices.Contains(args, home) {
+			pids = append(pids, pid)
 		}
 	}
-	return total
+	return pids
 }
 
 // descendants are the processes below pid, from /proc's parent links.

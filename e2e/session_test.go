@@ -288,6 +288,9 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 	if len(pending) != 1 {
 		t.Fatalf("pending confirmations %+v, want the publication", pending)
 	}
+	if p := s.presence(); !strings.Contains(p.Activity, "to decide "+pending[0].ID) {
+		t.Fatalf("the waiting persona's activity %q does not say which confirmation (%s)", p.Activity, pending[0].ID)
+	}
 	s.must("confirm", "approve", pending[0].ID)
 	lines = s.waitLog(lines, "result publish_deployment_v1 error=false")
 	// Woken once, at the turn boundary, and reconcile_wake says why.
@@ -324,8 +327,16 @@ func TestCommandHarnessSessionStory(t *testing.T) {
 	s.waitLog(lines, "ready tools=")
 	s.waitPresence("idle (resumed)", func(state, sess string, _ int) bool { return sess == "idle" && state == "active" })
 
-	// A clean stop: presence offline at once.
+	// A clean stop: the MCP server ends, presence offline at once.
+	if len(mcpServers(s.bin, home)) != 1 {
+		t.Fatalf("the running session's MCP servers: %v, want one", mcpServers(s.bin, home))
+	}
 	s.must("session", "stop", sessionPersona)
+	for deadline := time.Now().Add(time.Second); len(mcpServers(s.bin, home)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session's MCP server %v still runs a second after the stop", mcpServers(s.bin, home))
+		}
+	}
 	p := s.presence()
 	if p.State != "offline" || p.Session != "ended" {
 		t.Fatalf("presence right after session stop: %+v; want offline, ended", p)

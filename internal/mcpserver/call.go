@@ -186,7 +186,7 @@ func (r *Runtime) wait(ctx context.Context, s *session, req *mcp.CallToolRequest
 	deadline := start.Add(r.opts.ConfirmWait)
 	hold := min(r.opts.Progress, time.Duration(hubapi.LimitOf("confirmation_wait").Max)*time.Second)
 	a := r.answerOf(ctx, tc)
-	s.activity(tool + ": waiting for " + a.Authority)
+	s.activity(tool + ": waiting for " + a.Authority + " to decide " + a.Confirmation)
 	note := fmt.Sprintf("waiting for %s to decide confirmation %s (%s boundary); correlation_id %s: if this call ends unanswered, call %s again with the same arguments and that correlation_id to join it",
 		a.Authority, a.Confirmation, a.Boundary, a.CorrelationID, tool)
 	tok := req.Params.GetProgressToken()

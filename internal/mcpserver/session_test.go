@@ -55,8 +55,9 @@ func TestSessionIsThePersonasPresence(t *testing.T) {
 			Arguments: map[string]any{"destination": "https://example.org/x"}})
 		done <- res
 	}()
+	// The activity says which confirmation the persona waits on.
 	f.presenceOf(t, p.ID, "the waiting call as activity", func(pr hubapi.Presence) bool {
-		return strings.HasPrefix(pr.Activity, stamp.PublishTool+": waiting for human:henry")
+		return strings.HasPrefix(pr.Activity, stamp.PublishTool+": waiting for human:henry to decide c-")
 	})
 	<-f.approveWhenAsked(t, p.ID)
 	if res := <-done; res == nil || res.IsError {
