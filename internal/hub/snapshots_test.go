@@ -22,11 +22,13 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	personasnap "github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
 // snapTargets are the operations the snapshot tests' lead learned: the
@@ -436,5 +438,70 @@ func TestRetirementKeepsASnapshotThatRestoresItsLayer(t *testing.T) {
 	mustNil(t, err)
 	if again.Written != 0 || again.Stamp {
 		t.Fatalf("a second restore wrote %d choices (stamp %v), want nothing", again.Written, again.Stamp)
+	}
+}
+
+// A restore killed right after its first transaction left the generation
+// registered with part of its learned choices; the same restore run again
+// writes the rest, and every choice is there once.
+func TestRestoreKilledAfterItsFirstTransactionCompletesWhenRunAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a hub subprocess")
+	}
+	ctx := context.Background()
+	a := startHub(t, shortHome(t), Config{}, Timeouts{})
+	lead := a.addPersona(t, "work/core/lead", "Spica")
+	keys, err := a.hub.cases.LearnKeys(ctx, lead)
+	mustNil(t, err)
+	const n = 300 // three transactions' worth
+	cs := make([]confirm.Choice, n)
+	for i := range cs {
+		cs[i] = confirm.Choice{Key: confirm.PromptKey{StampHash: keys.StampHash, HandlerAction: "deployment.publish",
+			Target: confirm.Target{Kind: confirm.TargetExternal, Value: fmt.Sprintf("https://example.org/%d", i)}, Shape: "deploy"},
+			Verdict: confirm.Allow, Boundary: confirm.BoundaryPublication, Persona: lead.Address, Profile: string(lead.Profile),
+			Where: confirm.RememberPersona, Decider: confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}, ConfirmationID: fmt.Sprintf("c-%d", i)}
+	}
+	for len(cs) > 0 {
+		plan, rest, _, err := a.hub.queue.Prompts().PlanRestore(ctx, cs, store.MaxTxnOps)
+		mustNil(t, err)
+		_, err = plan.Commit(ctx, a.hub.st)
+		mustNil(t, err)
+		cs = rest
+	}
+	file, err := a.operator(t, "henry").PersonaSnapshot(ctx, "work/core/lead")
+	mustNil(t, err)
+	keyA := publicKey(t, a)
+
+	home := shortHome(t)
+	b := startHub(t, home, Config{}, Timeouts{})
+	b.operator(t, "henry")
+	b.stop()
+	child := startChildHub(t, home.Dir, usecase.FailpointEnv+"="+usecase.UseRestore+":"+usecase.StepAfterCommit)
+	c, err := hubclient.Dial(ctx, home.Dir, hubclient.AsOperator("henry"))
+	mustNil(t, err)
+	if _, err := c.RestoreSnapshot(ctx, file, []string{keyA}); err == nil {
+		t.Fatal("the restore was answered; the hub should have died after its first transaction")
+	}
+	c.Close()
+	wantKilled(t, child, usecase.StepAfterCommit)
+
+	b = startHub(t, home, Config{}, Timeouts{})
+	henry := b.operator(t, "henry")
+	p, err := b.hub.Registry().Get(ctx, lead.ID)
+	mustNil(t, err)
+	first, err := henry.Prompts(ctx, "work/core/lead", false)
+	mustNil(t, err)
+	if p.State != registry.StatePending || len(first) == 0 || len(first) >= n {
+		t.Fatalf("after the kill: %s with %d of %d choices; want pending with part of them", p.State, len(first), n)
+	}
+	res, err := henry.RestoreSnapshot(ctx, file, []string{keyA})
+	mustNil(t, err)
+	if res.Registered || res.Written != n-len(first) || res.Present != len(first) {
+		t.Fatalf("the restore run again: %+v; want the %d choices missing written", res, n-len(first))
+	}
+	all, err := henry.Prompts(ctx, "work/core/lead", false)
+	mustNil(t, err)
+	if len(all) != n {
+		t.Fatalf("%d choices after the second restore, want %d", len(all), n)
 	}
 }
