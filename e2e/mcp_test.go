@@ -232,6 +232,11 @@ func (cl *mcpClient) list() []string {
 		if tool["description"] == "" || tool["inputSchema"] == nil {
 			cl.t.Errorf("tool %v has no description or input schema", tool["name"])
 		}
+		// Every hint is stated: a missing destructive or open-world hint
+		// means true to a client.
+		if a, _ := tool["annotations"].(map[string]any); a["readOnlyHint"] == nil || a["destructiveHint"] == nil || a["idempotentHint"] == nil || a["openWorldHint"] == nil {
+			cl.t.Errorf("tool %v: annotations %v; want all four hints", tool["name"], tool["annotations"])
+		}
 		names = append(names, fmt.Sprint(tool["name"]))
 	}
 	return names

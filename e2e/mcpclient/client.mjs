@@ -46,7 +46,7 @@ for await (const line of rl) {
   try {
     if (cmd.op === "list") {
       const res = await client.listTools();
-      out({ tools: res.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) });
+      out({ tools: res.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })) });
     } else if (cmd.op === "call" && cmd.defaults) {
       out({ result: await client.callTool({ name: cmd.tool, arguments: cmd.args ?? {} }) });
     } else if (cmd.op === "call") {

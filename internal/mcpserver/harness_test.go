@@ -38,7 +38,9 @@ func newFixtureWith(t testing.TB, cfg hub.Config) *fixture {
 	home := registry.Home{Dir: dir}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- hub.Serve(ctx, hub.ServeOptions{Home: home, Hub: cfg, Ready: func(*hub.Hub) { close(ready) }}) }()
+	go func() {
+		done <- hub.Serve(ctx, hub.ServeOptions{Home: home, Hub: cfg, Ready: func(*hub.Hub) { close(ready) }})
+	}()
 	select {
 	case <-ready:
 	case err := <-done:
