@@ -10,7 +10,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
-	"github.com/virgo-hub/virgo-tui/internal/usecase"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
@@ -47,14 +46,9 @@ var executors = map[string]executor{
 	stamp.PublishTool: {publish, "answers the bound human's approval; the agent publishes with its own means"},
 }
 
-// executes reports whether a tool of the table has an executor: the
-// runtime's for a runtime tool, else the hub's (its executor table).
-func executes(t tools.Tool) bool {
-	if t.Runtime {
-		return executors[t.Name].run != nil
-	}
-	return usecase.HasExecutor(t.Name)
-}
+// executes reports whether this MCP server carries out a runtime tool of
+// the table.
+func executes(t tools.Tool) bool { return executors[t.Name].run != nil }
 
 func listFiles(c call) (any, error) {
 	p := c.target.Value

@@ -117,13 +117,6 @@ var executors = map[string]Executor{
 	"get_human_surface_status": getHumanSurfaceStatus,
 }
 
-// HasExecutor reports whether the hub carries out tool: for the MCP
-// server's boot proof (a runtime tool is carried out by the runtime).
-func HasExecutor(tool string) bool {
-	_, ok := executors[tool]
-	return ok
-}
-
 // correlationPrefix keeps a call's exactly-once record apart from a
 // client's Idempotency-Key of the same caller.
 const correlationPrefix = "tool-call:"

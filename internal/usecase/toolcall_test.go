@@ -157,3 +157,14 @@ func TestToolCallWaitsForItsConfirmation(t *testing.T) {
 		t.Fatalf("an escaping path: %+v", escape)
 	}
 }
+
+// Every hub tool of the tool table has the hub's executor, so the MCP
+// server's boot proof, which checks only a runtime tool's executor, lets
+// no stamped tool through unexecuted.
+func TestEveryHubToolHasAnExecutor(t *testing.T) {
+	for _, row := range tools.All() {
+		if _, ok := executors[row.Name]; !row.Runtime && !ok {
+			t.Errorf("%s: the hub has no executor for it; a stamp listing it would not boot", row.Name)
+		}
+	}
+}
