@@ -129,10 +129,16 @@ func (w *Waker) apply(ctx context.Context, c hubapi.Change) {
 	}
 }
 
-// wakeAll tries each pending wake.
+// wakeAll tries each pending wake, on presence read afresh: the stream's
+// presence events come in batches and may trail a message that arrived
+// after a turn began, and a wake decided on a stale idle would be typed
+// into a working session.
 func (w *Waker) wakeAll(ctx context.Context) {
 	if len(w.pending) == 0 || !w.holdLock() {
 		return
+	}
+	if err := w.refresh(ctx); err != nil {
+		return // tried again at the next tick
 	}
 	for address := range w.pending {
 		if w.wake(ctx, address) {

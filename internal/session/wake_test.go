@@ -22,11 +22,17 @@ import (
 type feed struct {
 	mu   sync.Mutex
 	subs []chan []hubapi.Change
+	// now is the presence the hub lists now (GET /v1/presence).
+	now []hubapi.Presence
 }
 
 func (f *feed) Snapshot(context.Context) (hubapi.Snapshot, error) { return hubapi.Snapshot{}, nil }
 
-func (f *feed) Presence(context.Context) ([]hubapi.Presence, error) { return nil, nil }
+func (f *feed) Presence(context.Context) ([]hubapi.Presence, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now, nil
+}
 
 func (f *feed) Subscribe(ctx context.Context, _ uint64) <-chan []hubapi.Change {
 	f.mu.Lock()
@@ -114,7 +120,11 @@ func TestWakeOnlyAtATurnBoundary(t *testing.T) {
 	at := time.Now().UTC()
 	presence := func(s events.SessionState) {
 		at = at.Add(time.Second)
-		src.send(t, hubapi.KindPresence, hubapi.Presence{ID: "g1", Address: "work/core/lead", State: hubapi.StateActive, Session: s, ActivityAt: at})
+		p := hubapi.Presence{ID: "g1", Address: "work/core/lead", State: hubapi.StateActive, Session: s, ActivityAt: at}
+		src.mu.Lock()
+		src.now = []hubapi.Presence{p}
+		src.mu.Unlock()
+		src.send(t, hubapi.KindPresence, p)
 	}
 	message := func() { src.send(t, hubapi.KindMessage, coord.Message{ID: "m-1", To: "work/core/lead", Body: "work"}) }
 
@@ -152,5 +162,19 @@ func TestWakeOnlyAtATurnBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitWakes(2, 3*time.Second) // they left: woken now
+	stays(2)
+
+	// The stream's presence trails the hub's: a turn began (the hub lists
+	// it working) but the stream still said idle when work arrived. The
+	// wake is decided on the hub's presence, not the stream's.
+	presence(events.SessionWorking)
+	src.mu.Lock()
+	src.now[0].Session, src.now[0].ActivityAt = events.SessionWorking, at.Add(time.Second)
+	src.mu.Unlock()
+	presence(events.SessionIdle) // the stream's stale idle
+	src.mu.Lock()
+	src.now[0].Session = events.SessionWorking // the hub's truth: working
+	src.mu.Unlock()
+	message()
 	stays(2)
 }
