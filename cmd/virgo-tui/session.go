@@ -294,7 +294,7 @@ func newSessionStopCmd(a *app) *cobra.Command {
 			}
 			how := "hung up"
 			if pane.Dead {
-				how = fmt.Sprintf("it had exited with status %d", pane.Status)
+				how = "it had " + exitedHow(session.Info{Status: pane.Status, Signal: pane.Signal})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "stopped %s (%s)\n", address, how)
 			return nil
@@ -423,7 +423,7 @@ func newSessionListCmd(a *app) *cobra.Command {
 		for _, s := range ss {
 			state := s.State
 			if s.State == session.StateExited {
-				state = fmt.Sprintf("exited %d", s.Status)
+				state = exitedHow(s)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.Address, s.Harness, state, s.SessionID, s.Attached, s.Workdir)
 		}
@@ -432,12 +432,20 @@ func newSessionListCmd(a *app) *cobra.Command {
 		}
 		for _, s := range ss {
 			if len(s.LastLines) > 0 {
-				fmt.Fprintf(w, "\n%s exited with status %d; its last lines:\n  %s\n", s.Address, s.Status, strings.Join(s.LastLines, "\n  "))
+				fmt.Fprintf(w, "\n%s %s; its last lines:\n  %s\n", s.Address, exitedHow(s), strings.Join(s.LastLines, "\n  "))
 			}
 		}
 		return nil
 	}
 	return cmd
+}
+
+// exitedHow says how an exited session's harness ended.
+func exitedHow(s session.Info) string {
+	if s.Signal != 0 {
+		return fmt.Sprintf("killed by signal %d", s.Signal)
+	}
+	return fmt.Sprintf("exited %d", s.Status)
 }
 
 func newSessionHookCmd(a *app) *cobra.Command {

@@ -45,8 +45,10 @@ func cut(s string, n int) string {
 type Info struct {
 	Record
 	State string `json:"state"`
-	// Status is an exited harness's exit status.
+	// Status is an exited harness's exit status, Signal the signal that
+	// ended it.
 	Status   int `json:"status,omitempty"`
+	Signal   int `json:"signal,omitempty"`
 	PID      int `json:"pid,omitempty"`
 	Attached int `json:"attached,omitempty"`
 	// LastLines are an exited harness's last lines, cleaned for a terminal.
@@ -87,7 +89,7 @@ func List(ctx context.Context, home string, t Tmux) ([]Info, error) {
 			in.PID, in.Attached = p.PID, p.Attached
 			in.State = StateRunning
 			if p.Dead {
-				in.State, in.Status = StateExited, p.Status
+				in.State, in.Status, in.Signal = StateExited, p.Status, p.Signal
 				lines, err := t.LastLines(ctx, p.Name, LastLinesShown)
 				if err != nil {
 					return nil, err

@@ -1,12 +1,16 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/events"
 
@@ -88,5 +92,63 @@ func TestWriteMergesTheHarnessesOwnState(t *testing.T) {
 	}
 	if rec, err := ReadRecord(dir); err != nil || rec.Address != "work/core/lead" {
 		t.Errorf("record %+v, %v", rec, err)
+	}
+}
+
+// A harness that exits is listed exited with how it ended — its status, or
+// the signal that killed it — once tmux has collected it, never as a
+// status 0 it did not have; its last lines are what its terminal shows
+// (tmux interprets escape sequences; what is left is cleaned), without
+// tmux's own line under a dead pane.
+func TestListTellsHowAHarnessEnded(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	home := t.TempDir()
+	tm, err := ForHome(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tm.Socket(), "kill-server").Run() })
+	ctx := context.Background()
+	for address, argv := range map[string][]string{
+		"work/core/lead":   {"sh", "-c", "printf 'bye\\033[2J\\n'; exit 3"},
+		"work/core/deputy": {"sh", "-c", "echo killed; kill -9 $$"},
+	} {
+		dir, err := Prepare(home, address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(dir, harness.Launch{}, Record{Address: address, Harness: "command"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tm.Start(ctx, harness.SessionName(address), home, nil, argv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ss, err := List(ctx, home, tm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]Info{}
+		for _, s := range ss {
+			got[s.Address] = s
+		}
+		lead, deputy := got["work/core/lead"], got["work/core/deputy"]
+		if lead.State == StateExited && deputy.State == StateExited {
+			if lead.Status != 3 || lead.Signal != 0 || !slices.Equal(lead.LastLines, []string{"bye"}) {
+				t.Fatalf("the harness that exited 3: %+v", lead)
+			}
+			if deputy.Signal != 9 || !slices.Equal(deputy.LastLines, []string{"killed"}) {
+				t.Fatalf("the harness killed by signal 9: %+v", deputy)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not both exited: %+v", ss)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -91,9 +91,11 @@ func (t Tmux) run(ctx context.Context, args ...string) ([]byte, error) {
 type Pane struct {
 	Name string `json:"name"`
 	PID  int    `json:"pid"`
-	// Dead says the harness exited; Status is then its exit status.
+	// Dead says the harness exited and tmux collected how: Status is its
+	// exit status, or Signal the signal that ended it.
 	Dead   bool `json:"dead"`
 	Status int  `json:"status"`
+	Signal int  `json:"signal,omitempty"`
 	// Attached counts the clients attached to the session (an operator).
 	Attached int `json:"attached"`
 }
@@ -101,7 +103,7 @@ type Pane struct {
 // Panes lists the sessions of the home's server, by name; none when the
 // server does not run.
 func (t Tmux) Panes(ctx context.Context) (map[string]Pane, error) {
-	out, err := t.run(ctx, "list-panes", "-a", "-F", "#{session_name}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{session_attached}")
+	out, err := t.run(ctx, "list-panes", "-a", "-F", "#{session_name}\t#{pane_pid}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{session_attached}")
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, "no server running") || strings.Contains(msg, "error connecting") {
 			return map[string]Pane{}, nil
@@ -111,13 +113,17 @@ func (t Tmux) Panes(ctx context.Context) (map[string]Pane, error) {
 	panes := map[string]Pane{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 5 {
+		if len(f) != 6 {
 			continue
 		}
-		p := Pane{Name: f[0], Dead: f[2] == "1"}
+		// A pane whose terminal closed is dead to tmux before it reaped the
+		// process; until it knows the status or the signal, the harness is
+		// still exiting.
+		p := Pane{Name: f[0], Dead: f[2] == "1" && (f[3] != "" || f[4] != "")}
 		p.PID, _ = strconv.Atoi(f[1])
 		p.Status, _ = strconv.Atoi(f[3])
-		p.Attached, _ = strconv.Atoi(f[4])
+		p.Signal, _ = strconv.Atoi(f[4])
+		p.Attached, _ = strconv.Atoi(f[5])
 		panes[p.Name] = p
 	}
 	return panes, nil
@@ -201,7 +207,8 @@ func (t Tmux) LastLines(ctx context.Context, name string, n int) ([]string, erro
 	}
 	var lines []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if strings.TrimSpace(l) != "" {
+		// tmux's own line under a dead pane is not the harness's.
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "Pane is dead (") {
 			lines = append(lines, strings.TrimRight(l, " "))
 		}
 	}
