@@ -13,6 +13,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
 func init() { subcommands = append(subcommands, newInboxCmd) }
@@ -27,7 +28,7 @@ one list oldest first. Each command goes through the hub as you.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newInboxListCmd(a), newInboxReplyCmd(a), newInboxReactCmd(a), newInboxAckCmd(a),
-		newInboxTickCmd(a), newInboxSaveCmd(a))
+		newInboxTickCmd(a), newInboxAnswerCmd(a), newInboxSaveCmd(a))
 	return cmd
 }
 
@@ -281,6 +282,33 @@ func newInboxTickCmd(a *app) *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), it)
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", it.ID, itemContent(it))
+			return err
+		})
+	}
+	return cmd
+}
+
+func newInboxAnswerCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "answer ID ACTION",
+		Short: "Answer a card with one of its actions; the persona that sent it receives the answer",
+		Long: `A card's actions are a question: the answer is recorded once, and the persona that
+sent the card receives it as a coordination message naming the card. The same answer
+again changes nothing; another is refused, naming the answer that stands.`,
+		Example: "  virgo-tui inbox answer h-6 ship",
+		Args:    cobra.ExactArgs(2),
+	}
+	out := addOutputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.withClient(cmd.Context(), func(ctx context.Context, c *hubclient.Client) error {
+			it, err := c.AnswerInbox(ctx, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			if *out == outputJSON {
+				return writeJSON(cmd.OutOrStdout(), it)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s answered: %s\n", it.ID, termtext.Clean(it.Answer.Action))
 			return err
 		})
 	}

@@ -75,6 +75,10 @@ var (
 	ErrUnknownReaction = errors.New("unknown reaction")
 	// ErrHumanBusy: the human has MaxUnread items unread.
 	ErrHumanBusy = errors.New("the human has too many unread items")
+	// ErrAnswered: a card takes one answer; the one recorded stands.
+	ErrAnswered = errors.New("the card is answered already; its answer stands")
+	// ErrNoAction: an answer that is not one of the card's actions.
+	ErrNoAction = errors.New("not one of the card's actions")
 	// ErrFileTooLarge: a file over MaxFile.
 	ErrFileTooLarge = errors.New("file is over the human channel's limit")
 )
@@ -142,6 +146,16 @@ type Item struct {
 	// persona for the human's) acked it.
 	AckedAt   *time.Time `json:"acked_at,omitempty"`
 	Reactions []Reaction `json:"reactions,omitempty"`
+	// Answer is the human's answer to a card: the one action chosen.
+	Answer *Answer `json:"answer,omitempty"`
+}
+
+// Answer is the human's answer to a card: one of its actions, recorded
+// once and delivered to the persona that asked.
+type Answer struct {
+	Action string    `json:"action"`
+	By     string    `json:"by"`
+	At     time.Time `json:"at"`
 }
 
 // Draft is what a persona writes to its human: a message (a reply when
@@ -424,6 +438,26 @@ func (b *Book) PlanTick(ctx context.Context, human, id string, index int, done b
 			now := b.now().UTC()
 			t.DoneAt = &now
 		}
+		return true, nil
+	})
+}
+
+// PlanAnswer plans the human's answer to card id: one of its actions,
+// recorded once. The same answer again writes nothing (a retry); another
+// is ErrAnswered, naming the answer that stands.
+func (b *Book) PlanAnswer(ctx context.Context, human, id, action string) (Item, store.Plan, error) {
+	return b.update(ctx, human, id, func(it *Item) (bool, error) {
+		switch {
+		case it.Kind != KindCard || it.FromHuman:
+			return false, fmt.Errorf("%w: %s is a %s, not a persona's card", ErrWrongSide, id, it.Kind)
+		case it.Answer != nil && it.Answer.Action == action:
+			return false, nil
+		case it.Answer != nil:
+			return false, fmt.Errorf("%s: %w (%s)", id, ErrAnswered, strconv.QuoteToASCII(it.Answer.Action))
+		case !slices.Contains(it.Actions, action):
+			return false, fmt.Errorf("%w %s: %s offers %s", ErrNoAction, strconv.QuoteToASCII(clip(action)), id, strings.Join(it.Actions, ", "))
+		}
+		it.Answer = &Answer{Action: action, By: human, At: b.now().UTC()}
 		return true, nil
 	})
 }

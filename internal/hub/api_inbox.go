@@ -101,6 +101,25 @@ func ackInbox(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity
 	return nil
 }
 
+// answerInbox is POST /v1/inbox/{id}/answer: the human's answer to a
+// card, delivered to the persona that sent it.
+func answerInbox(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
+	var req hubapi.InboxAnswer
+	if err := decodeBody(w, r, &req, false); err != nil {
+		return err
+	}
+	human, err := id.ConfirmPrincipal()
+	if err != nil {
+		return err
+	}
+	it, err := h.cases.AnswerCard(r.Context(), human, r.PathValue("id"), req.Action)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, it)
+	return nil
+}
+
 // tickInbox is POST /v1/inbox/{id}/tick: a todo card's line done or not.
 func tickInbox(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identity) error {
 	var req hubapi.InboxTick

@@ -198,6 +198,7 @@ func routeSamples(confID string) map[string]routeSample {
 		"POST /v1/inbox/{id}/react":           {path: "/v1/inbox/h-1/react", body: `{"reaction":"ack","correlation_id":"r-1"}`},
 		"POST /v1/inbox/{id}/ack":             {path: "/v1/inbox/h-1/ack"},
 		"POST /v1/inbox/{id}/tick":            {path: "/v1/inbox/h-1/tick", body: `{"index":0,"done":true}`},
+		"POST /v1/inbox/{id}/answer":          {path: "/v1/inbox/h-1/answer", body: `{"action":"ship"}`},
 		"GET /v1/inbox/{id}/file":             {path: "/v1/inbox/h-1/file"},
 
 		"GET /v1/personas/{ref...}": {path: "/v1/personas/work/core/deputy",

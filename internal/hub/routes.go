@@ -53,6 +53,7 @@ func routes() []route {
 		{"POST", "/v1/inbox/{id}/react", operator, reactInbox},
 		{"POST", "/v1/inbox/{id}/ack", operator, ackInbox},
 		{"POST", "/v1/inbox/{id}/tick", operator, tickInbox},
+		{"POST", "/v1/inbox/{id}/answer", operator, answerInbox},
 		{"GET", "/v1/inbox/{id}/file", operator, inboxFile},
 
 		{"GET", "/v1/store/check", operator, storeCheck},

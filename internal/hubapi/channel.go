@@ -22,6 +22,13 @@ type InboxReact struct {
 
 // InboxTick is the body of POST /v1/inbox/{id}/tick: line Index of a todo
 // card done (or not).
+// InboxAnswer is the body of POST /v1/inbox/{id}/answer: the one action of
+// the card the human chooses.
+type InboxAnswer struct {
+	Action string `json:"action"`
+}
+
+// InboxTick is the body of POST /v1/inbox/{id}/tick.
 type InboxTick struct {
 	Index int  `json:"index"`
 	Done  bool `json:"done"`

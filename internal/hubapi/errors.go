@@ -307,6 +307,8 @@ var errorTable = []struct {
 	{channel.ErrBadItem, http.StatusBadRequest, "invalid_item"},
 	{channel.ErrWrongSide, http.StatusConflict, "wrong_side"},
 	{channel.ErrUnknownReaction, http.StatusBadRequest, "unknown_reaction"},
+	{channel.ErrNoAction, http.StatusBadRequest, "not_a_card_action"},
+	{channel.ErrAnswered, http.StatusConflict, "card_answered"},
 	{channel.ErrHumanBusy, http.StatusTooManyRequests, "human_busy"},
 	{channel.ErrFileTooLarge, http.StatusBadRequest, "file_too_large"},
 	{registry.ErrRepositoryHome, http.StatusBadRequest, "repository_in_home"},

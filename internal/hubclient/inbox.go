@@ -72,6 +72,14 @@ func (c *Client) AckInbox(ctx context.Context, id string) (channel.Item, error) 
 	return it, err
 }
 
+// AnswerInbox answers card id with one of its actions; the persona that
+// sent it receives the answer as a message.
+func (c *Client) AnswerInbox(ctx context.Context, id, action string) (channel.Item, error) {
+	var it channel.Item
+	err := c.do(ctx, "POST", inboxPath(id, "answer"), hubapi.InboxAnswer{Action: action}, &it)
+	return it, err
+}
+
 // TickInbox ticks (done) or unticks line index of todo card id.
 func (c *Client) TickInbox(ctx context.Context, id string, index int, done bool) (channel.Item, error) {
 	var it channel.Item

@@ -152,6 +152,34 @@ func (u *Cases) TickTodo(ctx context.Context, human confirm.Principal, id string
 	return out, err
 }
 
+// AnswerCard records the human's answer to card id of their channel — one
+// of its actions — and, in the same transaction, delivers it to the seat
+// of the persona that sent the card as a coordination message naming the
+// card (about: item, id, answer): a card's actions are a question, and the
+// answer comes back. A repeated answer writes and tells nothing; another
+// answer is channel.ErrAnswered.
+func (u *Cases) AnswerCard(ctx context.Context, human confirm.Principal, id, action string) (channel.Item, error) {
+	var out channel.Item
+	err := u.commit(ctx, UseAnswerCard, "answer "+id, func() (store.Plan, error) {
+		var plan store.Plan
+		var err error
+		if out, plan, err = u.human.PlanAnswer(ctx, human.String(), id, action); err != nil || plan.Empty() {
+			return store.Plan{}, err
+		}
+		tell, err := u.planNotice(ctx, humanSender(human), notice{To: out.Persona.Address,
+			About: coord.About{Kind: "item", ID: out.ID, Event: "answer"}, Subject: "answer: " + action,
+			Body: fmt.Sprintf("%s answered your card %s (%s): %s", human, out.ID, out.Title, action)})
+		if err != nil {
+			return store.Plan{}, err
+		}
+		plan.Join(tell)
+		err = u.joinHumanAudit(ctx, &plan, humanAct{Event: AuditInboxAnswer, Human: human, Persona: out.Persona.Address,
+			Operation: "answer " + out.ID + " " + action})
+		return plan, err
+	})
+	return out, err
+}
+
 // ReplyAsHuman is the human's reply to item id of its channel: an item
 // from the human in the item's thread and, in the same transaction, a
 // coordination message carrying it to the persona's seat (delivered until

@@ -46,6 +46,7 @@ const (
 	UseTickTodo   = "tick-todo"
 	UseReplyHuman = "reply-human"
 	UseReact      = "react"
+	UseAnswerCard = "answer-card"
 	// UseAgeOut is the retention job's (SweepRetention).
 	UseAgeOut = "age-out"
 )
@@ -66,6 +67,7 @@ var failpointSteps = map[string][]string{
 	UseTickTodo:   {StepBeforeCommit, StepAfterCommit},
 	UseReplyHuman: {StepBeforeCommit, StepAfterCommit},
 	UseReact:      {StepBeforeCommit, StepAfterCommit},
+	UseAnswerCard: {StepBeforeCommit, StepAfterCommit},
 	UseAgeOut:     {StepBeforeCommit, StepAfterCommit},
 }
 

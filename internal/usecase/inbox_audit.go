@@ -19,6 +19,8 @@ const (
 	AuditInboxReact = "inbox-react"
 	AuditInboxAck   = "inbox-ack"
 	AuditInboxTick  = "inbox-tick"
+	// AuditInboxAnswer: the human chose an action of a card.
+	AuditInboxAnswer = "inbox-answer"
 )
 
 // humanAct is one act of the human on an item of their channel, as its

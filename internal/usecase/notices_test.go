@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/tools"
-
+	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
 // inboxOf is every message waiting in p's seat's inbox.
@@ -152,4 +152,34 @@ func TestHumanAnswersArriveAsMessages(t *testing.T) {
 	_, err = in.cases.ReplyAsHuman(ctx, Key{}, henry, it.ID, "yes, ship it")
 	mustNil(t, err)
 	lastAbout(t, in, secP, coord.About{Kind: "item", ID: it.ID, Event: "reply"})
+
+	// A card's actions are a question: the answer is recorded once and
+	// comes back; another answer, or one the card does not offer, is
+	// refused by name.
+	call, err = callTool(t, in, sec, "send_human_card", `{"title":"Deploy v1.4?","actions":["ship","hold"]}`, "")
+	mustNil(t, err)
+	var card struct{ ID string }
+	mustNil(t, json.Unmarshal(call.Result, &card))
+	if _, err := in.cases.AnswerCard(ctx, henry, card.ID, "maybe"); !errors.Is(err, channel.ErrNoAction) {
+		t.Fatalf("an answer the card does not offer: %v", err)
+	}
+	answered, err := in.cases.AnswerCard(ctx, henry, card.ID, "ship")
+	mustNil(t, err)
+	if answered.Answer == nil || answered.Answer.Action != "ship" || answered.Answer.By != "human:henry" {
+		t.Fatalf("the answered card %+v", answered)
+	}
+	m = lastAbout(t, in, secP, coord.About{Kind: "item", ID: card.ID, Event: "answer"})
+	if !strings.Contains(m.Body, "ship") || m.Subject != "answer: ship" {
+		t.Fatalf("the answer's message %+v", m)
+	}
+	before := len(inboxOf(t, in, secP))
+	if _, err := in.cases.AnswerCard(ctx, henry, card.ID, "ship"); err != nil {
+		t.Fatalf("the same answer again: %v", err)
+	}
+	if _, err := in.cases.AnswerCard(ctx, henry, card.ID, "hold"); !errors.Is(err, channel.ErrAnswered) {
+		t.Fatalf("another answer: %v, want %v", err, channel.ErrAnswered)
+	}
+	if n := len(inboxOf(t, in, secP)); n != before {
+		t.Fatalf("a repeated answer told the persona again (%d messages, was %d)", n, before)
+	}
 }
