@@ -102,6 +102,7 @@ type Runtime struct {
 	opts  Options
 
 	sessions   sessions
+	inbox      inboxWatch
 	serverOnce sync.Once
 	mcp        *mcp.Server
 
@@ -325,8 +326,10 @@ func (r *Runtime) openWorkspace() error {
 	return nil
 }
 
-// Close releases the runtime's workspace handles (not its client).
+// Close ends the runtime's inbox watch and releases its workspace handles
+// (not its client).
 func (r *Runtime) Close() error {
+	r.closeInbox()
 	err := r.own.Close()
 	if r.repo != nil {
 		err = errors.Join(err, r.repo.Close())

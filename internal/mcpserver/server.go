@@ -37,8 +37,11 @@ func (r *Runtime) Server() *mcp.Server {
 		// deprecation window.
 		//lint:ignore SA1019 the one MCP channel to speak outside a call's answer; see closeSession
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
+		// The inbox resource (inbox.go): subscribed, it says when work arrives.
+		SubscribeHandler: r.subscribe, UnsubscribeHandler: r.unsubscribe,
 	})
 	s.AddReceivingMiddleware(r.present)
+	r.addInbox(s)
 	for _, row := range r.tools {
 		s.AddTool(&mcp.Tool{Name: row.Name, Description: r.describe(row), InputSchema: row.Schema(), Annotations: annotations(row)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -105,7 +108,7 @@ func (r *Runtime) ServeStdio(ctx context.Context, t mcp.Transport) error {
 	if stopped := r.stopped(); stopped != nil {
 		return stopped
 	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || serverClosing(err) {
 		return nil
 	}
 	return err
