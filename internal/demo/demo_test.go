@@ -133,6 +133,9 @@ func simulationProblems(ctx context.Context, t *testing.T, op *hubclient.Client,
 	if st.Queued.Load() == 0 || st.Denied.Load() == 0 || st.Decided.Load() == 0 || st.Activities.Load() == 0 {
 		problems = append(problems, "the simulation did not exercise everything yet")
 	}
+	if st.Assigned.Load() == 0 || st.Reported.Load() == 0 || st.Resolved.Load() == 0 {
+		problems = append(problems, "the team has not assigned, reported and resolved through its tool calls yet")
+	}
 	ps, err := op.Presence(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -84,13 +84,19 @@ const DefaultAskEvery = 20
 // Stats count what a simulation did.
 type Stats struct {
 	Runtimes, Beats, Activities, Requests, Queued, Denied, Decided atomic.Int64
+	// Assigned, Reported and Resolved count the team's work through tool
+	// calls: tasks assigned, tasks reported done (with a run and its
+	// recorded findings), decisions resolved.
+	Assigned, Reported, Resolved atomic.Int64
 }
 
 // String is the one-paragraph account the demo prints at the end.
 func (s *Stats) String() string {
 	return fmt.Sprintf("%d runtimes sent %d heartbeats and %d activity or summary changes, asked %d operations "+
-		"(%d queued for confirmation, %d denied outright); %d confirmations decided",
-		s.Runtimes.Load(), s.Beats.Load(), s.Activities.Load(), s.Requests.Load(), s.Queued.Load(), s.Denied.Load(), s.Decided.Load())
+		"(%d queued for confirmation, %d denied outright); %d confirmations decided; "+
+		"%d tasks assigned, %d reported done, %d decisions resolved",
+		s.Runtimes.Load(), s.Beats.Load(), s.Activities.Load(), s.Requests.Load(), s.Queued.Load(), s.Denied.Load(), s.Decided.Load(),
+		s.Assigned.Load(), s.Reported.Load(), s.Resolved.Load())
 }
 
 // Simulate runs a runtime for every active generation but the first (the
@@ -140,7 +146,7 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 		if i == 1 {
 			stopAfter = 3
 		}
-		r := &runtime{p: p, c: rt, st: st, pace: pace, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i, askEvery: opts.AskEvery}
+		r := &runtime{p: p, c: rt, home: opts.Home, st: st, pace: pace, beat: opts.Beat, stopAfter: stopAfter, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), asks: i, askEvery: opts.AskEvery}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -168,6 +174,7 @@ func Simulate(ctx context.Context, in Installation, opts Options) (*Stats, error
 type runtime struct {
 	p         registry.Persona
 	c         *hubclient.Client
+	home      string
 	st        *Stats
 	pace      *pacer
 	beat      time.Duration
@@ -198,7 +205,7 @@ func (r *runtime) run(ctx context.Context) error {
 }
 
 // step is one tick: a beat, maybe with a new activity or summary, maybe an
-// operation to ask about; a lead also decides what its deputy asked.
+// operation to ask about, and the persona's turn of work (work.go).
 func (r *runtime) step(ctx context.Context) error {
 	var err error
 	if (r.n+r.asks)%r.askEvery == 0 {
@@ -222,10 +229,7 @@ func (r *runtime) step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.p.Role == "lead" {
-		return r.decideForDeputies(ctx)
-	}
-	return nil
+	return r.work(ctx)
 }
 
 // ask requests one operation, unless the queue is as full as the demo
@@ -263,32 +267,6 @@ func (r *runtime) ask(ctx context.Context) error {
 		r.st.Denied.Add(1)
 	case res.Confirmation != nil:
 		r.st.Queued.Add(1)
-	}
-	return nil
-}
-
-// decideForDeputies approves most deputy-scope confirmations routed to this
-// lead and denies the rest with a reason.
-func (r *runtime) decideForDeputies(ctx context.Context) error {
-	cs, err := r.c.Confirmations(ctx, false)
-	if err != nil {
-		return err
-	}
-	for _, c := range cs {
-		if c.Authority.String() != r.p.Address || c.Unroutable {
-			continue
-		}
-		d := hubapi.DecideRequest{Approve: r.rng.IntN(3) > 0}
-		if !d.Approve {
-			d.Reason = "stay on your assigned task"
-		}
-		if _, err := r.c.Decide(ctx, c.ID, d); err != nil {
-			if lost(err) {
-				continue
-			}
-			return err
-		}
-		r.st.Decided.Add(1)
 	}
 	return nil
 }
