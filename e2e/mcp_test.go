@@ -249,12 +249,16 @@ type toolResult struct {
 	Content    []struct{ Text string }
 }
 
-// result skips progress lines and returns the next call's result.
+// result skips progress and resource-update lines and returns the next
+// call's result.
 func (cl *mcpClient) result() toolResult {
 	cl.t.Helper()
 	for {
 		m := cl.next()
 		if _, ok := m["progress"]; ok {
+			continue
+		}
+		if _, ok := m["updated"]; ok {
 			continue
 		}
 		b, _ := json.Marshal(m["result"])

@@ -1,8 +1,9 @@
 // A thin driver of the TypeScript MCP SDK's client for e2e/mcp_test.go:
 // it connects to `virgo-tui mcp` over stdio or streamable HTTP, then reads
 // one JSON command a line on stdin and writes one JSON answer a line on
-// stdout. Commands: {"op":"list"} and {"op":"call","tool":…,"args":{…}}.
-// Progress notifications are written as {"progress": message} lines. A
+// stdout. Commands: {"op":"list"}, {"op":"call","tool":…,"args":{…}} and
+// {"op":"subscribe","uri":…}. Progress notifications are written as
+// {"progress": message} lines, resource updates as {"updated": uri}. A
 // call with "defaults": true passes no request options: the SDK's default
 // 60 s timeout applies, and no progress token is sent.
 //
@@ -11,6 +12,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import readline from "node:readline";
 
 const out = (v) => process.stdout.write(JSON.stringify(v) + "\n");
@@ -31,6 +33,7 @@ if (mode === "stdio") {
 }
 
 const client = new Client({ name: "virgo-e2e-ts", version: "1.0.0" });
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => out({ updated: n.params.uri }));
 try {
   await client.connect(transport);
 } catch (e) {
@@ -47,6 +50,9 @@ for await (const line of rl) {
     if (cmd.op === "list") {
       const res = await client.listTools();
       out({ tools: res.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })) });
+    } else if (cmd.op === "subscribe") {
+      await client.subscribeResource({ uri: cmd.uri });
+      out({ subscribed: cmd.uri });
     } else if (cmd.op === "call" && cmd.defaults) {
       out({ result: await client.callTool({ name: cmd.tool, arguments: cmd.args ?? {} }) });
     } else if (cmd.op === "call") {
