@@ -114,6 +114,8 @@ func TestListTellsHowAHarnessEnded(t *testing.T) {
 	for address, argv := range map[string][]string{
 		"work/core/lead":   {"sh", "-c", "printf 'bye\\033[2J\\n'; exit 3"},
 		"work/core/deputy": {"sh", "-c", "echo killed; kill -9 $$"},
+		// A child left behind holds the terminal: the harness ended all the same.
+		"work/coordinator": {"sh", "-c", "sleep 30 & echo orphan; exit 4"},
 	} {
 		dir, err := Prepare(home, address)
 		if err != nil {
@@ -136,8 +138,11 @@ func TestListTellsHowAHarnessEnded(t *testing.T) {
 		for _, s := range ss {
 			got[s.Address] = s
 		}
-		lead, deputy := got["work/core/lead"], got["work/core/deputy"]
-		if lead.State == StateExited && deputy.State == StateExited {
+		lead, deputy, coord := got["work/core/lead"], got["work/core/deputy"], got["work/coordinator"]
+		if lead.State == StateExited && deputy.State == StateExited && coord.State == StateExited {
+			if coord.Status != 4 || !slices.Equal(coord.LastLines, []string{"orphan"}) {
+				t.Fatalf("the harness that left a child behind: %+v", coord)
+			}
 			if lead.Status != 3 || lead.Signal != 0 || !slices.Equal(lead.LastLines, []string{"bye"}) {
 				t.Fatalf("the harness that exited 3: %+v", lead)
 			}
@@ -147,7 +152,7 @@ func TestListTellsHowAHarnessEnded(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not both exited: %+v", ss)
+			t.Fatalf("not all exited: %+v", ss)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

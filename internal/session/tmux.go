@@ -116,10 +116,11 @@ func (t Tmux) Panes(ctx context.Context) (map[string]Pane, error) {
 		if len(f) != 6 {
 			continue
 		}
-		// A pane whose terminal closed is dead to tmux before it reaped the
-		// process; until it knows the status or the signal, the harness is
-		// still exiting.
-		p := Pane{Name: f[0], Dead: f[2] == "1" && (f[3] != "" || f[4] != "")}
+		// The harness ended when tmux has reaped it: its status or its
+		// signal is known. Not #{pane_dead} alone: that is the terminal
+		// closing, which comes before the reaping, and not at all while a
+		// child the harness left behind still holds the terminal.
+		p := Pane{Name: f[0], Dead: f[3] != "" || f[4] != ""}
 		p.PID, _ = strconv.Atoi(f[1])
 		p.Status, _ = strconv.Atoi(f[3])
 		p.Signal, _ = strconv.Atoi(f[4])
