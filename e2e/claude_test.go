@@ -41,13 +41,15 @@ const placeholderTool = "DeferredToolPlaceholder"
 // version e2e/claude's lockfile pins) as a persona's resident session,
 // started by `virgo-tui session start --harness claude-code` in the home's
 // tmux server, against a scripted model endpoint and the console's real
-// hub: the session's configuration gives it exactly the persona's MCP
-// server (`claude mcp list` shows it connected); the model calls an allowed
-// tool and the hub records the call as the persona's; a Bash and an Edit
-// attempt are refused by the harness itself (no request offered such a
-// tool, and the tool_result is Claude Code's refusal); a confirm tool waits,
-// the persona shown working and waiting, until the operator approves it in
-// the console; the hooks move presence idle → working → idle; and after
+// hub (whose waker types the wakes): the session's configuration gives it
+// exactly the persona's MCP server (`claude mcp list` shows it connected);
+// a message wakes the idle session and reconcile_wake says what about; the
+// model calls an allowed tool and the hub records the call as the
+// persona's; a Bash and an Edit attempt are refused by the harness itself
+// (no request offered such a tool, and the tool_result is Claude Code's
+// refusal); a confirm tool waits, the persona shown working and waiting,
+// until the operator approves it in the console, and a message arriving
+// meanwhile wakes the session only after the turn's Stop; and after
 // `session stop`, `session start` resumes the same conversation under the
 // same session id.
 func TestClaudeCodeResidentSession(t *testing.T) {
@@ -69,9 +71,14 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	c := &console{term: tm, bin: bin, home: home}
 	c.waitFor("hub ● connected", startTimeout)
 
-	var added struct{ Confirmation struct{ ID string } }
-	c.cliJSON(&added, "persona", "add", "--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica")
-	c.cli("confirm", "approve", added.Confirmation.ID)
+	// The lead, whose session it is, and the root secretary, who sends it
+	// work.
+	for _, add := range [][]string{{"--scope", "work", "--project", "core", "--role", "lead", "--name", "Spica"},
+		{"--scope", "root", "--role", "secretary", "--name", "Porrima"}} {
+		var added struct{ Confirmation struct{ ID string } }
+		c.cliJSON(&added, append([]string{"persona", "add"}, add...)...)
+		c.cli("confirm", "approve", added.Confirmation.ID)
+	}
 	var proj struct{ Launcher []string }
 	c.cliJSON(&proj, "stamp", "project", claudePersona, "--consumer", "launcher")
 	var allowed []string
@@ -94,10 +101,14 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 		s.fatalf("claude mcp list in the session's configuration:\n%s\nwant %s connected", out, claudeServer)
 	}
 
-	// A turn: an allowed tool, a Bash and an Edit attempt, a confirm
-	// tool, then the answer.
+	// Work arrives: a message wakes the fresh, idle session with the wake
+	// prompt, and the model asks reconcile_wake what it is about. Then an
+	// allowed tool, a Bash and an Edit attempt, a confirm tool, and the
+	// answer.
 	marker := filepath.Join(dir, "bash-ran")
+	reconcile := modelTurn{ToolUses: []toolUse{{Name: "mcp__" + claudeServer + "__reconcile_wake"}}}
 	api.script(
+		reconcile,
 		modelTurn{ToolUses: []toolUse{{Name: "mcp__" + claudeServer + "__raise_decision", Input: map[string]any{
 			"question": "Ship the parser?", "options": []string{"yes", "no"}}}}},
 		modelTurn{ToolUses: []toolUse{{Name: "Bash", Input: map[string]any{
@@ -108,23 +119,29 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 			"destination": "https://example.org/release", "description": "release 1"}}}},
 		modelTurn{Text: "Released after the owner's approval."},
 	)
-	s.prompt("Begin the release work.")
+	s.message("release 1", "please publish release 1")
+	reqs := api.waitScripted(1, claudeWait, "after the first message", s.screen)
+	if got := lastUserText(reqs[0]); got != session.WakePrompt {
+		t.Fatalf("the first request after the message ends with %q, want the wake prompt %q", got, session.WakePrompt)
+	}
 
 	// The confirm tool waits in the hub, the session working and waiting
 	// on the human: the model hears nothing more until the operator
 	// approves in the console (and what it then hears is the approved
-	// result, below).
-	api.waitScripted(4, claudeWait, "before the confirmation")
+	// result, below). Work arriving meanwhile wakes nothing: the turn is
+	// not over.
+	api.waitScripted(5, claudeWait, "before the confirmation", s.screen)
 	pending := c.waitPendingFor("publish_deployment_v1")
 	s.waitPresence("working, waiting on the human", func(p claudePresence) bool { return p.Session == "working" && p.Waiting == 1 })
-	if n := len(api.scripted()); n != 4 {
-		t.Fatalf("with the publication pending, %d conversation requests reached the model endpoint, want 4 (the call must wait)\n%s", n, api.describe())
+	if n := len(api.scripted()); n != 5 {
+		t.Fatalf("with the publication pending, %d conversation requests reached the model endpoint, want 5 (the call must wait)\n%s", n, api.describe())
 	}
+	s.message("core#12", "please review core#12")
 	c.press("2", "[2 Queue")
 	filterQueue(c, pending, "publish_deployment_v1")
 	c.press("a", "approved: "+claudePersona)
-	reqs := api.waitScripted(5, claudeWait, "after the approval")
-	s.waitPresence("idle (Stop)", func(p claudePresence) bool { return p.Session == "idle" && p.Waiting == 0 })
+	api.script(reconcile, modelTurn{Text: "Reviewing core#12 next."})
+	reqs = api.waitScripted(6, claudeWait, "after the approval", s.screen)
 
 	// What the harness offered: the stamp's tools and nothing of its own.
 	for i, r := range reqs {
@@ -134,17 +151,20 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 		}
 	}
 	// What came back for each call.
-	results := toolResults(reqs[4])
-	if len(results) != 4 {
-		t.Fatalf("the last request carries %d tool results, want 4\n%s", len(results), api.describe())
+	results := toolResults(reqs[5])
+	if len(results) != 5 {
+		t.Fatalf("the request after the approval carries %d tool results, want 5\n%s", len(results), api.describe())
+	}
+	if r := results[0]; r.IsError || !strings.Contains(r.text(), "please publish release 1") {
+		t.Errorf("reconcile_wake's result does not say what the wake was about (error %v): %s", r.IsError, r.text())
 	}
 	var raised struct {
 		ID string `json:"id"`
 	}
-	if results[0].IsError || json.Unmarshal([]byte(results[0].text()), &raised) != nil || raised.ID == "" {
-		t.Errorf("raise_decision's result (error %v): %s", results[0].IsError, results[0].text())
+	if results[1].IsError || json.Unmarshal([]byte(results[1].text()), &raised) != nil || raised.ID == "" {
+		t.Errorf("raise_decision's result (error %v): %s", results[1].IsError, results[1].text())
 	}
-	for i, tool := range map[int]string{1: "Bash", 2: "Edit"} {
+	for i, tool := range map[int]string{2: "Bash", 3: "Edit"} {
 		want := "No such tool available: " + tool
 		if !results[i].IsError || !strings.Contains(results[i].text(), want) {
 			t.Errorf("the %s attempt came back as (error %v) %q; want Claude Code's own refusal %q", tool, results[i].IsError, results[i].text(), want)
@@ -156,9 +176,23 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(workdir, "notes.md")); string(b) != "keep this line\n" {
 		t.Errorf("the refused Edit changed notes.md: %q", b)
 	}
-	if r := results[3]; r.IsError || !strings.Contains(r.text(), `"status":"approved"`) {
+	if r := results[4]; r.IsError || !strings.Contains(r.text(), `"status":"approved"`) {
 		t.Errorf("the publication's result after the approval (error %v): %s", r.IsError, r.text())
 	}
+	if n := strings.Count(string(reqs[5].Raw), session.WakePrompt); n != 1 {
+		t.Errorf("the request that ends the turn holds the wake prompt %d times, want once (the first wake): a wake was typed while the session worked", n)
+	}
+
+	// The second message's wake comes at the turn boundary: after the
+	// turn's Stop, as the next turn's prompt.
+	reqs = api.waitScripted(8, claudeWait, "after the turn ended with work waiting", s.screen)
+	if got := lastUserText(reqs[6]); got != session.WakePrompt {
+		t.Fatalf("the request after the turn ends with %q, want the wake prompt", got)
+	}
+	if r := toolResults(reqs[7]); len(r) != 6 || !strings.Contains(r[5].text(), "please review core#12") {
+		t.Errorf("the second reconcile_wake does not say the second message arrived: %+v", r)
+	}
+	s.waitPresence("idle (Stop)", func(p claudePresence) bool { return p.Session == "idle" && p.Waiting == 0 })
 
 	// The hub recorded the allowed call as the persona's.
 	var decisions struct{ Items []decisionItem }
@@ -172,7 +206,7 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	}
 
 	// Stopped and started again, the session resumes the same
-	// conversation under the same id.
+	// conversation under the same id, and a message wakes it there.
 	s.stop()
 	if p := s.presence(); p.State != "offline" || p.Session != "ended" {
 		t.Fatalf("presence after session stop: %+v; want offline, ended", p)
@@ -183,16 +217,36 @@ func TestClaudeCodeResidentSession(t *testing.T) {
 	if !s.launch.Resume || s.launch.SessionID != first {
 		t.Fatalf("the second start: session %s resume %v; want %s resumed", s.launch.SessionID, s.launch.Resume, first)
 	}
-	s.prompt("Where were we?")
-	reqs = api.waitScripted(6, claudeWait, "after the resume")
+	s.message("next", "anything else?")
+	reqs = api.waitScripted(9, claudeWait, "after the resume", s.screen)
 	for i, r := range reqs {
 		if h, m := r.Header.Get("X-Claude-Code-Session-Id"), r.sessionID(); h != first || m != first {
 			t.Errorf("request %d carries session id %q (header), %q (metadata), want the lineage's %q", i, h, m, first)
 		}
 	}
-	if last := reqs[5]; !strings.Contains(string(last.Raw), "Begin the release work.") || !strings.Contains(string(last.Raw), "Released after the owner's approval.") {
-		t.Errorf("the resumed session's request does not carry the earlier conversation (%d messages)", len(last.Body.Messages))
+	last := reqs[8]
+	if lastUserText(last) != session.WakePrompt || !strings.Contains(string(last.Raw), "Released after the owner's approval.") {
+		t.Errorf("the resumed session's first request (%d messages) is not the wake after the earlier conversation", len(last.Body.Messages))
 	}
+}
+
+// lastUserText is the text of the request's last user message (its text
+// blocks), what the harness was last told.
+func lastUserText(r modelRequest) string {
+	for i := len(r.Body.Messages) - 1; i >= 0; i-- {
+		m := r.Body.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var parts []string
+		for _, b := range m.blocks() {
+			if b.Type == "text" && !strings.HasPrefix(b.Text, "<system-reminder>") {
+				parts = append(parts, b.Text)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
 }
 
 // decisionItem is the part of a listed decision the test reads.
@@ -302,32 +356,31 @@ func (s *claudeSession) start() {
 	s.waitPresence("idle (SessionStart)", func(p claudePresence) bool { return p.Session == "idle" })
 }
 
+// message sends the persona a coordination message from the root
+// secretary: work arriving for its seat.
+func (s *claudeSession) message(subject, body string) {
+	s.t.Helper()
+	s.run("msg", "send", "--as", "root/secretary", "--to", claudePersona, "--subject", subject, body)
+}
+
 // stop stops the session with `session stop`.
 func (s *claudeSession) stop() {
 	s.t.Helper()
 	s.run("session", "stop", claudePersona)
 }
 
-// prompt types a line into the session, as an operator attached to it would.
-func (s *claudeSession) prompt(text string) {
-	s.t.Helper()
-	if err := s.tmux.Type(context.Background(), harness.SessionName(claudePersona), text); err != nil {
-		s.fatalf("typing into the session: %v", err)
-	}
-}
-
-// screen is the session's pane.
+// screen is the session's pane, for a failure message.
 func (s *claudeSession) screen() string {
 	lines, err := s.tmux.LastLines(context.Background(), harness.SessionName(claudePersona), termHeight)
 	if err != nil {
 		return fmt.Sprintf("(no screen: %v)", err)
 	}
-	return strings.Join(lines, "\n")
+	return "--- the session's screen ---\n" + strings.Join(lines, "\n")
 }
 
 func (s *claudeSession) fatalf(format string, args ...any) {
 	s.t.Helper()
-	s.t.Fatalf(format+"\n--- the session's screen ---\n%s", append(args, s.screen())...)
+	s.t.Fatalf(format+"\n%s", append(args, s.screen())...)
 }
 
 // claudePresence is the part of the persona's presence the test reads.

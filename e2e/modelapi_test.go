@@ -172,8 +172,9 @@ func (m *modelAPI) scripted() []modelRequest {
 }
 
 // waitScripted waits until n requests have taken scripted turns and
-// returns them.
-func (m *modelAPI) waitScripted(n int, d time.Duration, why string) []modelRequest {
+// returns them; when they do not come within d it fails the test with
+// what did, and with more, when set (the harness's screen).
+func (m *modelAPI) waitScripted(n int, d time.Duration, why string, more func() string) []modelRequest {
 	m.t.Helper()
 	deadline := time.After(d)
 	for {
@@ -183,8 +184,12 @@ func (m *modelAPI) waitScripted(n int, d time.Duration, why string) []modelReque
 		select {
 		case <-m.arrived:
 		case <-deadline:
-			m.t.Fatalf("%s: %d conversation requests reached the model endpoint within %v, want %d\n%s",
-				why, len(m.scripted()), d, n, m.describe())
+			extra := ""
+			if more != nil {
+				extra = more()
+			}
+			m.t.Fatalf("%s: %d conversation requests reached the model endpoint within %v, want %d\n%s%s",
+				why, len(m.scripted()), d, n, m.describe(), extra)
 		}
 	}
 }

@@ -225,11 +225,23 @@ func (t Tmux) Attach(name string) *exec.Cmd {
 	return t.command(context.Background(), "attach-session", "-t", "="+name)
 }
 
-// Type sends text and Enter to the session name, as keys.
+// Type sends text and Enter to the session name, as keys, after clearing
+// its input: C-u (kill to the start of the line) and BSpace (join the line
+// above) for as many lines as lost wakes can have left (WakeTries), so text
+// typed again after its Enter was lost, or became a new line, replaces
+// itself instead of doubling. On an empty input these keys do nothing; in
+// Claude Code ctrl+y brings killed text back, and a terminal's line
+// discipline reads them as kill and erase.
 func (t Tmux) Type(ctx context.Context, name, text string) error {
-	if _, err := t.run(ctx, "send-keys", "-t", "="+name+":", "-l", text); err != nil {
-		return err
+	target := "=" + name + ":"
+	clear := []string{"C-u"}
+	for range WakeTries {
+		clear = append(clear, "BSpace", "C-u")
 	}
-	_, err := t.run(ctx, "send-keys", "-t", "="+name+":", "Enter")
-	return err
+	for _, keys := range [][]string{clear, {"-l", text}, {"Enter"}} {
+		if _, err := t.run(ctx, append([]string{"send-keys", "-t", target}, keys...)...); err != nil {
+			return err
+		}
+	}
+	return nil
 }

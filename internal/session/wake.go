@@ -25,6 +25,21 @@ const WakePrompt = "virgo: new work arrived for you. Call reconcile_wake to see 
 // an operator attached) is tried again.
 const WakeRetry = time.Second
 
+// A harness reports idle before it takes keys again: Claude Code 2.1.328
+// runs its SessionStart hook early in its start and its Stop hook before
+// the turn is over, and keys typed in the next moments are lost (about
+// three wakes in four typed right after SessionStart: the text, or its
+// Enter, which leaves the text unsent in the input line) or turned into a
+// new line of the input. So a wake waits until the idle spell is
+// WakeSettle old, and one the session has not taken (left the spell,
+// with its UserPromptSubmit) within WakeConfirm is typed again — Type
+// clears the input first — up to WakeTries times in one spell.
+const (
+	WakeSettle  = 2 * time.Second
+	WakeConfirm = 5 * time.Second
+	WakeTries   = 5
+)
+
 // Source is what the waker reads of the hub: the change stream and the
 // presence list (a hub client acting as an operator).
 type Source interface {
@@ -41,7 +56,8 @@ type Source interface {
 // while it works, and never while an operator is attached (who may be
 // typing): then it tries again every WakeRetry. One wake per idle spell:
 // the prompt starts a turn (UserPromptSubmit), and reconcile_wake answers
-// everything that waited.
+// everything that waited; a wake the harness did not take (lost keys) is
+// typed again (WakeConfirm, WakeTries).
 //
 // Of the processes that run sessions on a home (the console, serve), one
 // wakes at a time: the holder of <home>/sessions/wake.lock.
@@ -53,14 +69,23 @@ type Waker struct {
 	Woke func(address string)
 
 	presence map[string]hubapi.Presence // by address
+	idleSeen map[string]time.Time       // when this waker saw each seat's idle spell begin
 	pending  map[string]bool            // seats with work not yet woken for
-	woken    map[string]time.Time       // the idle spell (ActivityAt) a wake was typed into
+	woken    map[string]typed           // the wake typed into each seat's idle spell, not yet taken
 	lock     *os.File
+}
+
+// typed is a wake typed into an idle spell that the session has not yet
+// been seen to take.
+type typed struct {
+	spell time.Time // the spell's ActivityAt
+	at    time.Time // when it was last typed
+	tries int
 }
 
 // Run wakes sessions until ctx ends.
 func (w *Waker) Run(ctx context.Context) error {
-	w.presence, w.pending, w.woken = map[string]hubapi.Presence{}, map[string]bool{}, map[string]time.Time{}
+	w.presence, w.idleSeen, w.pending, w.woken = map[string]hubapi.Presence{}, map[string]time.Time{}, map[string]bool{}, map[string]typed{}
 	defer func() {
 		if w.lock != nil {
 			w.lock.Close()
@@ -103,9 +128,18 @@ func (w *Waker) refresh(ctx context.Context) error {
 		return fmt.Errorf("waking sessions: %w", err)
 	}
 	for _, p := range ps {
-		w.presence[p.Address] = p
+		w.see(p)
 	}
 	return nil
+}
+
+// see takes a persona's presence in, noting when an idle spell begins.
+func (w *Waker) see(p hubapi.Presence) {
+	if prev, ok := w.presence[p.Address]; p.Session == hubapi.SessionIdle &&
+		(!ok || prev.Session != hubapi.SessionIdle || !prev.ActivityAt.Equal(p.ActivityAt)) {
+		w.idleSeen[p.Address] = time.Now()
+	}
+	w.presence[p.Address] = p
 }
 
 // apply takes one change in: presence as it moves, work as it arrives.
@@ -123,22 +157,25 @@ func (w *Waker) apply(ctx context.Context, c hubapi.Change) {
 	}
 	switch v := v.(type) {
 	case hubapi.Presence:
-		w.presence[v.Address] = v
+		w.see(v)
 	case coord.Message:
 		w.pending[v.To] = true
 	}
 }
 
-// wakeAll tries each pending wake, on presence read afresh: the stream's
-// presence events come in batches and may trail a message that arrived
-// after a turn began, and a wake decided on a stale idle would be typed
-// into a working session.
+// wakeAll follows each typed wake and tries each pending one, on presence
+// read afresh: the stream's presence events come in batches and may trail
+// a message that arrived after a turn began, and a wake decided on a stale
+// idle would be typed into a working session.
 func (w *Waker) wakeAll(ctx context.Context) {
-	if len(w.pending) == 0 || !w.holdLock() {
+	if len(w.pending) == 0 && len(w.woken) == 0 || !w.holdLock() {
 		return
 	}
 	if err := w.refresh(ctx); err != nil {
 		return // tried again at the next tick
+	}
+	for address := range w.woken {
+		w.confirm(ctx, address)
 	}
 	for address := range w.pending {
 		if w.wake(ctx, address) {
@@ -150,11 +187,13 @@ func (w *Waker) wakeAll(ctx context.Context) {
 // wake types the wake prompt into the session of address if it is idle,
 // running and no operator is attached, and says whether the work is
 // answered (woken, or no session to wake: it is told at its next start by
-// reconcile_wake, as any runtime is).
+// reconcile_wake, as any runtime is). Whether the session took the wake
+// is confirm's.
 func (w *Waker) wake(ctx context.Context, address string) bool {
 	p := w.presence[address]
 	name := harness.SessionName(address)
 	pane, err := w.Tmux.Pane(ctx, name)
+	last, typedBefore := w.woken[address]
 	switch {
 	case errors.Is(err, ErrNotRunning), err == nil && pane.Dead:
 		return true // no session runs here to wake
@@ -164,17 +203,50 @@ func (w *Waker) wake(ctx context.Context, address string) bool {
 		return false // working (or not yet started): woken at its Stop
 	case pane.Attached > 0:
 		return false // an operator may be typing
-	case w.woken[address].Equal(p.ActivityAt) && !p.ActivityAt.IsZero():
+	case typedBefore && last.spell.Equal(p.ActivityAt) && !p.ActivityAt.IsZero():
 		return true // this idle spell was woken already
+	case time.Since(w.idleSeen[address]) < WakeSettle:
+		return false // the harness may not take keys yet
 	}
 	if err := w.Tmux.Type(ctx, name, WakePrompt); err != nil {
 		return false
 	}
-	w.woken[address] = p.ActivityAt
+	w.woken[address] = typed{spell: p.ActivityAt, at: time.Now(), tries: 1}
 	if w.Woke != nil {
 		w.Woke(address)
 	}
 	return true
+}
+
+// confirm follows a typed wake of address: taken when the session left the
+// idle spell it was typed into; else typed again after WakeConfirm, under
+// wake's conditions, at most WakeTries times in all.
+func (w *Waker) confirm(ctx context.Context, address string) {
+	last, p := w.woken[address], w.presence[address]
+	if p.Session != hubapi.SessionIdle || !p.ActivityAt.Equal(last.spell) || last.tries >= WakeTries {
+		delete(w.woken, address) // taken, or the harness takes no keys: reconcile_wake tells at its next turn
+		return
+	}
+	if time.Since(last.at) < WakeConfirm {
+		return
+	}
+	name := harness.SessionName(address)
+	pane, err := w.Tmux.Pane(ctx, name)
+	switch {
+	case errors.Is(err, ErrNotRunning), err == nil && pane.Dead:
+		delete(w.woken, address)
+		return
+	case err != nil, pane.Attached > 0:
+		return
+	}
+	if err := w.Tmux.Type(ctx, name, WakePrompt); err != nil {
+		return
+	}
+	last.at, last.tries = time.Now(), last.tries+1
+	w.woken[address] = last
+	if w.Woke != nil {
+		w.Woke(address)
+	}
 }
 
 // holdLock takes <home>/sessions/wake.lock if it is not held yet, and says

@@ -133,7 +133,7 @@ func TestWakeOnlyAtATurnBoundary(t *testing.T) {
 	stays(0) // never while it works
 
 	presence(events.SessionIdle)
-	waitWakes(1, 3*time.Second) // at its Stop
+	waitWakes(1, WakeSettle+3*time.Second) // at its Stop, once the harness takes keys
 	message()
 	stays(1) // once per idle spell
 
