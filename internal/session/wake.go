@@ -133,10 +133,15 @@ func (w *Waker) refresh(ctx context.Context) error {
 	return nil
 }
 
-// see takes a persona's presence in, noting when an idle spell begins.
+// see takes a persona's presence in, noting when an idle spell begins. A
+// presence older than the one known (the stream's batches trail the hub's
+// list) is dropped: it would undo a newer one, and start its spell again.
 func (w *Waker) see(p hubapi.Presence) {
-	if prev, ok := w.presence[p.Address]; p.Session == hubapi.SessionIdle &&
-		(!ok || prev.Session != hubapi.SessionIdle || !prev.ActivityAt.Equal(p.ActivityAt)) {
+	prev, ok := w.presence[p.Address]
+	if ok && p.ActivityAt.Before(prev.ActivityAt) {
+		return
+	}
+	if p.Session == hubapi.SessionIdle && (!ok || prev.Session != hubapi.SessionIdle || p.ActivityAt.After(prev.ActivityAt)) {
 		w.idleSeen[p.Address] = time.Now()
 	}
 	w.presence[p.Address] = p
@@ -223,7 +228,7 @@ func (w *Waker) wake(ctx context.Context, address string) bool {
 // wake's conditions, at most WakeTries times in all.
 func (w *Waker) confirm(ctx context.Context, address string) {
 	last, p := w.woken[address], w.presence[address]
-	if p.Session != hubapi.SessionIdle || !p.ActivityAt.Equal(last.spell) || last.tries >= WakeTries {
+	if p.Session != hubapi.SessionIdle || p.ActivityAt.After(last.spell) || last.tries >= WakeTries {
 		delete(w.woken, address) // taken, or the harness takes no keys: reconcile_wake tells at its next turn
 		return
 	}
