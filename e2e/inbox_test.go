@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // inboxItem is the part of `inbox list -o json` the test reads.
@@ -37,7 +38,8 @@ func TestInboxStory(t *testing.T) {
 	card := field(c, c.tool(0, append([]string{"human", "card", "--title", "Publish v1.2.0", "--body", "smoke tests passed",
 		"--action", "approve", "--action", "reject"}, sec...)...).Result, "id")
 	c.waitFor("Publish v1.2.0", stepTimeout) // live, from the stream
-	c.waitFor("5 unread", stepTimeout)       // the demo's three letters and these two
+	briefed(c)
+	c.waitFor("6 unread", stepTimeout) // the demo's four letters and these two
 
 	filterQueue(c, "smoke tests", "Publish v1.2.0: smoke tests passed") // the card alone: it is selected
 	c.press("+", "react to root/secretary")
@@ -51,7 +53,7 @@ func TestInboxStory(t *testing.T) {
 	c.press("Enter", "replied to root/secretary on #")
 	c.press("a", "marked #")
 	clearFilter(c)
-	c.waitFor("4 unread", stepTimeout)
+	c.waitFor("5 unread", stepTimeout)
 
 	// The records agree: the card carries the owner's reaction, the
 	// message is read and answered by the owner.
@@ -136,5 +138,35 @@ func TestInboxStory(t *testing.T) {
 	c.cliJSON(&decided, "confirm", "show", id)
 	if decided.Decision.Decision != "approved" || decided.Decision.Decider != operator {
 		c.fatalf("%s approved in the inbox: the hub records %+v", id, decided.Decision)
+	}
+}
+
+// briefed waits until the demo's home secretary has written its human: its
+// runtime sends one daily brief on its first tick and goes away after its
+// third, so from then on the demo's letters are four (three seeded, the
+// brief) and the unread count moves only by what the test does.
+func briefed(c *console) {
+	c.t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		var page struct {
+			Items []inboxItem `json:"items"`
+		}
+		c.cliJSON(&page, "inbox", "list")
+		briefs := 0
+		for _, it := range page.Items {
+			if strings.HasPrefix(it.Text, "Daily brief ") {
+				briefs++
+			}
+		}
+		switch {
+		case briefs > 1:
+			c.fatalf("the demo's secretary wrote %d daily briefs, want one: %+v", briefs, page.Items)
+		case briefs == 1:
+			return
+		case time.Now().After(deadline):
+			c.fatalf("no daily brief of the demo's home secretary after %s: %+v", stepTimeout, page.Items)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
