@@ -158,8 +158,12 @@ func TestWakeOnlyAtATurnBoundary(t *testing.T) {
 	presence(events.SessionIdle)
 	message()
 	stays(1) // an operator is attached
-	if err := exec.Command("tmux", "-L", outer, "kill-server").Run(); err != nil {
-		t.Fatal(err)
+	// The operator leaves. Their terminal's server may already be gone
+	// (its one pane is the attach client, which tmux ends with it); that
+	// is a departure too, and the wake that follows is what is asserted.
+	if out, err := exec.Command("tmux", "-L", outer, "kill-server").CombinedOutput(); err != nil &&
+		!strings.Contains(string(out), "no server running") && !strings.Contains(string(out), "error connecting") {
+		t.Fatalf("the operator's terminal would not close: %v %s", err, out)
 	}
 	waitWakes(2, 3*time.Second) // they left: woken now
 	stays(2)
