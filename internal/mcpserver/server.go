@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -108,10 +110,20 @@ func (r *Runtime) ServeStdio(ctx context.Context, t mcp.Transport) error {
 	if stopped := r.stopped(); stopped != nil {
 		return stopped
 	}
-	if errors.Is(err, context.Canceled) || serverClosing(err) {
+	if errors.Is(err, context.Canceled) || serverClosing(err) || peerGone(err) {
 		return nil
 	}
 	return err
+}
+
+// peerGone reports whether err is a write to a client that had already
+// left: a response or notification in flight when the client closed its
+// end fails with a closed pipe (io.ErrClosedPipe in memory, EPIPE on a
+// stdio pipe). The session's read then ended with EOF, which the SDK does
+// not report, so the failed write is what Wait returns; it is the client
+// leaving, not a failure of the server.
+func peerGone(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 // ErrNotLoopback: an HTTP address that is not a loopback one, without the

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -201,4 +204,43 @@ func TestACleanDisconnectIsOfflineAtOnce(t *testing.T) {
 	}
 	connect(t, r, nil)
 	f.presenceOf(t, p.ID, "active again", func(pr hubapi.Presence) bool { return pr.State == hubapi.StateActive })
+}
+
+// A client that leaves while the server writes to it (a response, an
+// inbox notification) has left: the session ends without an error, as
+// when it leaves between two messages. The client here is the raw pipe,
+// so the test knows the server's write is in flight when it leaves: it
+// reads one byte of the tools/list answer and closes.
+func TestAClientLeavingMidAnswerEndsTheSessionCleanly(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	r := f.runtime(t, p, Options{})
+	client, server := net.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- r.ServeStdio(context.Background(), &mcp.IOTransport{Reader: server, Writer: server}) }()
+	in := bufio.NewReader(client)
+	send := func(msg string) {
+		t.Helper()
+		if _, err := io.WriteString(client, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if _, err := in.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if _, err := in.ReadByte(); err != nil {
+		t.Fatal(err)
+	}
+	client.Close()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("the session of a client that left mid-answer ended with %v; want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session still runs 10 s after its client left")
+	}
 }
