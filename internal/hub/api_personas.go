@@ -36,7 +36,7 @@ func listPersonas(h *Hub, w http.ResponseWriter, r *http.Request, _ hubapi.Ident
 	if q.Get("presence") == "false" {
 		presence = nil
 	}
-	b, err := hubapi.AppendRecordViews(nil, recs, presence)
+	b, err := hubapi.MarshalRecordViews(recs, presence)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func getPersona(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Identi
 		// stand is the presence's problem.
 		h.checkStamp(r.Context(), p.ID)
 	}
-	b, err := hubapi.AppendView(make([]byte, 0, hubapi.ViewBytes), h.view(p))
+	b, err := h.view(p).MarshalJSON()
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
+	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 )
 
@@ -109,8 +110,10 @@ func TestPersonaListAnswerKeepsItsBytesAndRecords(t *testing.T) {
 			t.Fatalf("all=%v: %d records, %d personas", all, len(recs), len(list))
 		}
 		for i, p := range list {
-			if !bytes.Equal(recs[i].JSON(), p.AppendJSON(nil)) {
-				t.Fatalf("all=%v: record %d is %s, want %s", all, i, recs[i].JSON(), p.AppendJSON(nil))
+			want, err := registry.EncodePersona(p)
+			mustNil(t, err)
+			if !bytes.Equal(recs[i].JSON(), want) {
+				t.Fatalf("all=%v: record %d is %s, want %s", all, i, recs[i].JSON(), want)
 			}
 		}
 	}

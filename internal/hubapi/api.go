@@ -275,12 +275,6 @@ type Registered struct {
 	Confirmation *confirm.Confirmation `json:"confirmation"`
 }
 
-// MarshalJSON writes the view with the persona record's own encoder, so
-// every answer that carries a view (snapshot, retirement) shares its bytes.
-func (v PersonaView) MarshalJSON() ([]byte, error) {
-	return AppendView(make([]byte, 0, ViewBytes), v)
-}
-
 // ToolCallRequest is the body of POST /v1/tools/{tool}: one persona tool
 // call. A persona's token calls as itself; an operator acts for the
 // persona it names, under that persona's stamp.

@@ -17,12 +17,16 @@ func appendViews(vs []PersonaView) ([]byte, error) {
 	recs := make([]registry.Record, len(vs))
 	presence := map[string]Presence{}
 	for i, v := range vs {
-		recs[i] = registry.RecordOf(v.Persona)
+		r, err := registry.RecordOf(v.Persona)
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = r
 		if v.Presence != nil {
 			presence[v.Persona.ID] = *v.Presence
 		}
 	}
-	return AppendRecordViews(nil, recs, func(id string) (Presence, bool) { p, ok := presence[id]; return p, ok })
+	return MarshalRecordViews(recs, func(id string) (Presence, bool) { p, ok := presence[id]; return p, ok })
 }
 
 // A persona list as the hub writes it reads back through Decode as the
@@ -86,15 +90,18 @@ func TestDecodeRecordsReadsTheList(t *testing.T) {
 			v.Presence = &Presence{ID: p.ID, Address: p.Address, State: StateStanding, Activity: `say "hi" <b>`}
 		}
 		vs = append(vs, v)
-		want += string(p.AppendJSON(nil)) + "\n"
+		rec, err := registry.EncodePersona(p)
+		mustNil(t, err)
+		want += string(rec) + "\n"
 	}
 	withPresence, err := appendViews(vs)
 	mustNil(t, err)
 	recs := make([]registry.Record, len(vs))
 	for i, v := range vs {
-		recs[i] = registry.RecordOf(v.Persona)
+		recs[i], err = registry.RecordOf(v.Persona)
+		mustNil(t, err)
 	}
-	without, err := AppendRecordViews(nil, recs, nil)
+	without, err := MarshalRecordViews(recs, nil)
 	mustNil(t, err)
 	if bytes.Contains(without, []byte(`"presence"`)) {
 		t.Fatalf("a list without presence holds some: %s", without)
@@ -113,5 +120,22 @@ func TestDecodeRecordsReadsTheList(t *testing.T) {
 	}
 	if rs, err := DecodeRecords([]byte("[]")); err != nil || rs == nil || len(rs) != 0 {
 		t.Errorf("empty list = %#v, %v", rs, err)
+	}
+}
+
+// A presence text in invalid UTF-8 is written with U+FFFD: one persona's
+// activity does not make the list, or its own view, fail.
+func TestViewsWriteInvalidUTF8AsReplacement(t *testing.T) {
+	p := registry.Persona{ID: "p-1", Name: "Spica", Address: "w/p/lead", Scope: "w", Project: "p", Role: "lead",
+		Generation: 1, State: registry.StateActive, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	v := PersonaView{Persona: p, Presence: &Presence{ID: p.ID, Address: p.Address, State: StateStanding, Activity: "bad \xff"}}
+	list, err := appendViews([]PersonaView{v})
+	mustNil(t, err)
+	one, err := v.MarshalJSON()
+	mustNil(t, err)
+	for name, data := range map[string][]byte{"list": list, "view": one} {
+		if !bytes.Contains(data, []byte(`"activity":"bad `+"\uFFFD"+`"`)) {
+			t.Errorf("%s: %s", name, data)
+		}
 	}
 }

@@ -11,15 +11,17 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
-// A Record is one persona record as AppendJSON writes it — the bytes the
+// A Record is one persona record as EncodePersona writes it — the bytes the
 // registry stores, the hub sends in a list and `persona list -o json`
 // prints — with the four fields a list filters and sorts by. A list of
 // 10,000 personas decoded into Persona values and encoded again on each
 // side of the hub's socket took most of a 165 ms command (the goal
 // is 100 ms); a Record passes the stored bytes through instead, once it has
-// checked that they are exactly what AppendJSON would write for them.
+// checked that they are exactly what EncodePersona would write for them.
 type Record struct {
 	json       []byte
 	id         string
@@ -29,9 +31,9 @@ type Record struct {
 }
 
 // NewRecord reads a persona record: data as it is when it is already in the
-// form AppendJSON writes (the registry writes no other), else decoded and
+// form EncodePersona writes (the registry writes no other), else decoded and
 // written again in that form, so that every Record's JSON is
-// AppendJSON(DecodePersona(data)). The Record keeps data; the caller does
+// EncodePersona(DecodePersona(data)). The Record keeps data; the caller does
 // not change it afterwards.
 func NewRecord(data []byte) (Record, error) {
 	if r, n, ok := scanRecord(data); ok && n == len(data) {
@@ -41,15 +43,19 @@ func NewRecord(data []byte) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
 	}
-	return RecordOf(p), nil
+	return RecordOf(p)
 }
 
 // RecordOf is p's Record.
-func RecordOf(p Persona) Record {
-	return Record{json: p.AppendJSON(nil), id: p.ID, address: p.Address, generation: p.Generation, state: p.State}
+func RecordOf(p Persona) (Record, error) {
+	data, err := EncodePersona(p)
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrRecord, err)
+	}
+	return Record{json: data, id: p.ID, address: p.Address, generation: p.Generation, state: p.State}, nil
 }
 
-// JSON is the record's object as AppendJSON writes it. It is the Record's
+// JSON is the record's object as EncodePersona writes it. It is the Record's
 // own: the caller does not change it.
 func (r Record) JSON() []byte { return r.json }
 
@@ -97,7 +103,7 @@ func WriteJSONArray(w io.Writer, rs []Record) error {
 	return bw.Flush()
 }
 
-// valueKind is the kind of value AppendJSON writes for a key.
+// valueKind is the kind of value EncodePersona writes for a key.
 type valueKind uint8
 
 const (
@@ -118,8 +124,8 @@ const (
 	stateField
 )
 
-// recordKeys are AppendJSON's keys in the order it writes them, each with
-// the kind of value it writes (TestRecordKeysAreAppendJSONs holds the two
+// recordKeys are EncodePersona's keys in the order it writes them, each with
+// the kind of value it writes (TestRecordKeysAreEncodePersonas holds the two
 // together; docs/json-output.md documents them).
 var recordKeys = [...]struct {
 	key  string
@@ -149,10 +155,10 @@ var recordKeys = [...]struct {
 	{"refuse_reason", text, otherField},
 }
 
-// scanRecord reports whether b starts with exactly what AppendJSON writes
+// scanRecord reports whether b starts with exactly what EncodePersona writes
 // for the persona that object decodes to, reads the Record's fields from
 // it, and returns the object's length. Anything else (other key order or
-// spacing, an escape AppendJSON would write otherwise, a time not in UTC)
+// spacing, an escape EncodePersona would write otherwise, a time not in UTC)
 // is ok=false, and NewRecord decodes and writes it again.
 func scanRecord(b []byte) (Record, int, bool) {
 	r := Record{}
@@ -255,17 +261,18 @@ func plain8(x uint64) bool {
 }
 
 // canonicalEscapes reports whether a quoted string holding escapes is the
-// way appendString writes its value: rare (only text a persona wrote with
+// way EncodePersona writes its value: rare (only text a persona wrote with
 // control characters in it), so it is decoded and written again.
 func canonicalEscapes(quoted []byte) bool {
 	var s string
 	if json.Unmarshal(quoted, &s) != nil {
 		return false
 	}
-	return bytes.Equal(appendString(nil, s), quoted)
+	again, err := jsonv2.Marshal(s, encodeOptions)
+	return err == nil && bytes.Equal(again, quoted)
 }
 
-// scanInt reads the integer at b[i] as strconv.AppendInt writes it: no
+// scanInt reads the integer at b[i] as EncodePersona writes it: no
 // leading zero, no "-0", and small enough that it cannot overflow.
 func scanInt(b []byte, i int) (n, end int, ok bool) {
 	j, neg := i, false
@@ -288,7 +295,7 @@ func scanInt(b []byte, i int) (n, end int, ok bool) {
 	return n, j, true
 }
 
-// canonicalTime reports whether s is a time as appendTime writes it: RFC
+// canonicalTime reports whether s is a time as EncodePersona writes it: RFC
 // 3339 in UTC (2006-01-02T15:04:05Z), its fraction of a second, if any,
 // without a trailing zero. It is what time's parser and formatter say
 // (TestCanonicalTime), read by hand: parsing and formatting again took a

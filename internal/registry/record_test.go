@@ -35,10 +35,10 @@ func recordKeysOf(t *testing.T, obj []byte) []string {
 	return keys
 }
 
-// The scanner's key table and AppendJSON write the same keys, in the same
+// The scanner's key table and EncodePersona write the same keys, in the same
 // order, with the same kinds of value: the one is not edited without the
 // other.
-func TestRecordKeysAreAppendJSONs(t *testing.T) {
+func TestRecordKeysAreEncodePersonas(t *testing.T) {
 	kinds := map[valueKind][2]string{
 		text: {"string", "string"}, integer: {"json.Number", "json.Number"},
 		instant: {"string", "string"}, instantOrNull: {"string", "<nil>"},
@@ -52,8 +52,8 @@ func TestRecordKeysAreAppendJSONs(t *testing.T) {
 		for _, f := range recordKeys {
 			want = append(want, f.key+":"+kinds[f.kind][i])
 		}
-		if got := recordKeysOf(t, p.AppendJSON(nil)); strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Errorf("AppendJSON writes\n%v\nthe scanner reads\n%v", got, want)
+		if got := recordKeysOf(t, encoded(p)); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("EncodePersona writes\n%v\nthe scanner reads\n%v", got, want)
 		}
 	}
 }
@@ -66,14 +66,14 @@ func hostilePersona() Persona {
 	return p
 }
 
-// A record in AppendJSON's form is passed through as it is (not copied,
+// A record in EncodePersona's form is passed through as it is (not copied,
 // not rewritten), with its list fields read.
 func TestNewRecordKeepsCanonicalBytes(t *testing.T) {
 	bare := samplePersona("Heze", "", 1)
 	bare.ActivatedAt, bare.RetiredAt, bare.State = nil, nil, StatePending
 	neg := samplePersona("Alcor", "", -4)
 	for _, p := range []Persona{samplePersona("Spica", "", 1), bare, hostilePersona(), neg} {
-		data := p.AppendJSON(nil)
+		data := encoded(p)
 		if _, n, ok := scanRecord(data); !ok || n != len(data) {
 			t.Errorf("canonical record not recognised: %s", data)
 			continue
@@ -89,7 +89,7 @@ func TestNewRecordKeepsCanonicalBytes(t *testing.T) {
 			t.Errorf("record fields = %q %q %d %q, want those of %+v", r.ID(), r.Address(), r.Generation(), r.State(), p)
 		}
 		back, err := r.Persona()
-		if err != nil || !bytes.Equal(back.AppendJSON(nil), data) {
+		if err != nil || !bytes.Equal(encoded(back), data) {
 			t.Errorf("Persona() = %+v, %v", back, err)
 		}
 	}
@@ -97,21 +97,21 @@ func TestNewRecordKeepsCanonicalBytes(t *testing.T) {
 
 // Any other JSON of the record — written by encoding/json, indented, with
 // times in another zone or with trailing zeros, escapes written otherwise —
-// is read and written again in AppendJSON's form.
+// is read and written again in EncodePersona's form.
 func TestNewRecordRewritesOtherForms(t *testing.T) {
 	p := hostilePersona()
-	canon := p.AppendJSON(nil)
+	canon := encoded(p)
 	indented, _ := json.MarshalIndent(plainPersona(p), "", "  ")
 	htmlEscaped, _ := json.Marshal(plainPersona(samplePersona("<b>", "a&b", 2)))
-	zoned := bytes.Replace(samplePersona("Spica", "", 1).AppendJSON(nil), []byte(`"2026-08-04T09:30:00.123456789Z"`),
+	zoned := bytes.Replace(encoded(samplePersona("Spica", "", 1)), []byte(`"2026-08-04T09:30:00.123456789Z"`),
 		[]byte(`"2026-08-04T11:30:00.123456789+02:00"`), 1)
-	zeros := bytes.Replace(samplePersona("Spica", "", 1).AppendJSON(nil), []byte(`"2026-08-04T11:00:00Z"`),
+	zeros := bytes.Replace(encoded(samplePersona("Spica", "", 1)), []byte(`"2026-08-04T11:00:00Z"`),
 		[]byte(`"2026-08-04T11:00:00.000Z"`), 1)
 	lowerHex := bytes.Replace(canon, []byte(`\u001b`), []byte(`\u001B`), 1)
-	// Invalid UTF-8 is written as \ufffd, which reads back as U+FFFD, which
-	// AppendJSON writes as it is.
-	replaced := samplePersona("bad \xff", "", 1).AppendJSON(nil)
-	solidus := bytes.Replace(samplePersona("a/b", "", 1).AppendJSON(nil), []byte(`"a/b"`), []byte(`"a\/b"`), 1)
+	// U+FFFD escaped reads back as U+FFFD, which EncodePersona writes as it is
+	// (invalid UTF-8 too).
+	replaced := bytes.Replace(encoded(samplePersona("bad \xff", "", 1)), []byte("\uFFFD"), []byte(`\ufffd`), 1)
+	solidus := bytes.Replace(encoded(samplePersona("a/b", "", 1)), []byte(`"a/b"`), []byte(`"a\/b"`), 1)
 	for name, data := range map[string][]byte{"indented": indented, "html escaped": htmlEscaped, "zoned": zoned,
 		"trailing zeros": zeros, "upper hex": lowerHex, "escaped solidus": solidus,
 		"replacement": replaced} {
@@ -119,7 +119,7 @@ func TestNewRecordRewritesOtherForms(t *testing.T) {
 			t.Fatalf("%s: the test's input is canonical already", name)
 		}
 		if _, _, ok := scanRecord(data); ok {
-			t.Errorf("%s: scanner took a record AppendJSON would write otherwise: %s", name, data)
+			t.Errorf("%s: scanner took a record EncodePersona would write otherwise: %s", name, data)
 		}
 		want, err := DecodePersona(data)
 		if err != nil {
@@ -129,7 +129,7 @@ func TestNewRecordRewritesOtherForms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !bytes.Equal(r.JSON(), want.AppendJSON(nil)) || r.Address() != want.Address || r.State() != want.State {
+		if !bytes.Equal(r.JSON(), encoded(want)) || r.Address() != want.Address || r.State() != want.State {
 			t.Errorf("%s: record = %s", name, r.JSON())
 		}
 	}
@@ -140,15 +140,15 @@ func TestNewRecordRewritesOtherForms(t *testing.T) {
 	}
 }
 
-// FuzzRecord: no input panics; a record NewRecord accepts is AppendJSON of
+// FuzzRecord: no input panics; a record NewRecord accepts is EncodePersona of
 // what the input decodes to, its list fields are that persona's, and the
-// scanner takes only what AppendJSON writes.
+// scanner takes only what EncodePersona writes.
 func FuzzRecord(f *testing.F) {
-	f.Add(samplePersona("Spica", "r", 1).AppendJSON(nil))
-	f.Add(hostilePersona().AppendJSON(nil))
+	f.Add(encoded(samplePersona("Spica", "r", 1)))
+	f.Add(encoded(hostilePersona()))
 	bare := samplePersona("Heze", "", 0)
 	bare.ActivatedAt, bare.RetiredAt = nil, nil
-	f.Add(bare.AppendJSON(nil))
+	f.Add(encoded(bare))
 	f.Add([]byte(`{"id":"a","generation":-0}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, n, scanned := scanRecord(data)
@@ -161,12 +161,12 @@ func FuzzRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want := p.AppendJSON(nil)
+		want := encoded(p)
 		if !bytes.Equal(r.JSON(), want) {
 			t.Fatalf("record of %q is\n%s\nwant\n%s", data, r.JSON(), want)
 		}
 		if scanned && !bytes.Equal(data, want) {
-			t.Fatalf("scanner took %q, which AppendJSON writes as %s", data, want)
+			t.Fatalf("scanner took %q, which EncodePersona writes as %s", data, want)
 		}
 		if r.ID() != p.ID || r.Address() != p.Address || r.Generation() != p.Generation || r.State() != p.State {
 			t.Fatalf("record fields %q %q %d %q of %q", r.ID(), r.Address(), r.Generation(), r.State(), data)
@@ -197,7 +197,11 @@ func TestWriteJSONArray(t *testing.T) {
 	// More than one piece of 64 KiB: 200 records of about 600 bytes.
 	var list []Record
 	for i := range 200 {
-		list = append(list, RecordOf(samplePersona(fmt.Sprintf("Spica %d", i), "", i+1)))
+		r, err := RecordOf(samplePersona(fmt.Sprintf("Spica %d", i), "", i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, r)
 	}
 	var out bytes.Buffer
 	if err := WriteJSONArray(&out, list); err != nil {

@@ -64,7 +64,7 @@ func TestListRecordsIsList(t *testing.T) {
 				t.Fatalf("all=%v: %d records, %d personas", all, len(recs), len(list))
 			}
 			for i, p := range list {
-				if want := p.AppendJSON(nil); !bytes.Equal(recs[i].JSON(), want) {
+				if want, err := registry.EncodePersona(p); err != nil || !bytes.Equal(recs[i].JSON(), want) {
 					t.Errorf("all=%v [%d] = %s, want %s", all, i, recs[i].JSON(), want)
 				}
 			}

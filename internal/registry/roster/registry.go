@@ -135,7 +135,15 @@ func (o *ops) put(key string, v any) {
 }
 
 func (o *ops) persona(p registry.Persona) {
-	o.list = append(o.list, store.Put(personaPrefix+p.ID, p.AppendJSON(nil)))
+	if o.err != nil {
+		return
+	}
+	data, err := registry.EncodePersona(p)
+	if err != nil {
+		o.err = fmt.Errorf("encode persona %s: %w", p.Address, err)
+		return
+	}
+	o.list = append(o.list, store.Put(personaPrefix+p.ID, data))
 }
 func (o *ops) seat(addr string, s seatRecord) { o.put(seatPrefix+addr, s) }
 
