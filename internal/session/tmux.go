@@ -125,9 +125,45 @@ func (t Tmux) Panes(ctx context.Context) (map[string]Pane, error) {
 		p.Status, _ = strconv.Atoi(f[3])
 		p.Signal, _ = strconv.Atoi(f[4])
 		p.Attached, _ = strconv.Atoi(f[5])
+		if !p.Dead {
+			p.Dead, p.Status, p.Signal = exited(p.PID)
+		}
 		panes[p.Name] = p
 	}
 	return panes, nil
+}
+
+// exited reads from /proc whether pid is a zombie — exited, not yet reaped
+// — and how it ended. tmux's server now and then leaves its pane's process
+// unreaped for many seconds (seen with tmux 3.3a under load: the harness
+// <defunct> under the server, #{pane_dead_status} empty), and a harness that
+// has exited must not be listed running meanwhile. The exit code is field
+// 52 of /proc/PID/stat (Linux 3.5 and later), in waitpid's form.
+func exited(pid int) (dead bool, status, signal int) {
+	if pid <= 0 {
+		return false, 0, 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false, 0, 0
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return false, 0, 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 50 || f[0] != "Z" {
+		return false, 0, 0
+	}
+	code, err := strconv.Atoi(f[49])
+	if err != nil {
+		return true, 0, 0
+	}
+	if sig := code & 0x7f; sig != 0 {
+		return true, 0, sig
+	}
+	return true, (code >> 8) & 0xff, 0
 }
 
 // Pane is the pane of the session name, ErrNotRunning when there is none.
@@ -144,12 +180,16 @@ func (t Tmux) Pane(ctx context.Context, name string) (Pane, error) {
 }
 
 // Start runs argv as the session name in dir, detached, with env added.
-// A session of that name that exited (its pane dead) is replaced; one that
-// runs is ErrRunning.
+// A session of that name that exited (its pane dead) is started again in
+// its pane; one that runs is ErrRunning.
 func (t Tmux) Start(ctx context.Context, name, dir string, env, argv []string) error {
 	if err := private.Replace(t.conf, []byte(tmuxConf)); err != nil {
 		return err
 	}
+	// A dead session is respawned, not killed and created again: killing
+	// the server's last session ends the server, and a new-session sent
+	// while it ends fails with "server exited unexpectedly".
+	args := []string{"new-session", "-d", "-s", name, "-x", "200", "-y", "50"}
 	switch p, err := t.Pane(ctx, name); {
 	case errors.Is(err, ErrNotRunning):
 	case err != nil:
@@ -157,11 +197,10 @@ func (t Tmux) Start(ctx context.Context, name, dir string, env, argv []string) e
 	case !p.Dead:
 		return fmt.Errorf("%s (pid %d): %w", name, p.PID, ErrRunning)
 	default:
-		if _, err := t.run(ctx, "kill-session", "-t", "="+name); err != nil {
-			return err
-		}
+		// -k: tmux may not have reaped the harness yet (see exited).
+		args = []string{"respawn-pane", "-k", "-t", "=" + name + ":"}
 	}
-	args := []string{"new-session", "-d", "-s", name, "-c", dir, "-x", "200", "-y", "50"}
+	args = append(args, "-c", dir)
 	for _, kv := range env {
 		args = append(args, "-e", kv)
 	}
@@ -238,10 +277,25 @@ func (t Tmux) Type(ctx context.Context, name, text string) error {
 	for range WakeTries {
 		clear = append(clear, "BSpace", "C-u")
 	}
-	for _, keys := range [][]string{clear, {"-l", text}, {"Enter"}} {
+	for i, keys := range [][]string{clear, {"-l", text}, {"Enter"}} {
+		if i == 2 {
+			// Keys that arrive together read as a paste, and an Enter
+			// inside the paste's window joins the paste as a new line
+			// instead of sending it: Claude Code commits a paste 100 ms
+			// after its last key, Codex 120 ms. So the Enter waits.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(EnterDelay):
+			}
+		}
 		if _, err := t.run(ctx, append([]string{"send-keys", "-t", target}, keys...)...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// EnterDelay is how long Type waits between the text and its Enter: past
+// the paste windows of the harnesses in the table (100–120 ms).
+const EnterDelay = 300 * time.Millisecond
