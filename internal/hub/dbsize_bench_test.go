@@ -48,7 +48,7 @@ func reportUsage(b *testing.B, path string, n int) {
 	kvs, err := st.List(context.Background(), "")
 	mustNil(b, err)
 	mustNil(b, st.Close())
-	raw, err := os.ReadFile("../store/dict/s2-v1.dict") // the dictionary the store embeds
+	raw, err := os.ReadFile("../store/boltstore/dict/s2-v1.dict") // the dictionary the store embeds
 	mustNil(b, err)
 	d := s2.NewDict(raw)
 	var plain, s2z, dictz int

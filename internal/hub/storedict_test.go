@@ -28,7 +28,7 @@ const writeStoreDictEnv = "VIRGO_WRITE_STORE_DICT"
 // (storeDictionary). It is a tool, run once per codec version, never over a
 // dictionary that has shipped:
 //
-//	VIRGO_WRITE_STORE_DICT=$PWD/internal/store/dict/s2-vN.dict go test ./internal/hub -run TestWriteStoreDictionary
+//	VIRGO_WRITE_STORE_DICT=$PWD/internal/store/boltstore/dict/s2-vN.dict go test ./internal/hub -run TestWriteStoreDictionary
 func TestWriteStoreDictionary(t *testing.T) {
 	out := usecasetest.DictionaryOut(t, writeStoreDictEnv)
 	d := storeDictionary(t)
