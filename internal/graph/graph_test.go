@@ -117,10 +117,10 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 		want string
 	}{
 		{"a project's lead", Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
-			"task:t-assigned task:t-lead run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1>work/core/lead"},
+			"task:t-assigned task:t-lead run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1.work.core.lead>work/core/lead"},
 		{"a deputy: its assigned task and its own decisions", Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
 			Assigned: map[string]bool{"t-assigned": true}, Persona: deputy},
-			"task:t-assigned run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1>work/core/deputy message:m-1>work/core/lead"},
+			"task:t-assigned run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1.work.core.deputy>work/core/deputy message:m-1.work.core.lead>work/core/lead"},
 		{"a scope-wide coordinator", Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
 			"task:t-assigned task:t-lead run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
 	} {
