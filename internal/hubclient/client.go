@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
@@ -195,10 +196,7 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 	}
 	sock := hubapi.SocketPath(home)
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
-		},
+		DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return dialUnix(ctx, sock) },
 		MaxIdleConns:        64,
 		MaxIdleConnsPerHost: 64,
 		// Below the hub's idle_connection, so that the client lets go of
@@ -210,6 +208,29 @@ func newClient(home string, opts ...DialOption) (*Client, error) {
 	}
 	return &Client{home: home, socket: sock, token: cfg.token, http: &http.Client{Transport: tr},
 		budget: cfg.budget, starter: cfg.starter}, nil
+}
+
+// dialUnix connects to the hub's socket, waiting while its accept queue is
+// full. A Unix socket's connect(2) blocks in that case, but Go's sockets are
+// non-blocking and the kernel answers EAGAIN instead: under a flood of
+// connections an operator's dial then failed at once ("resource temporarily
+// unavailable") although the hub sheds the flood within moments. So the dial
+// does what a blocking connect would: waits, here in short jittered steps,
+// until it connects or ctx ends. It is the connect's own wait, not a retry of
+// a request: nothing has been sent.
+func dialUnix(ctx context.Context, sock string) (net.Conn, error) {
+	var d net.Dialer
+	for {
+		c, err := d.DialContext(ctx, "unix", sock)
+		if !errors.Is(err, syscall.EAGAIN) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(2+rand.IntN(8)) * time.Millisecond):
+		}
+	}
 }
 
 // Home is the home this client's hub serves.
