@@ -8,3 +8,8 @@ package hub
 // seconds. The claim the deadline checks (operators are never locked out)
 // is the same; its figure is the plain build's.
 const raceSlowdown = 10
+
+// raceMemory scales the memory bounds of the same tests: the race detector
+// keeps shadow memory beside the heap (5–10× by its documentation; a flood
+// that grows the plain hub by 12 MiB grew the raced one by 81 MiB).
+const raceMemory = 5
