@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -51,43 +49,14 @@ func TrustedPath(home string) string { return filepath.Join(home, "keys", "snaps
 // first use. Like every secret of the home it is read without following a
 // link and must be the running user's, 0600.
 func InstallationKey(home string) (ed25519.PrivateKey, error) {
-	path := KeyPath(home)
-	b, err := private.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := generateKey(path); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-		b, err = private.ReadFile(path)
+	k, err := private.Ed25519Key(KeyPath(home), keyComment)
+	if errors.Is(err, private.ErrNotAKey) {
+		return nil, fmt.Errorf("%w: %w; move it away to have a new one made, and give the new public key to whoever trusts the old", ErrBadKeyFile, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot key: %w", err)
 	}
-	raw, err := gossh.ParseRawPrivateKey(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w (%v); move it away to have a new one made, and give the new public key to whoever trusts the old", path, ErrBadKeyFile, err)
-	}
-	k, ok := raw.(*ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("%s: %w: it is a %T", path, ErrBadKeyFile, raw)
-	}
-	return *k, nil
-}
-
-// generateKey writes a new ed25519 key to path, refusing to replace one
-// (fs.ErrExist): two processes making it at once keep one key.
-func generateKey(path string) error {
-	if err := private.Dir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("snapshot key directory: %w", err)
-	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generate snapshot key: %w", err)
-	}
-	block, err := gossh.MarshalPrivateKey(priv, keyComment)
-	if err != nil {
-		return fmt.Errorf("encode snapshot key: %w", err)
-	}
-	return private.Create(path, pem.EncodeToMemory(block))
+	return k, nil
 }
 
 // FormatPublic is pub in authorized_keys form, as `snapshot key` prints it
