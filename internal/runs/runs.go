@@ -127,7 +127,7 @@ type Artifact struct {
 	// Path is the workspace-relative clean path (confirm.NormalizePath)
 	// in the workspace of the seat Workspace names (the recorder's).
 	Path      string            `json:"path"`
-	Workspace string            `json:"workspace,omitempty"`
+	Workspace string            `json:"workspace"`
 	By        confirm.Principal `json:"by"`
 	Time      time.Time         `json:"time"`
 }

@@ -115,11 +115,7 @@ func readArtifact(ctx context.Context, u *Cases, c Call) (any, store.Plan, error
 		return nil, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", id, name, runs.ErrNoArtifact)
 	}
 	a := arts[i]
-	owner := a.Workspace
-	if owner == "" {
-		owner = a.By.Name // recorded before artifacts named their workspace: the recorder's
-	}
-	root, err := u.workspaceOf(owner)
+	root, err := u.workspaceOf(a.Workspace)
 	if err != nil {
 		return nil, store.Plan{}, fmt.Errorf("artifact %q: %w", name, err)
 	}
