@@ -21,6 +21,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
@@ -517,7 +518,7 @@ type Page = paging.Page[Item]
 // Inbox returns one page of human's channel (both directions), oldest
 // first, continuing the paging token ("" for the first page).
 func (b *Book) Inbox(ctx context.Context, human, token string, limit int) (Page, error) {
-	return paging.Read(ctx, b.st, ItemPrefix(human), token, limit, func(kv store.KV) (Item, bool, error) {
+	return pager.Read(ctx, b.st, ItemPrefix(human), token, limit, func(kv store.KV) (Item, bool, error) {
 		var it Item
 		if err := json.Unmarshal(kv.Value, &it); err != nil {
 			return Item{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
@@ -288,7 +289,7 @@ func (b *Book) Pending(ctx context.Context, seat string) (int, error) {
 // paging token ("" for the first page; paging's limits and token rules: a
 // token only continues this seat's inbox).
 func (b *Book) Inbox(ctx context.Context, seat, token string, limit int) (Page, error) {
-	page, err := paging.Read(ctx, b.st, inboxPrefix(seat), token, limit, func(kv store.KV) (Message, bool, error) {
+	page, err := pager.Read(ctx, b.st, inboxPrefix(seat), token, limit, func(kv store.KV) (Message, bool, error) {
 		var m Message
 		if err := json.Unmarshal(kv.Value, &m); err != nil {
 			return Message{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -245,7 +246,7 @@ func (f Filter) match(d Decision) bool {
 // first page, then the previous page's Next), keeping those that pass f:
 // a page may hold fewer than limit and still have a Next.
 func (b *Book) List(ctx context.Context, span Span, f Filter, token string, limit int) (paging.Page[Decision], error) {
-	return paging.Read(ctx, b.st, span.prefix(), token, limit, func(kv store.KV) (Decision, bool, error) {
+	return pager.Read(ctx, b.st, span.prefix(), token, limit, func(kv store.KV) (Decision, bool, error) {
 		d, _, err := b.Get(ctx, string(kv.Value))
 		return d, err == nil && f.match(d), err
 	})

@@ -1,18 +1,17 @@
 // Package paging is the one page form of every list the hub answers:
 // {items, next}, where next is an opaque continuation token. A list is a
-// store prefix read a page at a time (store.Store.Range); the token names
-// the last key served, relative to the prefix, so a client can only
+// store prefix read a page at a time (paging/pager reads it); the token
+// names the last key served, relative to the prefix, so a client can only
 // continue the list it was given: a token is read back under the list's
-// own prefix, and a store range never leaves its prefix.
+// own prefix, and a store range never leaves its prefix. The package holds
+// the page's values and rules only, so the wire contract can name a page
+// without reaching the store.
 package paging
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // The bounds of a page.
@@ -82,37 +81,4 @@ func Limit(n int) (int, error) {
 		return 0, fmt.Errorf("%w (asked %d)", ErrBadLimit, n)
 	}
 	return n, nil
-}
-
-// Read reads one page of the list under prefix from st, continuing after
-// token, at most limit records (Limit's rules). decode turns a record into
-// an item, or skips it (keep false): a skipped record still moves the
-// page on, so a page may hold fewer items than the limit and still have a
-// next.
-func Read[T any](ctx context.Context, st store.Store, prefix, token string, limit int, decode func(store.KV) (item T, keep bool, err error)) (Page[T], error) {
-	after, err := After(prefix, token)
-	if err != nil {
-		return Page[T]{}, err
-	}
-	if limit, err = Limit(limit); err != nil {
-		return Page[T]{}, err
-	}
-	kvs, more, err := st.Range(ctx, prefix, after, limit)
-	if err != nil {
-		return Page[T]{}, err
-	}
-	page := Page[T]{Items: make([]T, 0, len(kvs))}
-	for _, kv := range kvs {
-		item, keep, err := decode(kv)
-		if err != nil {
-			return Page[T]{}, err
-		}
-		if keep {
-			page.Items = append(page.Items, item)
-		}
-	}
-	if more {
-		page.Next = Token(prefix, kvs[len(kvs)-1].Key)
-	}
-	return page, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
@@ -88,7 +89,7 @@ func (b *Book) List(ctx context.Context, task, token string, limit int) (paging.
 	if err := checkID("task", task); err != nil {
 		return paging.Page[Run]{}, err
 	}
-	return paging.Read(ctx, b.st, prefixByTask+task+"/", token, limit, func(kv store.KV) (Run, bool, error) {
+	return pager.Read(ctx, b.st, prefixByTask+task+"/", token, limit, func(kv store.KV) (Run, bool, error) {
 		run, _, err := b.Get(ctx, string(kv.Value))
 		return run, err == nil, err
 	})
@@ -100,7 +101,7 @@ func (b *Book) Events(ctx context.Context, id, token string, limit int) (paging.
 	if err := checkID("run", id); err != nil {
 		return paging.Page[Event]{}, err
 	}
-	return paging.Read(ctx, b.st, PrefixEvent+id+"/", token, limit, decodeKV[Event])
+	return pager.Read(ctx, b.st, PrefixEvent+id+"/", token, limit, decodeKV[Event])
 }
 
 // Artifacts returns every artifact of the run (at most MaxArtifacts).

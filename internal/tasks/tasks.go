@@ -28,6 +28,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -360,7 +361,7 @@ func List(ctx context.Context, st store.Store, party string, side Side, state, t
 	if side == AssignedBy {
 		prefix = indexPrefix(prefixGiven, party)
 	}
-	return paging.Read(ctx, st, prefix, token, limit, func(kv store.KV) (Task, bool, error) {
+	return pager.Read(ctx, st, prefix, token, limit, func(kv store.KV) (Task, bool, error) {
 		t, _, err := Get(ctx, st, string(kv.Value))
 		if err != nil {
 			return Task{}, false, err

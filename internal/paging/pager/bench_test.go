@@ -1,4 +1,4 @@
-package paging
+package pager
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -41,13 +42,13 @@ func keep(kv store.KV) (string, bool, error) { return string(kv.Value), true, ni
 func BenchmarkPageOf100k(b *testing.B) {
 	st := filled(b)
 	ctx := context.Background()
-	end := Token("list/", fmt.Sprintf("list/%08d", benchRecords-100))
+	end := paging.Token("list/", fmt.Sprintf("list/%08d", benchRecords-100))
 	for _, c := range []struct{ name, token string }{{"first", ""}, {"last", end}} {
 		b.Run("range/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				p, err := Read(ctx, st, "list/", c.token, DefaultLimit, keep)
-				if err != nil || len(p.Items) != DefaultLimit {
+				p, err := Read(ctx, st, "list/", c.token, paging.DefaultLimit, keep)
+				if err != nil || len(p.Items) != paging.DefaultLimit {
 					b.Fatalf("%d items, %v", len(p.Items), err)
 				}
 			}
@@ -60,7 +61,7 @@ func BenchmarkPageOf100k(b *testing.B) {
 			if err != nil || len(kvs) != benchRecords {
 				b.Fatalf("%d records, %v", len(kvs), err)
 			}
-			_ = kvs[benchRecords-100 : benchRecords-100+DefaultLimit]
+			_ = kvs[benchRecords-100 : benchRecords-100+paging.DefaultLimit]
 		}
 	})
 }

@@ -1,13 +1,15 @@
-package paging
+package pager
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -71,9 +73,9 @@ func TestHostileTokensStayInTheList(t *testing.T) {
 	// Tokens crafted to name keys of another list: read under this list's
 	// prefix they only name positions within it.
 	for _, crafted := range []string{"../b/0", "\x00", "/../../secrets/", "zzzz"} {
-		tok := encoding.EncodeToString([]byte(crafted))
+		tok := base64.RawURLEncoding.EncodeToString([]byte(crafted))
 		p, err := Read(ctx, st, "tasks/a/", tok, 10, str)
-		if err != nil && !errors.Is(err, ErrBadToken) {
+		if err != nil && !errors.Is(err, paging.ErrBadToken) {
 			t.Fatalf("token for %q: %v", crafted, err)
 		}
 		for _, item := range p.Items {
@@ -82,14 +84,14 @@ func TestHostileTokensStayInTheList(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"!!", "a b", "%2e%2e", strings.Repeat("A", MaxToken+1), encoding.EncodeToString([]byte("a\x1bb"))} {
-		if _, err := Read(ctx, st, "tasks/a/", bad, 10, str); !errors.Is(err, ErrBadToken) {
-			t.Errorf("token %.20q: %v, want ErrBadToken", bad, err)
+	for _, bad := range []string{"!!", "a b", "%2e%2e", strings.Repeat("A", paging.MaxToken+1), base64.RawURLEncoding.EncodeToString([]byte("a\x1bb"))} {
+		if _, err := Read(ctx, st, "tasks/a/", bad, 10, str); !errors.Is(err, paging.ErrBadToken) {
+			t.Errorf("token %.20q: %v, want paging.ErrBadToken", bad, err)
 		}
 	}
-	for _, n := range []int{-1, MaxLimit + 1} {
-		if _, err := Read(ctx, st, "tasks/a/", "", n, str); !errors.Is(err, ErrBadLimit) {
-			t.Errorf("limit %d: %v, want ErrBadLimit", n, err)
+	for _, n := range []int{-1, paging.MaxLimit + 1} {
+		if _, err := Read(ctx, st, "tasks/a/", "", n, str); !errors.Is(err, paging.ErrBadLimit) {
+			t.Errorf("limit %d: %v, want paging.ErrBadLimit", n, err)
 		}
 	}
 	if p, err := Read(ctx, st, "tasks/a/", "", 0, str); err != nil || len(p.Items) != 1 || p.Next != "" {
