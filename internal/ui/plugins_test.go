@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/ui/golden"
 	"github.com/virgo-hub/virgo-tui/internal/ui/wizard"
 )
@@ -84,5 +86,30 @@ func TestWizardApprovalIsReportedAsMadeHere(t *testing.T) {
 	m.Update(batchMsg{changes: []Change{{Seq: 12, Kind: ConfirmationDecided, ID: "c-1", DecidedBy: "human:henry", Outcome: "approved"}}})
 	if s := plain(m); !strings.Contains(s, "approved, decided by you in another console") {
 		t.Fatalf("a decision elsewhere is not another console's:\n%s", s)
+	}
+}
+
+// At 80×24, the console's smallest size, the class matrix shortens its
+// cells' limits to marks ("R/Wᵃ"); each limit must be readable on the first
+// screen, without scrolling, or a mark explains nothing.
+func TestMatrixLimitsOnScreenAt80x24(t *testing.T) {
+	m := console(t, &hubDouble{snap: demoSnapshot()}, 80, 24)
+	press(t, m, "4")
+	screen := plain(m)
+	seen := map[string]bool{}
+	for _, b := range stamp.Bundles() {
+		for _, p := range registry.Profiles {
+			q := stamp.CellFor(b, p).Qualifier
+			if q == "" || seen[q] {
+				continue
+			}
+			seen[q] = true
+			if !strings.Contains(screen, " "+q) {
+				t.Errorf("the limit %q (%s, %s) is off screen at 80×24:\n%s", q, b.Name, p, screen)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no cell has a limit: the test checks nothing")
 	}
 }

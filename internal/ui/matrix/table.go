@@ -137,7 +137,7 @@ func (m Model) matrixLines(width int) []string {
 	lines = append(lines, "")
 	// One column short: ansi's word wrap can let a hyphen overhang by one.
 	wrap := lipgloss.NewStyle().Width(max(1, width-1))
-	for _, n := range l.notes {
+	for _, n := range packNotes(l.notes, width) {
 		lines = append(lines, st.Dim.Render(n))
 	}
 	for _, f := range stamp.Footnotes() {
@@ -145,6 +145,23 @@ func (m Model) matrixLines(width int) []string {
 	}
 	lines = append(lines, strings.Split(st.Dim.Inherit(wrap).Render(legend), "\n")...)
 	return lines
+}
+
+// packNotes puts the marks' notes side by side, as many whole notes to a
+// line of width as fit: the compact layout is for small screens, where a
+// line each pushed the last notes off the first screen (at 80×24, "ᵇ bound
+// surfaces" once the table grew a row).
+func packNotes(notes []string, width int) []string {
+	const sep = " · "
+	var out []string
+	for _, n := range notes {
+		if last := len(out) - 1; last >= 0 && ansi.StringWidth(out[last]+sep+n) <= width {
+			out[last] += sep + n
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // superscript is the footnote mark as the table prints it (CellText of a
