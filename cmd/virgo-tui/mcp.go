@@ -21,7 +21,7 @@ import (
 func init() { subcommands = append(subcommands, newMCPCmd) }
 
 func newMCPCmd(a *app) *cobra.Command {
-	var persona, httpAddr, workspaceDir string
+	var persona, httpAddr string
 	var remote bool
 	opts := mcpserver.Options{ConfirmWait: mcpserver.DefaultConfirmWait}
 	cmd := &cobra.Command{
@@ -40,8 +40,8 @@ executor. It refuses to start, naming what is missing, otherwise.
 A call that needs confirmation waits (up to --confirm-wait, with progress
 notifications) for its authority, who decides in the console; on timeout it answers
 status "unknown" with a correlation_id, and calling again with that id joins the
-same confirmation. Workspace tools act on <home>/workspaces/<address> (or
---workspace DIR); "workspace": "repository" names the bound repository.
+same confirmation. Workspace tools act on <home>/workspaces/<address>, the tree the
+hub judges and hashes too; "workspace": "repository" names the bound repository.
 
 With --http the streamable HTTP transport is served instead of stdio, on a loopback
 address unless --allow-remote; every request must carry the persona's runtime token
@@ -65,7 +65,7 @@ the current tool call); when the client leaves it stops beating.`,
 			if err != nil {
 				return err
 			}
-			opts.Home, opts.Workspace = home.Dir, workspaceDir
+			opts.Home = home.Dir
 			a.as = persona
 			return a.withClient(ctx, func(ctx context.Context, c *hubclient.Client) error {
 				r, err := mcpserver.Boot(ctx, c, persona, opts)
@@ -83,7 +83,6 @@ the current tool call); when the client leaves it stops beating.`,
 	cmd.Flags().StringVar(&persona, "persona", "", "the persona's address (required): the server acts with its runtime token")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the streamable HTTP transport on HOST:PORT instead of stdio (loopback)")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "let --http listen on a non-loopback address")
-	cmd.Flags().StringVar(&workspaceDir, "workspace", "", "the persona's workspace directory (default <home>/workspaces/<address>)")
 	cmd.Flags().DurationVar(&opts.ConfirmWait, "confirm-wait", mcpserver.DefaultConfirmWait,
 		"how long a call waits for its confirmation before answering status unknown")
 	_ = cmd.MarkFlagRequired("persona")

@@ -60,9 +60,10 @@ const (
 // Options configure a runtime. Zero values take the defaults.
 type Options struct {
 	// Home is the installation home; the persona's own workspace is
-	// workspace.HomeDir(Home, address) unless Workspace names another.
-	Home      string
-	Workspace string
+	// workspace.HomeDir(Home, address) — always: the hub judges file
+	// arguments and hashes artifacts there, so a runtime serving another
+	// tree would act on files the hub never saw.
+	Home string
 	// ConfirmWait is how long a call waits for a confirmation's decision
 	// before it answers status "unknown" with its correlation id.
 	ConfirmWait time.Duration
@@ -302,13 +303,10 @@ func problemsErr(ps []stamp.Problem) []error {
 // openWorkspace opens the persona's own workspace (created 0700 on first
 // start) and its bound repository, if any.
 func (r *Runtime) openWorkspace() error {
-	dir := r.opts.Workspace
-	if dir == "" {
-		if r.opts.Home == "" {
-			return fmt.Errorf("mcp: %s: no home and no --workspace: %w", r.who.Principal, workspace.ErrNoRoot)
-		}
-		dir = workspace.HomeDir(r.opts.Home, r.who.Principal)
+	if r.opts.Home == "" {
+		return fmt.Errorf("mcp: %s: no home: %w", r.who.Principal, workspace.ErrNoRoot)
 	}
+	dir := workspace.HomeDir(r.opts.Home, r.who.Principal)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("mcp: workspace of %s: %w", r.who.Principal, err)
 	}

@@ -398,8 +398,8 @@ func (r *Root) tempFile(rel string) (*os.File, string, error) {
 
 // HomeDir is where a persona's own workspace tree lives in an installation
 // home: <home>/workspaces/<address>. The stamp's workspace root is an
-// identifier, not a host path; the runtime maps it here (a --workspace flag
-// may put it elsewhere). A bound repository is its own Root, at the
+// identifier, not a host path; the runtime and the hub both map it here, so
+// the files a runtime acts on are the files the hub judged. A bound repository is its own Root, at the
 // repository's directory.
 func HomeDir(home, address string) string {
 	return filepath.Join(home, "workspaces", filepath.FromSlash(address))
