@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -62,7 +64,7 @@ func (a *app) enrolsByFile(ctx context.Context, home registry.Home) (enrols bool
 	if err != nil {
 		return false, nil, err
 	}
-	all, err := operators.List(ctx, s)
+	all, err := roll.List(ctx, s)
 	if err = errors.Join(err, s.Close()); err != nil {
 		return false, nil, err
 	}

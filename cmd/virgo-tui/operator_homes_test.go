@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/hub"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
-	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
@@ -96,7 +97,7 @@ func TestOperatorAddSSHKeyFollowsStoreFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := operators.Get(context.Background(), s, "owner")
+	e, err := roll.Get(context.Background(), s, "owner")
 	if cerr := s.Close(); err != nil || cerr != nil {
 		t.Fatal(err, cerr)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
@@ -156,7 +158,7 @@ func (h *Hub) enrolHere(ctx context.Context, name string, uid int, keys []operat
 // learnEnrolment reads operator name's record back into the token book, so
 // this hub accepts them at once, before its watch brings the record.
 func (h *Hub) learnEnrolment(ctx context.Context, name string) (operators.Enrolment, error) {
-	cur, err := operators.Get(ctx, h.st, name)
+	cur, err := roll.Get(ctx, h.st, name)
 	if err != nil {
 		return operators.Enrolment{}, err
 	}
@@ -183,7 +185,7 @@ func removeOperator(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Id
 	if err != nil {
 		return err
 	}
-	if cur, err := operators.Get(r.Context(), h.st, name); err == nil {
+	if cur, err := roll.Get(r.Context(), h.st, name); err == nil {
 		h.tokens.learn(cur)
 	} else {
 		return fmt.Errorf("human:%s removed, but this hub could not read the record back; its watch brings it: %w", name, err)

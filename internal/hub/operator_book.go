@@ -7,6 +7,8 @@ import (
 	"maps"
 	"os"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -20,7 +22,7 @@ import (
 
 // loadEnrolments reads every enrolment record into the book.
 func (t *Tokens) loadEnrolments(ctx context.Context) error {
-	all, err := operators.List(ctx, t.st)
+	all, err := roll.List(ctx, t.st)
 	if err != nil {
 		return fmt.Errorf("hub: %w", err)
 	}
@@ -53,7 +55,7 @@ func (t *Tokens) followEnrolment(ev store.Event) {
 	if ev.Delete {
 		return // records are marked removed, never deleted
 	}
-	e, err := operators.Decode(ev.Key, ev.Value, ev.Rev)
+	e, err := roll.Decode(ev.Key, ev.Value, ev.Rev)
 	if err != nil {
 		t.log.Error("an enrolment record cannot be read; the operator's token is refused", "err", err)
 		return
@@ -186,7 +188,7 @@ func (t *Tokens) settle(ctx context.Context, name string, want func(operators.En
 		}
 		var plan store.Plan
 		var rev int64
-		if plan, err = operators.PlanPut(e); err == nil {
+		if plan, err = roll.PlanPut(e); err == nil {
 			rev, err = plan.Commit(ctx, t.st)
 		}
 		if err == nil {
@@ -197,7 +199,7 @@ func (t *Tokens) settle(ctx context.Context, name string, want func(operators.En
 		if !errors.Is(err, store.ErrConflict) {
 			break
 		}
-		cur, gerr := operators.Get(ctx, t.st, name)
+		cur, gerr := roll.Get(ctx, t.st, name)
 		if gerr != nil {
 			err = gerr
 			break

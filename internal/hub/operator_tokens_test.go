@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -193,7 +195,7 @@ func TestARemovedOperatorsFileIsNotAdoptedAgain(t *testing.T) {
 	if id, err := first.Authenticate(ada, hubapi.NoUID); err != nil || id.Principal != "human:ada" {
 		t.Fatalf("ada's file recorded as her enrolment: %+v, %v", id, err)
 	}
-	_, plan, err := operators.PlanRemove(ctx, st, "ada") // through another hub
+	_, plan, err := roll.PlanRemove(ctx, st, "ada") // through another hub
 	mustNil(t, err)
 	_, err = plan.Commit(ctx, st)
 	mustNil(t, err)
@@ -206,7 +208,7 @@ func TestARemovedOperatorsFileIsNotAdoptedAgain(t *testing.T) {
 	if _, err := os.Stat(hubapi.OperatorTokenPath(home, "ada")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the removed operator's file is still in the home: %v", err)
 	}
-	if rec, _ := operators.Get(ctx, st, "ada"); !rec.Removed {
+	if rec, _ := roll.Get(ctx, st, "ada"); !rec.Removed {
 		t.Fatalf("the stale file was recorded as an enrolment again: %+v", rec)
 	}
 }
@@ -220,7 +222,7 @@ func TestAFileForAnOperatorEnrolledElsewhereIsIgnored(t *testing.T) {
 	mustNil(t, err)
 	defer st.Close()
 	theirs := hubapi.NewToken()
-	plan, err := operators.PlanEnrol(ctx, st, operators.Enrolment{Name: "ada", TokenSHA256: operators.HashToken(theirs), UID: hubapi.NoUID, Host: "elsewhere", Home: "/home/ada"})
+	plan, err := roll.PlanEnrol(ctx, st, operators.Enrolment{Name: "ada", TokenSHA256: operators.HashToken(theirs), UID: hubapi.NoUID, Host: "elsewhere", Home: "/home/ada"})
 	mustNil(t, err)
 	_, err = plan.Commit(ctx, st)
 	mustNil(t, err)
@@ -309,7 +311,7 @@ func TestAnEnrolmentConflictIsSettledInTheScan(t *testing.T) {
 	mustNil(t, err)
 	ageOperators(t, filepath.Join(home, "operators"))
 	tk := bookOf(t, home)
-	plan, err := operators.PlanPut(operators.Enrolment{Name: "henry", TokenSHA256: operators.HashToken(hubapi.NewToken()), UID: hubapi.NoUID, Host: "here", Home: home})
+	plan, err := roll.PlanPut(operators.Enrolment{Name: "henry", TokenSHA256: operators.HashToken(hubapi.NewToken()), UID: hubapi.NoUID, Host: "here", Home: home})
 	mustNil(t, err)
 	_, err = plan.Commit(context.Background(), tk.st)
 	mustNil(t, err)

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -87,7 +89,7 @@ func listing(t *testing.T, th *testHub) map[string]string {
 	mustNil(t, err)
 	out := map[string]string{}
 	for _, kv := range kvs {
-		if strings.HasPrefix(kv.Key, operators.Prefix) {
+		if strings.HasPrefix(kv.Key, roll.Prefix) {
 			continue
 		}
 		out[kv.Key] = fmt.Sprintf("%d/%d %x", kv.CreateRev, kv.ModRev, kv.Value)
@@ -341,7 +343,7 @@ func secretsOf(t *testing.T, th *testHub) map[string][]byte {
 		if strings.HasPrefix(kv.Key, TokenHashPrefix) {
 			out[kv.Key] = kv.Value // the hex hash of the generation's token
 		}
-		if strings.HasPrefix(kv.Key, operators.Prefix) {
+		if strings.HasPrefix(kv.Key, roll.Prefix) {
 			var e operators.Enrolment
 			if json.Unmarshal(kv.Value, &e) == nil && e.TokenSHA256 != "" {
 				out[kv.Key] = []byte(e.TokenSHA256)

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/events"
 
 	"github.com/go-json-experiment/json"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
@@ -99,7 +100,7 @@ func (h *Hub) apply(sev store.Event) (wake string, revokes bool) {
 	case strings.HasPrefix(sev.Key, TokenHashPrefix):
 		h.followTokenHash(sev)
 		return strings.TrimPrefix(sev.Key, TokenHashPrefix), true
-	case strings.HasPrefix(sev.Key, operators.Prefix):
+	case strings.HasPrefix(sev.Key, roll.Prefix):
 		h.tokens.followEnrolment(sev)
 		return humanStreams, true
 	case strings.HasPrefix(sev.Key, coord.PrefixFence):

@@ -1,5 +1,6 @@
-// Package operators owns the enrolment records of an installation's humans:
-// one record per operator in the store, holding the SHA-256 of their token
+// Package operators holds the enrolment record of an installation's humans
+// as a value, with its named errors and pure rules (operators/roll stores
+// it): one record per operator, holding the SHA-256 of their token
 // (never the token), their Unix-user binding and where they were enrolled.
 // The token itself stays a 0600 file in the enrolling home (hubapi); the
 // record is what lets every hub of the installation, on any host,
@@ -8,21 +9,11 @@
 package operators
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"iter"
-	"strings"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 )
-
-// Prefix is the store prefix of the enrolment records: Prefix + name
-// (without "human:").
-const Prefix = "operator/"
 
 // NoUID is an operator bound to no Unix user.
 const NoUID = -1
@@ -36,7 +27,7 @@ var (
 	// ErrLastOperator: removing the only enrolled operator would leave nobody
 	// to decide, and make the home a first install again.
 	ErrLastOperator = errors.New("the last enrolled operator cannot be removed")
-	// ErrBadRecord: an enrolment record that is not what this package writes.
+	// ErrBadRecord: an enrolment record that is not what operators/roll writes.
 	ErrBadRecord = errors.New("enrolment record damaged")
 	// ErrNotFirstInstall: a home that may not enrol by writing a token file
 	// (see EnrolsByFile) was asked to take itself for a first install.
@@ -106,119 +97,4 @@ func EnrolsByFile(all iter.Seq[Enrolment], host, home string) bool {
 func HashToken(tok string) string {
 	sum := sha256.Sum256([]byte(tok))
 	return hex.EncodeToString(sum[:])
-}
-
-// Key is the store key of operator name's record.
-func Key(name string) string { return Prefix + strings.TrimPrefix(name, "human:") }
-
-// Get reads operator name's record; one never written has ModRev 0.
-func Get(ctx context.Context, st store.Store, name string) (Enrolment, error) {
-	var e Enrolment
-	rev, err := store.GetJSON(ctx, st, Key(name), &e)
-	if err != nil {
-		return Enrolment{}, fmt.Errorf("enrolment of human:%s: %w", strings.TrimPrefix(name, "human:"), err)
-	}
-	e.ModRev = rev
-	return e, nil
-}
-
-// List reads every record, the removed included.
-func List(ctx context.Context, st store.Store) ([]Enrolment, error) {
-	kvs, err := st.List(ctx, Prefix)
-	if err != nil {
-		return nil, fmt.Errorf("read enrolments: %w", err)
-	}
-	out := make([]Enrolment, 0, len(kvs))
-	for _, kv := range kvs {
-		e, err := Decode(kv.Key, kv.Value, kv.ModRev)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// Decode reads the record stored under key at revision rev.
-func Decode(key string, value []byte, rev int64) (Enrolment, error) {
-	var e Enrolment
-	if err := json.Unmarshal(value, &e); err != nil || Key(e.Name) != key || !e.tokenHashOK() {
-		return Enrolment{}, fmt.Errorf("%s: %w", key, ErrBadRecord)
-	}
-	e.ModRev = rev
-	return e, nil
-}
-
-// tokenHashOK reports whether e's token hash is of the form it must have:
-// a hex SHA-256, or none for an operator enrolled for SSH only.
-func (e Enrolment) tokenHashOK() bool {
-	if e.SSHOnly {
-		return e.TokenSHA256 == ""
-	}
-	return len(e.TokenSHA256) == hex.EncodedLen(sha256.Size)
-}
-
-// PlanPut plans writing e over the record as it was read (e.ModRev; 0:
-// still absent), so of two hubs writing one operator's record exactly one
-// commits.
-func PlanPut(e Enrolment) (store.Plan, error) {
-	op, err := store.PutJSON(Key(e.Name), e)
-	if err != nil {
-		return store.Plan{}, err
-	}
-	return store.Plan{Conds: []store.Cond{{Key: Key(e.Name), ModRev: e.ModRev}}, Ops: []store.Op{op}}, nil
-}
-
-// PlanEnrol plans enrolling e (its Name, TokenSHA256, UID, Host, Home) over
-// what the store holds now: refused with ErrAlreadyEnrolled when the
-// operator is enrolled with another token; the same enrolment again plans
-// nothing.
-func PlanEnrol(ctx context.Context, st store.Store, e Enrolment) (store.Plan, error) {
-	cur, err := Get(ctx, st, e.Name)
-	if err != nil {
-		return store.Plan{}, err
-	}
-	if cur.Active() {
-		if cur.TokenSHA256 == e.TokenSHA256 {
-			return store.Plan{}, nil
-		}
-		return store.Plan{}, fmt.Errorf("%s (enrolled on %s): %w", cur.Principal(), cur.Host, ErrAlreadyEnrolled)
-	}
-	e.Removed, e.ModRev = false, cur.ModRev
-	return PlanPut(e)
-}
-
-// PlanRemove plans removing operator name: their record is marked removed.
-// The last enrolled operator is not removed (ErrLastOperator): the plan is
-// conditioned on every enrolled operator's record as read, so two removals
-// racing cannot leave nobody.
-func PlanRemove(ctx context.Context, st store.Store, name string) (Enrolment, store.Plan, error) {
-	all, err := List(ctx, st)
-	if err != nil {
-		return Enrolment{}, store.Plan{}, err
-	}
-	var cur Enrolment
-	var p store.Plan
-	for _, e := range all {
-		if e.Active() {
-			p.Conds = append(p.Conds, store.Cond{Key: Key(e.Name), ModRev: e.ModRev})
-			if e.Name == name {
-				cur = e
-			}
-		}
-	}
-	switch {
-	case !cur.Active():
-		return Enrolment{}, store.Plan{}, fmt.Errorf("human:%s: %w", name, ErrNotEnrolled)
-	case len(p.Conds) == 1:
-		return Enrolment{}, store.Plan{}, fmt.Errorf("human:%s: %w; enrol another first", name, ErrLastOperator)
-	}
-	gone := cur
-	gone.Removed = true
-	op, err := store.PutJSON(Key(name), gone)
-	if err != nil {
-		return Enrolment{}, store.Plan{}, err
-	}
-	p.Ops = append(p.Ops, op)
-	return cur, p, nil
 }

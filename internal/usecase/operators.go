@@ -3,6 +3,8 @@ package usecase
 import (
 	"context"
 
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
+
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -19,7 +21,7 @@ const useOperators = "operators"
 // new. The token file is written before it, by the caller.
 func (u *Cases) EnrolOperator(ctx context.Context, e operators.Enrolment, keys []operatorkeys.Key) error {
 	return u.commit(ctx, useOperators, "enrol "+e.Principal(), func() (store.Plan, error) {
-		plan, err := operators.PlanEnrol(ctx, u.st, e)
+		plan, err := roll.PlanEnrol(ctx, u.st, e)
 		if err != nil || keys == nil {
 			return plan, err
 		}
@@ -37,7 +39,7 @@ func (u *Cases) EnrolOperator(ctx context.Context, e operators.Enrolment, keys [
 func (u *Cases) RemoveOperator(ctx context.Context, name string) (operators.Enrolment, error) {
 	var was operators.Enrolment
 	err := u.commit(ctx, useOperators, "remove human:"+name, func() (store.Plan, error) {
-		cur, plan, err := operators.PlanRemove(ctx, u.st, name)
+		cur, plan, err := roll.PlanRemove(ctx, u.st, name)
 		if err != nil {
 			return plan, err
 		}
@@ -51,5 +53,5 @@ func (u *Cases) RemoveOperator(ctx context.Context, name string) (operators.Enro
 
 // Operators lists the enrolment records, the removed included.
 func (u *Cases) Operators(ctx context.Context) ([]operators.Enrolment, error) {
-	return operators.List(ctx, u.st)
+	return roll.List(ctx, u.st)
 }
