@@ -49,16 +49,10 @@ func LifecycleEffect(c *Confirmation) (Effect, string) {
 }
 
 // retireReason is what the registry records for an approved retirement:
-// the reason its requester gave, with the decider's note when there is
-// one. A confirmation stored before requests kept their reason falls back
-// to the decision.
+// the reason its requester gave (a retirement is never queued without one),
+// with the decider's note when there is one.
 func retireReason(c *Confirmation, decided string) string {
-	switch {
-	case c.RequestReason == "" && c.Decision.Reason != "":
-		return c.Decision.Reason
-	case c.RequestReason == "":
-		return decided
-	case c.Decision.Reason != "":
+	if c.Decision.Reason != "" {
 		return c.RequestReason + " (" + decided + ": " + c.Decision.Reason + ")"
 	}
 	return c.RequestReason
