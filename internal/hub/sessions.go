@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
+
 	"golang.org/x/crypto/ssh"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -26,7 +28,7 @@ import (
 // listed for nobody is operatorkeys.ErrUnknownKey; one whose human is no
 // longer enrolled is hubapi.ErrNotEnrolled.
 func (h *Hub) SSHKeyOwner(ctx context.Context, pk ssh.PublicKey) (operatorkeys.Key, error) {
-	k, err := operatorkeys.Owner(ctx, h.st, pk)
+	k, err := keyring.Owner(ctx, h.st, pk)
 	if err != nil {
 		return operatorkeys.Key{}, err
 	}

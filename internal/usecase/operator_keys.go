@@ -3,6 +3,8 @@ package usecase
 import (
 	"context"
 
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
+
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -16,11 +18,11 @@ const useOperatorKeys = "operator-keys"
 // are, so enrolling the same keys again succeeds.
 func (u *Cases) AddOperatorKeys(ctx context.Context, human string, keys []operatorkeys.Key) error {
 	return u.commit(ctx, useOperatorKeys, "list the SSH keys of "+human, func() (store.Plan, error) {
-		return operatorkeys.PlanAdd(ctx, u.st, human, keys)
+		return keyring.PlanAdd(ctx, u.st, human, keys)
 	})
 }
 
 // OperatorKeys lists the keys listed for human, or every key for "".
 func (u *Cases) OperatorKeys(ctx context.Context, human string) ([]operatorkeys.Key, error) {
-	return operatorkeys.List(ctx, u.st, human)
+	return keyring.List(ctx, u.st, human)
 }

@@ -3,6 +3,8 @@ package usecase
 import (
 	"context"
 
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
+
 	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
@@ -25,7 +27,7 @@ func (u *Cases) EnrolOperator(ctx context.Context, e operators.Enrolment, keys [
 		if err != nil || keys == nil {
 			return plan, err
 		}
-		add, err := operatorkeys.PlanAdd(ctx, u.st, e.Principal(), keys)
+		add, err := keyring.PlanAdd(ctx, u.st, e.Principal(), keys)
 		plan.Join(add)
 		return plan, err
 	})
@@ -43,7 +45,7 @@ func (u *Cases) RemoveOperator(ctx context.Context, name string) (operators.Enro
 		if err != nil {
 			return plan, err
 		}
-		keys, err := operatorkeys.PlanRemoveAll(ctx, u.st, cur.Principal())
+		keys, err := keyring.PlanRemoveAll(ctx, u.st, cur.Principal())
 		plan.Join(keys)
 		was = cur
 		return plan, err
