@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -114,7 +116,7 @@ type source struct {
 
 // sources is the graph's table, in the order a query walks it.
 var sources = []source{
-	{"task", tasks.PrefixRecord, decode(func(t tasks.Task) Node {
+	{"task", board.PrefixRecord, decode(func(t tasks.Task) Node {
 		return Node{Kind: "task", ID: t.ID, Scope: t.Scope, Project: t.Project, Task: t.ID, Title: t.Title,
 			State: t.State, By: partyPrincipal(t.By), Time: t.Updated}
 	})},

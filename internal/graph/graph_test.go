@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -60,7 +62,7 @@ func installation(t *testing.T) store.Store {
 		{ID: "t-lead", Scope: "work", Project: "core", Title: "release", Assignee: tasks.Party{ID: "g-lead2", Address: "work/core/lead"},
 			By: tasks.Party{ID: "human:henry"}},
 	} {
-		_, p, err := tasks.PlanAssign(ctx, st, tk, time.Now())
+		_, p, err := board.PlanAssign(ctx, st, tk, time.Now())
 		commit(p, err)
 	}
 	run("r-assigned", runs.TaskRef{Scope: "work", Project: "core", Task: "t-assigned"}, deputy, "parser build")

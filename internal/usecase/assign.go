@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 
@@ -67,7 +69,7 @@ func (u *Cases) Assign(ctx context.Context, k Key, by Caller, ref, task string) 
 			return store.Plan{}, err
 		}
 		now := u.now().UTC()
-		t, plan, err := tasks.PlanAssign(ctx, u.st, tasks.Task{ID: target.Value, Scope: target.Scope, Project: target.Project,
+		t, plan, err := board.PlanAssign(ctx, u.st, tasks.Task{ID: target.Value, Scope: target.Scope, Project: target.Project,
 			Assignee: partyOf(p), By: assigner, Title: "task " + target.Value}, now)
 		a = assignmentOf(t)
 		if err != nil || plan.Empty() {
@@ -108,7 +110,7 @@ func (u *Cases) Unassign(ctx context.Context, k Key, by Caller, ref, task string
 		if err != nil {
 			return store.Plan{}, taskError(err)
 		}
-		t, plan, err := tasks.PlanRemove(ctx, u.st, target.Value)
+		t, plan, err := board.PlanRemove(ctx, u.st, target.Value)
 		if errors.Is(err, tasks.ErrNoTask) || err == nil && (t.Assignee.Address != p.Address || t.Scope != target.Scope || t.Project != target.Project) {
 			return store.Plan{}, fmt.Errorf("unassign %s from %s: %w", target, p.Address, confirm.ErrNotAssigned)
 		}
@@ -134,7 +136,7 @@ func (u *Cases) Assignments(ctx context.Context, address string) ([]confirm.Assi
 	var out []confirm.Assignment
 	token := ""
 	for {
-		page, err := tasks.List(ctx, u.st, address, tasks.AssignedTo, "", token, paging.MaxLimit)
+		page, err := board.List(ctx, u.st, address, tasks.AssignedTo, "", token, paging.MaxLimit)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
@@ -14,7 +16,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // eventRecord is one row of the table of the store records change events
@@ -32,7 +33,7 @@ type eventRecord struct {
 var eventRecords = []eventRecord{
 	{events.EventPersona, roster.PrefixPersona},
 	{events.EventConfirmation, queue.PrefixConfirmation},
-	{events.EventTask, tasks.PrefixRecord},
+	{events.EventTask, board.PrefixRecord},
 	{events.EventPrompt, queue.PrefixPromptsPersona},
 	{events.EventPrompt, queue.PrefixPromptsClass},
 	{events.EventAudit, queue.PrefixAudit},

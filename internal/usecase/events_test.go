@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/events"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -60,7 +62,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 		ev, ok, err := EventOf(sev)
 		mustNil(t, err)
 		if !ok {
-			for _, kept := range []string{roster.PrefixPersona, queue.PrefixConfirmation, queue.PrefixAudit, tasks.PrefixRecord} {
+			for _, kept := range []string{roster.PrefixPersona, queue.PrefixConfirmation, queue.PrefixAudit, board.PrefixRecord} {
 				if strings.HasPrefix(sev.Key, kept) {
 					t.Errorf("%s made no event", sev.Key)
 				}
@@ -110,7 +112,7 @@ func TestUseCaseWritesBecomeTypedEvents(t *testing.T) {
 // name; a kind the table does not have (a newer hub's) is a named error a
 // reader can skip.
 func TestEventEdges(t *testing.T) {
-	ev, ok, err := EventOf(store.Event{Key: tasks.PrefixRecord + "t-1", Delete: true, Rev: 9})
+	ev, ok, err := EventOf(store.Event{Key: board.PrefixRecord + "t-1", Delete: true, Rev: 9})
 	if !ok || err != nil || !ev.Removed || ev.Data != nil || ev.ID != "t-1" || ev.Kind != events.EventTask {
 		t.Fatalf("a removed task: %+v %v %v", ev, ok, err)
 	}

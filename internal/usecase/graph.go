@@ -3,11 +3,12 @@ package usecase
 import (
 	"context"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // queryGraphContext is query_graph_context: one page of the records of the
@@ -25,7 +26,7 @@ func queryGraphContext(ctx context.Context, u *Cases, c Call) (any, store.Plan, 
 		ns.Scope, ns.Project = "", ""
 	}
 	if c.Stamp.Authority.OwningLead != "" {
-		if ns.Assigned, err = tasks.Assigned(ctx, u.st, c.Persona.Address); err != nil {
+		if ns.Assigned, err = board.Assigned(ctx, u.st, c.Persona.Address); err != nil {
 			return nil, store.Plan{}, err
 		}
 	}

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
@@ -116,7 +117,7 @@ func TestWorkNoticeRefusedRefusesTheRecord(t *testing.T) {
 	if !errors.Is(err, quota.ErrExceeded) {
 		t.Fatalf("an assignment its deputy cannot be told of: %v, want %v", err, quota.ErrExceeded)
 	}
-	set, err := tasks.Assigned(context.Background(), in.st, deputy.ID)
+	set, err := board.Assigned(context.Background(), in.st, deputy.ID)
 	mustNil(t, err)
 	if len(set) != 0 {
 		t.Fatalf("the refused assignment recorded tasks %v", set)

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // Caller is who asks, as the transport authenticated them (from a token,
@@ -96,7 +97,7 @@ func (u *Cases) Policy(ctx context.Context, p registry.Persona) (*confirm.Policy
 	// Most stamps never consult assigned tasks (a lead's): no read for them.
 	var assigned confirm.Assignments
 	if base.ReadsAssignments() {
-		set, err := tasks.Assigned(ctx, u.st, p.Address)
+		set, err := board.Assigned(ctx, u.st, p.Address)
 		if err != nil {
 			return nil, err
 		}

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 
@@ -15,7 +16,7 @@ import (
 // recorded). Each record package adds its row.
 var locators = map[confirm.TargetKind]func(ctx context.Context, u *Cases, id string) (confirm.Target, error){
 	confirm.TargetTask: func(ctx context.Context, u *Cases, id string) (confirm.Target, error) {
-		t, _, err := tasks.Get(ctx, u.st, id)
+		t, _, err := board.Get(ctx, u.st, id)
 		return t.Target(), err
 	},
 	confirm.TargetRun:      locateRun,

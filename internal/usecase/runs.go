@@ -9,11 +9,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
@@ -36,7 +37,7 @@ func runBook(u *Cases, c Call) *runs.Book {
 // names, with the id the tool table derived from the correlation id.
 func createRun(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	t := c.Operation.Target
-	task, _, err := tasks.Get(ctx, u.st, t.Task)
+	task, _, err := board.Get(ctx, u.st, t.Task)
 	if err != nil {
 		return nil, store.Plan{}, err
 	}

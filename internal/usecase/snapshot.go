@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -15,7 +17,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/store"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 // snapshotPage is how many keys a snapshot reads at a time from a book it
@@ -98,7 +99,7 @@ func tenure(p registry.Persona, t time.Time) bool {
 // seat made during its tenure, and the messages waiting in its seat's inbox
 // sent during it.
 var ownedBooks = []ownedBook{
-	{snapshot.RecordTask, tasks.PrefixRecord, func(p registry.Persona, kv store.KV) (string, bool, error) {
+	{snapshot.RecordTask, board.PrefixRecord, func(p registry.Persona, kv store.KV) (string, bool, error) {
 		var t struct {
 			ID       string `json:"id"`
 			Assignee struct {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -48,7 +50,7 @@ func ownRecords(tb testing.TB, in *installation, p registry.Persona, n int) {
 		ref := runs.TaskRef{Scope: "work", Project: "core", Task: "t-" + id}
 		switch i % 4 {
 		case 0:
-			ops = append(ops, put(tb, tasks.PrefixRecord+"t-"+id, tasks.Task{ID: "t-" + id, Scope: "work", Project: "core",
+			ops = append(ops, put(tb, board.PrefixRecord+"t-"+id, tasks.Task{ID: "t-" + id, Scope: "work", Project: "core",
 				Assignee: tasks.Party{ID: p.ID, Address: p.Address}, By: tasks.Party{ID: "human:henry"}, Title: "task " + id, State: tasks.StateAssigned}))
 		case 1:
 			ops = append(ops, put(tb, runs.PrefixRun+"r-"+id, runs.Run{ID: "r-" + id, TaskRef: ref, Seq: 1, Title: "run " + id, State: "running", CreatedBy: by, Created: at, Updated: at}))
@@ -110,7 +112,7 @@ func TestSnapshotListsTheRecordsItOwns(t *testing.T) {
 	if len(c.Records) != 9 {
 		t.Fatalf("%d records listed, want the 9 the generation owns: %+v", len(c.Records), c.Records)
 	}
-	kv, err := in.st.Get(ctx, tasks.PrefixRecord+"t-000000")
+	kv, err := in.st.Get(ctx, board.PrefixRecord+"t-000000")
 	mustNil(t, err)
 	for _, r := range c.Records {
 		if r.ID == "t-000000" && r.SHA256 != snapshot.RecordDigest(kv.Value) {
@@ -167,7 +169,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
-			for _, prefix := range []string{tasks.PrefixRecord, runs.PrefixRun, runs.PrefixArtifact, decisions.PrefixItem} {
+			for _, prefix := range []string{board.PrefixRecord, runs.PrefixRun, runs.PrefixArtifact, decisions.PrefixItem} {
 				mustNil(b, store.Walk(ctx, in.st, prefix, snapshotPage, func(kvs []store.KV) error { n += len(kvs); return nil }))
 			}
 			own, _, err := in.queue.Prompts().Layers(ctx, p.Address, string(p.Profile))

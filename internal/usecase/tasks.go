@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -39,7 +41,7 @@ func assignTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 		return nil, store.Plan{}, fmt.Errorf("assign a task to %s: %w", in.Assignee, err)
 	}
 	t := c.Operation.Target
-	task, plan, err := tasks.PlanAssign(ctx, u.st, tasks.Task{ID: t.Value, Scope: t.Scope, Project: t.Project,
+	task, plan, err := board.PlanAssign(ctx, u.st, tasks.Task{ID: t.Value, Scope: t.Scope, Project: t.Project,
 		Assignee: partyOf(assignee), By: partyOf(c.Persona), Title: in.Title, Brief: in.Brief, Bounds: in.Bounds,
 		CorrelationID: c.CorrelationID}, c.Now)
 	if err != nil || plan.Empty() {
@@ -61,13 +63,13 @@ func listTasks(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
 		side = tasks.AssignedBy
 	}
 	limit, _ := c.Args.Int("limit")
-	page, err := tasks.List(ctx, u.st, c.Persona.Address, side, c.Args.Str("state"), c.Args.Str("after"), int(limit))
+	page, err := board.List(ctx, u.st, c.Persona.Address, side, c.Args.Str("state"), c.Args.Str("after"), int(limit))
 	return page, store.Plan{}, err
 }
 
 // getTask is get_task: the task the operation's target names.
 func getTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
-	t, _, err := tasks.Get(ctx, u.st, c.Operation.Target.Value)
+	t, _, err := board.Get(ctx, u.st, c.Operation.Target.Value)
 	return t, store.Plan{}, err
 }
 
@@ -81,7 +83,7 @@ func reportTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) 
 	if err := c.Args.Decode(&in); err != nil {
 		return nil, store.Plan{}, err
 	}
-	t, plan, err := tasks.PlanReport(ctx, u.st, c.Operation.Target.Value,
+	t, plan, err := board.PlanReport(ctx, u.st, c.Operation.Target.Value,
 		tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: in.Progress, Evidence: in.Evidence, State: in.State})
 	if err != nil || t.By.Address == "" {
 		return t, plan, err // a human assigner reads the task in the console
@@ -100,7 +102,7 @@ var ErrOtherProject = errors.New("a task is reassigned to a seat of its own scop
 // its reports and runs stay, and its assignee's seat is told.
 func cancelTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
 	reason := c.Args.Str("reason")
-	t, plan, err := tasks.PlanCancel(ctx, u.st, c.Operation.Target.Value, tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: reason})
+	t, plan, err := board.PlanCancel(ctx, u.st, c.Operation.Target.Value, tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: reason})
 	if err != nil {
 		return nil, store.Plan{}, err
 	}
@@ -127,7 +129,7 @@ func reassignTask(ctx context.Context, u *Cases, c Call) (any, store.Plan, error
 	if err != nil {
 		return nil, store.Plan{}, fmt.Errorf("reassign task %s to %s: %w", target.Value, addr, err)
 	}
-	t, from, plan, err := tasks.PlanReassign(ctx, u.st, target.Value, partyOf(to), tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: reason})
+	t, from, plan, err := board.PlanReassign(ctx, u.st, target.Value, partyOf(to), tasks.Report{By: partyOf(c.Persona), At: c.Now, Progress: reason})
 	if err != nil {
 		return nil, store.Plan{}, err
 	}

@@ -1,4 +1,4 @@
-package tasks
+package board
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
@@ -32,14 +34,14 @@ func commit(t *testing.T, st store.Store, p store.Plan) {
 }
 
 var (
-	lead   = Party{ID: "p-lead", Address: "work/core/lead", Generation: 1}
-	deputy = Party{ID: "p-dep1", Address: "work/core/deputy", Generation: 1}
+	lead   = tasks.Party{ID: "p-lead", Address: "work/core/lead", Generation: 1}
+	deputy = tasks.Party{ID: "p-dep1", Address: "work/core/deputy", Generation: 1}
 	t0     = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 )
 
-func assign(t *testing.T, st store.Store, id string, at time.Time) Task {
+func assign(t *testing.T, st store.Store, id string, at time.Time) tasks.Task {
 	t.Helper()
-	task, plan, err := PlanAssign(context.Background(), st, Task{ID: id, Scope: "work", Project: "core", Assignee: deputy, By: lead,
+	task, plan, err := PlanAssign(context.Background(), st, tasks.Task{ID: id, Scope: "work", Project: "core", Assignee: deputy, By: lead,
 		Title: "title " + id, Brief: "brief"}, at)
 	if err != nil {
 		t.Fatal(err)
@@ -55,33 +57,33 @@ func TestAssignReportAndList(t *testing.T) {
 	ctx := context.Background()
 	st, _ := open(t)
 	task := assign(t, st, "t-1", t0)
-	if task.State != StateAssigned {
+	if task.State != tasks.StateAssigned {
 		t.Fatalf("state %s", task.State)
 	}
-	again, plan, err := PlanAssign(ctx, st, Task{ID: "t-1", Assignee: deputy, By: lead, Title: "other"}, t0.Add(time.Hour))
+	again, plan, err := PlanAssign(ctx, st, tasks.Task{ID: "t-1", Assignee: deputy, By: lead, Title: "other"}, t0.Add(time.Hour))
 	if err != nil || !plan.Empty() || again.Title != "title t-1" {
 		t.Fatalf("retry: %+v %v %v", again, plan, err)
 	}
-	if _, _, err := PlanAssign(ctx, st, Task{ID: "t-x", Assignee: lead, By: lead}, t0); !errors.Is(err, ErrSelfAssignment) {
+	if _, _, err := PlanAssign(ctx, st, tasks.Task{ID: "t-x", Assignee: lead, By: lead}, t0); !errors.Is(err, tasks.ErrSelfAssignment) {
 		t.Fatalf("self: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: lead, At: t0, Progress: "mine?"}); !errors.Is(err, ErrNotAssignee) {
+	if _, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: lead, At: t0, Progress: "mine?"}); !errors.Is(err, tasks.ErrNotAssignee) {
 		t.Fatalf("lead reports: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-404", Report{By: deputy, At: t0, Progress: "x"}); !errors.Is(err, ErrNoTask) {
+	if _, _, err := PlanReport(ctx, st, "t-404", tasks.Report{By: deputy, At: t0, Progress: "x"}); !errors.Is(err, tasks.ErrNoTask) {
 		t.Fatalf("no task: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "x", State: StateAssigned}); !errors.Is(err, ErrIllegalState) {
+	if _, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0, Progress: "x", State: tasks.StateAssigned}); !errors.Is(err, tasks.ErrIllegalState) {
 		t.Fatalf("back to assigned: %v", err)
 	}
-	got, plan, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0.Add(time.Minute), Progress: "half", Evidence: []string{"run r-1"}})
-	if err != nil || got.State != StateInProgress || len(got.Reports) != 1 {
+	got, plan, err := PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0.Add(time.Minute), Progress: "half", Evidence: []string{"run r-1"}})
+	if err != nil || got.State != tasks.StateInProgress || len(got.Reports) != 1 {
 		t.Fatalf("report: %+v %v", got, err)
 	}
 	commit(t, st, plan)
-	_, plan, _ = PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0.Add(2 * time.Minute), Progress: "all", State: StateDone})
+	_, plan, _ = PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0.Add(2 * time.Minute), Progress: "all", State: tasks.StateDone})
 	commit(t, st, plan)
-	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "more"}); !errors.Is(err, ErrTaskFinished) {
+	if _, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0, Progress: "more"}); !errors.Is(err, tasks.ErrTaskFinished) {
 		t.Fatalf("report on done: %v", err)
 	}
 
@@ -91,7 +93,7 @@ func TestAssignReportAndList(t *testing.T) {
 	var ids []string
 	token := ""
 	for {
-		page, err := List(ctx, st, deputy.Address, AssignedTo, "", token, 3)
+		page, err := List(ctx, st, deputy.Address, tasks.AssignedTo, "", token, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,11 +107,11 @@ func TestAssignReportAndList(t *testing.T) {
 	if len(ids) != 8 || ids[0] != "t-1" || ids[7] != "t-16" {
 		t.Fatalf("assigned-to pages: %v", ids)
 	}
-	given, err := List(ctx, st, lead.Address, AssignedBy, StateDone, "", 50)
+	given, err := List(ctx, st, lead.Address, tasks.AssignedBy, tasks.StateDone, "", 50)
 	if err != nil || len(given.Items) != 1 || given.Items[0].ID != "t-1" {
 		t.Fatalf("assigned-by, done: %+v %v", given, err)
 	}
-	none, err := List(ctx, st, lead.Address, AssignedTo, "", "", 50)
+	none, err := List(ctx, st, lead.Address, tasks.AssignedTo, "", "", 50)
 	if err != nil || len(none.Items) != 0 {
 		t.Fatalf("the lead has no tasks assigned to it: %+v %v", none, err)
 	}
@@ -133,16 +135,16 @@ func TestTasksBelongToTheSeat(t *testing.T) {
 	st, _ := open(t)
 	assign(t, st, "t-1", t0)
 	assign(t, st, "t-2", t0.Add(time.Second))
-	_, plan, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "started"})
+	_, plan, err := PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0, Progress: "started"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	commit(t, st, plan)
-	next := Party{ID: "p-dep2", Address: deputy.Address, Generation: 2, Name: "Heze"}
+	next := tasks.Party{ID: "p-dep2", Address: deputy.Address, Generation: 2, Name: "Heze"}
 	if set, _ := Assigned(ctx, st, next.Address); len(set) != 2 {
 		t.Fatalf("the seat's next generation's scope %v, want both tasks", set)
 	}
-	got, plan, err := PlanReport(ctx, st, "t-1", Report{By: next, At: t0.Add(time.Minute), Progress: "taken over"})
+	got, plan, err := PlanReport(ctx, st, "t-1", tasks.Report{By: next, At: t0.Add(time.Minute), Progress: "taken over"})
 	if err != nil {
 		t.Fatalf("the seat's next generation reporting: %v", err)
 	}
@@ -150,39 +152,39 @@ func TestTasksBelongToTheSeat(t *testing.T) {
 	if got.Assignee != next || len(got.Reports) != 2 || got.Reports[0].By != deputy || got.Reports[1].By != next {
 		t.Fatalf("after the takeover: %+v", got)
 	}
-	other := Party{ID: "p-web", Address: "work/core/lead", Generation: 1}
-	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: other, At: t0, Progress: "mine"}); !errors.Is(err, ErrNotAssignee) {
+	other := tasks.Party{ID: "p-web", Address: "work/core/lead", Generation: 1}
+	if _, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: other, At: t0, Progress: "mine"}); !errors.Is(err, tasks.ErrNotAssignee) {
 		t.Fatalf("another seat reports: %v", err)
 	}
 
-	if _, _, err := PlanCancel(ctx, st, "t-1", Report{By: lead, At: t0}); !errors.Is(err, ErrNoReason) {
+	if _, _, err := PlanCancel(ctx, st, "t-1", tasks.Report{By: lead, At: t0}); !errors.Is(err, tasks.ErrNoReason) {
 		t.Fatalf("a cancellation without a reason: %v", err)
 	}
-	got, plan, err = PlanCancel(ctx, st, "t-1", Report{By: lead, At: t0.Add(time.Hour), Progress: "superseded"})
-	if err != nil || got.State != StateCancelled || len(got.Reports) != 3 || got.Reports[2].State != StateCancelled {
+	got, plan, err = PlanCancel(ctx, st, "t-1", tasks.Report{By: lead, At: t0.Add(time.Hour), Progress: "superseded"})
+	if err != nil || got.State != tasks.StateCancelled || len(got.Reports) != 3 || got.Reports[2].State != tasks.StateCancelled {
 		t.Fatalf("cancel: %+v %v", got, err)
 	}
 	commit(t, st, plan)
 	for _, err := range []error{
 		func() error {
-			_, _, err := PlanCancel(ctx, st, "t-1", Report{By: lead, At: t0, Progress: "again"})
+			_, _, err := PlanCancel(ctx, st, "t-1", tasks.Report{By: lead, At: t0, Progress: "again"})
 			return err
 		}(),
 		func() error {
-			_, _, err := PlanReport(ctx, st, "t-1", Report{By: next, At: t0, Progress: "more"})
+			_, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: next, At: t0, Progress: "more"})
 			return err
 		}(),
 	} {
-		if !errors.Is(err, ErrTaskFinished) {
+		if !errors.Is(err, tasks.ErrTaskFinished) {
 			t.Fatalf("a cancelled task changed: %v", err)
 		}
 	}
 
-	if _, _, _, err := PlanReassign(ctx, st, "t-2", next, Report{By: lead, At: t0, Progress: "x"}); !errors.Is(err, ErrSameAssignee) {
+	if _, _, _, err := PlanReassign(ctx, st, "t-2", next, tasks.Report{By: lead, At: t0, Progress: "x"}); !errors.Is(err, tasks.ErrSameAssignee) {
 		t.Fatalf("reassigned to its own seat: %v", err)
 	}
-	got, from, plan, err := PlanReassign(ctx, st, "t-2", lead, Report{By: lead, At: t0.Add(2 * time.Hour), Progress: "Heze is busy"})
-	if err != nil || from.Address != deputy.Address || got.Assignee != lead || got.State != StateAssigned {
+	got, from, plan, err := PlanReassign(ctx, st, "t-2", lead, tasks.Report{By: lead, At: t0.Add(2 * time.Hour), Progress: "Heze is busy"})
+	if err != nil || from.Address != deputy.Address || got.Assignee != lead || got.State != tasks.StateAssigned {
 		t.Fatalf("reassign: %+v from %+v, %v", got, from, err)
 	}
 	commit(t, st, plan)
@@ -192,7 +194,7 @@ func TestTasksBelongToTheSeat(t *testing.T) {
 	if set, _ := Assigned(ctx, st, lead.Address); len(set) != 1 || !set.IsAssigned("", "t-2") {
 		t.Fatalf("the new seat's tasks after the reassignment: %v", set)
 	}
-	given, err := List(ctx, st, lead.Address, AssignedBy, "", "", 50)
+	given, err := List(ctx, st, lead.Address, tasks.AssignedBy, "", "", 50)
 	if err != nil || len(given.Items) != 2 {
 		t.Fatalf("the lead's given tasks stay: %+v %v", given, err)
 	}
@@ -205,13 +207,13 @@ func TestReportsAreBounded(t *testing.T) {
 	st, _ := open(t)
 	assign(t, st, "t-1", t0)
 	task, kv, _ := Get(ctx, st, "t-1")
-	task.Reports = make([]Report, MaxReports)
+	task.Reports = make([]tasks.Report, tasks.MaxReports)
 	val, _ := json.Marshal(task)
 	commit(t, st, store.Plan{Ops: []store.Op{store.Put(kv.Key, val)}})
-	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "one more"}); !errors.Is(err, ErrReportsFull) {
+	if _, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0, Progress: "one more"}); !errors.Is(err, tasks.ErrReportsFull) {
 		t.Fatalf("over the bound: %v", err)
 	}
-	if _, _, err := PlanReport(ctx, st, "t-1", Report{By: deputy, At: t0, Progress: "done", State: StateDone}); err != nil {
+	if _, _, err := PlanReport(ctx, st, "t-1", tasks.Report{By: deputy, At: t0, Progress: "done", State: tasks.StateDone}); err != nil {
 		t.Fatalf("finishing report refused: %v", err)
 	}
 }
