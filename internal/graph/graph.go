@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
+
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -120,11 +122,11 @@ var sources = []source{
 		return Node{Kind: "task", ID: t.ID, Scope: t.Scope, Project: t.Project, Task: t.ID, Title: t.Title,
 			State: t.State, By: partyPrincipal(t.By), Time: t.Updated}
 	})},
-	{"run", runs.PrefixRun, decode(func(r runs.Run) Node {
+	{"run", journal.PrefixRun, decode(func(r runs.Run) Node {
 		return Node{Kind: "run", ID: r.ID, Scope: r.Scope, Project: r.Project, Task: r.Task, Title: r.Title,
 			State: string(r.State), By: r.CreatedBy, Time: r.Updated}
 	})},
-	{"artifact", runs.PrefixArtifact, decode(func(a runs.Artifact) Node {
+	{"artifact", journal.PrefixArtifact, decode(func(a runs.Artifact) Node {
 		return Node{Kind: "artifact", ID: fmt.Sprintf("%s/%d", a.Run, a.Seq), Scope: a.Scope, Project: a.Project,
 			Task: a.Task, Run: a.Run, Title: a.Name, By: a.By, Time: a.Time}
 	})},

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
+
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -38,7 +40,7 @@ func installation(t *testing.T) store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rb, db := runs.NewBook(st, nil), decisions.NewBook(st, nil)
+	rb, db := journal.NewBook(st, nil), decisions.NewBook(st, nil)
 	commit := func(p store.Plan, err error) {
 		t.Helper()
 		if err != nil {
@@ -188,7 +190,7 @@ func TestNoRowPrefixHoldsAnother(t *testing.T) {
 func TestAPageStopsAtItsScanBudget(t *testing.T) {
 	ctx := context.Background()
 	st := installation(t)
-	rb := runs.NewBook(st, nil)
+	rb := journal.NewBook(st, nil)
 	// Runs of distinct tasks, so that their plans join into a few
 	// transactions (a commit each would be slow), each within the
 	// store's limits.

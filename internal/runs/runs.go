@@ -3,8 +3,10 @@
 // bounded log of events, and records the artifacts it produced (name, size,
 // sha256 and workspace path).
 //
-// The package reads the store and plans writes (store.Plan); the use case
-// that calls it joins its audit entry and commits the one transaction.
+// The package holds the values, the state machine, the bounds and the
+// named errors; runs/journal reads the store and plans writes
+// (store.Plan), which the use case that calls it joins with its audit
+// entry and commits in one transaction.
 // Who may touch which run is not decided here: confirm.Authorize decides it
 // under the caller's stamp, with the run's scope, project and task taken
 // from the stored record.
@@ -67,8 +69,8 @@ type TaskRef struct {
 	Task    string `json:"task"`
 }
 
-// checkID refuses a record id confirm would not normalize.
-func checkID(what, id string) error {
+// CheckID refuses a record id confirm would not normalize.
+func CheckID(what, id string) error {
 	if _, err := confirm.NormalizeID(id); err != nil {
 		return fmt.Errorf("%s id %q: %w (%w)", what, id, ErrBadRef, err)
 	}

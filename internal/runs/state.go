@@ -62,9 +62,9 @@ func (s State) next() []State {
 	return nil
 }
 
-// checkMove refuses a move the machine does not have, naming the moves
+// CheckMove refuses a move the machine does not have, naming the moves
 // that exist from here.
-func checkMove(from, to State) error {
+func CheckMove(from, to State) error {
 	next := from.next()
 	if slices.Contains(next, to) {
 		return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
+
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
@@ -14,7 +16,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
-	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -41,9 +42,9 @@ var eventRecords = []eventRecord{
 	{events.EventMessage, coord.PrefixInbox},
 	{events.EventChannelItem, channel.PrefixItem},
 	{events.EventTyping, channel.PrefixTyping},
-	{events.EventRun, runs.PrefixRun},
-	{events.EventRunEvent, runs.PrefixEvent},
-	{events.EventArtifact, runs.PrefixArtifact},
+	{events.EventRun, journal.PrefixRun},
+	{events.EventRunEvent, journal.PrefixEvent},
+	{events.EventArtifact, journal.PrefixArtifact},
 	{events.EventDecision, decisions.PrefixItem},
 }
 

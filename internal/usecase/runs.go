@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
+
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -29,8 +31,8 @@ import (
 var ErrTaskFinished = errors.New("the task is finished: it takes no new runs")
 
 // runBook is the runs of u's store on the call's clock.
-func runBook(u *Cases, c Call) *runs.Book {
-	return runs.NewBook(u.st, func() time.Time { return c.Now })
+func runBook(u *Cases, c Call) *journal.Book {
+	return journal.NewBook(u.st, func() time.Time { return c.Now })
 }
 
 // createRun is create_run: a pending run of the stored task the target
@@ -183,5 +185,5 @@ func getRun(ctx context.Context, u *Cases, c Call) (any, store.Plan, error) {
 
 // locateRun is the tool table's look-up of a stored run's target.
 func locateRun(ctx context.Context, u *Cases, id string) (confirm.Target, error) {
-	return runs.NewBook(u.st, nil).Target(ctx, id)
+	return journal.NewBook(u.st, nil).Target(ctx, id)
 }

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
+
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
-	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -112,7 +113,7 @@ var ownedBooks = []ownedBook{
 		err := json.Unmarshal(kv.Value, &t)
 		return t.ID, t.Assignee.ID == p.ID || t.By.ID == p.ID, err
 	}},
-	{snapshot.RecordRun, runs.PrefixRun, func(p registry.Persona, kv store.KV) (string, bool, error) {
+	{snapshot.RecordRun, journal.PrefixRun, func(p registry.Persona, kv store.KV) (string, bool, error) {
 		var r struct {
 			ID        string            `json:"id"`
 			CreatedBy confirm.Principal `json:"created_by"`
@@ -121,13 +122,13 @@ var ownedBooks = []ownedBook{
 		err := json.Unmarshal(kv.Value, &r)
 		return r.ID, r.CreatedBy == confirm.PersonaPrincipal(p.Address) && tenure(p, r.Created), err
 	}},
-	{snapshot.RecordArtifact, runs.PrefixArtifact, func(p registry.Persona, kv store.KV) (string, bool, error) {
+	{snapshot.RecordArtifact, journal.PrefixArtifact, func(p registry.Persona, kv store.KV) (string, bool, error) {
 		var a struct {
 			By   confirm.Principal `json:"by"`
 			Time time.Time         `json:"time"`
 		}
 		err := json.Unmarshal(kv.Value, &a)
-		return strings.TrimPrefix(kv.Key, runs.PrefixArtifact), a.By == confirm.PersonaPrincipal(p.Address) && tenure(p, a.Time), err
+		return strings.TrimPrefix(kv.Key, journal.PrefixArtifact), a.By == confirm.PersonaPrincipal(p.Address) && tenure(p, a.Time), err
 	}},
 	{snapshot.RecordDecision, decisions.PrefixItem, func(p registry.Persona, kv store.KV) (string, bool, error) {
 		var d struct {

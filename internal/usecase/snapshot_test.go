@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
+
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -53,9 +55,9 @@ func ownRecords(tb testing.TB, in *installation, p registry.Persona, n int) {
 			ops = append(ops, put(tb, board.PrefixRecord+"t-"+id, tasks.Task{ID: "t-" + id, Scope: "work", Project: "core",
 				Assignee: tasks.Party{ID: p.ID, Address: p.Address}, By: tasks.Party{ID: "human:henry"}, Title: "task " + id, State: tasks.StateAssigned}))
 		case 1:
-			ops = append(ops, put(tb, runs.PrefixRun+"r-"+id, runs.Run{ID: "r-" + id, TaskRef: ref, Seq: 1, Title: "run " + id, State: "running", CreatedBy: by, Created: at, Updated: at}))
+			ops = append(ops, put(tb, journal.PrefixRun+"r-"+id, runs.Run{ID: "r-" + id, TaskRef: ref, Seq: 1, Title: "run " + id, State: "running", CreatedBy: by, Created: at, Updated: at}))
 		case 2:
-			ops = append(ops, put(tb, fmt.Sprintf("%sr-%s/0001", runs.PrefixArtifact, id), runs.Artifact{Run: "r-" + id, TaskRef: ref, Seq: 1, Name: "out",
+			ops = append(ops, put(tb, fmt.Sprintf("%sr-%s/0001", journal.PrefixArtifact, id), runs.Artifact{Run: "r-" + id, TaskRef: ref, Seq: 1, Name: "out",
 				SHA256: "0000000000000000000000000000000000000000000000000000000000000000", Path: "out", By: by, Time: at}))
 		case 3:
 			ops = append(ops, put(tb, decisions.PrefixItem+"d-"+id, decisions.Decision{ID: "d-" + id, Seq: i, Question: "which?",
@@ -101,8 +103,8 @@ func TestSnapshotListsTheRecordsItOwns(t *testing.T) {
 	early.CreatedAt = p.CreatedAt.Add(-time.Hour)
 	inbox := func(seat string, seq int) string { return fmt.Sprintf("%s%s/#%020d", coord.PrefixInbox, seat, seq) }
 	putAll(t, in.st, []store.Op{
-		put(t, runs.PrefixRun+"r-other", runs.Run{ID: "r-other", CreatedBy: confirm.PersonaPrincipal(other.Address), Created: in.clk.Now()}),
-		put(t, runs.PrefixRun+"r-early", runs.Run{ID: "r-early", CreatedBy: confirm.PersonaPrincipal(p.Address), Created: early.CreatedAt}),
+		put(t, journal.PrefixRun+"r-other", runs.Run{ID: "r-other", CreatedBy: confirm.PersonaPrincipal(other.Address), Created: in.clk.Now()}),
+		put(t, journal.PrefixRun+"r-early", runs.Run{ID: "r-early", CreatedBy: confirm.PersonaPrincipal(p.Address), Created: early.CreatedAt}),
 		put(t, inbox(p.Address, 1), coord.Message{ID: "m-1", To: p.Address, Body: "for the lead", SentAt: in.clk.Now()}),
 		put(t, inbox(p.Address, 2), coord.Message{ID: "m-2", To: p.Address, Body: "for its seat's last holder", SentAt: early.CreatedAt}),
 		put(t, inbox(other.Address, 1), coord.Message{ID: "m-1", To: other.Address, Body: "for another seat", SentAt: in.clk.Now()}),
@@ -169,7 +171,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
-			for _, prefix := range []string{board.PrefixRecord, runs.PrefixRun, runs.PrefixArtifact, decisions.PrefixItem} {
+			for _, prefix := range []string{board.PrefixRecord, journal.PrefixRun, journal.PrefixArtifact, decisions.PrefixItem} {
 				mustNil(b, store.Walk(ctx, in.st, prefix, snapshotPage, func(kvs []store.KV) error { n += len(kvs); return nil }))
 			}
 			own, _, err := in.queue.Prompts().Layers(ctx, p.Address, string(p.Profile))

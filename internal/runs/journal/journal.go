@@ -1,4 +1,9 @@
-package runs
+// Package journal is the stored book of runs (internal/runs holds the
+// run, its state machine and its values): each run's record, its
+// append-only, bounded event log and its artifacts, read and changed by
+// planned writes (store.Plan) that the use case calling it joins with its
+// audit entry and commits in one transaction.
+package journal
 
 import (
 	"context"
@@ -8,6 +13,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -60,17 +67,17 @@ func NewBook(st store.Store, now func() time.Time) *Book {
 }
 
 // Get returns a run and the revision it was read at.
-func (b *Book) Get(ctx context.Context, id string) (Run, int64, error) {
-	if err := checkID("run", id); err != nil {
-		return Run{}, 0, err
+func (b *Book) Get(ctx context.Context, id string) (runs.Run, int64, error) {
+	if err := runs.CheckID("run", id); err != nil {
+		return runs.Run{}, 0, err
 	}
-	var run Run
+	var run runs.Run
 	rev, err := store.GetJSON(ctx, b.st, keyRun(id), &run)
 	switch {
 	case err != nil:
-		return Run{}, 0, err
+		return runs.Run{}, 0, err
 	case rev == 0:
-		return Run{}, 0, fmt.Errorf("run %s: %w", id, ErrRunNotFound)
+		return runs.Run{}, 0, fmt.Errorf("run %s: %w", id, runs.ErrRunNotFound)
 	}
 	return run, rev, nil
 }
@@ -85,11 +92,11 @@ func (b *Book) Target(ctx context.Context, id string) (confirm.Target, error) {
 // List reads one page of the task's runs in creation order, continuing
 // after token (paging's form: "" for the first page, then the previous
 // page's Next), at most limit (paging.Limit's rules) runs.
-func (b *Book) List(ctx context.Context, task, token string, limit int) (paging.Page[Run], error) {
-	if err := checkID("task", task); err != nil {
-		return paging.Page[Run]{}, err
+func (b *Book) List(ctx context.Context, task, token string, limit int) (paging.Page[runs.Run], error) {
+	if err := runs.CheckID("task", task); err != nil {
+		return paging.Page[runs.Run]{}, err
 	}
-	return pager.Read(ctx, b.st, prefixByTask+task+"/", token, limit, func(kv store.KV) (Run, bool, error) {
+	return pager.Read(ctx, b.st, prefixByTask+task+"/", token, limit, func(kv store.KV) (runs.Run, bool, error) {
 		run, _, err := b.Get(ctx, string(kv.Value))
 		return run, err == nil, err
 	})
@@ -97,25 +104,25 @@ func (b *Book) List(ctx context.Context, task, token string, limit int) (paging.
 
 // Events reads one page of the run's events in order, continuing after
 // token (paging's form).
-func (b *Book) Events(ctx context.Context, id, token string, limit int) (paging.Page[Event], error) {
-	if err := checkID("run", id); err != nil {
-		return paging.Page[Event]{}, err
+func (b *Book) Events(ctx context.Context, id, token string, limit int) (paging.Page[runs.Event], error) {
+	if err := runs.CheckID("run", id); err != nil {
+		return paging.Page[runs.Event]{}, err
 	}
-	return pager.Read(ctx, b.st, PrefixEvent+id+"/", token, limit, decodeKV[Event])
+	return pager.Read(ctx, b.st, PrefixEvent+id+"/", token, limit, decodeKV[runs.Event])
 }
 
 // Artifacts returns every artifact of the run (at most MaxArtifacts).
-func (b *Book) Artifacts(ctx context.Context, id string) ([]Artifact, error) {
-	if err := checkID("run", id); err != nil {
+func (b *Book) Artifacts(ctx context.Context, id string) ([]runs.Artifact, error) {
+	if err := runs.CheckID("run", id); err != nil {
 		return nil, err
 	}
-	kvs, _, err := b.st.Range(ctx, PrefixArtifact+id+"/", "", MaxArtifacts)
+	kvs, _, err := b.st.Range(ctx, PrefixArtifact+id+"/", "", runs.MaxArtifacts)
 	if err != nil {
 		return nil, fmt.Errorf("artifacts of run %s: %w", id, err)
 	}
-	out := make([]Artifact, len(kvs))
+	out := make([]runs.Artifact, len(kvs))
 	for i, kv := range kvs {
-		if out[i], _, err = decodeKV[Artifact](kv); err != nil {
+		if out[i], _, err = decodeKV[runs.Artifact](kv); err != nil {
 			return nil, err
 		}
 	}
@@ -135,33 +142,33 @@ func decodeKV[T any](kv store.KV) (T, bool, error) {
 // run that exists for the same task again plans nothing and returns it (a
 // retry under the same correlation id names the same run); an id of
 // another task's run is refused.
-func (b *Book) PlanCreate(ctx context.Context, id string, task TaskRef, by confirm.Principal, title string) (Run, store.Plan, error) {
-	if err := checkID("run", id); err != nil {
-		return Run{}, store.Plan{}, err
+func (b *Book) PlanCreate(ctx context.Context, id string, task runs.TaskRef, by confirm.Principal, title string) (runs.Run, store.Plan, error) {
+	if err := runs.CheckID("run", id); err != nil {
+		return runs.Run{}, store.Plan{}, err
 	}
-	if err := checkID("task", task.Task); err != nil {
-		return Run{}, store.Plan{}, err
+	if err := runs.CheckID("task", task.Task); err != nil {
+		return runs.Run{}, store.Plan{}, err
 	}
-	if err := termtext.CheckField("title", title, MaxTitle, false); err != nil {
-		return Run{}, store.Plan{}, err
+	if err := termtext.CheckField("title", title, runs.MaxTitle, false); err != nil {
+		return runs.Run{}, store.Plan{}, err
 	}
 	if have, _, err := b.Get(ctx, id); err == nil {
 		if have.TaskRef != task {
-			return Run{}, store.Plan{}, fmt.Errorf("run %s of task %s: %w", id, have.Task, ErrIDTaken)
+			return runs.Run{}, store.Plan{}, fmt.Errorf("run %s of task %s: %w", id, have.Task, runs.ErrIDTaken)
 		}
 		return have, store.Plan{}, nil
-	} else if !errors.Is(err, ErrRunNotFound) {
-		return Run{}, store.Plan{}, err
+	} else if !errors.Is(err, runs.ErrRunNotFound) {
+		return runs.Run{}, store.Plan{}, err
 	}
 	n, seqRev, err := b.count(ctx, task.Task)
 	if err != nil {
-		return Run{}, store.Plan{}, err
+		return runs.Run{}, store.Plan{}, err
 	}
 	now := b.now().UTC()
-	run := Run{ID: id, TaskRef: task, Seq: n + 1, Title: title, State: StatePending, CreatedBy: by, Created: now, Updated: now}
+	run := runs.Run{ID: id, TaskRef: task, Seq: n + 1, Title: title, State: runs.StatePending, CreatedBy: by, Created: now, Updated: now}
 	val, err := json.Marshal(run)
 	if err != nil {
-		return Run{}, store.Plan{}, err
+		return runs.Run{}, store.Plan{}, err
 	}
 	return run, store.Plan{
 		Conds: []store.Cond{{Key: keySeq(task.Task), ModRev: seqRev}, {Key: keyRun(id)}},
@@ -184,29 +191,29 @@ func (b *Book) count(ctx context.Context, task string) (int, int64, error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("run counter of task %s: %w", task, err)
 	}
-	if n >= MaxRunsPerTask {
-		return 0, 0, fmt.Errorf("task %s: %w (%d)", task, ErrTooManyRuns, MaxRunsPerTask)
+	if n >= runs.MaxRunsPerTask {
+		return 0, 0, fmt.Errorf("task %s: %w (%d)", task, runs.ErrTooManyRuns, runs.MaxRunsPerTask)
 	}
 	return n, kv.ModRev, nil
 }
 
 // PlanAdvance plans the run's move to state to, logged as an event with
 // the mover's note.
-func (b *Book) PlanAdvance(ctx context.Context, id string, by confirm.Principal, to State, note string) (Run, store.Plan, error) {
-	if err := termtext.CheckField("note", note, MaxText, true); err != nil {
-		return Run{}, store.Plan{}, err
+func (b *Book) PlanAdvance(ctx context.Context, id string, by confirm.Principal, to runs.State, note string) (runs.Run, store.Plan, error) {
+	if err := termtext.CheckField("note", note, runs.MaxText, true); err != nil {
+		return runs.Run{}, store.Plan{}, err
 	}
 	run, rev, err := b.Get(ctx, id)
 	if err != nil {
-		return Run{}, store.Plan{}, err
+		return runs.Run{}, store.Plan{}, err
 	}
-	if err := checkMove(run.State, to); err != nil {
-		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w", id, err)
+	if err := runs.CheckMove(run.State, to); err != nil {
+		return runs.Run{}, store.Plan{}, fmt.Errorf("run %s: %w", id, err)
 	}
-	if !to.Terminal() && run.Events >= MaxEvents {
-		return Run{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, ErrEventLogFull, MaxEvents)
+	if !to.Terminal() && run.Events >= runs.MaxEvents {
+		return runs.Run{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, runs.ErrEventLogFull, runs.MaxEvents)
 	}
-	ev := Event{Kind: EventMove, Text: note, From: run.State, To: to}
+	ev := runs.Event{Kind: runs.EventMove, Text: note, From: run.State, To: to}
 	run.State = to
 	run, _, p, err := b.planAppend(run, rev, by, ev)
 	return run, p, err
@@ -214,50 +221,50 @@ func (b *Book) PlanAdvance(ctx context.Context, id string, by confirm.Principal,
 
 // PlanEvent plans a note of kind (an id; "" is EventProgress) appended to
 // the run's log.
-func (b *Book) PlanEvent(ctx context.Context, id string, by confirm.Principal, kind, text string) (Event, store.Plan, error) {
+func (b *Book) PlanEvent(ctx context.Context, id string, by confirm.Principal, kind, text string) (runs.Event, store.Plan, error) {
 	switch kind {
 	case "":
-		kind = EventProgress
-	case EventMove:
-		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w", id, ErrReservedKind)
+		kind = runs.EventProgress
+	case runs.EventMove:
+		return runs.Event{}, store.Plan{}, fmt.Errorf("run %s: %w", id, runs.ErrReservedKind)
 	}
-	if err := checkID("event kind", kind); err != nil {
-		return Event{}, store.Plan{}, err
+	if err := runs.CheckID("event kind", kind); err != nil {
+		return runs.Event{}, store.Plan{}, err
 	}
-	if err := termtext.CheckField("text", text, MaxText, true); err != nil {
-		return Event{}, store.Plan{}, err
+	if err := termtext.CheckField("text", text, runs.MaxText, true); err != nil {
+		return runs.Event{}, store.Plan{}, err
 	}
 	if text == "" {
-		return Event{}, store.Plan{}, fmt.Errorf("field \"text\": %w: an event says something", ErrEmptyText)
+		return runs.Event{}, store.Plan{}, fmt.Errorf("field \"text\": %w: an event says something", runs.ErrEmptyText)
 	}
 	run, rev, err := b.Get(ctx, id)
 	if err != nil {
-		return Event{}, store.Plan{}, err
+		return runs.Event{}, store.Plan{}, err
 	}
 	if run.State.Terminal() {
-		return Event{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, ErrRunFinished)
+		return runs.Event{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, runs.ErrRunFinished)
 	}
-	if run.Events >= MaxEvents {
-		return Event{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, ErrEventLogFull, MaxEvents)
+	if run.Events >= runs.MaxEvents {
+		return runs.Event{}, store.Plan{}, fmt.Errorf("run %s: %w (%d events)", id, runs.ErrEventLogFull, runs.MaxEvents)
 	}
-	_, ev, p, err := b.planAppend(run, rev, by, Event{Kind: kind, Text: text})
+	_, ev, p, err := b.planAppend(run, rev, by, runs.Event{Kind: kind, Text: text})
 	return ev, p, err
 }
 
 // planAppend plans run (changed by the caller) rewritten with one more
 // event, guarded by the revision the run was read at.
-func (b *Book) planAppend(run Run, rev int64, by confirm.Principal, ev Event) (Run, Event, store.Plan, error) {
+func (b *Book) planAppend(run runs.Run, rev int64, by confirm.Principal, ev runs.Event) (runs.Run, runs.Event, store.Plan, error) {
 	now := b.now().UTC()
 	run.Events++
 	run.Updated = now
 	ev.Seq, ev.Time, ev.By = run.Events, now, by
 	runVal, err := json.Marshal(run)
 	if err != nil {
-		return Run{}, Event{}, store.Plan{}, err
+		return runs.Run{}, runs.Event{}, store.Plan{}, err
 	}
 	evVal, err := json.Marshal(ev)
 	if err != nil {
-		return Run{}, Event{}, store.Plan{}, err
+		return runs.Run{}, runs.Event{}, store.Plan{}, err
 	}
 	return run, ev, store.Plan{
 		Conds: []store.Cond{{Key: keyRun(run.ID), ModRev: rev}},
@@ -272,40 +279,40 @@ var sha256Digest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 // PlanArtifact plans an artifact recorded on the run: its name (unique in
 // the run), size, sha256 and workspace path, which the caller computed
 // from the file itself (never a persona's word).
-func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal, a Artifact) (Artifact, store.Plan, error) {
-	if err := termtext.CheckField("name", a.Name, MaxArtifactName, false); err != nil {
-		return Artifact{}, store.Plan{}, err
+func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal, a runs.Artifact) (runs.Artifact, store.Plan, error) {
+	if err := termtext.CheckField("name", a.Name, runs.MaxArtifactName, false); err != nil {
+		return runs.Artifact{}, store.Plan{}, err
 	}
 	if a.Name == "" {
-		return Artifact{}, store.Plan{}, fmt.Errorf("field \"name\": %w: an artifact has a name", ErrEmptyText)
+		return runs.Artifact{}, store.Plan{}, fmt.Errorf("field \"name\": %w: an artifact has a name", runs.ErrEmptyText)
 	}
 	if !sha256Digest.MatchString(a.SHA256) {
-		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, ErrBadDigest)
+		return runs.Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, runs.ErrBadDigest)
 	}
-	if a.Size < 0 || a.Size > MaxArtifactSize {
-		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w: %d bytes (0 to %d)", a.Name, ErrBadSize, a.Size, MaxArtifactSize)
+	if a.Size < 0 || a.Size > runs.MaxArtifactSize {
+		return runs.Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w: %d bytes (0 to %d)", a.Name, runs.ErrBadSize, a.Size, runs.MaxArtifactSize)
 	}
 	path, err := confirm.NormalizePath(a.Path)
 	if err != nil {
-		return Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, err)
+		return runs.Artifact{}, store.Plan{}, fmt.Errorf("artifact %q: %w", a.Name, err)
 	}
 	run, rev, err := b.Get(ctx, id)
 	if err != nil {
-		return Artifact{}, store.Plan{}, err
+		return runs.Artifact{}, store.Plan{}, err
 	}
 	if run.State.Terminal() {
-		return Artifact{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, ErrRunFinished)
+		return runs.Artifact{}, store.Plan{}, fmt.Errorf("run %s (%s): %w", id, run.State, runs.ErrRunFinished)
 	}
-	if run.Artifacts >= MaxArtifacts {
-		return Artifact{}, store.Plan{}, fmt.Errorf("run %s: %w (%d)", id, ErrTooManyArtifacts, MaxArtifacts)
+	if run.Artifacts >= runs.MaxArtifacts {
+		return runs.Artifact{}, store.Plan{}, fmt.Errorf("run %s: %w (%d)", id, runs.ErrTooManyArtifacts, runs.MaxArtifacts)
 	}
 	have, err := b.Artifacts(ctx, id)
 	if err != nil {
-		return Artifact{}, store.Plan{}, err
+		return runs.Artifact{}, store.Plan{}, err
 	}
 	for _, h := range have {
 		if h.Name == a.Name {
-			return Artifact{}, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", id, a.Name, ErrArtifactExists)
+			return runs.Artifact{}, store.Plan{}, fmt.Errorf("run %s, artifact %q: %w", id, a.Name, runs.ErrArtifactExists)
 		}
 	}
 	now := b.now().UTC()
@@ -314,11 +321,11 @@ func (b *Book) PlanArtifact(ctx context.Context, id string, by confirm.Principal
 	a.Run, a.TaskRef, a.Seq, a.Path, a.By, a.Time = run.ID, run.TaskRef, run.Artifacts, path, by, now
 	runVal, err := json.Marshal(run)
 	if err != nil {
-		return Artifact{}, store.Plan{}, err
+		return runs.Artifact{}, store.Plan{}, err
 	}
 	aVal, err := json.Marshal(a)
 	if err != nil {
-		return Artifact{}, store.Plan{}, err
+		return runs.Artifact{}, store.Plan{}, err
 	}
 	return a, store.Plan{
 		Conds: []store.Cond{{Key: keyRun(id), ModRev: rev}, {Key: keyArtifact(id, a.Seq)}},

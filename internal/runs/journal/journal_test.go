@@ -1,4 +1,4 @@
-package runs
+package journal
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -30,7 +32,7 @@ func openBook(t *testing.T) (*Book, store.Store) {
 
 var (
 	deputy = confirm.PersonaPrincipal("work/core/deputy")
-	task   = TaskRef{Scope: "work", Project: "core", Task: "t-1"}
+	task   = runs.TaskRef{Scope: "work", Project: "core", Task: "t-1"}
 	nextID = 0
 )
 
@@ -44,7 +46,7 @@ func commit(t *testing.T, st store.Store, p store.Plan, err error) {
 	}
 }
 
-func create(t *testing.T, b *Book, st store.Store, title string) Run {
+func create(t *testing.T, b *Book, st store.Store, title string) runs.Run {
 	t.Helper()
 	nextID++
 	run, p, err := b.PlanCreate(context.Background(), fmt.Sprintf("r-%04x", nextID), task, deputy, title)
@@ -56,7 +58,7 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "build the parser")
-	if run.Seq != 1 || run.State != StatePending || run.Target().String() != "run:work/core/t-1/"+run.ID {
+	if run.Seq != 1 || run.State != runs.StatePending || run.Target().String() != "run:work/core/t-1/"+run.ID {
 		t.Fatalf("created %+v", run)
 	}
 	// The same id again (a retry under the same correlation id) plans
@@ -65,36 +67,36 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	if err != nil || !p.Empty() || again.ID != run.ID || again.Seq != 1 {
 		t.Fatalf("create again: %+v %v %v", again, p, err)
 	}
-	if _, _, err := b.PlanCreate(ctx, run.ID, TaskRef{Scope: "work", Project: "core", Task: "t-2"}, deputy, ""); !errors.Is(err, ErrIDTaken) {
+	if _, _, err := b.PlanCreate(ctx, run.ID, runs.TaskRef{Scope: "work", Project: "core", Task: "t-2"}, deputy, ""); !errors.Is(err, runs.ErrIDTaken) {
 		t.Fatalf("the id on another task: %v", err)
 	}
 	if tg, err := b.Target(ctx, run.ID); err != nil || tg != run.Target() {
 		t.Fatalf("Target = %v, %v", tg, err)
 	}
-	if _, err := b.Target(ctx, "r-missing"); !errors.Is(err, ErrRunNotFound) {
+	if _, err := b.Target(ctx, "r-missing"); !errors.Is(err, runs.ErrRunNotFound) {
 		t.Fatalf("Target of no run: %v", err)
 	}
-	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateRunning, "starting")
+	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, runs.StateRunning, "starting")
 	commit(t, st, p, err)
 	ev, p, err := b.PlanEvent(ctx, run.ID, deputy, "", "parsed 3 of 4 files")
 	commit(t, st, p, err)
-	if ev.Seq != 2 || ev.Kind != EventProgress || ev.By != deputy {
+	if ev.Seq != 2 || ev.Kind != runs.EventProgress || ev.By != deputy {
 		t.Fatalf("event %+v", ev)
 	}
 	sum := "sha256:" + strings.Repeat("ab", 32)
-	a, p, err := b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "parser", Size: 1234, SHA256: sum, Path: "out/parser.bin"})
+	a, p, err := b.PlanArtifact(ctx, run.ID, deputy, runs.Artifact{Name: "parser", Size: 1234, SHA256: sum, Path: "out/parser.bin"})
 	commit(t, st, p, err)
 	if a.Seq != 1 || a.Path != "out/parser.bin" || a.Run != run.ID || a.TaskRef != task {
 		t.Fatalf("artifact %+v", a)
 	}
-	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateSucceeded, "done")
+	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, runs.StateSucceeded, "done")
 	commit(t, st, p, err)
 
 	got, _, err := b.Get(ctx, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.State != StateSucceeded || got.Events != 3 || got.Artifacts != 1 || got.CreatedBy != deputy {
+	if got.State != runs.StateSucceeded || got.Events != 3 || got.Artifacts != 1 || got.CreatedBy != deputy {
 		t.Fatalf("stored %+v", got)
 	}
 	pg, err := b.Events(ctx, run.ID, "", 10)
@@ -102,7 +104,7 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	if err != nil || pg.Next != "" || len(evs) != 3 {
 		t.Fatalf("events %+v err %v", pg, err)
 	}
-	if evs[0].From != StatePending || evs[0].To != StateRunning || evs[2].To != StateSucceeded || evs[1].Text != "parsed 3 of 4 files" {
+	if evs[0].From != runs.StatePending || evs[0].To != runs.StateRunning || evs[2].To != runs.StateSucceeded || evs[1].Text != "parsed 3 of 4 files" {
 		t.Fatalf("log %+v", evs)
 	}
 	arts, err := b.Artifacts(ctx, run.ID)
@@ -111,37 +113,12 @@ func TestRunLifecycleIsStoredAndLogged(t *testing.T) {
 	}
 }
 
-// The spec's "a run ... moves through a documented state machine (an
-// illegal move is refused by name)": every pair of states is tried.
-func TestEveryMoveOutsideTheMachineIsRefusedByName(t *testing.T) {
-	legal := map[[2]State]bool{}
-	for _, m := range machine {
-		for _, to := range m.To {
-			legal[[2]State{m.From, to}] = true
-		}
-	}
-	for _, from := range machine {
-		for _, to := range machine {
-			err := checkMove(from.From, to.From)
-			if legal[[2]State{from.From, to.From}] != (err == nil) {
-				t.Errorf("%s → %s: %v", from.From, to.From, err)
-			}
-			if err != nil && (!errors.Is(err, ErrIllegalMove) || !strings.Contains(err.Error(), string(from.From))) {
-				t.Errorf("%s → %s: refusal %q does not name the move", from.From, to.From, err)
-			}
-		}
-	}
-	if _, err := ParseState("done"); !errors.Is(err, ErrUnknownState) {
-		t.Fatalf("ParseState(done) = %v", err)
-	}
-}
-
 func TestAnIllegalMoveWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "")
 	rev, _ := st.Rev(ctx)
-	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, StateSucceeded, ""); !errors.Is(err, ErrIllegalMove) ||
+	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, runs.StateSucceeded, ""); !errors.Is(err, runs.ErrIllegalMove) ||
 		!strings.Contains(err.Error(), "pending → succeeded") {
 		t.Fatalf("pending → succeeded: %v", err)
 	}
@@ -154,16 +131,16 @@ func TestAFinishedRunTakesNothingMore(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "")
-	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, StateCancelled, "not needed")
+	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, runs.StateCancelled, "not needed")
 	commit(t, st, p, err)
-	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "late"); !errors.Is(err, ErrRunFinished) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "late"); !errors.Is(err, runs.ErrRunFinished) {
 		t.Errorf("event on a cancelled run: %v", err)
 	}
-	art := Artifact{Name: "x", SHA256: "sha256:" + strings.Repeat("0", 64), Path: "x"}
-	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, art); !errors.Is(err, ErrRunFinished) {
+	art := runs.Artifact{Name: "x", SHA256: "sha256:" + strings.Repeat("0", 64), Path: "x"}
+	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, art); !errors.Is(err, runs.ErrRunFinished) {
 		t.Errorf("artifact on a cancelled run: %v", err)
 	}
-	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, StateRunning, ""); !errors.Is(err, ErrIllegalMove) {
+	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, runs.StateRunning, ""); !errors.Is(err, runs.ErrIllegalMove) {
 		t.Errorf("cancelled → running: %v", err)
 	}
 }
@@ -172,19 +149,19 @@ func TestTheEventLogIsBoundedButARunCanStillFinish(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	run := create(t, b, st, "")
-	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, StateRunning, "")
+	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, runs.StateRunning, "")
 	commit(t, st, p, err)
-	for i := 1; i < MaxEvents; i++ {
+	for i := 1; i < runs.MaxEvents; i++ {
 		_, p, err := b.PlanEvent(ctx, run.ID, deputy, "output", fmt.Sprint("step ", i))
 		commit(t, st, p, err)
 	}
-	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "one too many"); !errors.Is(err, ErrEventLogFull) {
-		t.Fatalf("event %d: %v", MaxEvents+1, err)
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "one too many"); !errors.Is(err, runs.ErrEventLogFull) {
+		t.Fatalf("event %d: %v", runs.MaxEvents+1, err)
 	}
-	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, StateBlocked, ""); !errors.Is(err, ErrEventLogFull) {
+	if _, _, err := b.PlanAdvance(ctx, run.ID, deputy, runs.StateBlocked, ""); !errors.Is(err, runs.ErrEventLogFull) {
 		t.Fatalf("a non-final move on a full log: %v", err)
 	}
-	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, StateFailed, "log full")
+	_, p, err = b.PlanAdvance(ctx, run.ID, deputy, runs.StateFailed, "log full")
 	commit(t, st, p, err)
 	// Paging walks the whole log, in order, page by page.
 	seen, after := 0, ""
@@ -205,8 +182,8 @@ func TestTheEventLogIsBoundedButARunCanStillFinish(t *testing.T) {
 		}
 		after = next
 	}
-	if seen != MaxEvents+1 {
-		t.Fatalf("paged %d events, want %d", seen, MaxEvents+1)
+	if seen != runs.MaxEvents+1 {
+		t.Fatalf("paged %d events, want %d", seen, runs.MaxEvents+1)
 	}
 }
 
@@ -216,46 +193,46 @@ func TestHostileTextAndArtifactsAreRefusedByName(t *testing.T) {
 	if _, _, err := b.PlanCreate(ctx, "r-x", task, deputy, "title\x1b[2J"); !errors.Is(err, termtext.ErrUnsafeChar) {
 		t.Errorf("escape in a title: %v", err)
 	}
-	if _, _, err := b.PlanCreate(ctx, "r-x", task, deputy, strings.Repeat("x", MaxTitle+1)); !errors.Is(err, termtext.ErrTooLong) {
+	if _, _, err := b.PlanCreate(ctx, "r-x", task, deputy, strings.Repeat("x", runs.MaxTitle+1)); !errors.Is(err, termtext.ErrTooLong) {
 		t.Errorf("long title: %v", err)
 	}
 	run := create(t, b, st, "")
-	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, StateRunning, "")
+	_, p, err := b.PlanAdvance(ctx, run.ID, deputy, runs.StateRunning, "")
 	commit(t, st, p, err)
 	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", "\u202egnirts"); !errors.Is(err, termtext.ErrUnsafeChar) {
 		t.Errorf("bidi override in an event: %v", err)
 	}
-	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", ""); !errors.Is(err, ErrEmptyText) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "", ""); !errors.Is(err, runs.ErrEmptyText) {
 		t.Errorf("empty event: %v", err)
 	}
-	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, EventMove, "forged move"); !errors.Is(err, ErrReservedKind) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, runs.EventMove, "forged move"); !errors.Is(err, runs.ErrReservedKind) {
 		t.Errorf("a note of kind move: %v", err)
 	}
-	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "Bad Kind", "x"); !errors.Is(err, ErrBadRef) {
+	if _, _, err := b.PlanEvent(ctx, run.ID, deputy, "Bad Kind", "x"); !errors.Is(err, runs.ErrBadRef) {
 		t.Errorf("a kind that is not an id: %v", err)
 	}
 	sum := "sha256:" + strings.Repeat("c", 64)
 	for name, tc := range map[string]struct {
-		a    Artifact
+		a    runs.Artifact
 		want error
 	}{
-		"upper-case digest": {Artifact{Name: "a", SHA256: "sha256:" + strings.Repeat("C", 64), Path: "a"}, ErrBadDigest},
-		"short digest":      {Artifact{Name: "a", SHA256: "abc", Path: "a"}, ErrBadDigest},
-		"bare hex digest":   {Artifact{Name: "a", SHA256: strings.Repeat("c", 64), Path: "a"}, ErrBadDigest},
-		"negative size":     {Artifact{Name: "a", SHA256: sum, Size: -1, Path: "a"}, ErrBadSize},
-		"huge size":         {Artifact{Name: "a", SHA256: sum, Size: MaxArtifactSize + 1, Path: "a"}, ErrBadSize},
-		"climbing path":     {Artifact{Name: "a", SHA256: sum, Path: "../other/secret"}, nil},
-		"absolute path":     {Artifact{Name: "a", SHA256: sum, Path: "/etc/passwd"}, nil},
-		"no name":           {Artifact{SHA256: sum, Path: "a"}, ErrEmptyText},
+		"upper-case digest": {runs.Artifact{Name: "a", SHA256: "sha256:" + strings.Repeat("C", 64), Path: "a"}, runs.ErrBadDigest},
+		"short digest":      {runs.Artifact{Name: "a", SHA256: "abc", Path: "a"}, runs.ErrBadDigest},
+		"bare hex digest":   {runs.Artifact{Name: "a", SHA256: strings.Repeat("c", 64), Path: "a"}, runs.ErrBadDigest},
+		"negative size":     {runs.Artifact{Name: "a", SHA256: sum, Size: -1, Path: "a"}, runs.ErrBadSize},
+		"huge size":         {runs.Artifact{Name: "a", SHA256: sum, Size: runs.MaxArtifactSize + 1, Path: "a"}, runs.ErrBadSize},
+		"climbing path":     {runs.Artifact{Name: "a", SHA256: sum, Path: "../other/secret"}, nil},
+		"absolute path":     {runs.Artifact{Name: "a", SHA256: sum, Path: "/etc/passwd"}, nil},
+		"no name":           {runs.Artifact{SHA256: sum, Path: "a"}, runs.ErrEmptyText},
 	} {
 		_, _, err := b.PlanArtifact(ctx, run.ID, deputy, tc.a)
 		if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	_, p, err = b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "a", SHA256: sum, Path: "a"})
+	_, p, err = b.PlanArtifact(ctx, run.ID, deputy, runs.Artifact{Name: "a", SHA256: sum, Path: "a"})
 	commit(t, st, p, err)
-	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, Artifact{Name: "a", SHA256: sum, Path: "b"}); !errors.Is(err, ErrArtifactExists) {
+	if _, _, err := b.PlanArtifact(ctx, run.ID, deputy, runs.Artifact{Name: "a", SHA256: sum, Path: "b"}); !errors.Is(err, runs.ErrArtifactExists) {
 		t.Errorf("second artifact named a: %v", err)
 	}
 }
@@ -264,10 +241,10 @@ func TestIDsAreNormalizedStrictly(t *testing.T) {
 	ctx := context.Background()
 	b, _ := openBook(t)
 	for _, bad := range []string{"", "R-1", "../r-1", "r-1/x", "-r", strings.Repeat("r", 200)} {
-		if _, _, err := b.Get(ctx, bad); !errors.Is(err, ErrBadRef) {
+		if _, _, err := b.Get(ctx, bad); !errors.Is(err, runs.ErrBadRef) {
 			t.Errorf("Get(%q) = %v", bad, err)
 		}
-		if _, err := b.List(ctx, bad, "", 5); !errors.Is(err, ErrBadRef) {
+		if _, err := b.List(ctx, bad, "", 5); !errors.Is(err, runs.ErrBadRef) {
 			t.Errorf("List(%q) = %v", bad, err)
 		}
 	}
@@ -298,7 +275,7 @@ func TestListPagesInCreationOrder(t *testing.T) {
 	for range 12 {
 		create(t, b, st, "")
 	}
-	other := TaskRef{Scope: "work", Project: "core", Task: "t-10"}
+	other := runs.TaskRef{Scope: "work", Project: "core", Task: "t-10"}
 	if _, p, err := b.PlanCreate(ctx, "r-other", other, deputy, "another task's"); err == nil {
 		commit(t, st, p, nil)
 	} else {
