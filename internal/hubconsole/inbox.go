@@ -101,6 +101,12 @@ func (k *Client) SaveInboxFile(ctx context.Context, id, path string) (string, er
 	return path, err
 }
 
+// AnswerInbox answers a card with one of its actions.
+func (k *Client) AnswerInbox(ctx context.Context, id, action string) error {
+	_, err := k.c.AnswerInbox(ctx, id, action)
+	return err
+}
+
 // channelChange maps a channel item or typing change of the stream (its
 // decoded payload; nil for a cleared typing indicator) that belongs to
 // human; the stream carries every human's, which are dropped.
@@ -147,6 +153,9 @@ func uiItem(it channel.Item) ui.InboxItem {
 	}
 	for _, r := range it.Reactions {
 		out.Reactions = append(out.Reactions, ui.ItemReaction{Reaction: r.Reaction, By: r.By})
+	}
+	if a := it.Answer; a != nil {
+		out.Answer = &ui.CardAnswer{Action: a.Action, By: a.By, At: a.At}
 	}
 	return out
 }

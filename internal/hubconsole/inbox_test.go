@@ -63,3 +63,18 @@ func TestARemoteConsoleSavesNoFile(t *testing.T) {
 		t.Fatalf("the refused save left %s: %v", path, err)
 	}
 }
+
+// A card's answer, streamed back from the hub, reaches the console's item:
+// the inbox shows it answered and its answer key says so.
+func TestACardsAnswerReachesTheConsole(t *testing.T) {
+	at := time.Date(2026, 12, 5, 2, 0, 0, 0, time.UTC)
+	card := channel.Item{ID: "h-3", Human: "human:henry", Persona: coord.Sender{Address: "root/secretary", Name: "Spica"},
+		Kind: channel.KindCard, Thread: "h-3", Title: "Ship?", Actions: []string{"ship", "hold"},
+		Answer: &channel.Answer{Action: "hold", By: "human:henry", At: at}}
+	data, _ := json.Marshal(card)
+	k := &Client{operator: "human:henry"}
+	got := k.change(hubapi.Change{Seq: 4, Kind: hubapi.KindChannelItem, ID: "human:henry/#00000000000000000003", Data: data})
+	if len(got) != 1 || got[0].Item.Answer == nil || *got[0].Item.Answer != (ui.CardAnswer{Action: "hold", By: "human:henry", At: at}) {
+		t.Fatalf("the answered card maps to %+v", got)
+	}
+}

@@ -349,7 +349,8 @@ func firstLine(s string) string {
 
 // itemState says, without colour, whether an item waits for the operator:
 // "● new" until acked, then "read" (or the persona's "seen" of a reply),
-// with the number of reactions.
+// a card "answered" once it is (with the dot until acked), with the
+// number of reactions.
 func itemState(it *InboxItem) string {
 	s := "● new"
 	switch {
@@ -357,6 +358,10 @@ func itemState(it *InboxItem) string {
 		s = "seen"
 	case it.FromHuman:
 		s = "sent"
+	case it.Answer != nil && it.Acked:
+		s = "answered"
+	case it.Answer != nil:
+		s = "● answered"
 	case it.Acked:
 		s = "read"
 	}
@@ -533,6 +538,9 @@ func itemDetail(it *InboxItem, now time.Time) []field {
 	if len(it.Actions) > 0 {
 		fs = append(fs, field{"actions   ", strings.Join(it.Actions, " · ")})
 	}
+	if a := it.Answer; a != nil {
+		fs = append(fs, field{"answered  ", a.Action + " (by " + a.By + ", " + since(now, a.At) + " ago)"})
+	}
 	for i, l := range it.Todo {
 		mark := "[ ] "
 		if l.Done {
@@ -592,5 +600,8 @@ func sanitizeInboxItem(it *InboxItem) {
 	it.Reactions = slices.Clone(it.Reactions)
 	for i := range it.Reactions {
 		it.Reactions[i].Reaction, it.Reactions[i].By = termtext.Clean(it.Reactions[i].Reaction), termtext.Clean(it.Reactions[i].By)
+	}
+	if a := it.Answer; a != nil {
+		it.Answer = &CardAnswer{Action: termtext.Clean(a.Action), By: termtext.Clean(a.By), At: a.At}
 	}
 }

@@ -19,6 +19,8 @@ type inboxDouble struct {
 	mu    sync.Mutex
 	state InboxState
 	acts  []string
+	// answerErr is what AnswerInbox returns, as the hub would refuse.
+	answerErr error
 }
 
 func (d *inboxDouble) act(s string) {
@@ -53,6 +55,10 @@ func (d *inboxDouble) AckInbox(_ context.Context, id string) error {
 func (d *inboxDouble) TickInbox(_ context.Context, id string, index int, done bool) error {
 	d.act(fmt.Sprintf("tick %s %d %v", id, index, done))
 	return nil
+}
+func (d *inboxDouble) AnswerInbox(_ context.Context, id, action string) error {
+	d.act("answer " + id + " " + action)
+	return d.answerErr
 }
 func (d *inboxDouble) SaveInboxFile(_ context.Context, id, path string) (string, error) {
 	d.act("save " + id + " " + path)

@@ -30,6 +30,11 @@ type InboxClient interface {
 	// recorded sha256, to a new file at path (never over an existing one)
 	// and returns the path written.
 	SaveInboxFile(ctx context.Context, id, path string) (string, error)
+	// AnswerInbox answers card id with one of its actions; the persona
+	// that sent the card receives the answer as a message. The same answer
+	// again changes nothing; another is refused, naming the one that
+	// stands.
+	AnswerInbox(ctx context.Context, id, action string) error
 }
 
 // InboxState is the inbox the console starts from.
@@ -77,6 +82,14 @@ type InboxItem struct {
 	// Acked says the recipient marked the item read.
 	Acked     bool
 	Reactions []ItemReaction
+	// Answer is the operator's answer to a card, nil while it has none.
+	Answer *CardAnswer
+}
+
+// CardAnswer is the one action a card was answered with, by whom, when.
+type CardAnswer struct {
+	Action, By string
+	At         time.Time
 }
 
 // TodoLine is one line of a todo card.

@@ -88,6 +88,7 @@ func (m *Model) onInboxMsg(msg tea.Msg) tea.Cmd {
 		}
 		m.inbox.load(msg.state, m.now())
 		m.closeInboxPromptIfGone()
+		m.closeAnswerIfChanged()
 	case inboxStatusMsg:
 		if msg.err != nil {
 			m.setNote(noteWarn, "inbox status: "+msg.err.Error(), 5*time.Second)
@@ -114,7 +115,8 @@ func (m *Model) inboxScreen(now time.Time, h int) string {
 
 // inboxKey handles the inbox view's keys: the table's and the pane's, then
 // on a confirmation the queue's decision keys (under the same arming and
-// standing-alone rules), on an item reply, react, ack, tick and save.
+// standing-alone rules), on an item reply, react, ack, tick, save and
+// answer (a card's dialog of actions).
 func (m *Model) inboxKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	v := m.inbox
@@ -144,6 +146,8 @@ func (m *Model) inboxKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.inboxPrompt(promptSave)
 	case key.Matches(msg, k.Ack):
 		return m.ackSelected()
+	case key.Matches(msg, k.Answer):
+		return m.openAnswerDialog()
 	}
 	return nil
 }
@@ -376,14 +380,14 @@ func (v *inboxView) jump(q string) bool {
 // inboxHelp is the inbox view's help; on a confirmation its short help
 // shows the decision keys, which act there.
 func inboxHelp(k keymap.KeyMap, onConf bool) helpKeys {
-	short := []key.Binding{k.Reply, k.React, k.Ack, k.Tick, k.Save, k.Down, k.Up, k.Help, k.Quit}
+	short := []key.Binding{k.Reply, k.Answer, k.React, k.Ack, k.Tick, k.Save, k.Down, k.Up, k.Help, k.Quit}
 	if onConf {
 		short = []key.Binding{k.Approve, k.ApproveRemember, k.Deny, k.Down, k.Up, k.Help, k.Quit}
 	}
 	return helpKeys{
 		short: short,
 		full: [][]key.Binding{
-			{k.Reply, k.React, k.Ack, k.Tick, k.Save},
+			{k.Reply, k.Answer, k.React, k.Ack, k.Tick, k.Save},
 			{k.Approve, k.ApproveRemember, k.Deny},
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 			{k.Detail, k.Zoom, k.Filter, k.Jump, k.Sort, k.SortReverse, k.Back},

@@ -25,6 +25,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.several != nil {
 		return m.severalKey(msg)
 	}
+	if m.answer != nil {
+		return m.answerKey(msg)
+	}
 	k := m.keys
 	if m.tooSmall() { // nothing is on screen to act on: only quit
 		if key.Matches(msg, k.Quit) || msg.String() == "ctrl+c" {

@@ -138,8 +138,10 @@ type Model struct {
 	// reasonWhy says why a deny prompt has nothing to deny (reasonFor "").
 	reasonWhy string
 	// dialog is the open remember dialog, nil when none is.
-	dialog   *rememberDialog
-	several  *severalDialog
+	dialog  *rememberDialog
+	several *severalDialog
+	// answer is the open dialog of a card's actions, nil when none is.
+	answer   *answerDialog
 	deciding map[string]Decision
 	note     note
 	notes    noteLog
@@ -362,6 +364,7 @@ func (m *Model) apply(changes []Change, now time.Time) (arrived []*Confirmation)
 			m.inbox.upsert(c.Item, now)
 			m.inboxDirty = true
 			m.closeInboxPromptIfGone()
+			m.closeAnswerIfChanged()
 		case TypingChanged:
 			m.inbox.setTyping(c.Typing)
 		}

@@ -99,9 +99,12 @@ func dialogWidth(screen int) int { return min(screen-2, 84) }
 // cell of the list beside it reads as part of the dialog.
 func (m *Model) overDialog(body string, width, height int) string {
 	var box []string
-	if m.several != nil {
+	switch {
+	case m.several != nil:
 		box = strings.Split(m.several.view(m, dialogWidth(width), height), "\n")
-	} else {
+	case m.answer != nil:
+		box = strings.Split(m.answer.view(m, dialogWidth(width), height), "\n")
+	default:
 		box = strings.Split(m.dialog.view(m.styles, m.keys, dialogWidth(width)), "\n")
 	}
 	lines := strings.Split(fit(body, width, height), "\n")

@@ -40,6 +40,9 @@ type pendingDecision struct {
 	// ack, when set, is the inbox item an ack key marks read (c is unset):
 	// an ack stands alone like a decision.
 	ack string
+	// answer, when set, is the card the answer dialog's confirm key
+	// answers with action (c is unset).
+	answer, action string
 }
 
 // describe is what a pending key would have done and on what, for the
@@ -48,6 +51,8 @@ func (p *pendingDecision) describe() (outcome, what string) {
 	switch {
 	case p.ack != "":
 		return "acked", "#" + strconv.FormatInt(itemSeq(p.ack), 10)
+	case p.answer != "":
+		return "answered", "#" + strconv.FormatInt(itemSeq(p.answer), 10) + " with " + p.action
 	case p.batch != nil:
 		return done(p.d), strconv.Itoa(len(p.batch)) + " confirmations"
 	}
@@ -94,6 +99,8 @@ func (m *Model) settle(now time.Time) tea.Cmd {
 		return m.settleSeveral(p)
 	case p.ack != "":
 		return m.settleAck(p)
+	case p.answer != "":
+		return m.settleAnswer(p)
 	}
 	c, ok := m.queue.table.Get(p.c.ID)
 	switch {

@@ -45,7 +45,7 @@ func (m *Model) Render() string {
 		b.WriteString(m.overDialog(m.queue.view(now), m.width, h))
 	case m.view == viewQueue:
 		b.WriteString(m.queue.view(now))
-	case m.view == viewInbox && m.dialog != nil:
+	case m.view == viewInbox && (m.dialog != nil || m.answer != nil):
 		b.WriteString(m.overDialog(m.inboxScreen(now, h), m.width, h))
 	case m.view == viewInbox:
 		b.WriteString(m.inboxScreen(now, h))
@@ -184,6 +184,9 @@ func (m *Model) helpKeys() helpKeys {
 	}
 	if m.several != nil {
 		return m.severalHelp()
+	}
+	if m.answer != nil {
+		return m.answerHelp()
 	}
 	if m.notes.open && m.prompt == promptNone {
 		b := []key.Binding{key.NewBinding(key.WithKeys(append(m.keys.Notes.Keys(), m.keys.Back.Keys()...)...),

@@ -51,11 +51,13 @@ type KeyMap struct {
 	// The wizard: choose an answer, switch the preview pane, submit, finish
 	// after submitting, or cancel from any step.
 	Choose, Pane, Submit, Finish, Cancel key.Binding
-	// Confirm is the remember dialog's one answer that stores a rule.
+	// Confirm is the one key that agrees to what a dialog shows: the
+	// remember dialog's rule, a card's chosen answer.
 	Confirm key.Binding
 	// The inbox: reply, react, ack (mark read), tick a todo line, save a
-	// file; each opens a field or acts through the hub, none approves.
-	Reply, React, Ack, Tick, Save key.Binding
+	// file, answer a card (a dialog of its actions); each opens a field or
+	// a dialog or acts through the hub, none approves.
+	Reply, React, Ack, Tick, Save, Answer key.Binding
 	// The presence view's resident sessions: start (or resume) the
 	// selected persona's, stop it, attach the terminal to it.
 	SessionStart, SessionStop, SessionAttach key.Binding
@@ -87,6 +89,9 @@ const (
 	// item keys (ack, reply, …) have nothing to act on, so a decision key
 	// may share a key with an item key (approve's a is ack's a).
 	InInboxConfirmation
+	// InAnswerDialog is the inbox's dialog of a card's actions: the
+	// movement keys choose one, confirm sends it, any other key cancels.
+	InAnswerDialog
 )
 
 const (
@@ -121,8 +126,8 @@ var actions = []action{
 	{"inbox", func(k *KeyMap) *key.Binding { return &k.Inbox }, []string{"5"}, "inbox", inShell},
 	{"notes", func(k *KeyMap) *key.Binding { return &k.Notes }, []string{"!"}, "recent notes", inShell},
 	{"latest", func(k *KeyMap) *key.Binding { return &k.Latest }, []string{"W"}, "show what waits (the latest call)", inShell},
-	{"up", func(k *KeyMap) *key.Binding { return &k.Up }, []string{"k", "up"}, "up", inScroll | InWizardAnswer},
-	{"down", func(k *KeyMap) *key.Binding { return &k.Down }, []string{"j", "down"}, "down", inScroll | InWizardAnswer},
+	{"up", func(k *KeyMap) *key.Binding { return &k.Up }, []string{"k", "up"}, "up", inScroll | InWizardAnswer | InAnswerDialog},
+	{"down", func(k *KeyMap) *key.Binding { return &k.Down }, []string{"j", "down"}, "down", inScroll | InWizardAnswer | InAnswerDialog},
 	{"page_up", func(k *KeyMap) *key.Binding { return &k.PageUp }, []string{"pgup", "ctrl+b"}, "page up", inScroll},
 	{"page_down", func(k *KeyMap) *key.Binding { return &k.PageDown }, []string{"pgdown", "ctrl+f"}, "page down", inScroll},
 	{"top", func(k *KeyMap) *key.Binding { return &k.Top }, []string{"g", "home"}, "top", inScroll},
@@ -151,12 +156,13 @@ var actions = []action{
 	{"submit", func(k *KeyMap) *key.Binding { return &k.Submit }, []string{"enter"}, "submit", InWizardPreview},
 	{"finish", func(k *KeyMap) *key.Binding { return &k.Finish }, []string{"enter", "esc"}, "done", InWizardSubmitted},
 	{"cancel", func(k *KeyMap) *key.Binding { return &k.Cancel }, []string{"ctrl+c"}, "cancel", inWizard},
-	{"confirm", func(k *KeyMap) *key.Binding { return &k.Confirm }, []string{"y"}, "approve and store the rule", InRememberDialog},
+	{"confirm", func(k *KeyMap) *key.Binding { return &k.Confirm }, []string{"y"}, "approve and store the rule; send a card's answer", InRememberDialog | InAnswerDialog},
 	{"reply", func(k *KeyMap) *key.Binding { return &k.Reply }, []string{"r"}, "reply", InInbox},
 	{"react", func(k *KeyMap) *key.Binding { return &k.React }, []string{"+"}, "react", InInbox},
 	{"ack", func(k *KeyMap) *key.Binding { return &k.Ack }, []string{"a"}, "ack (mark read)", InInbox},
 	{"tick", func(k *KeyMap) *key.Binding { return &k.Tick }, []string{"t"}, "tick a todo line", InInbox},
 	{"save", func(k *KeyMap) *key.Binding { return &k.Save }, []string{"f"}, "save file", InInbox},
+	{"answer", func(k *KeyMap) *key.Binding { return &k.Answer }, []string{"c"}, "answer card", InInbox},
 	{"session_start", func(k *KeyMap) *key.Binding { return &k.SessionStart }, []string{"r"}, "run (start or resume) its session", InPresence},
 	{"session_stop", func(k *KeyMap) *key.Binding { return &k.SessionStop }, []string{"x"}, "stop its session", InPresence},
 	{"session_attach", func(k *KeyMap) *key.Binding { return &k.SessionAttach }, []string{"t"}, "attach the terminal to its session (C-b d returns)", InPresence},
