@@ -11,24 +11,19 @@
 // confirmation that carried it, and this package refuses a resolution by a
 // model for another principal without that evidence.
 //
-// The package reads the store and plans writes (store.Plan); the use case
-// that calls it joins its audit entry and commits the one transaction.
+// The package holds the record, its states, bounds, named errors and the
+// checks of a question and its resolution; decisions/ledger reads the store
+// and plans writes (store.Plan), which the use case that calls it joins
+// with its audit entry and commits in one transaction.
 package decisions
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
-	"github.com/virgo-hub/virgo-tui/internal/paging"
-	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -90,16 +85,8 @@ type Where struct {
 	Project string `json:"project,omitempty"`
 }
 
-// segment is the where as two key segments; "_" stands for no project
-// (an id never starts with '_', so it names no project).
-func (w Where) segment() string {
-	if w.Project == "" {
-		return w.Scope + "/_"
-	}
-	return w.Scope + "/" + w.Project
-}
-
-func (w Where) check() error {
+// Check refuses a scope or project confirm would not normalize.
+func (w Where) Check() error {
 	if _, err := confirm.NormalizeID(w.Scope); err != nil {
 		return fmt.Errorf("decision scope %q: %w (%w)", w.Scope, ErrBadRef, err)
 	}
@@ -116,18 +103,8 @@ func (w Where) check() error {
 // Scope is "", else one scope, and of it one project when Project is set.
 type Span Where
 
-// prefix is the index prefix of the span's decisions.
-func (s Span) prefix() string {
-	switch {
-	case s.Scope == "":
-		return prefixWhere
-	case s.Project == "":
-		return prefixWhere + s.Scope + "/"
-	}
-	return prefixWhere + Where(s).segment() + "/"
-}
-
-func checkID(id string) error {
+// CheckID refuses a decision id confirm would not normalize.
+func CheckID(id string) error {
 	if _, err := confirm.NormalizeID(id); err != nil {
 		return fmt.Errorf("decision id %q: %w (%w)", id, ErrBadRef, err)
 	}
@@ -170,61 +147,6 @@ type Resolution struct {
 	Time           time.Time `json:"time"`
 }
 
-// The store layout: the records by id, a counter per scope and project,
-// and an index by scope, project and zero-padded number, so that key order
-// within a project is raising order.
-const (
-	// Prefix holds every key of this package.
-	Prefix = "decisions/"
-	// PrefixItem holds the records, by id.
-	PrefixItem  = Prefix + "item/"
-	prefixSeq   = Prefix + "seq/"
-	prefixWhere = Prefix + "where/"
-)
-
-func keyItem(id string) string { return PrefixItem + id }
-
-func keySeq(w Where) string { return prefixSeq + w.segment() }
-
-func keyWhere(w Where, n int) string { return fmt.Sprintf("%s%s/%06d", prefixWhere, w.segment(), n) }
-
-// Book reads decisions from a store and plans their changes.
-type Book struct {
-	st  store.Store
-	now func() time.Time
-}
-
-// NewBook returns a Book over st; now is its clock (time.Now when nil).
-func NewBook(st store.Store, now func() time.Time) *Book {
-	if now == nil {
-		now = time.Now
-	}
-	return &Book{st: st, now: now}
-}
-
-// Get returns a decision and the revision it was read at.
-func (b *Book) Get(ctx context.Context, id string) (Decision, int64, error) {
-	if err := checkID(id); err != nil {
-		return Decision{}, 0, err
-	}
-	var d Decision
-	rev, err := store.GetJSON(ctx, b.st, keyItem(id), &d)
-	switch {
-	case err != nil:
-		return Decision{}, 0, err
-	case rev == 0:
-		return Decision{}, 0, fmt.Errorf("decision %s: %w", id, ErrNotFound)
-	}
-	return d, rev, nil
-}
-
-// Target is the stored decision's operation target (its scope and
-// project as recorded), or ErrNotFound.
-func (b *Book) Target(ctx context.Context, id string) (confirm.Target, error) {
-	d, _, err := b.Get(ctx, id)
-	return d.Target(), err
-}
-
 // Target is the decision as confirm's operation target, from the record.
 func (d Decision) Target() confirm.Target {
 	return confirm.Target{Kind: confirm.TargetDecision, Scope: d.Scope, Project: d.Project, Value: d.ID}
@@ -237,19 +159,9 @@ type Filter struct {
 	RaisedBy confirm.Principal
 }
 
-func (f Filter) match(d Decision) bool {
+// Match reports whether d passes the filter.
+func (f Filter) Match(d Decision) bool {
 	return (f.State == "" || d.State == f.State) && (f.RaisedBy.IsZero() || d.RaisedBy == f.RaisedBy)
-}
-
-// List reads one page of the span's decisions by scope, then project,
-// then raising order, continuing after token (paging's form: "" for the
-// first page, then the previous page's Next), keeping those that pass f:
-// a page may hold fewer than limit and still have a Next.
-func (b *Book) List(ctx context.Context, span Span, f Filter, token string, limit int) (paging.Page[Decision], error) {
-	return pager.Read(ctx, b.st, span.prefix(), token, limit, func(kv store.KV) (Decision, bool, error) {
-		d, _, err := b.Get(ctx, string(kv.Value))
-		return d, err == nil && f.match(d), err
-	})
 }
 
 // Raise is what a raiser asks.
@@ -259,8 +171,8 @@ type Raise struct {
 	Context  string   `json:"context,omitempty"`
 }
 
-// check refuses a malformed question, options or context by name.
-func (q Raise) check() error {
+// Check refuses a malformed question, options or context by name.
+func (q Raise) Check() error {
 	if err := termtext.CheckField("question", q.Question, MaxQuestion, false); err != nil {
 		return err
 	}
@@ -288,101 +200,4 @@ func (q Raise) check() error {
 		return fmt.Errorf("%w (%d given)", ErrTooFewOptions, len(q.Options))
 	}
 	return nil
-}
-
-// PlanRaise plans decision id, a new open decision in w raised by by.
-// Authorization (may by raise in w?) is the caller's. Raising an id that
-// exists again with the same raiser and place plans nothing and returns
-// it (a retry under the same correlation id); any other reuse is refused.
-func (b *Book) PlanRaise(ctx context.Context, id string, w Where, by confirm.Principal, q Raise) (Decision, store.Plan, error) {
-	if err := checkID(id); err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	if err := w.check(); err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	if err := q.check(); err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	if have, _, err := b.Get(ctx, id); err == nil {
-		if have.Where != w || have.RaisedBy != by {
-			return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w", id, ErrIDTaken)
-		}
-		return have, store.Plan{}, nil
-	} else if !errors.Is(err, ErrNotFound) {
-		return Decision{}, store.Plan{}, err
-	}
-	n, seqRev, err := b.count(ctx, w)
-	if err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	d := Decision{ID: id, Where: w, Seq: n + 1, Question: q.Question, Options: slices.Clone(q.Options), Context: q.Context,
-		RaisedBy: by, Raised: b.now().UTC(), State: StateOpen}
-	val, err := json.Marshal(d)
-	if err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	return d, store.Plan{
-		Conds: []store.Cond{{Key: keySeq(w), ModRev: seqRev}, {Key: keyItem(id)}},
-		Ops: []store.Op{store.Put(keySeq(w), strconv.AppendInt(nil, int64(d.Seq), 10)), store.Put(keyItem(id), val),
-			store.Put(keyWhere(w, d.Seq), []byte(id))},
-	}, nil
-}
-
-// count is how many decisions were raised in w and the revision of its
-// counter (0 when none was).
-func (b *Book) count(ctx context.Context, w Where) (int, int64, error) {
-	kv, err := b.st.Get(ctx, keySeq(w))
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, 0, nil
-	}
-	if err != nil {
-		return 0, 0, fmt.Errorf("read the decision counter of %s: %w", w.segment(), err)
-	}
-	n, err := strconv.Atoi(string(kv.Value))
-	if err != nil {
-		return 0, 0, fmt.Errorf("decision counter of %s: %w", w.segment(), err)
-	}
-	if n >= MaxPerProject {
-		return 0, 0, fmt.Errorf("%s: %w (%d)", w.segment(), ErrTooMany, MaxPerProject)
-	}
-	return n, kv.ModRev, nil
-}
-
-// PlanResolve plans the decision's one resolution. res.Time is set here.
-// A model resolving on another principal's decision (a secretary's relay,
-// a coordinator's lane approval) must carry the approved confirmation that
-// holds that decision: nobody self-originates a resolution for another.
-func (b *Book) PlanResolve(ctx context.Context, id string, res Resolution) (Decision, store.Plan, error) {
-	if err := termtext.CheckField("note", res.Note, MaxNote, true); err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	if res.ResolvedBy.IsZero() || res.DecidedBy.IsZero() {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w", id, ErrNoDecider)
-	}
-	if res.DecidedBy != res.ResolvedBy && res.ConfirmationID == "" {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %s for %s: %w", id, res.ResolvedBy, res.DecidedBy, ErrSelfOriginated)
-	}
-	d, rev, err := b.Get(ctx, id)
-	if err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	if d.Resolution != nil {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %w (%q, decided by %s)", id, ErrAlreadyResolved,
-			d.Resolution.Option, d.Resolution.DecidedBy)
-	}
-	if !slices.Contains(d.Options, res.Option) {
-		return Decision{}, store.Plan{}, fmt.Errorf("decision %s: %q: %w (%s)", id, res.Option, ErrNotAnOption,
-			strings.Join(d.Options, " | "))
-	}
-	res.Time = b.now().UTC()
-	d.Resolution, d.State = &res, StateResolved
-	val, err := json.Marshal(d)
-	if err != nil {
-		return Decision{}, store.Plan{}, err
-	}
-	return d, store.Plan{
-		Conds: []store.Cond{{Key: keyItem(id), ModRev: rev}},
-		Ops:   []store.Op{store.Put(keyItem(id), val)},
-	}, nil
 }

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
@@ -130,7 +132,7 @@ var sources = []source{
 		return Node{Kind: "artifact", ID: fmt.Sprintf("%s/%d", a.Run, a.Seq), Scope: a.Scope, Project: a.Project,
 			Task: a.Task, Run: a.Run, Title: a.Name, By: a.By, Time: a.Time}
 	})},
-	{"decision", decisions.PrefixItem, decode(func(d decisions.Decision) Node {
+	{"decision", ledger.PrefixItem, decode(func(d decisions.Decision) Node {
 		return Node{Kind: "decision", ID: d.ID, Scope: d.Scope, Project: d.Project, Title: d.Question,
 			State: string(d.State), By: d.RaisedBy, Time: d.Raised}
 	})},

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
@@ -40,7 +42,7 @@ func installation(t *testing.T) store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rb, db := journal.NewBook(st, nil), decisions.NewBook(st, nil)
+	rb, db := journal.NewBook(st, nil), ledger.NewBook(st, nil)
 	commit := func(p store.Plan, err error) {
 		t.Helper()
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
@@ -15,8 +17,8 @@ import (
 // The executors of the decision tools (rows of the executor table).
 
 // decisionBook is the decisions of u's store on the call's clock.
-func decisionBook(u *Cases, c Call) *decisions.Book {
-	return decisions.NewBook(u.st, func() time.Time { return c.Now })
+func decisionBook(u *Cases, c Call) *ledger.Book {
+	return ledger.NewBook(u.st, func() time.Time { return c.Now })
 }
 
 // raiseDecision is raise_decision: a new open decision in the caller's
@@ -105,5 +107,5 @@ func listDecisions(ctx context.Context, u *Cases, c Call) (any, store.Plan, erro
 
 // locateDecision is the tool table's look-up of a stored decision's target.
 func locateDecision(ctx context.Context, u *Cases, id string) (confirm.Target, error) {
-	return decisions.NewBook(u.st, nil).Target(ctx, id)
+	return ledger.NewBook(u.st, nil).Target(ctx, id)
 }

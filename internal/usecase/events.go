@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
@@ -13,7 +15,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -45,7 +46,7 @@ var eventRecords = []eventRecord{
 	{events.EventRun, journal.PrefixRun},
 	{events.EventRunEvent, journal.PrefixEvent},
 	{events.EventArtifact, journal.PrefixArtifact},
-	{events.EventDecision, decisions.PrefixItem},
+	{events.EventDecision, ledger.PrefixItem},
 }
 
 // wireForms are the kinds whose stored record is not what an event carries:

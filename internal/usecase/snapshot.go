@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -130,7 +131,7 @@ var ownedBooks = []ownedBook{
 		err := json.Unmarshal(kv.Value, &a)
 		return strings.TrimPrefix(kv.Key, journal.PrefixArtifact), a.By == confirm.PersonaPrincipal(p.Address) && tenure(p, a.Time), err
 	}},
-	{snapshot.RecordDecision, decisions.PrefixItem, func(p registry.Persona, kv store.KV) (string, bool, error) {
+	{snapshot.RecordDecision, ledger.PrefixItem, func(p registry.Persona, kv store.KV) (string, bool, error) {
 		var d struct {
 			ID       string            `json:"id"`
 			RaisedBy confirm.Principal `json:"raised_by"`

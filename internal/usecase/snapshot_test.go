@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
@@ -60,7 +62,7 @@ func ownRecords(tb testing.TB, in *installation, p registry.Persona, n int) {
 			ops = append(ops, put(tb, fmt.Sprintf("%sr-%s/0001", journal.PrefixArtifact, id), runs.Artifact{Run: "r-" + id, TaskRef: ref, Seq: 1, Name: "out",
 				SHA256: "0000000000000000000000000000000000000000000000000000000000000000", Path: "out", By: by, Time: at}))
 		case 3:
-			ops = append(ops, put(tb, decisions.PrefixItem+"d-"+id, decisions.Decision{ID: "d-" + id, Seq: i, Question: "which?",
+			ops = append(ops, put(tb, ledger.PrefixItem+"d-"+id, decisions.Decision{ID: "d-" + id, Seq: i, Question: "which?",
 				Options: []string{"a", "b"}, RaisedBy: by, Raised: at, State: "open"}))
 		}
 	}
@@ -171,7 +173,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			n := 0
-			for _, prefix := range []string{board.PrefixRecord, journal.PrefixRun, journal.PrefixArtifact, decisions.PrefixItem} {
+			for _, prefix := range []string{board.PrefixRecord, journal.PrefixRun, journal.PrefixArtifact, ledger.PrefixItem} {
 				mustNil(b, store.Walk(ctx, in.st, prefix, snapshotPage, func(kvs []store.KV) error { n += len(kvs); return nil }))
 			}
 			own, _, err := in.queue.Prompts().Layers(ctx, p.Address, string(p.Profile))

@@ -1,4 +1,4 @@
-package decisions
+package ledger
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -28,11 +30,11 @@ func openBook(t *testing.T) (*Book, store.Store) {
 }
 
 var (
-	core      = Where{Scope: "work", Project: "core"}
+	core      = decisions.Where{Scope: "work", Project: "core"}
 	lead      = confirm.PersonaPrincipal("work/core/lead")
 	secretary = confirm.PersonaPrincipal("root/secretary")
 	henry     = confirm.Principal{Kind: confirm.PrincipalHuman, Name: "henry"}
-	ask       = Raise{Question: "Which parser?", Options: []string{"hand-written", "generated"}, Context: "two drafts\nboth pass"}
+	ask       = decisions.Raise{Question: "Which parser?", Options: []string{"hand-written", "generated"}, Context: "two drafts\nboth pass"}
 )
 
 func commit(t *testing.T, st store.Store, p store.Plan, err error) {
@@ -47,7 +49,7 @@ func commit(t *testing.T, st store.Store, p store.Plan, err error) {
 
 var nextID = 0
 
-func raise(t *testing.T, b *Book, st store.Store) Decision {
+func raise(t *testing.T, b *Book, st store.Store) decisions.Decision {
 	t.Helper()
 	nextID++
 	d, p, err := b.PlanRaise(context.Background(), fmt.Sprintf("d-%04x", nextID), core, lead, ask)
@@ -59,7 +61,7 @@ func TestRaiseAndResolveRecordWhoDecided(t *testing.T) {
 	ctx := context.Background()
 	b, st := openBook(t)
 	d := raise(t, b, st)
-	if d.Seq != 1 || d.State != StateOpen || d.RaisedBy != lead || d.Target().String() != "decision:work/core/"+d.ID {
+	if d.Seq != 1 || d.State != decisions.StateOpen || d.RaisedBy != lead || d.Target().String() != "decision:work/core/"+d.ID {
 		t.Fatalf("raised %+v", d)
 	}
 	// A retry under the same correlation id (the same id) answers the
@@ -67,12 +69,12 @@ func TestRaiseAndResolveRecordWhoDecided(t *testing.T) {
 	if again, p, err := b.PlanRaise(ctx, d.ID, core, lead, ask); err != nil || !p.Empty() || again.ID != d.ID {
 		t.Fatalf("raise again: %+v %v %v", again, p, err)
 	}
-	if _, _, err := b.PlanRaise(ctx, d.ID, core, secretary, ask); !errors.Is(err, ErrIDTaken) {
+	if _, _, err := b.PlanRaise(ctx, d.ID, core, secretary, ask); !errors.Is(err, decisions.ErrIDTaken) {
 		t.Fatalf("the id reused by another raiser: %v", err)
 	}
 	// The secretary relays henry's explicit decision, carried by the
 	// confirmation henry approved.
-	res := Resolution{Option: "generated", Note: "relayed", ResolvedBy: secretary, DecidedBy: henry, ConfirmationID: "c-9"}
+	res := decisions.Resolution{Option: "generated", Note: "relayed", ResolvedBy: secretary, DecidedBy: henry, ConfirmationID: "c-9"}
 	_, p, err := b.PlanResolve(ctx, d.ID, res)
 	commit(t, st, p, err)
 	got, _, err := b.Get(ctx, d.ID)
@@ -80,12 +82,12 @@ func TestRaiseAndResolveRecordWhoDecided(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := got.Resolution
-	if got.State != StateResolved || r == nil || r.Option != "generated" || r.DecidedBy != henry ||
+	if got.State != decisions.StateResolved || r == nil || r.Option != "generated" || r.DecidedBy != henry ||
 		r.ResolvedBy != secretary || r.ConfirmationID != "c-9" || r.Time.IsZero() {
 		t.Fatalf("stored %+v %+v", got, r)
 	}
-	again := Resolution{Option: "hand-written", ResolvedBy: lead, DecidedBy: lead}
-	if _, _, err := b.PlanResolve(ctx, d.ID, again); !errors.Is(err, ErrAlreadyResolved) ||
+	again := decisions.Resolution{Option: "hand-written", ResolvedBy: lead, DecidedBy: lead}
+	if _, _, err := b.PlanResolve(ctx, d.ID, again); !errors.Is(err, decisions.ErrAlreadyResolved) ||
 		!strings.Contains(err.Error(), "human:henry") {
 		t.Fatalf("second resolution: %v", err)
 	}
@@ -99,7 +101,7 @@ func TestARelayWithoutTheAuthoritysConfirmationIsRefused(t *testing.T) {
 	b, st := openBook(t)
 	d := raise(t, b, st)
 	rev, _ := st.Rev(ctx)
-	for name, res := range map[string]Resolution{
+	for name, res := range map[string]decisions.Resolution{
 		"relay without confirmation": {Option: "generated", ResolvedBy: secretary, DecidedBy: henry},
 		"no decider":                 {Option: "generated", ResolvedBy: secretary},
 		"no resolver":                {Option: "generated", DecidedBy: henry},
@@ -108,10 +110,10 @@ func TestARelayWithoutTheAuthoritysConfirmationIsRefused(t *testing.T) {
 			t.Errorf("%s: resolved", name)
 		}
 	}
-	if _, _, err := b.PlanResolve(ctx, d.ID, Resolution{Option: "generated", ResolvedBy: secretary, DecidedBy: henry}); !errors.Is(err, ErrSelfOriginated) {
+	if _, _, err := b.PlanResolve(ctx, d.ID, decisions.Resolution{Option: "generated", ResolvedBy: secretary, DecidedBy: henry}); !errors.Is(err, decisions.ErrSelfOriginated) {
 		t.Errorf("relay without confirmation: %v", err)
 	}
-	if _, _, err := b.PlanResolve(ctx, d.ID, Resolution{Option: "neither", ResolvedBy: lead, DecidedBy: lead}); !errors.Is(err, ErrNotAnOption) {
+	if _, _, err := b.PlanResolve(ctx, d.ID, decisions.Resolution{Option: "neither", ResolvedBy: lead, DecidedBy: lead}); !errors.Is(err, decisions.ErrNotAnOption) {
 		t.Errorf("an option not offered: %v", err)
 	}
 	if now, _ := st.Rev(ctx); now != rev {
@@ -122,33 +124,33 @@ func TestARelayWithoutTheAuthoritysConfirmationIsRefused(t *testing.T) {
 func TestHostileDecisionsAreRefusedByName(t *testing.T) {
 	ctx := context.Background()
 	b, _ := openBook(t)
-	many := make([]string, MaxOptions+1)
+	many := make([]string, decisions.MaxOptions+1)
 	for i := range many {
 		many[i] = strings.Repeat("o", i+1)
 	}
 	for name, tc := range map[string]struct {
-		q    Raise
+		q    decisions.Raise
 		want error
 	}{
-		"no question":     {Raise{Options: ask.Options}, ErrEmptyText},
-		"escape":          {Raise{Question: "\x1b]0;owned\x07", Options: ask.Options}, termtext.ErrUnsafeChar},
-		"long question":   {Raise{Question: strings.Repeat("q", MaxQuestion+1), Options: ask.Options}, termtext.ErrTooLong},
-		"one option":      {Raise{Question: "q", Options: []string{"yes"}}, ErrTooFewOptions},
-		"same option":     {Raise{Question: "q", Options: []string{"yes", "yes"}}, ErrDuplicateOptions},
-		"empty option":    {Raise{Question: "q", Options: []string{"yes", ""}}, ErrEmptyText},
-		"too many":        {Raise{Question: "q", Options: many}, ErrTooManyOptions},
-		"bidi in context": {Raise{Question: "q", Options: ask.Options, Context: "\u2067x"}, termtext.ErrUnsafeChar},
+		"no question":     {decisions.Raise{Options: ask.Options}, decisions.ErrEmptyText},
+		"escape":          {decisions.Raise{Question: "\x1b]0;owned\x07", Options: ask.Options}, termtext.ErrUnsafeChar},
+		"long question":   {decisions.Raise{Question: strings.Repeat("q", decisions.MaxQuestion+1), Options: ask.Options}, termtext.ErrTooLong},
+		"one option":      {decisions.Raise{Question: "q", Options: []string{"yes"}}, decisions.ErrTooFewOptions},
+		"same option":     {decisions.Raise{Question: "q", Options: []string{"yes", "yes"}}, decisions.ErrDuplicateOptions},
+		"empty option":    {decisions.Raise{Question: "q", Options: []string{"yes", ""}}, decisions.ErrEmptyText},
+		"too many":        {decisions.Raise{Question: "q", Options: many}, decisions.ErrTooManyOptions},
+		"bidi in context": {decisions.Raise{Question: "q", Options: ask.Options, Context: "\u2067x"}, termtext.ErrUnsafeChar},
 	} {
 		if _, _, err := b.PlanRaise(ctx, "d-x", core, lead, tc.q); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "D-1", "../d-1", "d-1/x"} {
-		if _, _, err := b.Get(ctx, bad); !errors.Is(err, ErrBadRef) {
+		if _, _, err := b.Get(ctx, bad); !errors.Is(err, decisions.ErrBadRef) {
 			t.Errorf("Get(%q) = %v", bad, err)
 		}
 	}
-	if _, _, err := b.PlanRaise(ctx, "d-1", Where{Scope: "work", Project: "../x"}, lead, ask); !errors.Is(err, ErrBadRef) {
+	if _, _, err := b.PlanRaise(ctx, "d-1", decisions.Where{Scope: "work", Project: "../x"}, lead, ask); !errors.Is(err, decisions.ErrBadRef) {
 		t.Errorf("a climbing project: %v", err)
 	}
 }
@@ -161,17 +163,17 @@ func TestListPagesBySpanAndFilterInRaisingOrder(t *testing.T) {
 		ids = append(ids, raise(t, b, st).ID)
 	}
 	for _, i := range []int{1, 9} {
-		_, p, err := b.PlanResolve(ctx, ids[i], Resolution{Option: "generated", ResolvedBy: lead, DecidedBy: lead})
+		_, p, err := b.PlanResolve(ctx, ids[i], decisions.Resolution{Option: "generated", ResolvedBy: lead, DecidedBy: lead})
 		commit(t, st, p, err)
 	}
 	// A coordinator's decision has no project; another scope's is apart.
 	coordinator := confirm.PersonaPrincipal("work/coordinator")
-	_, p, err := b.PlanRaise(ctx, "d-lane", Where{Scope: "work"}, coordinator, ask)
+	_, p, err := b.PlanRaise(ctx, "d-lane", decisions.Where{Scope: "work"}, coordinator, ask)
 	commit(t, st, p, err)
-	_, p, err = b.PlanRaise(ctx, "d-home", Where{Scope: "home", Project: "garden"}, confirm.PersonaPrincipal("home/garden/lead"), ask)
+	_, p, err = b.PlanRaise(ctx, "d-home", decisions.Where{Scope: "home", Project: "garden"}, confirm.PersonaPrincipal("home/garden/lead"), ask)
 	commit(t, st, p, err)
 
-	walk := func(span Span, f Filter) string {
+	walk := func(span decisions.Span, f decisions.Filter) string {
 		var seqs []string
 		after := ""
 		for {
@@ -196,26 +198,26 @@ func TestListPagesBySpanAndFilterInRaisingOrder(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	project := Span(core)
-	if got := walk(project, Filter{State: StateOpen}); got != pick(0, 2, 3, 4, 5, 6, 7, 8, 10) {
+	project := decisions.Span(core)
+	if got := walk(project, decisions.Filter{State: decisions.StateOpen}); got != pick(0, 2, 3, 4, 5, 6, 7, 8, 10) {
 		t.Errorf("open: %s", got)
 	}
-	if got := walk(project, Filter{State: StateResolved}); got != pick(1, 9) {
+	if got := walk(project, decisions.Filter{State: decisions.StateResolved}); got != pick(1, 9) {
 		t.Errorf("resolved: %s", got)
 	}
-	if got := walk(project, Filter{RaisedBy: coordinator}); got != "" {
+	if got := walk(project, decisions.Filter{RaisedBy: coordinator}); got != "" {
 		t.Errorf("the coordinator's in the project: %s", got)
 	}
-	if got := walk(Span{Scope: "work"}, Filter{RaisedBy: coordinator}); got != "d-lane" {
+	if got := walk(decisions.Span{Scope: "work"}, decisions.Filter{RaisedBy: coordinator}); got != "d-lane" {
 		t.Errorf("the coordinator's in the scope: %s", got)
 	}
-	if got := walk(Span{}, Filter{}); strings.Count(got, " ") != 12 || !strings.Contains(got, "d-home") {
+	if got := walk(decisions.Span{}, decisions.Filter{}); strings.Count(got, " ") != 12 || !strings.Contains(got, "d-home") {
 		t.Errorf("everything: %s", got)
 	}
 	// A token of the whole installation's list, read under the project's,
 	// never leaves the project.
-	everything, _ := b.List(ctx, Span{}, Filter{}, "", 1)
-	pg, err := b.List(ctx, project, Filter{}, everything.Next, 50)
+	everything, _ := b.List(ctx, decisions.Span{}, decisions.Filter{}, "", 1)
+	pg, err := b.List(ctx, project, decisions.Filter{}, everything.Next, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,10 +226,10 @@ func TestListPagesBySpanAndFilterInRaisingOrder(t *testing.T) {
 			t.Errorf("a token of another list reached %s in %+v", d.ID, d.Where)
 		}
 	}
-	if _, err := b.List(ctx, project, Filter{}, "../x", 3); !errors.Is(err, paging.ErrBadToken) {
+	if _, err := b.List(ctx, project, decisions.Filter{}, "../x", 3); !errors.Is(err, paging.ErrBadToken) {
 		t.Errorf("hostile token: %v", err)
 	}
-	if pg, err := b.List(ctx, Span{Scope: "work", Project: "cor"}, Filter{}, "", 3); err != nil || len(pg.Items) != 0 {
+	if pg, err := b.List(ctx, decisions.Span{Scope: "work", Project: "cor"}, decisions.Filter{}, "", 3); err != nil || len(pg.Items) != 0 {
 		t.Errorf("project cor sees core's decisions: %v %v", pg, err)
 	}
 }
