@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // A persona runtime acts with its own generation's token and nothing else:
@@ -98,7 +99,7 @@ func ReadSeat(home, address string) (Seat, error) {
 		return Seat{}, err
 	}
 	var s Seat
-	if err := json.Unmarshal(b, &s); err != nil || s.Address != address || s.ID == "" || strings.ContainsAny(s.ID, `/\.`) {
+	if err := strictjson.Decode(b, &s); err != nil || s.Address != address || s.ID == "" || strings.ContainsAny(s.ID, `/\.`) {
 		return Seat{}, fmt.Errorf("%s: %w: it does not hold what this tool writes; remove it, and a hub issuing the seat's token writes it again", path, ErrBadTokenFile)
 	}
 	return s, nil

@@ -348,8 +348,11 @@ func TestTheSymbolCheckerFindsAForbiddenName(t *testing.T) {
 }
 
 // jsonLibrary is the JSON library the wire contract may import beside the
-// standard library.
-const jsonLibrary = "github.com/go-json-experiment/json"
+// standard library, and jsonDecoder the module's one decoder over it.
+const (
+	jsonLibrary = "github.com/go-json-experiment/json"
+	jsonDecoder = module + "/internal/strictjson"
+)
 
 // wireLeaves lists, for the wire contract, every module package it may
 // import: pure values and the domain packages whose types and named errors
@@ -367,7 +370,8 @@ var wireLeaves = map[string][]string{
 }
 
 // outsideLeaves lists what pkg imports beyond the standard library, the
-// JSON library and allowed (module-relative), one line each.
+// JSON library (with the module's decoder) and allowed (module-relative),
+// one line each.
 func (g graph) outsideLeaves(pkg string, allowed []string) []string {
 	imps, ok := g[path(pkg)]
 	if !ok {
@@ -378,7 +382,7 @@ func (g graph) outsideLeaves(pkg string, allowed []string) []string {
 		first, _, _ := strings.Cut(imp, "/")
 		switch {
 		case !strings.Contains(first, "."): // the standard library
-		case imp == jsonLibrary || strings.HasPrefix(imp, jsonLibrary+"/"):
+		case imp == jsonLibrary || strings.HasPrefix(imp, jsonLibrary+"/") || imp == jsonDecoder:
 		case slices.Contains(allowed, strings.TrimPrefix(imp, module+"/")):
 		default:
 			found = append(found, fmt.Sprintf("%s imports %s, which is none of its leaves", pkg, strings.TrimPrefix(imp, module+"/")))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/harness"
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Files of a session directory besides its harness's configuration.
@@ -100,7 +101,7 @@ const MaxMerged = 8 << 20
 // exists) with ours merged into it, ours winning key by key at every depth.
 func merged(path string, ours []byte) ([]byte, error) {
 	var add map[string]any
-	if err := json.Unmarshal(ours, &add); err != nil {
+	if err := strictjson.Decode(ours, &add); err != nil {
 		return nil, err
 	}
 	b, err := private.ReadFileMax(path, MaxMerged)
@@ -111,7 +112,7 @@ func merged(path string, ours []byte) ([]byte, error) {
 		return nil, err
 	}
 	var have map[string]any
-	if err := json.Unmarshal(b, &have); err != nil || have == nil {
+	if err := strictjson.Decode(b, &have); err != nil || have == nil {
 		return nil, fmt.Errorf("%s: not the JSON object the harness keeps (%v): move it away to start afresh", path, err)
 	}
 	mergeInto(have, add)
@@ -137,7 +138,7 @@ func ReadRecord(dir string) (Record, error) {
 		return Record{}, err
 	}
 	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Decode(b, &r); err != nil {
 		return Record{}, fmt.Errorf("%s: %w", filepath.Join(dir, RecordFile), err)
 	}
 	return r, nil

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/events"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Named refusals of a hook's input: a harness runs the hook, but what it
@@ -74,13 +73,13 @@ func ReadHook(r io.Reader, event, sessionID string) (Hook, events.SessionState, 
 	if len(b) > MaxHookInput {
 		return Hook{}, "", fmt.Errorf("hook %s: %w (%d bytes)", event, ErrHookTooLarge, MaxHookInput)
 	}
+	// Open, not closed: the input's shape is the harness's, and Claude
+	// Code adds members (tool_input, transcript_path, cwd, ...) from one
+	// release to the next; refusing them would stop every report. A name
+	// twice, another case or invalid UTF-8 is still refused.
 	var h Hook
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&h); err != nil {
+	if err := strictjson.DecodeOpen(b, &h); err != nil {
 		return Hook{}, "", fmt.Errorf("hook %s: %w: %v", event, ErrHookInput, err)
-	}
-	if dec.More() {
-		return Hook{}, "", fmt.Errorf("hook %s: %w: more than one JSON value", event, ErrHookInput)
 	}
 	switch {
 	case h.SessionID == "":

@@ -20,7 +20,9 @@ import (
 const sid = "a94d7e4d-a7c3-521b-a610-5f736ac92276"
 
 // A hook's input is a model's text in part: each wrong input is refused
-// with its named error, and a right one reports its event's state.
+// with its named error, and a right one reports its event's state. A
+// member the harness adds that the supervisor does not read (tool_input)
+// is no error: the input's shape is the harness's, not ours.
 func TestReadHookRefusesHostileInput(t *testing.T) {
 	for _, c := range []struct {
 		name, event, in string
@@ -33,6 +35,9 @@ func TestReadHookRefusesHostileInput(t *testing.T) {
 		{"no session", "Stop", `{"hook_event_name":"Stop"}`, ErrHookInput},
 		{"another session", "Stop", `{"session_id":"b94d7e4d-a7c3-521b-a610-5f736ac92276"}`, ErrHookSession},
 		{"another event", "Stop", `{"session_id":"` + sid + `","hook_event_name":"UserPromptSubmit"}`, ErrHookSession},
+		{"invalid UTF-8", "PreToolUse", "{\"session_id\":\"" + sid + "\",\"tool_input\":{\"command\":\"rm \xff\"}}", ErrHookInput},
+		{"the session twice", "Stop", `{"session_id":"b94d7e4d-a7c3-521b-a610-5f736ac92276","session_id":"` + sid + `"}`, ErrHookInput},
+		{"the session in other case", "Stop", `{"Session_ID":"` + sid + `"}`, ErrHookInput},
 		{"too large", "PreToolUse", `{"session_id":"` + sid + `","tool_input":"` + strings.Repeat("x", MaxHookInput) + `"}`, ErrHookTooLarge},
 	} {
 		if _, _, err := ReadHook(strings.NewReader(c.in), c.event, sid); !errors.Is(err, c.want) {

@@ -15,6 +15,8 @@ import (
 	"reflect"
 	"slices"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Snapshot is a verified snapshot file: its manifest, the key that signed
@@ -240,7 +242,7 @@ func readManifest(b []byte) (Manifest, error) {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
+	if err := strictjson.DecodeOpen(b, &head); err != nil {
 		return Manifest{}, fmt.Errorf("%w: %s: %v", ErrMalformed, MemberManifest, err)
 	}
 	switch {
@@ -280,12 +282,11 @@ func encodeJSON(v any) ([]byte, error) {
 	return append(b, '\n'), err
 }
 
-// decodeJSON decodes member name strictly — no unknown field, nothing but
-// the encoder's own bytes — so that one document has one encoding.
+// decodeJSON decodes member name strictly — no unknown field, no name
+// twice, nothing but the encoder's own bytes — so that one document has
+// one encoding.
 func decodeJSON(name string, b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
+	if err := strictjson.Decode(b, v); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrMalformed, name, err)
 	}
 	again, err := encodeJSON(reflect.ValueOf(v).Elem().Interface())

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,24 +190,52 @@ func TestEveryTruncationIsRefused(t *testing.T) {
 // by key.
 func resign(t *testing.T, b []byte, key ed25519.PrivateKey, edit func(*Manifest)) []byte {
 	t.Helper()
+	return resignBytes(t, b, key, func(manifest []byte) []byte {
+		m, err := readManifest(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(&m)
+		if manifest, err = encodeJSON(m); err != nil {
+			t.Fatal(err)
+		}
+		return manifest
+	})
+}
+
+// resignBytes lays out data again with the manifest's bytes edited by edit
+// and signed by key: a manifest no encoder of ours writes, as a forger
+// holding the key could.
+func resignBytes(t *testing.T, b []byte, key ed25519.PrivateKey, edit func([]byte) []byte) []byte {
+	t.Helper()
 	data, err := readTar(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := readManifest(data[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(&m)
-	if data[0], err = encodeJSON(m); err != nil {
-		t.Fatal(err)
-	}
+	data[0] = edit(data[0])
 	data[1] = encodeSignature(ed25519.Sign(key, data[0]))
 	out, err := writeTar(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A manifest that gives its version twice has no one version: it is
+// refused as malformed, naming the key, before either version is
+// believed (encoding/json would keep the last and call it a newer format).
+func TestAManifestWithAMemberTwiceIsMalformed(t *testing.T) {
+	own := newKey(t)
+	b, err := Encode(fixture(t), own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := resignBytes(t, b, own, func(m []byte) []byte {
+		return bytes.Replace(m, []byte(`"version": 1,`), []byte(`"version": 1, "version": 99,`), 1)
+	})
+	if _, err := Open(twice, pub(own)); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), `"version" is given twice`) {
+		t.Fatalf("a manifest with its version twice: %v; want %v naming the key", err, ErrMalformed)
+	}
 }
 
 func TestForeignSignatureAndNewerFormatAreRefused(t *testing.T) {

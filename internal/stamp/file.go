@@ -3,9 +3,9 @@ package stamp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,16 +111,16 @@ func Verify(source string, b []byte, wantHash string) (Stamp, error) {
 // bound and reads them again); any other bytes go through Verify.
 func Decode(source string, b []byte) (Stamp, error) {
 	var probe versionProbe
-	if err := json.Unmarshal(b, &probe); err != nil {
-		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleJSON, Message: err.Error()}})
+	if err := strictjson.DecodeOpen(b, &probe); err != nil {
+		return Stamp{}, undecodable(source, err)
 	}
 	if string(probe.SchemaVersion) != "3" {
 		// A legacy stamp is mapped by its reader (rare: an older home's).
 		return readHashed(source, b)
 	}
 	var s Stamp
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleSchema, Message: "does not decode: " + err.Error()}})
+	if err := strictjson.Decode(b, &s); err != nil {
+		return Stamp{}, undecodable(source, err)
 	}
 	return s, nil
 }

@@ -1,12 +1,10 @@
 package stamp
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"reflect"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // LegacyScope is the scope a v1/v2 stamp stands in when it names none and its
@@ -122,22 +120,11 @@ func legacyTool(profile registry.Profile, name string, access Access) Tool {
 	return t
 }
 
-// decodeStrict decodes a legacy stamp refusing unknown fields, including
-// keys that match a field only case-insensitively.
-func decodeStrict(source string, b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return problems(source, ErrInvalidStamp, []Problem{{Rule: RuleSchema, Message: err.Error()}})
-	}
-	return problems(source, ErrInvalidStamp, exactKeys(b, reflect.TypeOf(v)))
-}
-
 // readV1 maps a v1 stamp to the in-memory type. The file is never rewritten.
 func readV1(source string, b []byte) (Stamp, error) {
 	var v stampV1
-	if err := decodeStrict(source, b, &v); err != nil {
-		return Stamp{}, err
+	if err := strictjson.Decode(b, &v); err != nil {
+		return Stamp{}, undecodable(source, err)
 	}
 	a, err := LegacyAddress(v.Class, "", v.Project)
 	if err != nil {
@@ -160,8 +147,8 @@ func readV1(source string, b []byte) (Stamp, error) {
 // readV2 maps a v2 stamp to the in-memory type. The file is never rewritten.
 func readV2(source string, b []byte) (Stamp, error) {
 	var v stampV2
-	if err := decodeStrict(source, b, &v); err != nil {
-		return Stamp{}, err
+	if err := strictjson.Decode(b, &v); err != nil {
+		return Stamp{}, undecodable(source, err)
 	}
 	a, err := LegacyAddress(v.Class, v.Scope, v.Project)
 	if err != nil {

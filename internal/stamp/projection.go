@@ -1,8 +1,8 @@
 package stamp
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // HandlerGrant is one row of the handler authorization table.
@@ -37,7 +37,7 @@ type toolsOnly struct {
 func Project(b []byte) (Projections, error) {
 	// Sized for the largest class, so decoding never grows the slice.
 	doc := toolsOnly{Tools: make([]Tool, 0, len(inventory))}
-	if err := json.Unmarshal(b, &doc); err != nil || doc.SchemaVersion != SchemaVersion {
+	if err := strictjson.DecodeOpen(b, &doc); err != nil || doc.SchemaVersion != SchemaVersion {
 		s, rerr := Read(b)
 		if rerr != nil {
 			return Projections{}, fmt.Errorf("project stamp: %w", rerr)

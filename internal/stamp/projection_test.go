@@ -1,6 +1,7 @@
 package stamp
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -79,5 +80,37 @@ func TestProjectReadsLegacyFilesThroughTheirReader(t *testing.T) {
 	}
 	if _, err := Project([]byte("{")); err == nil {
 		t.Fatal("garbage was projected")
+	}
+}
+
+// A stamp that gives its tools twice has no one meaning: encoding/json
+// keeps the last list, another language's parser may keep the first.
+// Neither the projections nor Decode pick one; both refuse the file,
+// naming the key under the canonical-form rule (a duplicate key has no
+// RFC 8785 form, so no hash).
+func TestAStampWithItsToolsTwiceIsRefused(t *testing.T) {
+	b := mustMarshal(t, mustBuild(t, "work/core/lead"))
+	end := bytes.LastIndexByte(b, '}')
+	twice := append(append(bytes.Clone(b[:end]), `, "tools": []`...), b[end:]...)
+	if _, err := Project(twice); !hasRule(err, RuleCanonical) || !strings.Contains(err.Error(), `"tools" is given twice`) {
+		t.Errorf("Project of a stamp with tools twice: %v; want it refused under %s, naming the key", err, RuleCanonical)
+	}
+	if _, err := Decode("stamp", twice); !hasRule(err, RuleCanonical) || !strings.Contains(err.Error(), `"tools" is given twice`) {
+		t.Errorf("Decode of a stamp with tools twice: %v; want it refused under %s, naming the key", err, RuleCanonical)
+	}
+}
+
+// A legacy stamp with its class twice is refused the same way, by every
+// reader: which class it means decides its role path.
+func TestALegacyStampWithItsClassTwiceIsRefused(t *testing.T) {
+	b := []byte(`{"version":1,"persona":"Heze","class":"coder-deputy","owner":"henry","project":"core","class":"secretary","tools":[]}`)
+	for name, read := range map[string]func() error{
+		"Read":    func() error { _, err := Read(b); return err },
+		"Decode":  func() error { _, err := Decode("stamp", b); return err },
+		"Project": func() error { _, err := Project(b); return err },
+	} {
+		if err := read(); !hasRule(err, RuleCanonical) || !strings.Contains(err.Error(), `"class" is given twice`) {
+			t.Errorf("%s of a v1 stamp with class twice: %v; want it refused under %s, naming the key", name, err, RuleCanonical)
+		}
 	}
 }

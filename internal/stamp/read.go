@@ -2,18 +2,21 @@ package stamp
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gowebpki/jcs"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // versionProbe reads only the version keys: v3 has schema_version, v1 and v2
 // had version.
 type versionProbe struct {
-	SchemaVersion json.RawMessage `json:"schema_version"`
-	Version       json.RawMessage `json:"version"`
+	SchemaVersion jsontext.Value `json:"schema_version"`
+	Version       jsontext.Value `json:"version"`
 }
 
 // Read dispatches on the stamp's version (v3, or the legacy v1/v2 readers),
@@ -23,9 +26,11 @@ func Read(b []byte) (Stamp, error) { return ReadSource("stamp", b) }
 
 // ReadSource is Read with the name of the source for error messages. A file
 // without an RFC 8785 canonical form (a duplicate key, which consumers'
-// parsers could resolve differently) has no hash and is refused.
+// parsers could resolve differently) has no hash and is refused. The JSON
+// decoder names a duplicate key itself (see decodeProblem); the check here
+// is for what it takes and JCS does not (a number beyond IEEE 754).
 func ReadSource(source string, b []byte) (Stamp, error) {
-	if _, err := jcs.Transform(b); err != nil && json.Valid(b) {
+	if _, err := jcs.Transform(b); err != nil && jsontext.Value(b).IsValid() {
 		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleCanonical,
 			Message: "no RFC 8785 canonical form, so no hash: " + err.Error()}})
 	}
@@ -36,8 +41,8 @@ func ReadSource(source string, b []byte) (Stamp, error) {
 // hashed them).
 func readHashed(source string, b []byte) (Stamp, error) {
 	var probe versionProbe
-	if err := json.Unmarshal(b, &probe); err != nil {
-		return Stamp{}, problems(source, ErrInvalidStamp, []Problem{{Rule: RuleJSON, Message: err.Error()}})
+	if err := strictjson.DecodeOpen(b, &probe); err != nil {
+		return Stamp{}, undecodable(source, err)
 	}
 	switch {
 	case string(probe.SchemaVersion) == "3":
@@ -62,14 +67,10 @@ func readHashed(source string, b []byte) (Stamp, error) {
 // document and lists every problem of both.
 func validateV3(b []byte, source string) (Stamp, error) {
 	var s Stamp
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	if err := strictjson.Decode(b, &s); err != nil {
 		// Name the fields with the schema; a stamp that does not decode
 		// cannot be checked further.
-		ps := schemaOf(b)
-		ps = append(ps, Problem{Rule: RuleSchema, Message: "does not decode: " + err.Error()})
-		return Stamp{}, problems(source, ErrInvalidStamp, ps)
+		return Stamp{}, problems(source, ErrInvalidStamp, append(schemaOf(b), decodeProblem(err)))
 	}
 	return validStamp(s, b, source)
 }
@@ -91,4 +92,33 @@ func schemaOf(b []byte) []Problem {
 		return []Problem{{Rule: RuleJSON, Message: err.Error()}}
 	}
 	return schemaProblems(doc)
+}
+
+// undecodable is the refusal of stamp bytes from source that the JSON
+// decoder refused.
+func undecodable(source string, err error) error {
+	return problems(source, ErrInvalidStamp, []Problem{decodeProblem(err)})
+}
+
+// decodeProblem is a refusal of the JSON decoder in a stamp's terms: a key
+// given twice is the canonical-form rule (two readers could resolve it
+// differently, and it has no RFC 8785 form, so no hash); a key the stamp
+// has no field for, or names only in another case, is the schema's (its
+// objects admit no other property, and names match exactly); a value of
+// the wrong kind is the schema's too; anything else is not JSON.
+func decodeProblem(err error) Problem {
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return Problem{Rule: RuleJSON, Message: err.Error()}
+	}
+	at := fieldPath(slices.Collect(jsontext.Pointer(e.Pointer).Tokens()))
+	switch {
+	case errors.Is(err, strictjson.ErrDuplicateName):
+		return Problem{Rule: RuleCanonical, Field: at, Message: "no RFC 8785 canonical form, so no hash: " + e.Error()}
+	case errors.Is(err, strictjson.ErrUnknownMember):
+		return Problem{Rule: RuleSchema, Field: at, Message: fmt.Sprintf("unknown field %q (field names match exactly)", e.Name())}
+	case errors.Is(err, strictjson.ErrType):
+		return Problem{Rule: RuleSchema, Field: at, Message: "does not decode: " + e.Error()}
+	}
+	return Problem{Rule: RuleJSON, Message: e.Error()}
 }

@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // ConsoleConfig is the operator's console settings, read from
@@ -82,9 +82,7 @@ func LoadConsoleConfig(path string) (ConsoleConfig, error) {
 func ParseConsoleConfig(name string, data []byte) (ConsoleConfig, error) {
 	c := DefaultConsoleConfig()
 	var f consoleFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := strictjson.Decode(data, &f); err != nil {
 		return c, fmt.Errorf("%s: %w: want %s: %v", name, ErrConsoleConfig, consoleExample, err)
 	}
 	if f.Arming != nil {

@@ -55,6 +55,11 @@ func TestBadConsoleConfigNamesTheSetting(t *testing.T) {
 		`not json`:             `want {"arming": "600ms", "settle": "300ms", "bell": true`,
 		`{"desktop": "osc99"}`: `desktop "osc99": want "off", "osc9" or "osc777"`,
 		`{"bell": "yes"}`:      `want {"arming"`,
+		// encoding/json v1 reads each of these: the last arming, "Arming"
+		// for arming, the first object alone
+		`{"arming": "5s", "arming": "600ms"}`: `key "arming" is given twice`,
+		`{"Arming": "5s"}`:                    `unknown field "Arming"`,
+		`{"bell": false} {"bell": true}`:      `trailing data after the JSON value`,
 	}
 	for doc, want := range cases {
 		_, err := ParseConsoleConfig("console.json", []byte(doc))

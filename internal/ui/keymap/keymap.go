@@ -6,7 +6,6 @@
 package keymap
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // KeyMap holds every rebindable key of the console. Field names map to the
@@ -278,7 +278,7 @@ func Load(path string) (KeyMap, error) {
 func Parse(name string, data []byte) (KeyMap, error) {
 	k := Default()
 	var doc map[string][]string
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := strictjson.Decode(data, &doc); err != nil {
 		return k, fmt.Errorf("%s: %w: want {\"action\": [\"key\", ...]}: %v", name, ErrKeyConfig, err)
 	}
 	names := make([]string, 0, len(doc))

@@ -45,6 +45,9 @@ func TestRefusalsNameTheActionAndKey(t *testing.T) {
 		`{"deny": [""]}`:                  `action "deny" has an empty key`,
 		`{"deny": ["a"]}`:                 `key "a" is bound to both "approve" and "deny"`,
 		`{"approve": "a"}`:                `want {"action": ["key", ...]}`,
+		// which binding would win is the decoder's whim: neither does
+		`{"deny": ["x"], "deny": ["d"]}`: `key "deny" is given twice`,
+		"{\"deny\": [\"\xff\"]}":         `not valid UTF-8`,
 		// the matrix's keys meet the shell's there
 		`{"compare": ["q"]}`: `key "q" is bound to both "quit" and "compare"`,
 		// the wizard's approve-on-the-spot meets its finish key

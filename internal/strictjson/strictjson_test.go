@@ -1,0 +1,93 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// doc is a small shape of ours, with a nested object and a list.
+type doc struct {
+	Class string `json:"class"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+	Wait time.Duration `json:"wait"`
+}
+
+// Each refusal is named by its kind and says where. A name twice, a name
+// in other case and invalid UTF-8 are read without complaint by
+// encoding/json v1 (the last name wins, "Class" passes for "class", the
+// bad byte becomes U+FFFD): that is why there is one decoder.
+func TestEachRefusalIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		kind       error
+		pointer    string
+		says       string
+	}{
+		{"a name twice", `{"class":"secretary","class":"coordinator"}`, ErrDuplicateName, "/class", `key "class" is given twice (at /class)`},
+		{"a name twice, deep", `{"tools":[{"name":"a","name":"b"}]}`, ErrDuplicateName, "/tools/0/name", `key "name" is given twice (at /tools/0/name)`},
+		{"a name in other case", `{"Class":"secretary"}`, ErrUnknownMember, "/Class", `unknown field "Class" at /Class`},
+		{"an unknown member", `{"class":"x","force":true}`, ErrUnknownMember, "/force", `unknown field "force"`},
+		{"invalid UTF-8", "{\"class\":\"secr\xffetary\"}", ErrInvalidUTF8, "/class", "not valid UTF-8 (at byte 14)"},
+		{"trailing data", `{"class":"x"} {}`, ErrTrailingData, "", "trailing data after the JSON value, at byte 14"},
+		{"truncated", `{"class":"x`, ErrTruncated, "/class", "ends in the middle of a value"},
+		{"syntax", `{"class": }`, ErrSyntax, "/class", "malformed JSON at byte 10"},
+		{"wrong kind", `{"class": 7}`, ErrType, "/class", `field "class": expected string, got JSON number`},
+		{"wrong kind at the top", `[]`, ErrType, "", "the text is JSON array; expected strictjson.doc"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if v1Takes := c.kind == ErrDuplicateName || c.kind == ErrInvalidUTF8 || strings.Contains(c.name, "case"); v1Takes {
+				if err := json.Unmarshal([]byte(c.text), new(doc)); err != nil {
+					t.Fatalf("encoding/json v1 refuses %q (%v): the case shows nothing", c.text, err)
+				}
+			}
+			var d doc
+			err := Decode([]byte(c.text), &d)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Pointer != c.pointer || !strings.Contains(e.Error(), c.says) {
+				t.Fatalf("Decode(%q) = %#v, want %v at %q saying %q", c.text, err, c.kind, c.pointer, c.says)
+			}
+		})
+	}
+}
+
+// DecodeOpen skips a member the type has no field for, and refuses
+// everything else Decode refuses: a part of a value is read under the
+// same rules.
+func TestDecodeOpenSkipsOnlyUnknownMembers(t *testing.T) {
+	var d doc
+	if err := DecodeOpen([]byte(`{"class":"x","added_by_a_newer_writer":{"a":[1]}}`), &d); err != nil || d.Class != "x" {
+		t.Fatalf("DecodeOpen = %+v, %v; want the known member read, the other skipped", d, err)
+	}
+	for text, kind := range map[string]error{
+		`{"class":"x","class":"y"}`:     ErrDuplicateName,
+		`{"other":1,"other":2}`:         ErrDuplicateName,
+		"{\"other\":\"\xc3\"}":          ErrInvalidUTF8,
+		`{"class":"x"}x`:                ErrTrailingData,
+		`{"Class":"x","class":"y"}`:     nil,
+		`{"class":"x","tools":[{}]} `:   nil,
+		`{"class":"x","tools":[{"n"}]}`: ErrSyntax,
+	} {
+		var d doc
+		if err := DecodeOpen([]byte(text), &d); !errors.Is(err, kind) || (kind == nil) != (err == nil) {
+			t.Errorf("DecodeOpen(%q) = %v, want %v", text, err, kind)
+		}
+	}
+}
+
+// A duration reads as encoding/json writes it, in integer nanoseconds:
+// every encoder of the module is encoding/json.
+func TestADurationReadsAsEncodingJSONWritesIt(t *testing.T) {
+	b, err := json.Marshal(doc{Wait: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d doc
+	if err := Decode(b, &d); err != nil || d.Wait != 1500*time.Millisecond {
+		t.Fatalf("Decode(%s) = %+v, %v; want 1.5s", b, d, err)
+	}
+}
