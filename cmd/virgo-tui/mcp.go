@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -74,7 +73,7 @@ the current tool call); when the client leaves it stops beating.`,
 				}
 				defer r.Close()
 				if httpAddr == "" {
-					return r.ServeStdio(ctx, &mcp.StdioTransport{})
+					return r.ServeStdio(ctx, mcpserver.StdioTransport())
 				}
 				return serveMCPHTTP(ctx, cmd, home, persona, httpAddr, opts, r)
 			})

@@ -18,8 +18,12 @@ import (
 )
 
 // pipeSession serves r over a pair of OS pipes — the byte streams and
-// line framing of stdio — to an SDK client, and returns the client's
-// session.
+// line framing of stdio, through the transport `virgo-tui mcp` serves — to
+// an SDK client, and returns the client's session. The client speaks the
+// protocol version the agents' clients speak (the TypeScript SDK, and
+// Claude Code with it: 2025-11-25): the Go SDK's own default, 2026-07-28,
+// sends its client's info and capabilities in every call's _meta, which
+// the SDK's server decodes again on every call.
 func pipeSession(b testing.TB, r *Runtime) *mcp.ClientSession {
 	b.Helper()
 	sr, cw, err := os.Pipe() // client → server
@@ -32,9 +36,9 @@ func pipeSession(b testing.TB, r *Runtime) *mcp.ClientSession {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.ServeStdio(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}) }()
+	go func() { done <- r.ServeStdio(ctx, &LineTransport{Reader: sr, Writer: sw}) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
-		Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+		Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.ClientSessionOptions{ProtocolVersion: agentProtocol})
 	if err != nil {
 		cancel()
 		b.Fatal(err)
@@ -42,6 +46,10 @@ func pipeSession(b testing.TB, r *Runtime) *mcp.ClientSession {
 	b.Cleanup(func() { cs.Close(); cancel(); <-done })
 	return cs
 }
+
+// agentProtocol is the MCP protocol version of the TypeScript SDK
+// e2e/mcpclient pins (its LATEST_PROTOCOL_VERSION).
+const agentProtocol = "2025-11-25"
 
 // page4KiB is a 4 KiB text file, as a persona's notes are: lines of
 // Markdown (JSON carries it with few escapes, as it would a real note).
