@@ -1,8 +1,6 @@
 package coord
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,9 +8,6 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
-	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
-	"github.com/virgo-hub/virgo-tui/internal/quota"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -116,35 +111,13 @@ type Ack struct {
 // Page is one page of a seat's inbox, oldest first (paging's one form).
 type Page = paging.Page[Message]
 
-// seatBook is a seat's inbox bookkeeping.
-type seatBook struct {
-	// Last is the sequence of the last message admitted (the first is 1).
-	Last uint64 `json:"last"`
-	// Pending counts the messages not acked.
-	Pending int `json:"pending"`
-	// Bytes counts the bytes (Size) of the messages not acked, the
-	// inbox_bytes quota's count. A book written before it was counted
-	// starts at zero, so an ack never takes it below zero.
-	Bytes int64 `json:"bytes,omitempty"`
-}
-
 // Size is what a message counts against its seat's inbox_bytes quota: its
 // subject and body, the bytes its sender chose.
 func (m Message) Size() int64 { return int64(len(m.Subject) + len(m.Body)) }
 
-func keySeat(seat string) string { return PrefixSeat + seat }
-
-// inboxPrefix is the key prefix of one seat's inbox; "#" appears in no
-// address, so no seat's inbox prefix is a prefix of another's.
-func inboxPrefix(seat string) string { return PrefixInbox + seat + "/#" }
-
-func keyInbox(seat string, seq uint64) string {
-	return fmt.Sprintf("%s%020d", inboxPrefix(seat), seq)
-}
-
-// messageID names message seq of seat's inbox, unique in the
+// MessageID names message seq of seat's inbox, unique in the
 // installation: an address holds no ".", so the seat reads back from it.
-func messageID(seat string, seq uint64) string {
+func MessageID(seat string, seq uint64) string {
 	return "m-" + strconv.FormatUint(seq, 10) + "." + strings.ReplaceAll(seat, "/", ".")
 }
 
@@ -156,15 +129,15 @@ func ParseID(id string) (seat string, seq uint64, err error) {
 	digits, dotted, found := strings.Cut(rest, ".")
 	seq, perr := strconv.ParseUint(digits, 10, 64)
 	seat = strings.ReplaceAll(dotted, ".", "/")
-	if !ok || !found || perr != nil || seq == 0 || seat == "" || messageID(seat, seq) != id {
+	if !ok || !found || perr != nil || seq == 0 || seat == "" || MessageID(seat, seq) != id {
 		return "", 0, fmt.Errorf("%w %s: ids are m-<number>.<seat>, as list shows them", ErrBadMessageID, clip(id))
 	}
 	return seat, seq, nil
 }
 
-// seqIn reads id back to its sequence in seat's inbox; an id of another
+// SeqIn reads id back to its sequence in seat's inbox; an id of another
 // seat's inbox is one this inbox never held.
-func seqIn(seat, id string) (uint64, error) {
+func SeqIn(seat, id string) (uint64, error) {
 	of, seq, err := ParseID(id)
 	if err != nil {
 		return 0, err
@@ -175,8 +148,8 @@ func seqIn(seat, id string) (uint64, error) {
 	return seq, nil
 }
 
-// checkMessage refuses what no inbox should hold.
-func checkMessage(subject, body string) error {
+// CheckMessage refuses what no inbox should hold.
+func CheckMessage(subject, body string) error {
 	switch {
 	case strings.TrimSpace(body) == "":
 		return fmt.Errorf("%w: the body is empty", ErrBadMessage)
@@ -192,123 +165,4 @@ func checkMessage(subject, body string) error {
 		return fmt.Errorf("%w: body: %w", ErrBadMessage, err)
 	}
 	return nil
-}
-
-// PlanSend plans admitting m to the inbox of the seat m.To: it is given the
-// seat's next sequence and id and the time it is sent. The caller joins
-// the admission conditions of both ends (the sender's and the recipient's
-// seat) and commits; a conflict means another message or ack went first:
-// plan again.
-func (b *Book) PlanSend(ctx context.Context, m Message) (Message, store.Plan, error) {
-	if err := checkMessage(m.Subject, m.Body); err != nil {
-		return Message{}, store.Plan{}, err
-	}
-	if m.ReplyTo != "" {
-		if _, _, err := ParseID(m.ReplyTo); err != nil {
-			return Message{}, store.Plan{}, fmt.Errorf("%w: reply_to: %w", ErrBadMessage, err)
-		}
-	}
-	var book seatBook
-	rev, err := store.GetJSON(ctx, b.st, keySeat(m.To), &book)
-	if err != nil {
-		return Message{}, store.Plan{}, err
-	}
-	if book.Pending >= MaxInbox {
-		return Message{}, store.Plan{}, fmt.Errorf("%w: %s has %d messages it has not acked (the limit)", ErrInboxFull, m.To, book.Pending)
-	}
-	// The human's answers are admitted over the quota (and counted): a
-	// persona flooding a seat must not silence the seat's human.
-	if m.Item == "" && !m.From.Human() {
-		if err := quota.Check(quota.InboxBytes, m.To, book.Bytes, m.Size(), b.inboxBytes, "the seat's holder acks messages to free it"); err != nil {
-			return Message{}, store.Plan{}, err
-		}
-	}
-	book.Last++
-	book.Pending++
-	book.Bytes += m.Size()
-	m.ID, m.SentAt = messageID(m.To, book.Last), b.now().UTC()
-	seatOp, err := store.PutJSON(keySeat(m.To), book)
-	if err != nil {
-		return Message{}, store.Plan{}, err
-	}
-	msgOp, err := store.PutJSON(keyInbox(m.To, book.Last), m)
-	if err != nil {
-		return Message{}, store.Plan{}, err
-	}
-	return m, store.Plan{
-		Conds: []store.Cond{{Key: keySeat(m.To), ModRev: rev}, {Key: msgOp.Key}},
-		Ops:   []store.Op{seatOp, msgOp},
-	}, nil
-}
-
-// PlanAck plans acknowledging message id of seat's inbox: the message
-// leaves the inbox. A message acked before (by this generation or an
-// earlier one of the seat) is answered Repeat with an empty plan; an id
-// the seat never had is ErrNoMessage.
-func (b *Book) PlanAck(ctx context.Context, seat, id string) (Ack, store.Plan, error) {
-	seq, err := seqIn(seat, id)
-	if err != nil {
-		return Ack{}, store.Plan{}, err
-	}
-	var book seatBook
-	bookRev, err := store.GetJSON(ctx, b.st, keySeat(seat), &book)
-	if err != nil {
-		return Ack{}, store.Plan{}, err
-	}
-	if seq > book.Last {
-		return Ack{}, store.Plan{}, fmt.Errorf("%w: %s's inbox never held %s", ErrNoMessage, seat, id)
-	}
-	var m Message
-	msgRev, err := store.GetJSON(ctx, b.st, keyInbox(seat, seq), &m)
-	if err != nil {
-		return Ack{}, store.Plan{}, err
-	}
-	if msgRev == 0 {
-		return Ack{ID: id, Repeat: true}, store.Plan{}, nil
-	}
-	book.Pending--
-	book.Bytes = max(book.Bytes-m.Size(), 0)
-	seatOp, err := store.PutJSON(keySeat(seat), book)
-	if err != nil {
-		return Ack{}, store.Plan{}, err
-	}
-	return Ack{ID: id}, store.Plan{
-		Conds: []store.Cond{{Key: keySeat(seat), ModRev: bookRev}, {Key: keyInbox(seat, seq), ModRev: msgRev}},
-		Ops:   []store.Op{seatOp, {Key: keyInbox(seat, seq), Delete: true}},
-	}, nil
-}
-
-// Pending is how many messages wait in seat's inbox.
-func (b *Book) Pending(ctx context.Context, seat string) (int, error) {
-	var book seatBook
-	_, err := store.GetJSON(ctx, b.st, keySeat(seat), &book)
-	return book.Pending, err
-}
-
-// Inbox returns one page of seat's inbox, oldest first, continuing the
-// paging token ("" for the first page; paging's limits and token rules: a
-// token only continues this seat's inbox).
-func (b *Book) Inbox(ctx context.Context, seat, token string, limit int) (Page, error) {
-	page, err := pager.Read(ctx, b.st, inboxPrefix(seat), token, limit, func(kv store.KV) (Message, bool, error) {
-		var m Message
-		if err := json.Unmarshal(kv.Value, &m); err != nil {
-			return Message{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
-		}
-		return m, true, nil
-	})
-	if err != nil {
-		return Page{}, fmt.Errorf("list %s's inbox: %w", seat, err)
-	}
-	return page, nil
-}
-
-// TokenAfter is the paging token of seat's inbox that continues after
-// message id, so that a stream resumed after the last id it delivered
-// reads on from there.
-func TokenAfter(seat, id string) (string, error) {
-	seq, err := seqIn(seat, id)
-	if err != nil {
-		return "", err
-	}
-	return paging.Token(inboxPrefix(seat), keyInbox(seat, seq)), nil
 }

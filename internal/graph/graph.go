@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
@@ -137,7 +139,7 @@ var sources = []source{
 			State: string(d.State), By: d.RaisedBy, Time: d.Raised}
 	})},
 	// A message's metadata: its subject, never its body.
-	{"message", coord.PrefixInbox, decode(func(m coord.Message) Node {
+	{"message", switchboard.PrefixInbox, decode(func(m coord.Message) Node {
 		return Node{Kind: "message", ID: m.ID, To: m.To, Title: m.Subject, By: confirm.PersonaPrincipal(m.From.Address), Time: m.SentAt}
 	})},
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
@@ -80,7 +82,7 @@ func installation(t *testing.T) store.Store {
 	commit(p, err)
 	_, p, err = db.PlanRaise(ctx, "d-lane", decisions.Where{Scope: "work"}, confirm.PersonaPrincipal("work/coordinator"), ask)
 	commit(p, err)
-	cb := coord.New(st, nil, quota.Limits{})
+	cb := switchboard.New(st, nil, quota.Limits{})
 	send := func(to, from, subject string) {
 		_, p, err := cb.PlanSend(ctx, coord.Message{To: to, From: coord.Sender{Address: from}, Subject: subject, Body: "secret body"})
 		commit(p, err)

@@ -164,7 +164,7 @@ func (h *Hub) retiredError(ctx context.Context, id hubapi.Identity) error {
 }
 
 // checkFence refuses a persona's call from a runtime instance that does
-// not present its generation's latest instance fence (coord.Book.Check):
+// not present its generation's latest instance fence (switchboard.Book.Check):
 // one fenced out by a newer instance, or one presenting none once an
 // instance claimed one. It is checked here, once for every route, so that
 // no read, write or stream of a stale duplicate slips past a handler that

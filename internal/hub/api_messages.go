@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
@@ -152,7 +154,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 		if _, last, err = coord.ParseID(after); err != nil {
 			return hubapi.Errorf(hubapi.ErrBadQuery, "after: %v", err)
 		}
-		if token, err = coord.TokenAfter(p.Address, after); err != nil {
+		if token, err = switchboard.TokenAfter(p.Address, after); err != nil {
 			return err
 		}
 	}

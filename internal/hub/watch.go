@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 
 	"github.com/virgo-hub/virgo-tui/internal/events"
@@ -103,9 +105,9 @@ func (h *Hub) apply(sev store.Event) (wake string, revokes bool) {
 	case strings.HasPrefix(sev.Key, roll.Prefix):
 		h.tokens.followEnrolment(sev)
 		return humanStreams, true
-	case strings.HasPrefix(sev.Key, coord.PrefixFence):
+	case strings.HasPrefix(sev.Key, switchboard.PrefixFence):
 		// A claim fences out the older instances' streams.
-		return strings.TrimPrefix(sev.Key, coord.PrefixFence), true
+		return strings.TrimPrefix(sev.Key, switchboard.PrefixFence), true
 	case strings.HasPrefix(sev.Key, presencePrefix):
 		if h.share != nil {
 			h.followPresence(strings.TrimPrefix(sev.Key, presencePrefix), sev)

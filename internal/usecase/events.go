@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
@@ -14,7 +16,6 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
-	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
@@ -40,7 +41,7 @@ var eventRecords = []eventRecord{
 	{events.EventPrompt, queue.PrefixPromptsClass},
 	{events.EventAudit, queue.PrefixAudit},
 	{events.EventReaction, queue.PrefixReactions},
-	{events.EventMessage, coord.PrefixInbox},
+	{events.EventMessage, switchboard.PrefixInbox},
 	{events.EventChannelItem, channel.PrefixItem},
 	{events.EventTyping, channel.PrefixTyping},
 	{events.EventRun, journal.PrefixRun},

@@ -104,7 +104,7 @@ func (u *Cases) planSendMessage(ctx context.Context, from Instance, d coord.Draf
 }
 
 // Inbox is one page of the messages waiting for p's seat, oldest first
-// (see coord.Book.Inbox): what the seat's earlier generations did not ack
+// (see switchboard.Book.Inbox): what the seat's earlier generations did not ack
 // included. Only the seat's active holder reads it.
 func (u *Cases) Inbox(ctx context.Context, p registry.Persona, after string, limit int) (coord.Page, error) {
 	if _, err := u.holding(ctx, p); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
@@ -225,7 +227,7 @@ func TestSendPlannedBeforeARetirementDoesNotCommitAfterIt(t *testing.T) {
 	deputy := activePersona(t, in, "work/core/deputy", "Zaniah")
 	_, seat, err := in.reg.ActiveHolder(ctx, deputy.Address)
 	mustNil(t, err)
-	_, send, err := coord.New(in.st, nil, quota.Limits{}).PlanSend(ctx, coord.Message{To: deputy.Address, Body: "late"})
+	_, send, err := switchboard.New(in.st, nil, quota.Limits{}).PlanSend(ctx, coord.Message{To: deputy.Address, Body: "late"})
 	mustNil(t, err)
 	send.Conds = append(send.Conds, seat)
 	_, err = in.reg.Retire(ctx, deputy.ID, "rotated")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
@@ -165,7 +167,7 @@ func (u *Cases) ownedRecords(ctx context.Context, p registry.Persona) ([]snapsho
 			return nil, err
 		}
 	}
-	err := store.Walk(ctx, u.st, coord.PrefixInbox+p.Address+"/#", snapshotPage, func(kvs []store.KV) error {
+	err := store.Walk(ctx, u.st, switchboard.PrefixInbox+p.Address+"/#", snapshotPage, func(kvs []store.KV) error {
 		for _, kv := range kvs {
 			var m coord.Message
 			if err := json.Unmarshal(kv.Value, &m); err != nil {

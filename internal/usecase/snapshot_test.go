@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
@@ -103,7 +105,9 @@ func TestSnapshotListsTheRecordsItOwns(t *testing.T) {
 	other.Address = "work/web/lead"
 	early := p
 	early.CreatedAt = p.CreatedAt.Add(-time.Hour)
-	inbox := func(seat string, seq int) string { return fmt.Sprintf("%s%s/#%020d", coord.PrefixInbox, seat, seq) }
+	inbox := func(seat string, seq int) string {
+		return fmt.Sprintf("%s%s/#%020d", switchboard.PrefixInbox, seat, seq)
+	}
 	putAll(t, in.st, []store.Op{
 		put(t, journal.PrefixRun+"r-other", runs.Run{ID: "r-other", CreatedBy: confirm.PersonaPrincipal(other.Address), Created: in.clk.Now()}),
 		put(t, journal.PrefixRun+"r-early", runs.Run{ID: "r-early", CreatedBy: confirm.PersonaPrincipal(p.Address), Created: early.CreatedAt}),

@@ -16,9 +16,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
-	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
@@ -120,7 +121,7 @@ type Cases struct {
 	idemLimit int
 	stamps    stampCache
 	// coord is the coordination records: messages and instance fences.
-	coord *coord.Book
+	coord *switchboard.Book
 	// human is the human channel; reactions its reaction outcomes.
 	human     *channel.Book
 	reactions *queue.Reactions
@@ -147,7 +148,7 @@ func New(cfg Config) *Cases {
 		cfg.IdempotencyLimit = MaxIdempotencyRecords
 	}
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
-		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: coord.New(cfg.Store, cfg.Now, cfg.Quotas),
+		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: switchboard.New(cfg.Store, cfg.Now, cfg.Quotas),
 		human: channel.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: queue.NewReactions(cfg.Store, cfg.Now),
 		presence: cfg.Presence, prover: cfg.Stamps, quotas: cfg.Quotas,
 		retention: cfg.Retention.withDefaults()}

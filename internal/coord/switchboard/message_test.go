@@ -1,10 +1,12 @@
-package coord
+package switchboard
 
 import (
 	"context"
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
@@ -22,8 +24,8 @@ func TestMessageIDsAreUniqueInTheInstallation(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	b := New(st, nil, quota.Limits{})
 	ctx := context.Background()
-	send := func(to string) Message {
-		m, plan, err := b.PlanSend(ctx, Message{To: to, From: Sender{Address: "work/core/lead"}, Body: "hello"})
+	send := func(to string) coord.Message {
+		m, plan, err := b.PlanSend(ctx, coord.Message{To: to, From: coord.Sender{Address: "work/core/lead"}, Body: "hello"})
 		if err == nil {
 			_, err = plan.Commit(ctx, st)
 		}
@@ -36,10 +38,10 @@ func TestMessageIDsAreUniqueInTheInstallation(t *testing.T) {
 	if a.ID == d.ID {
 		t.Fatalf("the first messages of two inboxes are both %s", a.ID)
 	}
-	if seat, seq, err := ParseID(a.ID); err != nil || seat != "work/core/deputy" || seq != 1 {
+	if seat, seq, err := coord.ParseID(a.ID); err != nil || seat != "work/core/deputy" || seq != 1 {
 		t.Fatalf("ParseID(%s) = %s, %d, %v", a.ID, seat, seq, err)
 	}
-	if _, _, err := b.PlanAck(ctx, "work/secretary", a.ID); !errors.Is(err, ErrNoMessage) {
+	if _, _, err := b.PlanAck(ctx, "work/secretary", a.ID); !errors.Is(err, coord.ErrNoMessage) {
 		t.Fatalf("work/secretary acks %s: %v, want ErrNoMessage", a.ID, err)
 	}
 	if _, _, err := b.PlanAck(ctx, "work/core/deputy", a.ID); err != nil {

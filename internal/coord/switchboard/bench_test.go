@@ -1,4 +1,4 @@
-package coord
+package switchboard
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/virgo-hub/virgo-tui/internal/coord"
 
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
@@ -30,7 +32,7 @@ func seedInbox(b *testing.B, n int) (*Book, string) {
 		var ops []store.Op
 		for i := lo; i < min(lo+5000, n); i++ {
 			seq := uint64(i + 1)
-			m := Message{ID: messageID(seat, seq), To: seat, From: Sender{Address: "work/core/lead", Name: "Spica", ID: "p-0123456789ab", Generation: 1},
+			m := coord.Message{ID: coord.MessageID(seat, seq), To: seat, From: coord.Sender{Address: "work/core/lead", Name: "Spica", ID: "p-0123456789ab", Generation: 1},
 				Subject: "progress", Body: fmt.Sprintf("report %d: the build is green and the review is done", i), SentAt: at}
 			raw, err := json.Marshal(m)
 			if err != nil {
