@@ -20,13 +20,18 @@ type inboxItem struct {
 		Reaction string `json:"reaction"`
 		By       string `json:"by"`
 	} `json:"reactions"`
+	Answer *struct {
+		Action string `json:"action"`
+		By     string `json:"by"`
+	} `json:"answer"`
 }
 
 // The human channel in a real terminal: the secretary sends the
 // owner a message and a card from the command line (send_human_message,
 // send_human_card through the hub's tool calls); the owner sees both live
-// in the console's inbox, reacts to the card, replies to the message and
-// acks it. Afterwards the records, the audit log and the console agree.
+// in the console's inbox, reacts to the card and answers it with one of
+// its actions, replies to the message and acks it. Afterwards the records,
+// the secretary's seat, the audit log and the console agree.
 func TestInboxStory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the inbox story builds the binary and drives the console in tmux")
@@ -36,7 +41,7 @@ func TestInboxStory(t *testing.T) {
 	sec := []string{"--as", "root/secretary"}
 	msg := field(c, c.tool(0, append([]string{"human", "send", "Shall I publish v1.2.0 tonight?"}, sec...)...).Result, "id")
 	card := field(c, c.tool(0, append([]string{"human", "card", "--title", "Publish v1.2.0", "--body", "smoke tests passed",
-		"--action", "approve", "--action", "reject"}, sec...)...).Result, "id")
+		"--action", "reject", "--action", "approve"}, sec...)...).Result, "id")
 	c.waitFor("Publish v1.2.0", stepTimeout) // live, from the stream
 	briefed(c)
 	c.waitFor("6 unread", stepTimeout) // the demo's four letters and these two
@@ -45,6 +50,12 @@ func TestInboxStory(t *testing.T) {
 	c.press("+", "react to root/secretary")
 	c.typeIn("approve", "approve")
 	c.press("Enter", "reacted approve on #")
+	// The answer, by keys: c opens the dialog of the card's actions, j
+	// chooses down to the last (approve; more j's stay there), y sends it.
+	c.press("c", "Answer card #")
+	c.press("j", "approve goes to root/secretary")
+	c.press("y", "answered card #")
+	c.waitFor("● answered", stepTimeout) // the answer, back on the stream
 	clearFilter(c)
 
 	filterQueue(c, "tonight", "Shall I publish v1.2.0 tonight?")
@@ -79,9 +90,31 @@ func TestInboxStory(t *testing.T) {
 		c.fatalf("no reply of the owner to %s in %+v", msg, page.Items)
 	}
 	if byID[card].AckedAt != nil {
-		c.fatalf("card %s acked, though only reacted to", card)
+		c.fatalf("card %s acked, though only reacted to and answered", card)
 	}
-	// The audit log holds the secretary's two sends and the owner's three
+	if a := byID[card].Answer; a == nil || a.Action != "approve" || a.By != operator {
+		c.fatalf("card %s answer %+v, want approve by %s", card, a, operator)
+	}
+	// The secretary's seat got the answer as a message naming the card.
+	var seat struct {
+		Items []struct {
+			Subject string `json:"subject"`
+			About   *struct {
+				Kind, ID, Event string
+			} `json:"about"`
+		} `json:"items"`
+	}
+	c.cliJSON(&seat, "msg", "list", "--seat", "root/secretary", "--all")
+	told := 0
+	for _, m := range seat.Items {
+		if m.About != nil && m.About.Kind == "item" && m.About.ID == card && m.About.Event == "answer" && m.Subject == "answer: approve" {
+			told++
+		}
+	}
+	if told != 1 {
+		c.fatalf("root/secretary got %d messages of the answer to %s, want one: %+v", told, card, seat.Items)
+	}
+	// The audit log holds the secretary's two sends and the owner's four
 	// acts in the console, each naming its item.
 	var log []struct {
 		Event     string `json:"event"`
@@ -99,8 +132,9 @@ func TestInboxStory(t *testing.T) {
 			acts[e.Event] += e.Operation + ";"
 		}
 	}
-	if !strings.Contains(acts["inbox-react"], card) || !strings.Contains(acts["inbox-reply"], msg) || !strings.Contains(acts["inbox-ack"], msg) {
-		c.fatalf("audit: the owner's acts %v, want a reaction to %s, a reply to and an ack of %s", acts, card, msg)
+	if !strings.Contains(acts["inbox-react"], card) || !strings.Contains(acts["inbox-answer"], card+" approve") ||
+		!strings.Contains(acts["inbox-reply"], msg) || !strings.Contains(acts["inbox-ack"], msg) {
+		c.fatalf("audit: the owner's acts %v, want a reaction to and an answer of %s, a reply to and an ack of %s", acts, card, msg)
 	}
 	if sends["send_human_message"] != 2 || sends["send_human_card"] != 1 { // the demo's greeting, and these
 		raw, _ := json.Marshal(log)
