@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,10 +12,11 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Why a line of the stdio transport is refused; each ends the session, as
@@ -32,8 +34,9 @@ var (
 // SDK's IOTransport, without its JSON costs per message. The SDK decodes
 // every line twice (as a batch, then as a message) and the method once
 // more, each time through a decoder with a fresh 32 KiB buffer, and
-// re-compacts every result it writes; here each line is decoded once, with
-// json/v2 semantics (duplicate names and invalid UTF-8 refused), into the
+// re-compacts every result it writes; here each line is decoded once, by
+// the module's one decoder (internal/strictjson: a name twice, invalid
+// UTF-8 and trailing data refused; members JSON-RPC may grow skipped), into the
 // message the SDK's session reads, and a result is written as the session
 // encoded it. The SDK's session (tools, schemas, notifications) is
 // unchanged.
@@ -158,8 +161,8 @@ func decodeLine(line []byte) (msgs []jsonrpc.Message, isBatch bool, err error) {
 		return []jsonrpc.Message{m}, false, nil
 	}
 	var raws []jsontext.Value
-	if err := json.Unmarshal(line, &raws); err != nil {
-		return nil, true, fmt.Errorf("%w: %v", ErrBadMessage, err)
+	if err := strictjson.DecodeOpen(line, &raws); err != nil {
+		return nil, true, fmt.Errorf("%w: %w", ErrBadMessage, err)
 	}
 	if len(raws) == 0 {
 		return nil, true, fmt.Errorf("%w: an empty batch", ErrBadMessage)
@@ -180,8 +183,8 @@ func decodeLine(line []byte) (msgs []jsonrpc.Message, isBatch bool, err error) {
 // response without an id.
 func decodeMessage(b []byte) (jsonrpc.Message, error) {
 	var w wireMessage
-	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadMessage, err)
+	if err := strictjson.DecodeOpen(b, &w); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadMessage, err)
 	}
 	if w.Version != "2.0" {
 		return nil, fmt.Errorf("%w: jsonrpc is %q, not \"2.0\"", ErrBadMessage, w.Version)
