@@ -4,40 +4,22 @@
 // one ordered list of items (the human's inbox) whose threads the console
 // shows.
 //
-// Every change is a store.Plan; the use case joins it with the persona's
-// admission and fence conditions and commits one transaction. Reactions
-// end in a definitive outcome through queue.Reactions.
+// The package holds the values and their rules; channel/mailbox stores
+// them. Every change is a store.Plan; the use case joins it with the
+// persona's admission and fence conditions and commits one transaction.
+// Reactions end in a definitive outcome through queue.Reactions.
 package channel
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
-	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
-	"github.com/virgo-hub/virgo-tui/internal/quota"
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
-)
-
-// Store key layout.
-const (
-	// PrefixItem + human + "/#" + 20-digit sequence → Item: a human's
-	// inbox, both directions, in the order written.
-	PrefixItem = "chan/item/"
-	// PrefixBook + human → book: the human's last sequence and unread count.
-	PrefixBook = "chan/book/"
-	// PrefixFile + human + "/" + item id → the bytes of a sent file.
-	PrefixFile = "chan/file/"
-	// PrefixTyping + human + "/" + persona generation id → Typing.
-	PrefixTyping = "chan/typing/"
 )
 
 // Surface is the one channel human surfaces are served through.
@@ -178,16 +160,6 @@ type Typing struct {
 	Until   time.Time    `json:"until"`
 }
 
-// book is a human's channel bookkeeping.
-type book struct {
-	Last   uint64 `json:"last"`
-	Unread int    `json:"unread"`
-	// UnreadBytes counts the Size of the unread items, the unread_bytes
-	// quota's count. A book written before it was counted starts at
-	// zero, so an ack never takes it below zero.
-	UnreadBytes int64 `json:"unread_bytes,omitempty"`
-}
-
 // Size is what an item counts against its human's unread_bytes quota: the
 // bytes its sender chose — texts, title, actions, todo lines and a file's
 // bytes. None of them changes after the item is posted, so its ack frees
@@ -206,69 +178,30 @@ func (it Item) Size() int64 {
 	return n
 }
 
-// Book reads and plans the human channel in a store.
-type Book struct {
-	st  store.Store
-	now func() time.Time
-	// unreadBytes is the quota of one human's unread bytes.
-	unreadBytes int64
-}
-
-// New returns the human channel over st; now is its clock (nil:
-// time.Now); q's UnreadBytes bounds each human's unread bytes (zero: its
-// default).
-func New(st store.Store, now func() time.Time, q quota.Limits) *Book {
-	if now == nil {
-		now = time.Now
-	}
-	return &Book{st: st, now: now, unreadBytes: q.WithDefaults().UnreadBytes}
-}
-
-// ItemPrefix is the key prefix of human's inbox ("#" is in no principal).
-func ItemPrefix(human string) string { return PrefixItem + human + "/#" }
-
-func keyItem(human string, seq uint64) string { return fmt.Sprintf("%s%020d", ItemPrefix(human), seq) }
-func keyBook(human string) string             { return PrefixBook + human }
-func keyFile(human, id string) string         { return PrefixFile + human + "/" + id }
-func keyTyping(human, personaID string) string {
-	return PrefixTyping + human + "/" + personaID
-}
-
-func itemID(seq uint64) string { return "h-" + strconv.FormatUint(seq, 10) }
+// ItemID names item seq of a human's inbox.
+func ItemID(seq uint64) string { return "h-" + strconv.FormatUint(seq, 10) }
 
 // ParseItemID reads an item id back to its sequence.
 func ParseItemID(id string) (uint64, error) {
 	digits, ok := strings.CutPrefix(id, "h-")
 	seq, err := strconv.ParseUint(digits, 10, 64)
-	if !ok || err != nil || seq == 0 || itemID(seq) != id {
-		return 0, fmt.Errorf("%w %s: ids are h-<number>", ErrBadItemID, strconv.QuoteToASCII(clip(id)))
+	if !ok || err != nil || seq == 0 || ItemID(seq) != id {
+		return 0, fmt.Errorf("%w %s: ids are h-<number>", ErrBadItemID, strconv.QuoteToASCII(Clip(id)))
 	}
 	return seq, nil
 }
 
-func clip(s string) string {
+// Clip cuts a caller's text to 64 bytes for an error message, so a
+// hostile id or action does not grow the answer.
+func Clip(s string) string {
 	if len(s) > 64 {
 		return s[:64] + "…"
 	}
 	return s
 }
 
-// Get returns item id of human's inbox and its revision.
-func (b *Book) Get(ctx context.Context, human, id string) (Item, int64, error) {
-	seq, err := ParseItemID(id)
-	if err != nil {
-		return Item{}, 0, err
-	}
-	var it Item
-	rev, err := store.GetJSON(ctx, b.st, keyItem(human, seq), &it)
-	if err == nil && rev == 0 {
-		err = fmt.Errorf("%w: %s has no item %s", ErrNoItem, human, id)
-	}
-	return it, rev, err
-}
-
-// checkItem applies the channel's rules to an item about to be written.
-func checkItem(it Item) error {
+// CheckItem applies the channel's rules to an item about to be written.
+func CheckItem(it Item) error {
 	bad := func(err error) error { return fmt.Errorf("%w: %w", ErrBadItem, err) }
 	if err := termtext.CheckField("text", it.Text, MaxText, true); err != nil {
 		return bad(err)
@@ -281,7 +214,7 @@ func checkItem(it Item) error {
 	}
 	for _, a := range it.Actions {
 		if err := termtext.CheckField("actions", a, MaxLine, false); err != nil || strings.TrimSpace(a) == "" {
-			return fmt.Errorf("%w: action %s", ErrBadItem, strconv.QuoteToASCII(clip(a)))
+			return fmt.Errorf("%w: action %s", ErrBadItem, strconv.QuoteToASCII(Clip(a)))
 		}
 	}
 	if len(it.Todo) > MaxTodo {
@@ -289,7 +222,7 @@ func checkItem(it Item) error {
 	}
 	for _, t := range it.Todo {
 		if err := termtext.CheckField("items", t.Text, MaxLine, false); err != nil || strings.TrimSpace(t.Text) == "" {
-			return fmt.Errorf("%w: todo item %s", ErrBadItem, strconv.QuoteToASCII(clip(t.Text)))
+			return fmt.Errorf("%w: todo item %s", ErrBadItem, strconv.QuoteToASCII(Clip(t.Text)))
 		}
 	}
 	switch it.Kind {
@@ -317,229 +250,5 @@ func checkItem(it Item) error {
 	return nil
 }
 
-// PlanPost plans adding it (its Human, Persona, FromHuman, Kind and
-// content set) to the human's inbox: it gets its id, thread (its own id
-// unless it joins one) and time. data is a file item's bytes. An item the
-// persona sends counts unread until the human acks it.
-func (b *Book) PlanPost(ctx context.Context, it Item, data []byte) (Item, store.Plan, error) {
-	if err := checkItem(it); err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	if it.Kind == KindFile && int64(len(data)) != it.File.Size {
-		return Item{}, store.Plan{}, fmt.Errorf("%w: the file changed while it was read", ErrBadItem)
-	}
-	var bk book
-	rev, err := store.GetJSON(ctx, b.st, keyBook(it.Human), &bk)
-	if err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	if !it.FromHuman {
-		if bk.Unread >= MaxUnread {
-			return Item{}, store.Plan{}, fmt.Errorf("%w: %s has %d unread (the limit)", ErrHumanBusy, it.Human, bk.Unread)
-		}
-		if err := quota.Check(quota.UnreadBytes, it.Human, bk.UnreadBytes, it.Size(), b.unreadBytes, "the human acks items to free it"); err != nil {
-			return Item{}, store.Plan{}, err
-		}
-		bk.Unread++
-		bk.UnreadBytes += it.Size()
-	}
-	bk.Last++
-	it.ID, it.At, it.AckedAt, it.Reactions = itemID(bk.Last), b.now().UTC(), nil, nil
-	if it.Thread == "" {
-		it.Thread = it.ID
-	}
-	bookOp, err := store.PutJSON(keyBook(it.Human), bk)
-	if err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	itemOp, err := store.PutJSON(keyItem(it.Human, bk.Last), it)
-	if err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	plan := store.Plan{Conds: []store.Cond{{Key: bookOp.Key, ModRev: rev}, {Key: itemOp.Key}}, Ops: []store.Op{bookOp, itemOp}}
-	if it.Kind == KindFile {
-		plan.Ops = append(plan.Ops, store.Put(keyFile(it.Human, it.ID), data))
-	}
-	return it, plan, nil
-}
-
-// update plans rewriting item id of human's inbox with change, guarded on
-// its revision; change returns false when nothing is to be written.
-func (b *Book) update(ctx context.Context, human, id string, change func(*Item) (bool, error)) (Item, store.Plan, error) {
-	it, rev, err := b.Get(ctx, human, id)
-	if err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	wrote, err := change(&it)
-	if err != nil || !wrote {
-		return it, store.Plan{}, err
-	}
-	seq, _ := ParseItemID(id)
-	op, err := store.PutJSON(keyItem(human, seq), it)
-	if err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	return it, store.Plan{Conds: []store.Cond{{Key: op.Key, ModRev: rev}}, Ops: []store.Op{op}}, nil
-}
-
-// PlanAck plans the recipient's ack of item id: byHuman acks a persona's
-// item (one fewer unread), otherwise the persona at seat acks one of the
-// human's items to it. Acking again writes nothing.
-func (b *Book) PlanAck(ctx context.Context, human, id string, byHuman bool, seat string) (Item, store.Plan, error) {
-	var wasUnread bool
-	it, plan, err := b.update(ctx, human, id, func(it *Item) (bool, error) {
-		if it.FromHuman == byHuman || (!byHuman && it.Persona.Address != seat) {
-			return false, fmt.Errorf("%w: %s is not an item to %s", ErrWrongSide, id, ackerName(byHuman, human, seat))
-		}
-		if it.AckedAt != nil {
-			return false, nil
-		}
-		now := b.now().UTC()
-		it.AckedAt, wasUnread = &now, !it.FromHuman
-		return true, nil
-	})
-	if err != nil || plan.Empty() || !wasUnread {
-		return it, plan, err
-	}
-	var bk book
-	rev, err := store.GetJSON(ctx, b.st, keyBook(human), &bk)
-	if err != nil {
-		return Item{}, store.Plan{}, err
-	}
-	bk.Unread = max(bk.Unread-1, 0)
-	bk.UnreadBytes = max(bk.UnreadBytes-it.Size(), 0)
-	op, err := store.PutJSON(keyBook(human), bk)
-	plan.Join(store.Plan{Conds: []store.Cond{{Key: op.Key, ModRev: rev}}, Ops: []store.Op{op}})
-	return it, plan, err
-}
-
-func ackerName(byHuman bool, human, seat string) string {
-	if byHuman {
-		return human
-	}
-	return seat
-}
-
-// PlanTick plans the human ticking (done) or unticking todo line index
-// of a todo card.
-func (b *Book) PlanTick(ctx context.Context, human, id string, index int, done bool) (Item, store.Plan, error) {
-	return b.update(ctx, human, id, func(it *Item) (bool, error) {
-		if it.Kind != KindTodo || it.FromHuman {
-			return false, fmt.Errorf("%w: %s is a %s, not a persona's todo card", ErrWrongSide, id, it.Kind)
-		}
-		if index < 0 || index >= len(it.Todo) {
-			return false, fmt.Errorf("%w: %s has items 0 to %d", ErrBadItem, id, len(it.Todo)-1)
-		}
-		t := &it.Todo[index]
-		if t.Done == done {
-			return false, nil
-		}
-		t.Done, t.DoneAt = done, nil
-		if done {
-			now := b.now().UTC()
-			t.DoneAt = &now
-		}
-		return true, nil
-	})
-}
-
-// PlanAnswer plans the human's answer to card id: one of its actions,
-// recorded once. The same answer again writes nothing (a retry); another
-// is ErrAnswered, naming the answer that stands.
-func (b *Book) PlanAnswer(ctx context.Context, human, id, action string) (Item, store.Plan, error) {
-	return b.update(ctx, human, id, func(it *Item) (bool, error) {
-		switch {
-		case it.Kind != KindCard || it.FromHuman:
-			return false, fmt.Errorf("%w: %s is a %s, not a persona's card", ErrWrongSide, id, it.Kind)
-		case it.Answer != nil && it.Answer.Action == action:
-			return false, nil
-		case it.Answer != nil:
-			return false, fmt.Errorf("%s: %w (%s)", id, ErrAnswered, strconv.QuoteToASCII(it.Answer.Action))
-		case !slices.Contains(it.Actions, action):
-			return false, fmt.Errorf("%w %s: %s offers %s", ErrNoAction, strconv.QuoteToASCII(clip(action)), id, strings.Join(it.Actions, ", "))
-		}
-		it.Answer = &Answer{Action: action, By: human, At: b.now().UTC()}
-		return true, nil
-	})
-}
-
-// PlanReact plans reaction by by (a human principal or a persona address)
-// on item id; the same reaction by the same one again writes nothing, so a
-// retried reaction applies once.
-func (b *Book) PlanReact(ctx context.Context, human, id, reaction, by string) (Item, store.Plan, error) {
-	if !slices.Contains(ReactionIDs, reaction) {
-		return Item{}, store.Plan{}, fmt.Errorf("%w %s: one of %s", ErrUnknownReaction, strconv.QuoteToASCII(clip(reaction)), strings.Join(ReactionIDs, ", "))
-	}
-	return b.update(ctx, human, id, func(it *Item) (bool, error) {
-		for _, r := range it.Reactions {
-			if r.Reaction == reaction && r.By == by {
-				return false, nil
-			}
-		}
-		if len(it.Reactions) >= MaxReactions {
-			return false, fmt.Errorf("%w: %s holds %d reactions (the limit)", ErrBadItem, id, MaxReactions)
-		}
-		it.Reactions = append(it.Reactions, Reaction{Reaction: reaction, By: by, At: b.now().UTC()})
-		return true, nil
-	})
-}
-
-// PlanTyping plans showing (on) or clearing persona's typing indicator in
-// human's channel.
-func (b *Book) PlanTyping(human string, persona coord.Sender, thread string, on bool) (Typing, store.Plan, error) {
-	key := keyTyping(human, persona.ID)
-	if !on {
-		return Typing{}, store.Plan{Ops: []store.Op{{Key: key, Delete: true}}}, nil
-	}
-	t := Typing{Persona: persona, Thread: thread, Until: b.now().UTC().Add(TypingFor)}
-	op, err := store.PutJSON(key, t)
-	return t, store.Plan{Ops: []store.Op{op}}, err
-}
-
-// Unread is how many of the personas' items human has not acked.
-func (b *Book) Unread(ctx context.Context, human string) (int, error) {
-	var bk book
-	_, err := store.GetJSON(ctx, b.st, keyBook(human), &bk)
-	return bk.Unread, err
-}
-
-// FileData returns the bytes of file item id.
-func (b *Book) FileData(ctx context.Context, human, id string) ([]byte, error) {
-	kv, err := b.st.Get(ctx, keyFile(human, id))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s has no file item %s", ErrNoItem, human, id)
-	}
-	return kv.Value, err
-}
-
 // Page is one page of a human's channel, oldest first.
 type Page = paging.Page[Item]
-
-// Inbox returns one page of human's channel (both directions), oldest
-// first, continuing the paging token ("" for the first page).
-func (b *Book) Inbox(ctx context.Context, human, token string, limit int) (Page, error) {
-	return pager.Read(ctx, b.st, ItemPrefix(human), token, limit, func(kv store.KV) (Item, bool, error) {
-		var it Item
-		if err := json.Unmarshal(kv.Value, &it); err != nil {
-			return Item{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
-		}
-		return it, true, nil
-	})
-}
-
-// Typing lists the typing indicators in human's channel still showing.
-func (b *Book) Typing(ctx context.Context, human string) ([]Typing, error) {
-	kvs, err := b.st.List(ctx, PrefixTyping+human+"/")
-	if err != nil {
-		return nil, err
-	}
-	now := b.now()
-	var out []Typing
-	for _, kv := range kvs {
-		var t Typing
-		if json.Unmarshal(kv.Value, &t) == nil && t.Until.After(now) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
-}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
+
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 
 	"github.com/virgo-hub/virgo-tui/internal/events"
@@ -239,7 +241,7 @@ func TestSecretFilesNeverReachTheHuman(t *testing.T) {
 
 	secret := []byte("SECRET=xyz\n")
 	sum := sha256.Sum256(secret)
-	old, plan, err := channel.New(th.hub.st, time.Now, quota.Limits{}).PlanPost(ctx, channel.Item{Human: "human:henry",
+	old, plan, err := mailbox.New(th.hub.st, time.Now, quota.Limits{}).PlanPost(ctx, channel.Item{Human: "human:henry",
 		Persona: coord.Sender{Address: sec.Address, Name: sec.Name, ID: sec.ID, Generation: sec.Generation}, Kind: channel.KindFile,
 		File: &channel.File{Name: ".env", Size: int64(len(secret)), SHA256: "sha256:" + hex.EncodeToString(sum[:]), Path: ".env"}}, secret)
 	mustNil(t, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 
-	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/events"
@@ -42,8 +43,8 @@ var eventRecords = []eventRecord{
 	{events.EventAudit, queue.PrefixAudit},
 	{events.EventReaction, queue.PrefixReactions},
 	{events.EventMessage, switchboard.PrefixInbox},
-	{events.EventChannelItem, channel.PrefixItem},
-	{events.EventTyping, channel.PrefixTyping},
+	{events.EventChannelItem, mailbox.PrefixItem},
+	{events.EventTyping, mailbox.PrefixTyping},
 	{events.EventRun, journal.PrefixRun},
 	{events.EventRunEvent, journal.PrefixEvent},
 	{events.EventArtifact, journal.PrefixArtifact},

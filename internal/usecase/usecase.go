@@ -16,9 +16,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
+
 	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 
-	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -123,7 +124,7 @@ type Cases struct {
 	// coord is the coordination records: messages and instance fences.
 	coord *switchboard.Book
 	// human is the human channel; reactions its reaction outcomes.
-	human     *channel.Book
+	human     *mailbox.Book
 	reactions *queue.Reactions
 	// presence is the hub's presence of runtimes (nil: none kept).
 	presence PresenceBook
@@ -149,7 +150,7 @@ func New(cfg Config) *Cases {
 	}
 	u := &Cases{st: cfg.Store, reg: cfg.Registry, queue: cfg.Queue, home: cfg.Registry.Home(), log: cfg.Log,
 		now: cfg.Now, fail: cfg.Failpoint, idemLimit: cfg.IdempotencyLimit, coord: switchboard.New(cfg.Store, cfg.Now, cfg.Quotas),
-		human: channel.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: queue.NewReactions(cfg.Store, cfg.Now),
+		human: mailbox.New(cfg.Store, cfg.Now, cfg.Quotas), reactions: queue.NewReactions(cfg.Store, cfg.Now),
 		presence: cfg.Presence, prover: cfg.Stamps, quotas: cfg.Quotas,
 		retention: cfg.Retention.withDefaults()}
 	return u
