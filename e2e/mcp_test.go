@@ -232,6 +232,11 @@ func (cl *mcpClient) list() []string {
 		if tool["description"] == "" || tool["inputSchema"] == nil {
 			cl.t.Errorf("tool %v has no description or input schema", tool["name"])
 		}
+		// With an output schema the SDK validates every result of the
+		// tool, failures included, against it.
+		if tool["outputSchema"] == nil {
+			cl.t.Errorf("tool %v has no output schema", tool["name"])
+		}
 		// Every hint is stated: a missing destructive or open-world hint
 		// means true to a client.
 		if a, _ := tool["annotations"].(map[string]any); a["readOnlyHint"] == nil || a["destructiveHint"] == nil || a["idempotentHint"] == nil || a["openWorldHint"] == nil {

@@ -49,7 +49,7 @@ for await (const line of rl) {
   try {
     if (cmd.op === "list") {
       const res = await client.listTools();
-      out({ tools: res.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })) });
+      out({ tools: res.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations })) });
     } else if (cmd.op === "subscribe") {
       await client.subscribeResource({ uri: cmd.uri });
       out({ subscribed: cmd.uri });

@@ -33,6 +33,19 @@ type Answer struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
+// waitingAnswer is Answer's shape, one of every tool's answers in its
+// output schema (tools.Tool.OutputSchema): any call may need a
+// confirmation. Its status is "unknown"; "denied" is answerOf's for a
+// status this server does not know.
+var waitingAnswer = tools.Result{
+	{Name: "status", Kind: tools.KindString, Values: []string{string(confirm.StatusUnknown), string(confirm.StatusDenied)}},
+	{Name: "correlation_id", Kind: tools.KindString},
+	{Name: "confirmation", Kind: tools.KindString, Optional: true},
+	{Name: "authority", Kind: tools.KindString, Optional: true},
+	{Name: "boundary", Kind: tools.KindString, Optional: true},
+	{Name: "reason", Kind: tools.KindString, Optional: true},
+}
+
 // newCorrelation names a call that came without a correlation_id: unique
 // to the call, so that two calls never share a decision; the answer
 // carries it, so a retry can join.

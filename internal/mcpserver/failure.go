@@ -10,6 +10,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 
@@ -33,6 +34,17 @@ type Failure struct {
 	// boundary or by its authority).
 	CorrelationID string `json:"correlation_id,omitempty"`
 	Confirmation  string `json:"confirmation,omitempty"`
+}
+
+// failureAnswer is Failure's shape, one of every tool's answers in its
+// output schema (tools.Tool.OutputSchema).
+var failureAnswer = tools.Result{
+	{Name: "code", Kind: tools.KindString},
+	{Name: "message", Kind: tools.KindString},
+	{Name: "boundary", Kind: tools.KindString, Optional: true},
+	{Name: "retryable", Kind: tools.KindBoolean},
+	{Name: "correlation_id", Kind: tools.KindString, Optional: true},
+	{Name: "confirmation", Kind: tools.KindString, Optional: true},
 }
 
 // ErrDenied: a boundary, or the authority of its confirmation, denied the

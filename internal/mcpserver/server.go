@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,8 +27,8 @@ import (
 var Implementation = &mcp.Implementation{Name: "virgo-tui", Title: "Virgo persona", Version: "1"}
 
 // Server is the MCP server of a runtime: exactly the stamp's MCP projection
-// as its tools, each with its description and input schema from the one
-// tool table. Every connected session is the persona's presence.
+// as its tools, each with its description, input and output schemas from
+// the one tool table. Every connected session is the persona's presence.
 func (r *Runtime) Server() *mcp.Server {
 	s := mcp.NewServer(Implementation, &mcp.ServerOptions{
 		Instructions: fmt.Sprintf("You work as the persona %s (%s). Every tool call is decided by the Virgo hub under its capability stamp. ",
@@ -45,7 +46,8 @@ func (r *Runtime) Server() *mcp.Server {
 	s.AddReceivingMiddleware(r.present)
 	r.addInbox(s)
 	for _, row := range r.tools {
-		s.AddTool(&mcp.Tool{Name: row.Name, Description: r.describe(row), InputSchema: row.Schema(), Annotations: annotations(row)},
+		s.AddTool(&mcp.Tool{Name: row.Name, Description: r.describe(row), InputSchema: row.Schema(),
+			OutputSchema: outputSchema(row), Annotations: annotations(row)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				s := r.sessionOf(req.Session)
 				ctx, done := r.living(ctx, s)
@@ -78,6 +80,13 @@ func (r *Runtime) describe(row tools.Tool) string {
 		}
 	}
 	return row.Description
+}
+
+// outputSchema is the tool's output schema: every structured answer a
+// call can end with — the tool's own (the tool table's), a Failure, and
+// the Answer of a call still waiting for its confirmation.
+func outputSchema(row tools.Tool) json.RawMessage {
+	return row.OutputSchema(failureAnswer, waitingAnswer)
 }
 
 // annotations are the tool's hints (tools.Tool.Hints) as MCP's: every

@@ -84,21 +84,30 @@ func (t Tool) Schema() json.RawMessage {
 func compileAll() (map[string]*jsonschema.Schema, error) {
 	out := make(map[string]*jsonschema.Schema, len(table))
 	for _, t := range table {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Schema()))
+		s, err := CompileSchema("https://virgo-hub.github.io/schemas/tools/"+t.Name+".json", t.Schema())
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: schema: %w", t.Name, err)
 		}
-		url := "https://virgo-hub.github.io/schemas/tools/" + t.Name + ".json"
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("tool %s: schema: %w", t.Name, err)
-		}
-		if out[t.Name], err = c.Compile(url); err != nil {
-			return nil, fmt.Errorf("tool %s: schema: %w", t.Name, err)
-		}
+		out[t.Name] = s
 	}
 	return out, nil
+}
+
+// CompileSchema compiles a JSON Schema (draft 2020-12 unless it names
+// another) under url, with the validator the tools' arguments are checked
+// by: a tool's input schema, and its output schema where an answer is
+// checked against it.
+func CompileSchema(url string, schema json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
 }
 
 // Args are a call's arguments, validated against the tool's schema.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
@@ -344,5 +345,52 @@ func TestEveryEffectBearingArgumentIsBound(t *testing.T) {
 		{Name: "content", Value: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824, 5 bytes"}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("workspace_write's bound content: %v\nwant %v", got, want)
+	}
+}
+
+// TestEveryToolDeclaresItsAnswers: every row names the shape of what it
+// answers, each member once and typed, and its output schema (with no
+// other answer added) compiles as an object at its root: MCP's
+// outputSchema.
+func TestEveryToolDeclaresItsAnswers(t *testing.T) {
+	var check func(where string, r Result)
+	check = func(where string, r Result) {
+		names := map[string]bool{}
+		for _, m := range r {
+			if m.Name == "" || names[m.Name] || m.Kind < KindString || m.Kind > KindAny {
+				t.Errorf("%s: member %+v is unnamed, named twice or of no kind", where, m)
+			}
+			names[m.Name] = true
+			check(where+"."+m.Name, m.Members)
+		}
+	}
+	for _, row := range All() {
+		if len(row.Answers) == 0 {
+			t.Errorf("%s declares no answer", row.Name)
+		}
+		for _, r := range row.Answers {
+			check(row.Name, r)
+		}
+		var root struct {
+			Type  string `json:"type"`
+			AnyOf []any  `json:"anyOf"`
+		}
+		if err := json.Unmarshal(row.OutputSchema(), &root); err != nil || root.Type != "object" || len(root.AnyOf) != len(row.answers(nil)) {
+			t.Errorf("%s: output schema %s; want an object, one of its answers", row.Name, row.OutputSchema())
+		}
+		if _, err := CompileSchema("https://virgo-hub.github.io/schemas/tools/"+row.Name+".output.json", row.OutputSchema()); err != nil {
+			t.Errorf("%s: output schema does not compile: %v", row.Name, err)
+		}
+	}
+	// The carried answer names every member a ToolCall can carry.
+	now := time.Now()
+	b, _ := json.Marshal(ToolCall{Status: ToolCarried, Tool: "x", CorrelationID: "x", ConfirmationID: "x",
+		Result: json.RawMessage(`{}`), CarriedAt: &now})
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	for name := range m {
+		if !slices.ContainsFunc(carried, func(x Member) bool { return x.Name == name }) {
+			t.Errorf("ToolCall's member %q is not in the carried answer's shape", name)
+		}
 	}
 }
