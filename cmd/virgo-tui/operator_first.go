@@ -8,10 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
-
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/store/storeurl"

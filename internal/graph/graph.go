@@ -24,21 +24,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
-	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
-
-	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
-
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // The bounds of one query; a page's size is paging's (paging.Limit).

@@ -7,13 +7,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
-	"github.com/virgo-hub/virgo-tui/internal/tools"
-
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 

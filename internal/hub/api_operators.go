@@ -8,11 +8,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
-
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 

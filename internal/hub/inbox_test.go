@@ -14,18 +14,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
-
-	"github.com/virgo-hub/virgo-tui/internal/tools"
-
-	"github.com/virgo-hub/virgo-tui/internal/events"
-
 	"github.com/virgo-hub/virgo-tui/internal/channel"
+	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
+	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
 

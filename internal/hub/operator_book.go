@@ -7,10 +7,9 @@ import (
 	"maps"
 	"os"
 
-	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
-
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
-
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
-
 	"golang.org/x/crypto/ssh"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
 )
 
 // The SSH console (internal/sshconsole) runs in the hub's process and acts

@@ -18,14 +18,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
-
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	personasnap "github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"

@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
-	"github.com/virgo-hub/virgo-tui/internal/paging"
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
+	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // deputy resolves the active generation whose assigned tasks change, with

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )

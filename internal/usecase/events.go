@@ -6,20 +6,15 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
-
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
-	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
-
-	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
-
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // eventRecord is one row of the table of the store records change events

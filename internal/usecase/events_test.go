@@ -7,16 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
-	"github.com/virgo-hub/virgo-tui/internal/events"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
+	"github.com/virgo-hub/virgo-tui/internal/events"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // storeEvents reads every write committed to in's store so far, as the

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"

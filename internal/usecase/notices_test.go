@@ -7,12 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 

@@ -3,9 +3,8 @@ package usecase
 import (
 	"context"
 
-	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
-
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 

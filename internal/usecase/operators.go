@@ -3,12 +3,10 @@ package usecase
 import (
 	"context"
 
-	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
-
-	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
-
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys/keyring"
 	"github.com/virgo-hub/virgo-tui/internal/operators"
+	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 

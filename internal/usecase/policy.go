@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // Caller is who asks, as the transport authenticated them (from a token,

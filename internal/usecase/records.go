@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 )
 

@@ -9,14 +9,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
-
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )

@@ -8,19 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
-	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
-
-	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
-
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // snapshotPage is how many keys a snapshot reads at a time from a book it

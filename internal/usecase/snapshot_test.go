@@ -9,22 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
-	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
-
-	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
-
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
+	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // putAll writes kvs in transactions of the store's size.

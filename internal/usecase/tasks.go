@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
-
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
+	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
 // The executors of the task tools (rows of the executor table). Who may

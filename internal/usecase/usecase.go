@@ -17,10 +17,8 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
-
-	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
+	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"

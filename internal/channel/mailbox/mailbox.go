@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
-
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/quota"

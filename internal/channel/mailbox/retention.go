@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
-
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 

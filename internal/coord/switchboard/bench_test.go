@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-
 	"github.com/virgo-hub/virgo-tui/internal/procmem"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"

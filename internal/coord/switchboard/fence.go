@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 

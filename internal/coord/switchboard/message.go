@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/quota"

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
-
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )

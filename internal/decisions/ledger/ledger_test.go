@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/decisions"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
+	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"

@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
-
-	"github.com/virgo-hub/virgo-tui/internal/store"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
 // Prefix is the store prefix of the key records: Prefix + fingerprint.

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
+	"golang.org/x/crypto/ssh"
 
+	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
-	"golang.org/x/crypto/ssh"
 )
 
 func authorizedKey(t *testing.T, comment string) string {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/virgo-hub/virgo-tui/internal/operators"
-
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )

@@ -14,11 +14,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/runs"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )

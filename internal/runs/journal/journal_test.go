@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/runs"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/virgo-hub/virgo-tui/internal/tasks"
-
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
+	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
 func open(t *testing.T) (*boltstore.Store, string) {
