@@ -112,6 +112,34 @@ func TestEveryOutputSchemaAdmitsTheFailureShape(t *testing.T) {
 	}
 }
 
+// undescribed lists the members of v (nested ones by path) that shape r
+// does not name.
+func undescribed(r tools.Result, v map[string]any, at string) []string {
+	var out []string
+	for name, x := range v {
+		i := slices.IndexFunc(r, func(m tools.Member) bool { return m.Name == name })
+		if i < 0 {
+			out = append(out, at+name)
+			continue
+		}
+		m := r[i]
+		if m.Members == nil {
+			continue
+		}
+		switch x := x.(type) {
+		case map[string]any:
+			out = append(out, undescribed(m.Members, x, at+name+".")...)
+		case []any:
+			for _, item := range x {
+				if o, ok := item.(map[string]any); ok {
+					out = append(out, undescribed(m.Members, o, at+name+"[].")...)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // answers records every answer of a run of calls, by tool.
 type answers struct {
 	t       *testing.T
@@ -176,7 +204,8 @@ func kind(res *mcp.CallToolResult) string {
 // "output schemas from the one tool table": every tool the fixture's
 // personas can call answers, carried out and failed (and the waiting,
 // joined and carried answers of confirmed calls), with structured content
-// its listed output schema admits.
+// its listed output schema admits; and the table's shapes name every
+// member the answers carried out have.
 func TestEveryAnswerIsAdmittedByItsOutputSchema(t *testing.T) {
 	f := newFixture(t)
 	sec := f.persona(t, "root/secretary", "Spica")
@@ -304,6 +333,26 @@ func TestEveryAnswerIsAdmittedByItsOutputSchema(t *testing.T) {
 			if err := admits(s, res.StructuredContent); err != nil {
 				b, _ := json.Marshal(res.StructuredContent)
 				t.Errorf("%s: its output schema refuses its %s answer %s:\n%v", tool, k, b, err)
+			}
+		}
+	}
+	// And each answer carried out names no member its shape leaves out:
+	// the table describes what the tools really answer.
+	for tool, results := range a.got {
+		row, _ := tools.Lookup(tool)
+		for _, res := range results {
+			if kind(res) != "done" {
+				continue
+			}
+			m, _ := res.StructuredContent.(map[string]any)
+			var least []string
+			for i, r := range row.Answers {
+				if left := undescribed(r, m, ""); i == 0 || len(left) < len(least) {
+					least = left
+				}
+			}
+			if len(least) > 0 {
+				t.Errorf("%s answers members its shape does not name: %v", tool, least)
 			}
 		}
 	}
