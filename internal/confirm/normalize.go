@@ -142,6 +142,24 @@ func NormalizePathOnDisk(rootDir, p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("workspace root %s: %w", rootDir, err)
 	}
+	return resolveBelow(root, rel, p)
+}
+
+// NormalizePathBelow is NormalizePathOnDisk under a root whose own links
+// are already resolved (filepath.EvalSymlinks, once, when a tree is
+// opened): resolving the root's every ancestor again on each call is most
+// of the cost of a resolution.
+func NormalizePathBelow(realRoot, p string) (string, error) {
+	rel, err := NormalizePath(p)
+	if err != nil {
+		return "", err
+	}
+	return resolveBelow(realRoot, rel, p)
+}
+
+// resolveBelow follows the links on rel's existing prefix under root (its
+// own links resolved); p is the path as given, for the refusals.
+func resolveBelow(root, rel, p string) (string, error) {
 	at := root
 	segs := strings.Split(rel, "/")
 	for i, seg := range segs {

@@ -5,7 +5,7 @@
 // hash, and paginated/ranged reads" and "atomic writes to the mutable paths
 // declared in its own workspace binding".
 //
-// Every path is resolved on disk first (confirm.NormalizePathOnDisk): a
+// Every path is resolved on disk first (confirm.NormalizePathBelow): a
 // symbolic link that leads out of the tree is refused before anything is
 // opened, and the caller asks the hub about the path where the operation
 // really lands. A link inside the tree is allowed that way: it is resolved,
@@ -71,7 +71,10 @@ var (
 // Root is one directory tree a persona's file tools act in: its own
 // workspace, or its bound repository worktree. It is safe for concurrent use.
 type Root struct {
-	dir     string
+	dir string
+	// real is dir with its links resolved, once, at Open: a path is
+	// resolved below it (Resolve).
+	real    string
 	mutable *confirm.PathSet
 	fs      *os.Root
 	// top is the root directory itself, open, below which openBytes opens.
@@ -86,7 +89,11 @@ func Open(dir string, mutable []string) (*Root, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s: create it (owner-private, 0700) or fix the binding", ErrNoRoot, dir)
 	}
-	r := &Root{dir: dir}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoRoot, dir, err)
+	}
+	r := &Root{dir: dir, real: real}
 	if mutable != nil {
 		set, err := confirm.CompilePaths(mutable)
 		if err != nil {
@@ -115,7 +122,7 @@ func (r *Root) Close() error { return errors.Join(r.top.Close(), r.fs.Close()) }
 // refuses p (a trick NormalizePath names, or confirm.ErrSymlinkEscape for a
 // link leading out). Authorize that path, not p.
 func (r *Root) Resolve(p string) (string, error) {
-	return confirm.NormalizePathOnDisk(r.dir, p)
+	return confirm.NormalizePathBelow(r.real, p)
 }
 
 // Entry is one line of a listing or a stat.

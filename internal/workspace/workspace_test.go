@@ -130,6 +130,36 @@ func TestResolveNamesTheRealTarget(t *testing.T) {
 	}
 }
 
+// A workspace reached through a link (a home on a linked disk) resolves
+// as one reached directly: its root's links are resolved once, at Open,
+// and an in-tree link or an escape is judged below the real root.
+func TestResolveUnderALinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(real, ".env"), []byte("TOKEN=x"), 0o600))
+	must(t, os.MkdirAll(filepath.Join(real, "docs"), 0o700))
+	must(t, os.WriteFile(filepath.Join(real, "docs", "a.md"), []byte("a"), 0o600))
+	must(t, os.Symlink("docs/a.md", filepath.Join(real, "alias.md")))
+	must(t, os.Symlink(t.TempDir(), filepath.Join(real, "out")))
+	linked := filepath.Join(t.TempDir(), "home")
+	must(t, os.Symlink(real, linked))
+	r, err := Open(linked, stamp.StandardMutablePaths())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for p, want := range map[string]string{"alias.md": "docs/a.md", "docs/a.md": "docs/a.md", "docs/new.md": "docs/new.md"} {
+		if got, err := r.Resolve(p); err != nil || got != want {
+			t.Errorf("Resolve(%s) = %q, %v; want %s", p, got, err, want)
+		}
+	}
+	if got, err := r.Resolve("out/x"); !errors.Is(err, confirm.ErrSymlinkEscape) {
+		t.Errorf("Resolve(out/x) = %q, %v; want ErrSymlinkEscape", got, err)
+	}
+	if pg, err := r.Read("alias.md", 0, 0); err != nil || string(pg.Data) != "a" {
+		t.Errorf("read alias.md: %+v, %v", pg, err)
+	}
+}
+
 func TestWriteOnlyMutablePathsAtomically(t *testing.T) {
 	r := tree(t, map[string]string{"QUEUE.md": "old", "README.md": "readme"})
 	w, err := r.Write("QUEUE.md", []byte("new"), CreateOrReplace)
