@@ -5,6 +5,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/graph"
+	"github.com/virgo-hub/virgo-tui/internal/graph/atlas"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
@@ -30,7 +31,7 @@ func queryGraphContext(ctx context.Context, u *Cases, c Call) (any, store.Plan, 
 		}
 	}
 	limit, _ := c.Args.Int("limit") // 0 when absent: paging's default
-	page, err := graph.Ask(ctx, u.st, ns, graph.Query{Words: c.Args.Str("query"), Kinds: c.Args.Strings("kinds"),
+	page, err := atlas.Ask(ctx, u.st, ns, graph.Query{Words: c.Args.Str("query"), Kinds: c.Args.Strings("kinds"),
 		After: c.Args.Str("after"), Limit: int(limit)})
 	return page, store.Plan{}, err
 }

@@ -1,4 +1,4 @@
-package graph
+package atlas
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
+	"github.com/virgo-hub/virgo-tui/internal/graph"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
@@ -89,7 +90,7 @@ func installation(t *testing.T) store.Store {
 }
 
 // all walks every page of q and returns the nodes as kind:id.
-func all(t *testing.T, st store.Store, ns Namespace, q Query) []string {
+func all(t *testing.T, st store.Store, ns graph.Namespace, q graph.Query) []string {
 	t.Helper()
 	var out []string
 	for pages := 0; ; pages++ {
@@ -117,23 +118,23 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 	st := installation(t)
 	for _, tc := range []struct {
 		name string
-		ns   Namespace
+		ns   graph.Namespace
 		want string
 	}{
-		{"a project's lead", Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
+		{"a project's lead", graph.Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead},
 			"task:t-assigned task:t-lead run:r-assigned run:r-lead artifact:r-assigned/1 artifact:r-lead/1 decision:d-deputy decision:d-lead message:m-1.work.core.lead>work/core/lead"},
-		{"a deputy: its assigned task and its own decisions", Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
+		{"a deputy: its assigned task and its own decisions", graph.Namespace{Name: "virgo/work/core/deputy", Scope: "work", Project: "core",
 			Assigned: map[string]bool{"t-assigned": true}, Persona: deputy},
 			"task:t-assigned run:r-assigned artifact:r-assigned/1 decision:d-deputy message:m-1.work.core.deputy>work/core/deputy message:m-1.work.core.lead>work/core/lead"},
-		{"a scope-wide coordinator", Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
+		{"a scope-wide coordinator", graph.Namespace{Name: "virgo/work/coordinator", Scope: "work", Persona: confirm.PersonaPrincipal("work/coordinator")},
 			"task:t-assigned task:t-lead run:r-assigned run:r-lead run:r-web artifact:r-assigned/1 artifact:r-lead/1 artifact:r-web/1 decision:d-deputy decision:d-lane decision:d-lead"},
 	} {
-		got := all(t, st, tc.ns, Query{Limit: 2})
+		got := all(t, st, tc.ns, graph.Query{Limit: 2})
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, strings.Join(got, " "), tc.want)
 		}
 	}
-	root := all(t, st, Namespace{Name: "virgo/root/secretary", Persona: confirm.PersonaPrincipal("root/secretary")}, Query{Limit: 500})
+	root := all(t, st, graph.Namespace{Name: "virgo/root/secretary", Persona: confirm.PersonaPrincipal("root/secretary")}, graph.Query{Limit: 500})
 	if len(root) != 13 {
 		t.Errorf("root sees %d records, want all 13 but the messages it is no party of: %v", len(root), root)
 	}
@@ -141,32 +142,32 @@ func TestAQueryNeverCrossesTheNamespace(t *testing.T) {
 
 func TestWordsAndKindsNarrowTheWalk(t *testing.T) {
 	st := installation(t)
-	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
-	if got := strings.Join(all(t, st, ns, Query{Words: "Parser RELEASE", Limit: 10}), " "); got != "run:r-lead artifact:r-lead/1" {
+	ns := graph.Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
+	if got := strings.Join(all(t, st, ns, graph.Query{Words: "Parser RELEASE", Limit: 10}), " "); got != "run:r-lead artifact:r-lead/1" {
 		t.Errorf("words: %s", got)
 	}
-	if got := strings.Join(all(t, st, ns, Query{Words: "report", Kinds: []string{"artifact"}, Limit: 10}), " "); got != "artifact:r-assigned/1 artifact:r-lead/1" {
+	if got := strings.Join(all(t, st, ns, graph.Query{Words: "report", Kinds: []string{"artifact"}, Limit: 10}), " "); got != "artifact:r-assigned/1 artifact:r-lead/1" {
 		t.Errorf("kinds: %s", got)
 	}
-	if _, err := Ask(context.Background(), st, ns, Query{Kinds: []string{"secret"}, Limit: 1}); !errors.Is(err, ErrUnknownKind) {
+	if _, err := Ask(context.Background(), st, ns, graph.Query{Kinds: []string{"secret"}, Limit: 1}); !errors.Is(err, graph.ErrUnknownKind) {
 		t.Errorf("unknown kind: %v", err)
 	}
-	if _, err := Ask(context.Background(), st, ns, Query{Limit: paging.MaxLimit + 1}); !errors.Is(err, paging.ErrBadLimit) {
+	if _, err := Ask(context.Background(), st, ns, graph.Query{Limit: paging.MaxLimit + 1}); !errors.Is(err, paging.ErrBadLimit) {
 		t.Errorf("oversized page: %v", err)
 	}
-	if _, err := Ask(context.Background(), st, ns, Query{Words: strings.Repeat("w ", MaxWords+1), Limit: 1}); !errors.Is(err, ErrTooManyWord) {
+	if _, err := Ask(context.Background(), st, ns, graph.Query{Words: strings.Repeat("w ", graph.MaxWords+1), Limit: 1}); !errors.Is(err, graph.ErrTooManyWord) {
 		t.Errorf("too many words: %v", err)
 	}
 }
 
 func TestForgedTokensAreRefused(t *testing.T) {
 	st := installation(t)
-	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
+	ns := graph.Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
 	for _, forged := range []string{"x", "0-!!", "9-AAAA",
 		paging.Token("", "confirm/audit/"), // a key under no row of the graph
 		paging.Token("", "tasks/"),         // above the task row, not in it
 		strings.Repeat("A", paging.MaxToken+1)} {
-		if _, err := Ask(context.Background(), st, ns, Query{After: forged, Limit: 5}); !errors.Is(err, paging.ErrBadToken) {
+		if _, err := Ask(context.Background(), st, ns, graph.Query{After: forged, Limit: 5}); !errors.Is(err, paging.ErrBadToken) {
 			t.Errorf("token %q: %v, want %v", forged, err, paging.ErrBadToken)
 		}
 	}
@@ -195,7 +196,7 @@ func TestAPageStopsAtItsScanBudget(t *testing.T) {
 	// transactions (a commit each would be slow), each within the
 	// store's limits.
 	var batch store.Plan
-	for i := range MaxScan + 10 {
+	for i := range graph.MaxScan + 10 {
 		_, p, err := rb.PlanCreate(ctx, fmt.Sprintf("r-bulk-%05d", i), runs.TaskRef{Scope: "home", Project: "garden", Task: fmt.Sprint("t-", i)}, lead, "bulk")
 		if err != nil {
 			t.Fatal(err)
@@ -207,22 +208,22 @@ func TestAPageStopsAtItsScanBudget(t *testing.T) {
 			batch = store.Plan{}
 		}
 		batch.Join(p)
-		if i == MaxScan+9 {
+		if i == graph.MaxScan+9 {
 			if _, err := batch.Commit(ctx, st); err != nil {
 				t.Fatal(err)
 			}
 			batch = store.Plan{}
 		}
 	}
-	ns := Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
-	page, err := Ask(ctx, st, ns, Query{Kinds: []string{"run"}, Limit: 10})
+	ns := graph.Namespace{Name: "virgo/work/core/lead", Scope: "work", Project: "core", Persona: lead}
+	page, err := Ask(ctx, st, ns, graph.Query{Kinds: []string{"run"}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page.Next == "" || len(page.Items) > 10 {
 		t.Fatalf("first page: %d nodes, next %q", len(page.Items), page.Next)
 	}
-	if got := all(t, st, ns, Query{Kinds: []string{"run"}, Limit: 10}); strings.Join(got, " ") != "run:r-assigned run:r-lead" {
+	if got := all(t, st, ns, graph.Query{Kinds: []string{"run"}, Limit: 10}); strings.Join(got, " ") != "run:r-assigned run:r-lead" {
 		t.Fatalf("walk: %v", got)
 	}
 }
