@@ -35,10 +35,9 @@ type Answer struct {
 
 // waitingAnswer is Answer's shape, one of every tool's answers in its
 // output schema (tools.Tool.OutputSchema): any call may need a
-// confirmation. Its status is "unknown"; "denied" is answerOf's for a
-// status this server does not know.
+// confirmation. Its status is "unknown": not decided yet.
 var waitingAnswer = tools.Result{
-	{Name: "status", Kind: tools.KindString, Values: []string{string(confirm.StatusUnknown), string(confirm.StatusDenied)}},
+	{Name: "status", Kind: tools.KindString, Values: []string{string(confirm.StatusUnknown)}},
 	{Name: "correlation_id", Kind: tools.KindString},
 	{Name: "confirmation", Kind: tools.KindString, Optional: true},
 	{Name: "authority", Kind: tools.KindString, Optional: true},
@@ -183,7 +182,7 @@ func (r *Runtime) decide(ctx context.Context, s *session, req *mcp.CallToolReque
 		return tc, failed(Failure{Code: failureOf(ErrDenied).Code, Message: fmt.Sprintf("denied at the %s boundary: %s", a.Boundary, a.Reason),
 			Boundary: a.Boundary, CorrelationID: a.CorrelationID, Confirmation: a.Confirmation})
 	}
-	return tc, pending(r.answerOf(ctx, tc))
+	return tc, toolError(fmt.Errorf("%s: the hub answered status %q: %w", tool, tc.Status, ErrUnknownStatus))
 }
 
 // wait holds on the hub's wait for the pending call's confirmation (GET
@@ -251,11 +250,8 @@ func (r *Runtime) hubError(err error) *mcp.CallToolResult {
 // answerOf is the structured answer of a call not carried out; a pending
 // one names who decides it.
 func (r *Runtime) answerOf(ctx context.Context, tc hubapi.ToolCall) Answer {
-	a := Answer{Status: confirm.StatusDenied, CorrelationID: tc.CorrelationID, Confirmation: tc.ConfirmationID,
+	a := Answer{Status: confirm.StatusUnknown, CorrelationID: tc.CorrelationID, Confirmation: tc.ConfirmationID,
 		Boundary: tc.Decision.Boundary.String(), Reason: tc.Decision.Reason}
-	if tc.Status == tools.ToolConfirm {
-		a.Status = confirm.StatusUnknown
-	}
 	if tc.ConfirmationID != "" {
 		if c, err := r.c.Confirmation(ctx, tc.ConfirmationID); err == nil {
 			a.Authority = c.Authority.String()

@@ -51,6 +51,11 @@ var failureAnswer = tools.Result{
 // call; Failure.Boundary names the boundary.
 var ErrDenied = errors.New("denied")
 
+// ErrUnknownStatus: the hub answered a call with a status this runtime
+// does not know (a hub newer than the runtime): nothing is assumed about
+// whether it was carried out.
+var ErrUnknownStatus = errors.New("a tool call status this runtime does not know; upgrade virgo-tui mcp to the hub's version")
+
 // runtimeCodes are the codes of what fails in this server rather than in
 // the hub, beside the hub's table (hubapi.ErrorCodes), whose codes they
 // never reuse (TestFailureCodesAreUnique). Data: failureOf, docs/mcp.md's
@@ -62,6 +67,7 @@ var runtimeCodes = []struct {
 	doc       string
 }{
 	{ErrDenied, "denied", false, "a boundary denied the call, or its authority denied its confirmation; `boundary` names it, and a retry is denied again"},
+	{ErrUnknownStatus, "unknown_call_status", false, "the hub answered a status this server does not know (the hub is newer): upgrade the server; whether the call was carried out is not known"},
 	{ErrNoRepository, "no_repository_bound", false, "`\"workspace\": \"repository\"` on a persona whose stamp binds no repository"},
 	{workspace.ErrNotMutable, "not_mutable", false, "a write outside the stamp's mutable paths, seen at the file after the hub allowed it"},
 	{workspace.ErrTooLarge, "write_too_large", false, "a write's content over the workspace write limit"},
