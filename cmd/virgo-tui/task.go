@@ -11,6 +11,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
@@ -176,7 +177,7 @@ func newTaskReportCmd(a *app) *cobra.Command {
 // printTask prints one task and its reports.
 func printTask(w io.Writer, result json.RawMessage) error {
 	var t tasks.Task
-	if err := json.Unmarshal(result, &t); err != nil {
+	if err := strictjson.DecodeOpen(result, &t); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "task %s (%s/%s): %s\n", t.ID, t.Scope, t.Project, t.Title)
@@ -205,7 +206,7 @@ func printTask(w io.Writer, result json.RawMessage) error {
 // the next page.
 func printTaskPage(w io.Writer, result json.RawMessage) error {
 	var page paging.Page[tasks.Task]
-	if err := json.Unmarshal(result, &page); err != nil {
+	if err := strictjson.DecodeOpen(result, &page); err != nil {
 		return err
 	}
 	tw := newTable(w)

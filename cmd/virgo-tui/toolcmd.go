@@ -13,6 +13,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -76,7 +77,7 @@ func (a *app) callTool(cmd *cobra.Command, f *toolFlags, tool string, args map[s
 // decodeResult reads a call's result into v.
 func decodeResult[T any](result json.RawMessage) (T, error) {
 	var v T
-	if err := json.Unmarshal(result, &v); err != nil {
+	if err := strictjson.DecodeOpen(result, &v); err != nil {
 		return v, fmt.Errorf("the hub's answer: %w", err)
 	}
 	return v, nil

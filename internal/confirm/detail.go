@@ -6,6 +6,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // confirmationFields is Confirmation without its methods, so that
@@ -60,7 +61,7 @@ func StoredJSON(c *Confirmation) ([]byte, error) {
 // UnmarshalJSON reads a confirmation's JSON: an answer's or change event's
 // (the decision whole), or a stored record's, whose decision may leave out
 // the fields it shares with the confirmation ("decided", filled in here).
-func (c *Confirmation) UnmarshalJSON(data []byte) error { return jsonv2.Unmarshal(data, c) }
+func (c *Confirmation) UnmarshalJSON(data []byte) error { return strictjson.DecodeOpen(data, c) }
 
 // UnmarshalJSONFrom reads a confirmation as UnmarshalJSON does, from the
 // decoder of the value around it: encoding/json/v2 calls it in the same
@@ -92,7 +93,7 @@ func WireJSON(record []byte) ([]byte, error) {
 		return record, nil
 	}
 	var c Confirmation
-	if err := json.Unmarshal(record, &c); err != nil {
+	if err := strictjson.DecodeOpen(record, &c); err != nil {
 		return nil, err
 	}
 	return json.Marshal(&c)

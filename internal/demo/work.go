@@ -12,6 +12,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
@@ -41,7 +42,7 @@ func (r *runtime) call(ctx context.Context, tool string, args map[string]any, co
 		return tc, fmt.Errorf("%s: %w", tool, err)
 	}
 	if out != nil && tc.Status == tools.ToolDone {
-		if err := json.Unmarshal(tc.Result, out); err != nil {
+		if err := strictjson.DecodeOpen(tc.Result, out); err != nil {
 			return tc, fmt.Errorf("%s: %w", tool, err)
 		}
 	}
@@ -125,7 +126,9 @@ func (r *runtime) deputy(ctx context.Context) error {
 			return nil
 		}
 		task := m.About.ID
-		var run struct{ ID string }
+		var run struct {
+			ID string `json:"id"`
+		}
 		if _, err := r.call(ctx, "create_run", map[string]any{"task": task, "title": "test suite"}, "demo-run-"+task, &run); err != nil || run.ID == "" {
 			return err
 		}
@@ -162,7 +165,12 @@ func (r *runtime) deputy(ctx context.Context) error {
 // decideForDeputies decides, as an agent, the deputy-scope confirmations
 // routed to this lead: most approved, the rest denied with a reason.
 func (r *runtime) decideForDeputies(ctx context.Context) error {
-	var routed struct{ Items []struct{ ID string } } // list_confirmations_v1's answer, as much as is read
+	// list_confirmations_v1's answer, as much as is read
+	var routed struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
 	if _, err := r.call(ctx, stamp.ListConfirmationsTool, nil, "", &routed); err != nil {
 		return err
 	}

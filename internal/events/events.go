@@ -17,6 +17,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/decisions"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
@@ -139,7 +140,7 @@ var eventKinds = []eventKind{
 // payloadOf reads a payload of type T.
 func payloadOf[T any](data []byte) (any, error) {
 	var v T
-	err := json.Unmarshal(data, &v)
+	err := strictjson.DecodeOpen(data, &v)
 	return v, err
 }
 

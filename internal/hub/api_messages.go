@@ -11,6 +11,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/paging"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
@@ -172,7 +173,7 @@ func messageStream(h *Hub, w http.ResponseWriter, r *http.Request, id hubapi.Ide
 		return err
 	}
 	var first coord.Page
-	if err := json.Unmarshal(raw, &first); err != nil {
+	if err := strictjson.DecodeOpen(raw, &first); err != nil {
 		return fmt.Errorf("the stream's first page: %w", err)
 	}
 	rc := http.NewResponseController(w)

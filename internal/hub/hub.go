@@ -25,6 +25,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -339,7 +340,7 @@ func (h *Hub) restorePresence(ctx context.Context) error {
 	}
 	for _, kv := range kvs {
 		var rec presenceRecord
-		if err := json.Unmarshal(kv.Value, &rec); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &rec); err != nil {
 			h.log.Warn("skipping unreadable presence record", "key", kv.Key, "err", err)
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // peersPrefix is where every hub on a store shared by several hubs
@@ -55,7 +56,7 @@ func Peers(ctx context.Context, st store.Store) ([]Peer, error) {
 	out := make([]Peer, 0, len(kvs))
 	for _, kv := range kvs {
 		var p Peer
-		if json.Unmarshal(kv.Value, &p) == nil {
+		if strictjson.DecodeOpen(kv.Value, &p) == nil {
 			out = append(out, p)
 		}
 	}

@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // DefaultPresenceLease is how long the presence a hub reported outlives
@@ -101,7 +101,7 @@ func (h *Hub) followPresence(id string, ev store.Event) {
 		return
 	}
 	var rec presenceRecord
-	if err := json.Unmarshal(ev.Value, &rec); err != nil || rec.ID != id {
+	if err := strictjson.DecodeOpen(ev.Value, &rec); err != nil || rec.ID != id {
 		h.log.Warn("skipping an unreadable presence record", "key", ev.Key, "err", err)
 		return
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/coord"
 	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
@@ -16,6 +14,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/operators/roll"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/usecase"
 )
 
@@ -157,7 +156,7 @@ func (h *Hub) followConfirmation(ev events.Event) {
 		return // a removal carries no record to count
 	}
 	var f standing
-	if err := json.Unmarshal(ev.Data, &f); err != nil {
+	if err := strictjson.DecodeOpen(ev.Data, &f); err != nil {
 		h.log.Error("a change event's record cannot be read", "kind", ev.Kind, "id", ev.ID, "err", err)
 		return
 	}

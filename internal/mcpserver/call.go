@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
@@ -145,7 +146,7 @@ func (r *Runtime) resolveArgs(ctx context.Context, row tools.Tool, args tools.Ar
 		return root, raw, nil
 	}
 	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := strictjson.DecodeOpen(raw, &m); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w: %v", row.Name, tools.ErrInvalidArguments, err)
 	}
 	m["path"] = rel

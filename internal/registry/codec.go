@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // The persona record is stored as JSON and printed as the same JSON by
@@ -37,6 +38,6 @@ func inUTC(t *time.Time) *time.Time {
 // DecodePersona reads a stored persona record.
 func DecodePersona(data []byte) (Persona, error) {
 	var p Persona
-	err := json.Unmarshal(data, &p)
+	err := strictjson.DecodeOpen(data, &p)
 	return p, err
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // A Record is one persona record as EncodePersona writes it — the bytes the
@@ -265,7 +265,7 @@ func plain8(x uint64) bool {
 // control characters in it), so it is decoded and written again.
 func canonicalEscapes(quoted []byte) bool {
 	var s string
-	if json.Unmarshal(quoted, &s) != nil {
+	if strictjson.Decode(quoted, &s) != nil {
 		return false
 	}
 	again, err := jsonv2.Marshal(s, encodeOptions)

@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // GetJSON reads the JSON record under key into v and returns its ModRev,
 // or 0 for an absent key (which is also the condition "still absent"). A
-// record that is not JSON of v's type is ErrCorrupt, naming the key.
+// record that is not JSON of v's type (strictjson: a name twice, invalid
+// UTF-8, trailing data) is ErrCorrupt, naming the key. A member v has no
+// field for is skipped: hubs of two builds may share one store through an
+// upgrade, and the newer one's record must not read as damage to the older.
 func GetJSON(ctx context.Context, s Store, key string, v any) (int64, error) {
 	kv, err := s.Get(ctx, key)
 	if errors.Is(err, ErrNotFound) {
@@ -18,7 +23,7 @@ func GetJSON(ctx context.Context, s Store, key string, v any) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", key, err)
 	}
-	if err := json.Unmarshal(kv.Value, v); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, v); err != nil {
 		return 0, fmt.Errorf("read %s: %w: %v", key, ErrCorrupt, err)
 	}
 	return kv.ModRev, nil

@@ -22,6 +22,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -239,7 +240,7 @@ func (a Args) Strings(name string) []string {
 // Decode unmarshals the validated arguments into v (a pointer to the
 // executor's own struct).
 func (a Args) Decode(v any) error {
-	if err := json.Unmarshal(a.raw, v); err != nil {
+	if err := strictjson.DecodeOpen(a.raw, v); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidArguments, err)
 	}
 	return nil

@@ -1,10 +1,10 @@
 package usecase
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
@@ -66,7 +66,7 @@ func EventOf(ev store.Event) (events.Event, bool, error) {
 		if ev.Delete {
 			return out, true, nil
 		}
-		if !json.Valid(ev.Value) {
+		if !jsontext.Value(ev.Value).IsValid() {
 			return out, true, fmt.Errorf("%s event %s at revision %d: %w: not JSON", k.kind, id, ev.Rev, store.ErrCorrupt)
 		}
 		out.Data = ev.Value

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Idempotent writes. A client names each mutating request with a key of its
@@ -132,7 +133,7 @@ func (u *Cases) replayed(ctx context.Context, k Key, out any) (bool, error) {
 		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w", k.Key, err)
 	}
 	var rec idempotencyRecord
-	if err := json.Unmarshal(kv.Value, &rec); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, &rec); err != nil {
 		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
 	}
 	if rec.Request != k.Request {
@@ -146,7 +147,7 @@ func (u *Cases) replayed(ctx context.Context, k Key, out any) (bool, error) {
 		}
 		result = ref.Value
 	}
-	if err := json.Unmarshal(result, out); err != nil {
+	if err := strictjson.DecodeOpen(result, out); err != nil {
 		return false, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
 	}
 	return true, nil
@@ -233,7 +234,7 @@ func (u *Cases) SweepIdempotency(ctx context.Context) (int, error) {
 	for _, kv := range kvs {
 		var rec idempotencyRecord
 		// An unreadable record is dropped as if it were the oldest.
-		_ = json.Unmarshal(kv.Value, &rec)
+		_ = strictjson.DecodeOpen(kv.Value, &rec)
 		recs = append(recs, aged{kv.Key, rec.At})
 	}
 	slices.SortFunc(recs, func(a, b aged) int { return cmp.Compare(a.at.UnixNano(), b.at.UnixNano()) })

@@ -2,11 +2,11 @@ package usecase
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Once carries out effect — a change the store does not hold, such as an
@@ -87,7 +87,7 @@ func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 			return fresh, fmt.Errorf("read the result of Idempotency-Key %s: %w", k.Key, err)
 		}
 		var rec idempotencyRecord
-		if err := json.Unmarshal(kv.Value, &rec); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &rec); err != nil {
 			return fresh, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
 		}
 		if rec.Request != k.Request {
@@ -96,7 +96,7 @@ func (u *Cases) intend(ctx context.Context, k Key, out any) (onceState, error) {
 		if string(rec.Result) == "null" {
 			return resume, nil
 		}
-		if err := json.Unmarshal(rec.Result, out); err != nil {
+		if err := strictjson.DecodeOpen(rec.Result, out); err != nil {
 			return fresh, fmt.Errorf("read the result of Idempotency-Key %s: %w: %v", k.Key, store.ErrCorrupt, err)
 		}
 		return replay, nil

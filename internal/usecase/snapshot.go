@@ -2,7 +2,6 @@ package usecase
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/snapshot"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
 
@@ -109,7 +109,7 @@ var ownedBooks = []ownedBook{
 				ID string `json:"id"`
 			} `json:"assigned_by"`
 		}
-		err := json.Unmarshal(kv.Value, &t)
+		err := strictjson.DecodeOpen(kv.Value, &t)
 		return t.ID, t.Assignee.ID == p.ID || t.By.ID == p.ID, err
 	}},
 	{snapshot.RecordRun, journal.PrefixRun, func(p registry.Persona, kv store.KV) (string, bool, error) {
@@ -118,7 +118,7 @@ var ownedBooks = []ownedBook{
 			CreatedBy confirm.Principal `json:"created_by"`
 			Created   time.Time         `json:"created"`
 		}
-		err := json.Unmarshal(kv.Value, &r)
+		err := strictjson.DecodeOpen(kv.Value, &r)
 		return r.ID, r.CreatedBy == confirm.PersonaPrincipal(p.Address) && tenure(p, r.Created), err
 	}},
 	{snapshot.RecordArtifact, journal.PrefixArtifact, func(p registry.Persona, kv store.KV) (string, bool, error) {
@@ -126,7 +126,7 @@ var ownedBooks = []ownedBook{
 			By   confirm.Principal `json:"by"`
 			Time time.Time         `json:"time"`
 		}
-		err := json.Unmarshal(kv.Value, &a)
+		err := strictjson.DecodeOpen(kv.Value, &a)
 		return strings.TrimPrefix(kv.Key, journal.PrefixArtifact), a.By == confirm.PersonaPrincipal(p.Address) && tenure(p, a.Time), err
 	}},
 	{snapshot.RecordDecision, ledger.PrefixItem, func(p registry.Persona, kv store.KV) (string, bool, error) {
@@ -135,7 +135,7 @@ var ownedBooks = []ownedBook{
 			RaisedBy confirm.Principal `json:"raised_by"`
 			Raised   time.Time         `json:"raised"`
 		}
-		err := json.Unmarshal(kv.Value, &d)
+		err := strictjson.DecodeOpen(kv.Value, &d)
 		return d.ID, d.RaisedBy == confirm.PersonaPrincipal(p.Address) && tenure(p, d.Raised), err
 	}},
 }
@@ -166,7 +166,7 @@ func (u *Cases) ownedRecords(ctx context.Context, p registry.Persona) ([]snapsho
 	err := store.Walk(ctx, u.st, switchboard.PrefixInbox+p.Address+"/#", snapshotPage, func(kvs []store.KV) error {
 		for _, kv := range kvs {
 			var m coord.Message
-			if err := json.Unmarshal(kv.Value, &m); err != nil {
+			if err := strictjson.DecodeOpen(kv.Value, &m); err != nil {
 				return fmt.Errorf("message %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 			}
 			if tenure(p, m.SentAt) {

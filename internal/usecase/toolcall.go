@@ -16,6 +16,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tools"
 	"github.com/virgo-hub/virgo-tui/internal/workspace"
 )
@@ -309,7 +310,7 @@ func (u *Cases) planCall(ctx context.Context, caller Caller, req ToolRequest, ro
 				return out, store.Plan{}, err
 			}
 			var done tools.ToolCall
-			if err := json.Unmarshal(b, &done); err != nil {
+			if err := strictjson.DecodeOpen(b, &done); err != nil {
 				return out, store.Plan{}, fmt.Errorf("confirmation %s: what was carried out: %w: %v", res.Confirmation.ID, store.ErrCorrupt, err)
 			}
 			return done, store.Plan{}, nil

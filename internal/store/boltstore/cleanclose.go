@@ -1,11 +1,9 @@
 package boltstore
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/private"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // The clean-close record. The pre-open page walk (pagewalk.go) reads every
@@ -67,12 +66,7 @@ func readCleanClose(path string) *cleanState {
 		return nil
 	}
 	var s cleanState
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&s); err != nil || s.Format != cleanCloseFormat {
-		return nil
-	}
-	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+	if err := strictjson.Decode(data, &s); err != nil || s.Format != cleanCloseFormat {
 		return nil
 	}
 	return &s

@@ -189,6 +189,12 @@ func TestCleanCloseMalformedRecordWalks(t *testing.T) {
 		{"an unknown field", func(t *testing.T, side string, good []byte) {
 			mustWrite(t, side, append([]byte(`{"extra":1,`), good[1:]...), 0o600)
 		}},
+		{"a field twice", func(t *testing.T, side string, good []byte) {
+			mustWrite(t, side, append([]byte(`{"txid":1,`), good[1:]...), 0o600)
+		}},
+		{"a field in other case", func(t *testing.T, side string, good []byte) {
+			mustWrite(t, side, bytes.Replace(good, []byte(`"txid"`), []byte(`"TxID"`), 1), 0o600)
+		}},
 		{"another format", func(t *testing.T, side string, good []byte) {
 			mustWrite(t, side, bytes.Replace(good, []byte(`"format":1`), []byte(`"format":2`), 1), 0o600)
 		}},
