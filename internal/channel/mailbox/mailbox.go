@@ -7,7 +7,6 @@ package mailbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Store key layout.
@@ -283,7 +283,7 @@ func (b *Book) FileData(ctx context.Context, human, id string) ([]byte, error) {
 func (b *Book) Inbox(ctx context.Context, human, token string, limit int) (channel.Page, error) {
 	return pager.Read(ctx, b.st, ItemPrefix(human), token, limit, func(kv store.KV) (channel.Item, bool, error) {
 		var it channel.Item
-		if err := json.Unmarshal(kv.Value, &it); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &it); err != nil {
 			return channel.Item{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
 		return it, true, nil
@@ -300,7 +300,7 @@ func (b *Book) Typing(ctx context.Context, human string) ([]channel.Typing, erro
 	var out []channel.Typing
 	for _, kv := range kvs {
 		var t channel.Typing
-		if json.Unmarshal(kv.Value, &t) == nil && t.Until.After(now) {
+		if strictjson.DecodeOpen(kv.Value, &t) == nil && t.Until.After(now) {
 			out = append(out, t)
 		}
 	}

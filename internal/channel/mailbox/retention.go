@@ -2,12 +2,12 @@ package mailbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/channel"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // PlanAgeOut plans deleting the items acked before cutoff, with a file
@@ -26,7 +26,7 @@ func (b *Book) PlanAgeOut(ctx context.Context, cutoff time.Time, maxOps int) (pl
 		}
 		var it channel.Item
 		// An unreadable item is left for store check to report.
-		if json.Unmarshal(kv.Value, &it) != nil || it.AckedAt == nil || !it.AckedAt.Before(cutoff) {
+		if strictjson.DecodeOpen(kv.Value, &it) != nil || it.AckedAt == nil || !it.AckedAt.Before(cutoff) {
 			continue
 		}
 		plan.Conds = append(plan.Conds, store.Cond{Key: kv.Key, ModRev: kv.ModRev})

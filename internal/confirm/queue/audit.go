@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // AuditOp is the store write of one entry, for a use case that joins it
@@ -35,7 +36,7 @@ func Audit(ctx context.Context, st store.Store) ([]confirm.AuditEntry, error) {
 	out := make([]confirm.AuditEntry, 0, len(kvs))
 	for _, kv := range kvs {
 		var e confirm.AuditEntry
-		if err := json.Unmarshal(kv.Value, &e); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &e); err != nil {
 			return nil, fmt.Errorf("audit entry %s: %w", kv.Key, err)
 		}
 		out = append(out, e)

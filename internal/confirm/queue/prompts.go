@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // choiceKey is where the choice lives.
@@ -72,7 +73,7 @@ func (r *Prompts) list(ctx context.Context, prefix string) ([]confirm.Choice, er
 	out := make([]confirm.Choice, 0, len(kvs))
 	for _, kv := range kvs {
 		var c confirm.Choice
-		if err := json.Unmarshal(kv.Value, &c); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &c); err != nil {
 			return nil, fmt.Errorf("learned choice %s: %w", kv.Key, err)
 		}
 		out = append(out, c)

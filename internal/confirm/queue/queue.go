@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // DefaultTTL is how long a confirmation waits before it expires (and then
@@ -266,7 +266,7 @@ func (q *Queue) load(ctx context.Context, id string) (*confirm.Confirmation, sto
 		return nil, kv, fmt.Errorf("confirmation %s: %w", id, err)
 	}
 	var c confirm.Confirmation
-	if err := json.Unmarshal(kv.Value, &c); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, &c); err != nil {
 		return nil, kv, fmt.Errorf("confirmation %s: %w", id, err)
 	}
 	return &c, kv, nil
@@ -296,7 +296,7 @@ func (q *Queue) List(ctx context.Context, all bool) ([]*confirm.Confirmation, er
 	var out []*confirm.Confirmation
 	for _, kv := range kvs {
 		var c confirm.Confirmation
-		if err := json.Unmarshal(kv.Value, &c); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &c); err != nil {
 			return nil, fmt.Errorf("confirmation %s: %w", kv.Key, err)
 		}
 		if all || c.StateAt(now) == confirm.StatePending {

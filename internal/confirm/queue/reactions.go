@@ -9,6 +9,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Reactions records reaction outcomes by requester and correlation id, as
@@ -40,7 +41,7 @@ func (r *Reactions) Get(ctx context.Context, requester confirm.Principal, correl
 		return confirm.Unknown, fmt.Errorf("reaction %s: %w", correlationID, err)
 	}
 	var o confirm.Outcome
-	if err := json.Unmarshal(kv.Value, &o); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, &o); err != nil {
 		return confirm.Unknown, fmt.Errorf("reaction %s: %w", correlationID, err)
 	}
 	if o.Item != item || o.Reaction != reaction {

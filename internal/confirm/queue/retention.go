@@ -2,13 +2,13 @@ package queue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // PlanAgeOut plans deleting the confirmations decided before cutoff, at
@@ -43,7 +43,7 @@ func (q *Queue) PlanAgeOut(ctx context.Context, cutoff time.Time, maxOps int) (p
 	for _, kv := range kvs {
 		var c confirm.Confirmation
 		// An unreadable record is left for store check to report.
-		if json.Unmarshal(kv.Value, &c) != nil || c.Decision == nil || !c.Decision.Time.Before(cutoff) {
+		if strictjson.DecodeOpen(kv.Value, &c) != nil || c.Decision == nil || !c.Decision.Time.Before(cutoff) {
 			continue
 		}
 		conds := []store.Cond{{Key: kv.Key, ModRev: kv.ModRev}}

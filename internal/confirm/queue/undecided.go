@@ -8,6 +8,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // undecidedEntry is the value of a confirmation's entry in the undecided
@@ -43,7 +44,7 @@ func (q *Queue) undecidedEntries(ctx context.Context) ([]undecidedEntry, error) 
 	out := make([]undecidedEntry, 0, len(kvs))
 	for _, kv := range kvs {
 		var e undecidedEntry
-		if err := json.Unmarshal(kv.Value, &e); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &e); err != nil {
 			return nil, fmt.Errorf("undecided entry %s: %w", kv.Key, err)
 		}
 		out = append(out, e)

@@ -2,7 +2,6 @@ package switchboard
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/virgo-hub/virgo-tui/internal/coord"
@@ -10,6 +9,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/quota"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // seatBook is a seat's inbox bookkeeping.
@@ -131,7 +131,7 @@ func (b *Book) Pending(ctx context.Context, seat string) (int, error) {
 func (b *Book) Inbox(ctx context.Context, seat, token string, limit int) (coord.Page, error) {
 	page, err := pager.Read(ctx, b.st, inboxPrefix(seat), token, limit, func(kv store.KV) (coord.Message, bool, error) {
 		var m coord.Message
-		if err := json.Unmarshal(kv.Value, &m); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &m); err != nil {
 			return coord.Message{}, false, fmt.Errorf("read %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
 		return m, true, nil

@@ -10,7 +10,6 @@ package atlas
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/runs/journal"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 	"github.com/virgo-hub/virgo-tui/internal/tasks/board"
 )
@@ -87,7 +87,7 @@ func partyPrincipal(p tasks.Party) confirm.Principal {
 func decode[T any](node func(T) graph.Node) func(store.KV) (graph.Node, error) {
 	return func(kv store.KV) (graph.Node, error) {
 		var v T
-		if err := json.Unmarshal(kv.Value, &v); err != nil {
+		if err := strictjson.DecodeOpen(kv.Value, &v); err != nil {
 			return graph.Node{}, fmt.Errorf("record %s: %w", kv.Key, err)
 		}
 		return node(v), nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/virgo-hub/virgo-tui/internal/operatorkeys"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Prefix is the store prefix of the key records: Prefix + fingerprint.
@@ -126,7 +127,7 @@ func get(ctx context.Context, st store.Store, fingerprint string) (operatorkeys.
 
 func decode(kv store.KV) (operatorkeys.Key, error) {
 	var k operatorkeys.Key
-	if err := json.Unmarshal(kv.Value, &k); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, &k); err != nil {
 		return operatorkeys.Key{}, fmt.Errorf("SSH key record %s: %w", kv.Key, err)
 	}
 	return k, nil

@@ -8,12 +8,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/operators"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Prefix is the store prefix of the enrolment records: Prefix + name
@@ -54,7 +54,7 @@ func List(ctx context.Context, st store.Store) ([]operators.Enrolment, error) {
 // Decode reads the record stored under key at revision rev.
 func Decode(key string, value []byte, rev int64) (operators.Enrolment, error) {
 	var e operators.Enrolment
-	if err := json.Unmarshal(value, &e); err != nil || Key(e.Name) != key || !tokenHashOK(e) {
+	if err := strictjson.DecodeOpen(value, &e); err != nil || Key(e.Name) != key || !tokenHashOK(e) {
 		return operators.Enrolment{}, fmt.Errorf("%s: %w", key, operators.ErrBadRecord)
 	}
 	e.ModRev = rev

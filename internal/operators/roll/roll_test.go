@@ -107,7 +107,10 @@ func TestRacingRemovalsLeaveOneOperator(t *testing.T) {
 // A record that is not what this package writes is a named error.
 func TestDecodeRefusesADamagedRecord(t *testing.T) {
 	for _, v := range []string{`{`, `{"name":"ada","token_sha256":"00"}`, `{"name":"bob","token_sha256":"` + operators.HashToken("x") + `"}`,
-		`{"name":"ada","token_sha256":""}`, `{"name":"ada","token_sha256":"` + operators.HashToken("x") + `","ssh_only":true}`} {
+		`{"name":"ada","token_sha256":""}`, `{"name":"ada","token_sha256":"` + operators.HashToken("x") + `","ssh_only":true}`,
+		// a removal given twice, the last one taken back, as encoding/json v1 read it
+		`{"name":"ada","token_sha256":"` + operators.HashToken("x") + `","removed":true,"removed":false}`,
+		"{\"name\":\"ada\",\"token_sha256\":\"" + operators.HashToken("x") + "\",\"host\":\"h\xff\"}"} {
 		if _, err := Decode(Prefix+"ada", []byte(v), 1); !errors.Is(err, operators.ErrBadRecord) {
 			t.Errorf("Decode(%s) = %v, want ErrBadRecord", v, err)
 		}

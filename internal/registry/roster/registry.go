@@ -2,13 +2,13 @@ package roster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 )
 
 // Key layout in the store. Every write goes through a compare-and-swap
@@ -150,6 +150,6 @@ func (o *ops) seat(addr string, s seatRecord) { o.put(seatPrefix+addr, s) }
 // decodeSeat reads a stored seat record.
 func decodeSeat(data []byte) (seatRecord, error) {
 	var s seatRecord
-	err := json.Unmarshal(data, &s)
+	err := strictjson.DecodeOpen(data, &s)
 	return s, err
 }

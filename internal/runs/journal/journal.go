@@ -19,6 +19,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/runs"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/termtext"
 )
 
@@ -130,7 +131,7 @@ func (b *Book) Artifacts(ctx context.Context, id string) ([]runs.Artifact, error
 
 func decodeKV[T any](kv store.KV) (T, bool, error) {
 	var v T
-	if err := json.Unmarshal(kv.Value, &v); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, &v); err != nil {
 		return v, false, fmt.Errorf("record %s: %w", kv.Key, err)
 	}
 	return v, true, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/paging"
 	"github.com/virgo-hub/virgo-tui/internal/paging/pager"
 	"github.com/virgo-hub/virgo-tui/internal/store"
+	"github.com/virgo-hub/virgo-tui/internal/strictjson"
 	"github.com/virgo-hub/virgo-tui/internal/tasks"
 )
 
@@ -69,7 +70,7 @@ func Get(ctx context.Context, st store.Store, id string) (tasks.Task, store.KV, 
 		return tasks.Task{}, kv, fmt.Errorf("task %s: %w", id, err)
 	}
 	var t tasks.Task
-	if err := json.Unmarshal(kv.Value, &t); err != nil {
+	if err := strictjson.DecodeOpen(kv.Value, &t); err != nil {
 		return tasks.Task{}, kv, fmt.Errorf("task %s: %w: %v", id, store.ErrCorrupt, err)
 	}
 	return t, kv, nil
