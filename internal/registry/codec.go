@@ -41,3 +41,19 @@ func DecodePersona(data []byte) (Persona, error) {
 	err := strictjson.DecodeOpen(data, &p)
 	return p, err
 }
+
+// A PersonaDecoder reads stored persona records one after another, each
+// as DecodePersona reads one, with one reused strictjson.Decoder: a list
+// of 10,000 makes a repeated project, role, profile, human or state once,
+// not once a record. The zero value is ready; it is not safe for
+// concurrent use.
+type PersonaDecoder struct {
+	dec strictjson.Decoder
+}
+
+// Decode reads one stored persona record.
+func (d *PersonaDecoder) Decode(data []byte) (Persona, error) {
+	var p Persona
+	err := d.dec.DecodeOpen(data, &p)
+	return p, err
+}

@@ -89,6 +89,38 @@ func Decode(data []byte, v any) error { return decode(data, v, closed) }
 // a part of a value (a version probe, a record's few fields).
 func DecodeOpen(data []byte, v any) error { return decode(data, v, open) }
 
+// A Decoder reads many values one after another, each as DecodeOpen reads
+// one. The JSON library's decoder keeps the short strings it made (a cache
+// of 256) while it is reused, where DecodeOpen's drops them with each
+// value: a list of 10,000 stored records makes a repeated project, role or
+// state once, not once a record. The zero Decoder is ready; it is not
+// safe for concurrent use.
+type Decoder struct {
+	r   bytes.Reader
+	dec *jsontext.Decoder
+}
+
+// DecodeOpen reads data, one JSON value, into v as the package's
+// DecodeOpen does, with d's decoder.
+func (d *Decoder) DecodeOpen(data []byte, v any) error {
+	d.r.Reset(data)
+	if d.dec == nil {
+		d.dec = jsontext.NewDecoder(&d.r, open)
+	} else {
+		d.dec.Reset(&d.r, open)
+	}
+	if err := json.UnmarshalDecode(d.dec, v); errors.Is(err, io.EOF) {
+		return &Error{ErrTruncated, "", 0, "malformed JSON: the text ends in the middle of a value"}
+	} else if err != nil {
+		return refusal(data, err)
+	}
+	off := d.dec.InputOffset()
+	if _, err := d.dec.ReadToken(); err != io.EOF {
+		return &Error{ErrTrailingData, "", off, fmt.Sprintf("trailing data after the JSON value, at byte %d; give one value", off)}
+	}
+	return nil
+}
+
 func decode(data []byte, v any, opts json.Options) error {
 	err := json.Unmarshal(data, v, opts)
 	if err == nil {

@@ -63,6 +63,7 @@ func TestDecodeOpenSkipsOnlyUnknownMembers(t *testing.T) {
 	if err := DecodeOpen([]byte(`{"class":"x","added_by_a_newer_writer":{"a":[1]}}`), &d); err != nil || d.Class != "x" {
 		t.Fatalf("DecodeOpen = %+v, %v; want the known member read, the other skipped", d, err)
 	}
+	var reused Decoder
 	for text, kind := range map[string]error{
 		`{"class":"x","class":"y"}`:     ErrDuplicateName,
 		`{"other":1,"other":2}`:         ErrDuplicateName,
@@ -71,10 +72,17 @@ func TestDecodeOpenSkipsOnlyUnknownMembers(t *testing.T) {
 		`{"Class":"x","class":"y"}`:     nil,
 		`{"class":"x","tools":[{}]} `:   nil,
 		`{"class":"x","tools":[{"n"}]}`: ErrSyntax,
+		"":                              ErrTruncated,
+		`{"class":"x"} {}`:              ErrTrailingData,
 	} {
 		var d doc
 		if err := DecodeOpen([]byte(text), &d); !errors.Is(err, kind) || (kind == nil) != (err == nil) {
 			t.Errorf("DecodeOpen(%q) = %v, want %v", text, err, kind)
+		}
+		// A Decoder reused from value to value reads each the same.
+		var e doc
+		if err := reused.DecodeOpen([]byte(text), &e); !errors.Is(err, kind) || (kind == nil) != (err == nil) || e.Class != d.Class {
+			t.Errorf("Decoder.DecodeOpen(%q) = %+v, %v, want %+v, %v", text, e, err, d, kind)
 		}
 	}
 }

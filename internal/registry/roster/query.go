@@ -85,8 +85,9 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]registry.Perso
 		return nil, fmt.Errorf("list personas: %w", err)
 	}
 	out := make([]registry.Persona, 0, len(kvs))
+	var dec registry.PersonaDecoder
 	for _, kv := range kvs {
-		p, err := registry.DecodePersona(kv.Value)
+		p, err := dec.Decode(kv.Value)
 		if err != nil {
 			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
 		}
