@@ -295,8 +295,8 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	go func() { tokensDone <- h.startTokens(ctx, ps, th.known) }()
 	for _, p := range ps {
 		h.trackPresence(p)
-		h.checkPresent(p)
 	}
+	h.checkPresent(ps)
 	if err := <-tokensDone; err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,13 +154,15 @@ func (t *Tracker) Notify() <-chan struct{} { return t.notify }
 // Track adds a generation (or refreshes its identity fields), keeping what
 // is known of its runtime. p.State retired makes it retired; any other
 // state of a new entry is taken as given (restored) or standing if empty.
+// Its id, address and name are kept as given, for the hub's life: they
+// come decoded, each its own string, never a piece of the record they were
+// read from (registry.DecodePersona), so no copy is made.
 func (t *Tracker) Track(p hubapi.Presence) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[p.ID]
 	if !ok {
 		cp := p
-		cp.ID, cp.Address, cp.Name = keep(p.ID), keep(p.Address), keep(p.Name)
 		if cp.State == "" {
 			cp.State = hubapi.StateStanding
 		}
@@ -176,21 +177,14 @@ func (t *Tracker) Track(p hubapi.Presence) {
 	if e.Address != p.Address || e.Generation != p.Generation {
 		// It may move; a name alone cannot (the order is by address,
 		// then generation), so a rename keeps the entries in order.
-		e.Address, e.Generation = keep(p.Address), p.Generation
+		e.Address, e.Generation = p.Address, p.Generation
 		t.ordered = false
 	}
 	if e.Name != p.Name {
-		e.Name = keep(p.Name)
+		e.Name = p.Name
 	}
 	t.markLocked(e.ID)
 }
-
-// keep copies a name kept for the hub's life (by the tracker, the token
-// book) out of the record text it was decoded from, which would be kept
-// with it: a persona record is about 600 bytes, its id, address and name
-// about 50. A map keyed by it is given the copy too: assigning to a
-// string key already in a map replaces the key.
-func keep(s string) string { return strings.Clone(s) }
 
 // Beat records a heartbeat: the runtime is connected.
 func (t *Tracker) Beat(id string) error {

@@ -55,7 +55,7 @@ func (w *wakeups) wait(key string) (changed <-chan struct{}, leave func()) {
 			w.chs = make(map[string]*wakeup)
 		}
 		wu = &wakeup{ch: make(chan struct{})}
-		w.chs[keep(key)] = wu
+		w.chs[key] = wu
 	}
 	wu.waiters++
 	return wu.ch, func() {
@@ -198,7 +198,7 @@ func (h *Hub) untilRevoked(r *http.Request, tok tokenHash) (context.Context, con
 // stamp file checkFiles then proves.
 func (h *Hub) streamStarted(personaID string) {
 	h.openMu.Lock()
-	h.streaming[keep(personaID)]++
+	h.streaming[personaID]++
 	h.openMu.Unlock()
 }
 

@@ -96,7 +96,7 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 		if p.State != registry.StateActive {
 			return nil // nothing stands or runs: its own refusal says so
 		}
-		s = stampSeen{hash: keep(p.StampHash)}
+		s = stampSeen{hash: p.StampHash}
 	}
 	return h.proveCopy(personaID, s, ok)
 }
@@ -162,7 +162,7 @@ func (h *Hub) stampFault(personaID, hash string, err error) {
 func (h *Hub) refuseStamp(personaID string, err error) {
 	h.stamps.forget(personaID)
 	h.stamps.mu.Lock()
-	h.stamps.refused[keep(personaID)] = err
+	h.stamps.refused[personaID] = err
 	h.stamps.mu.Unlock()
 	h.tokens.Revoke(personaID)
 	h.woken.fire(personaID)
@@ -252,7 +252,7 @@ func (w *stampWatch) remember(personaID string, s stampSeen, known bool) {
 		return
 	}
 	w.mu.Lock()
-	w.seen[keep(personaID)] = s
+	w.seen[personaID] = s
 	w.mu.Unlock()
 }
 
@@ -262,11 +262,11 @@ func (w *stampWatch) remember(personaID string, s stampSeen, known bool) {
 func (w *stampWatch) fault(personaID, hash string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.seen[keep(personaID)] = stampSeen{hash: hash}
+	w.seen[personaID] = stampSeen{hash: hash}
 	if _, ok := w.faults[personaID]; ok {
 		return false
 	}
-	w.faults[keep(personaID)] = struct{}{}
+	w.faults[personaID] = struct{}{}
 	return true
 }
 

@@ -119,7 +119,7 @@ func TestStampWatchHoldsLittlePerGeneration(t *testing.T) {
 	before := heapAfterGC()
 	for i, path := range paths {
 		id := fmt.Sprintf("p-%016x", i)
-		mustNil(t, w.check(id, path, dir, stampSeen{hash: keep(hash)}, false))
+		mustNil(t, w.check(id, path, dir, stampSeen{hash: strings.Clone(hash)}, false))
 	}
 	perGeneration := (int64(heapAfterGC()) - int64(before)) / n
 	if perGeneration > 300 {

@@ -13,6 +13,7 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
 // stampFile is the local copy of p's capability stamp in th's home.
@@ -178,6 +179,43 @@ func TestARestartedHubDoesNotStandAPersonaWithoutItsStamp(t *testing.T) {
 	_, err = c.Beat(context.Background())
 	mustNil(t, err)
 	wantStanding(t, henry, lead)
+}
+
+// What hub.New alone decides, before it serves and before the full checks
+// (checkAllStamps): a stamp file missing, a directory in its place or a
+// link to it (never followed, even to the intact file) is not standing
+// from the first answer, each named; an intact one stands.
+func TestAHubStartJudgesEveryStampFileBeforeItServes(t *testing.T) {
+	home := shortHome(t)
+	th := startHub(t, home, Config{}, Timeouts{})
+	intact := th.addPersona(t, "work/core/lead", "Spica")
+	missing := th.addPersona(t, "work/web/lead", "Arcturus")
+	directory := th.addPersona(t, "work/api/lead", "Vega")
+	linked := th.addPersona(t, "work/ops/lead", "Deneb")
+	th.stop()
+	mustNil(t, os.Rename(th.stampFile(missing), th.stampFile(missing)+".moved"))
+	mustNil(t, os.Rename(th.stampFile(directory), th.stampFile(directory)+".moved"))
+	mustNil(t, os.Mkdir(th.stampFile(directory), 0o700))
+	mustNil(t, os.Rename(th.stampFile(linked), th.stampFile(linked)+".moved"))
+	mustNil(t, os.Symlink(th.stampFile(linked)+".moved", th.stampFile(linked)))
+
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
+	mustNil(t, err)
+	defer st.Close()
+	h, err := New(context.Background(), Config{Home: home, Store: st})
+	mustNil(t, err)
+	for _, c := range []struct {
+		p       registry.Persona
+		problem string
+	}{{intact, ""}, {missing, "missing"}, {directory, "unreadable"}, {linked, "unreadable"}} {
+		pr, ok := h.Presence().Get(c.p.ID)
+		if !ok {
+			t.Fatalf("%s is not in presence", c.p.Address)
+		}
+		if c.problem == "" && pr.Problem != "" || !strings.Contains(pr.Problem, c.problem) {
+			t.Errorf("%s at start: problem %q; want %q", c.p.Address, pr.Problem, c.problem)
+		}
+	}
 }
 
 // A persona whose runtime is quiet is shown not standing too, within the

@@ -160,7 +160,6 @@ func (t *Tokens) lookup(h tokenHash) (hubapi.Identity, bool) {
 // accept makes h the one token hash of generation id (at address),
 // replacing the one it had.
 func (t *Tokens) accept(id, address string, h tokenHash) {
-	id, address = keep(id), keep(address)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if old, ok := t.persona[id]; ok && old != h {
@@ -196,7 +195,7 @@ func (t *Tokens) Retire(id string) {
 func (t *Tokens) retire(id, address string, h tokenHash) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.retired[h] = hubapi.Identity{Kind: hubapi.PrincipalPersona, Principal: keep(address), PersonaID: keep(id)}
+	t.retired[h] = hubapi.Identity{Kind: hubapi.PrincipalPersona, Principal: address, PersonaID: id}
 }
 
 // retiredAs is the retired generation whose token hashes to h.
