@@ -217,14 +217,20 @@ func newSessionStartCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// homeTmux is the home and the tmux server its resident sessions run in.
+func (a *app) homeTmux() (registry.Home, session.Tmux, error) {
+	home, err := a.home()
+	if err != nil {
+		return registry.Home{}, session.Tmux{}, err
+	}
+	t, err := session.ForHome(home.Dir)
+	return home, t, err
+}
+
 // startSession starts the session of ref under f: planned, its files
 // written into its private directory, run in the home's tmux server.
 func (a *app) startSession(ctx context.Context, ref string, f launchSpec) (planned, error) {
-	home, err := a.home()
-	if err != nil {
-		return planned{}, err
-	}
-	t, err := session.ForHome(home.Dir)
+	_, t, err := a.homeTmux()
 	if err != nil {
 		return planned{}, err
 	}
@@ -306,11 +312,7 @@ func newSessionStopCmd(a *app) *cobra.Command {
 // presence, as the persona: the persona is offline at once. A hub that does
 // not answer is not started for it (presence lives in a running hub).
 func (a *app) stopSession(ctx context.Context, address string) (session.Pane, error) {
-	home, err := a.home()
-	if err != nil {
-		return session.Pane{}, err
-	}
-	t, err := session.ForHome(home.Dir)
+	home, t, err := a.homeTmux()
 	if err != nil {
 		return session.Pane{}, err
 	}
@@ -376,11 +378,7 @@ func newSessionAttachCmd(a *app) *cobra.Command {
 // attachCmd is the tmux command attaching to the session of address,
 // ErrNotRunning when it has none.
 func (a *app) attachCmd(ctx context.Context, address string) (*exec.Cmd, error) {
-	home, err := a.home()
-	if err != nil {
-		return nil, err
-	}
-	t, err := session.ForHome(home.Dir)
+	_, t, err := a.homeTmux()
 	if err != nil {
 		return nil, err
 	}
@@ -399,11 +397,7 @@ func newSessionListCmd(a *app) *cobra.Command {
 	}
 	out := addOutputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		home, err := a.home()
-		if err != nil {
-			return err
-		}
-		t, err := session.ForHome(home.Dir)
+		home, t, err := a.homeTmux()
 		if err != nil {
 			return err
 		}
