@@ -10,7 +10,7 @@ RACE_PKGS := ./cmd/... ./internal/termtext ./internal/demo ./internal/hub ./inte
 
 # Fuzz targets that `make test` also runs for a bounded number of inputs
 # beyond their seed corpora (go test runs the corpora alone): package:target.
-FUZZ      := ./internal/registry:FuzzParseAddress ./internal/registry:FuzzRecord ./internal/stamp:FuzzRead ./internal/store/boltstore:FuzzOpen ./internal/store/boltstore:FuzzRecord ./internal/store/boltstore:FuzzExpandValue ./internal/confirm:FuzzParseTarget ./internal/confirm:FuzzMaterialMatchesPlainGlobs ./internal/termtext:FuzzWriter ./internal/hubapi:FuzzDecode
+FUZZ      := ./internal/registry:FuzzParseAddress ./internal/registry:FuzzRecord ./internal/stamp:FuzzRead ./internal/store/boltstore:FuzzOpen ./internal/store/boltstore:FuzzRecord ./internal/store/boltstore:FuzzExpandValue ./internal/confirm:FuzzParseTarget ./internal/confirm:FuzzMaterialMatchesPlainGlobs ./internal/termtext:FuzzWriter ./internal/hubapi:FuzzDecode ./internal/strictjson:FuzzDecode
 # A count, not a duration: Go 1.26's fuzz coordinator can fail a duration
 # run with a bare "context deadline exceeded" and no crashing input when the
 # machine is busy at the deadline (golang/go#75804, fixed in Go 1.27); a

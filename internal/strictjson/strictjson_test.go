@@ -3,9 +3,13 @@ package strictjson
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // doc is a small shape of ours, with a nested object and a list.
@@ -98,4 +102,45 @@ func TestADurationReadsAsEncodingJSONWritesIt(t *testing.T) {
 	if err := Decode(b, &d); err != nil || d.Wait != 1500*time.Millisecond {
 		t.Fatalf("Decode(%s) = %+v, %v; want 1.5s", b, d, err)
 	}
+}
+
+// FuzzDecode: no input panics; every refusal is an *Error of a named kind,
+// ErrInvalidUTF8 only for input that is not UTF-8; whatever is accepted is
+// one valid JSON value (UTF-8, no name twice); and DecodeOpen refuses
+// exactly what Decode does, but for the unknown members it skips; a
+// reused Decoder accepts exactly what DecodeOpen accepts.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"class":"a","tools":[{"name":"x"}],"wait":5}`, `{"class":"a","class":"b"}`, `{"Class":"a"}`,
+		"{\"class\":\"\xff\"}", `{"class":"a"} {}`, `{"class":`, `[]`, `null`, ``, `{"other":{"a":1,"a":2}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	kinds := []error{ErrInvalidUTF8, ErrDuplicateName, ErrUnknownMember, ErrTrailingData, ErrTruncated, ErrSyntax, ErrType}
+	var reused Decoder
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var closed, open, again doc
+		err, openErr, reusedErr := Decode(data, &closed), DecodeOpen(data, &open), reused.DecodeOpen(data, &again)
+		if (openErr == nil) != (reusedErr == nil) {
+			t.Fatalf("%q: DecodeOpen says %v, a reused Decoder %v", data, openErr, reusedErr)
+		}
+		for _, err := range []error{err, openErr, reusedErr} {
+			var e *Error
+			if err == nil {
+				continue
+			}
+			if !errors.As(err, &e) || e.Error() == "" || !slices.ContainsFunc(kinds, func(k error) bool { return errors.Is(err, k) }) {
+				t.Fatalf("refusal of %q is %#v: no named kind", data, err)
+			}
+			if errors.Is(err, ErrInvalidUTF8) && utf8.Valid(data) {
+				t.Fatalf("refusal of %q says invalid UTF-8, but it is UTF-8", data)
+			}
+		}
+		if openErr == nil && (!utf8.Valid(data) || !jsontext.Value(data).IsValid()) {
+			t.Fatalf("accepted %q, which is not one valid JSON value", data)
+		}
+		if err == nil && openErr != nil || err != nil && openErr == nil && !errors.Is(err, ErrUnknownMember) {
+			t.Fatalf("%q: Decode says %v, DecodeOpen %v: they differ beyond unknown members", data, err, openErr)
+		}
+	})
 }
