@@ -138,6 +138,28 @@ func (s *session) run() {
 		}
 		return true
 	}
+	// Activity is reported when it changes, at most once per
+	// activityEvery: a call that starts and ends in between is not shown
+	// (the console redraws a few times a second), and the latest activity
+	// is always reported. A new stream reports it again.
+	var (
+		reported   string                // the activity last reported,
+		reportedOn *hubclient.BeatStream // on this stream
+		lastAt     time.Time
+		due        <-chan time.Time
+	)
+	report := func() bool {
+		s.mu.Lock()
+		text := s.current
+		s.mu.Unlock()
+		if bs != nil && reportedOn == bs && text == reported {
+			return true
+		}
+		lastAt = time.Now()
+		ok := send(&hubapi.PresenceReport{Activity: &text})
+		reported, reportedOn = text, bs
+		return ok
+	}
 	ok := send(nil)
 	for ok {
 		var ended <-chan struct{}
@@ -157,13 +179,23 @@ func (s *session) run() {
 		case <-tick.C:
 			ok = send(nil)
 		case <-s.changed:
-			s.mu.Lock()
-			text := s.current
-			s.mu.Unlock()
-			ok = send(&hubapi.PresenceReport{Activity: &text})
+			if wait := activityEvery - time.Since(lastAt); wait > 0 {
+				if due == nil {
+					due = time.After(wait)
+				}
+				continue
+			}
+			ok = report()
+		case <-due:
+			due = nil
+			ok = report()
 		}
 	}
 }
+
+// activityEvery is the least time between two activity reports of a
+// session: an agent making hundreds of calls a second reports a few.
+const activityEvery = 100 * time.Millisecond
 
 // sessions tracks the presence of each connected MCP session.
 type sessions struct {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,35 @@ func TestAClientLeavingMidAnswerEndsTheSessionCleanly(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session still runs 10 s after its client left")
+	}
+}
+
+// An agent calling flat out does not report every call as an activity:
+// the hub hears at most one activity report a session per activityEvery
+// (the latest one always), not two a call. The hub counts every message
+// of a beat stream (Presence.Beats), so the count is of reports.
+func TestActivityReportsAreBoundedWhileCallsRunFlatOut(t *testing.T) {
+	f := newFixture(t)
+	p := f.persona(t, "work/core/lead", "Spica")
+	r := f.runtime(t, p, Options{Beat: time.Hour})
+	if err := os.WriteFile(filepath.Join(r.Workspace().Dir(), "QUEUE.md"), []byte("- ship it\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, r, nil)
+	before := f.presenceOf(t, p.ID, "active", func(pr hubapi.Presence) bool { return pr.State == hubapi.StateActive })
+
+	const calls = 60
+	start := time.Now()
+	for range calls {
+		if res := callTool(t, cs, "workspace_read", map[string]any{"path": "QUEUE.md"}); res.IsError {
+			t.Fatalf("workspace_read: %s", text(res))
+		}
+	}
+	elapsed := time.Since(start)
+	f.presenceOf(t, p.ID, "a report after the calls", func(pr hubapi.Presence) bool { return pr.Beats > before.Beats })
+	time.Sleep(2 * activityEvery) // the last report, if it was held back
+	after := f.presenceOf(t, p.ID, "idle after the calls", func(pr hubapi.Presence) bool { return pr.Activity == "" })
+	if n, limit := after.Beats-before.Beats, 3+uint64(elapsed/activityEvery); n > limit {
+		t.Fatalf("%d calls in %v: the hub heard %d activity reports, more than %d", calls, elapsed.Round(time.Millisecond), n, limit)
 	}
 }
