@@ -48,26 +48,12 @@ func TestDecodeNamesEachRefusal(t *testing.T) {
 }
 
 // A confirmation inside an answer is read in the same pass, under the same
-// rules: a member it has no field for is refused where it stands, and a
-// stored record's compact decision is filled in as before.
+// rules: a member it has no field for is refused where it stands.
 func TestDecodeReadsAConfirmationUnderTheSameRules(t *testing.T) {
 	var r confirm.Result
 	err := Decode([]byte(`{"status":"pending","confirmation":{"id":"c-1","state":"pending","force":true}}`), &r)
 	if !errors.Is(err, ErrMalformedJSON) || !strings.Contains(err.Error(), `unknown field "force" at /confirmation/force`) {
 		t.Fatalf("a confirmation with an unknown member: %v, want it refused at /confirmation/force", err)
-	}
-	op := confirm.Operation{Tool: "get_run", Target: confirm.Target{Kind: confirm.TargetRun, Value: "work/core/t-9/r-1"}}
-	c := &confirm.Confirmation{ID: "c-2", CorrelationID: "k-1", Operation: op, State: confirm.StateApproved,
-		Decision: &confirm.DecisionRecord{Operation: op, CorrelationID: "k-1", Decision: confirm.StateApproved, Reason: "fine"}}
-	record, err := confirm.StoredJSON(c)
-	mustNil(t, err)
-	if !strings.Contains(string(record), `"decided":`) {
-		t.Fatalf("record %s is not the compact form this test is of", record)
-	}
-	var back confirm.Confirmation
-	mustNil(t, Decode(record, &back))
-	if back.Decision == nil || back.Decision.Reason != "fine" || back.Decision.CorrelationID != "k-1" {
-		t.Fatalf("stored record %s read back as %+v", record, back)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/virgo-hub/virgo-tui/internal/channel/mailbox"
-	"github.com/virgo-hub/virgo-tui/internal/confirm"
 	"github.com/virgo-hub/virgo-tui/internal/confirm/queue"
 	"github.com/virgo-hub/virgo-tui/internal/coord/switchboard"
 	"github.com/virgo-hub/virgo-tui/internal/decisions/ledger"
@@ -46,12 +45,6 @@ var eventRecords = []eventRecord{
 	{events.EventDecision, ledger.PrefixItem},
 }
 
-// wireForms are the kinds whose stored record is not what an event carries:
-// a confirmation's detail may be stored compressed (confirm.WireJSON).
-var wireForms = map[events.EventKind]func(record []byte) ([]byte, error){
-	events.EventConfirmation: confirm.WireJSON,
-}
-
 // EventOf is the change event a committed store write makes, and false for
 // a write that is no event (see eventKinds). A record that is not JSON is
 // an error naming it (the store holds what the use cases wrote, so this is
@@ -70,13 +63,6 @@ func EventOf(ev store.Event) (events.Event, bool, error) {
 			return out, true, fmt.Errorf("%s event %s at revision %d: %w: not JSON", k.kind, id, ev.Rev, store.ErrCorrupt)
 		}
 		out.Data = ev.Value
-		if wire := wireForms[k.kind]; wire != nil {
-			data, err := wire(ev.Value)
-			if err != nil {
-				return out, true, fmt.Errorf("%s event %s at revision %d: %w", k.kind, id, ev.Rev, err)
-			}
-			out.Data = data
-		}
 		return out, true, nil
 	}
 	return events.Event{}, false, nil

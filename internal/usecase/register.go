@@ -2,7 +2,6 @@ package usecase
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -52,21 +51,6 @@ type Registered struct {
 	Confirmation *confirm.Confirmation `json:"confirmation"`
 }
 
-// storedRegistered is a registration's answer as its idempotency record
-// keeps it: the confirmation in its stored form, its class-matrix diff
-// compressed (confirm.StoredJSON), not a second 2 kB copy of the text. A
-// repeat decodes it into Registered, which expands it.
-type storedRegistered struct {
-	Persona      registry.Persona `json:"persona"`
-	StampHash    string           `json:"stamp_hash"`
-	Confirmation json.RawMessage  `json:"confirmation"`
-}
-
-func (r Registered) stored() (storedRegistered, error) {
-	c, err := confirm.StoredJSON(r.Confirmation)
-	return storedRegistered{Persona: r.Persona, StampHash: r.StampHash, Confirmation: c}, err
-}
-
 // Register grants a seat to a new pending generation and queues its
 // activation — a permission change — for the bound human, with the
 // class-matrix diff against the seat's previous generation. The generation
@@ -112,11 +96,7 @@ func (u *Cases) Register(ctx context.Context, k Key, in Registration) (Registere
 		if err != nil {
 			return store.Plan{}, err
 		}
-		kept, err := out.stored()
-		if err != nil {
-			return store.Plan{}, err
-		}
-		rec, err := u.record(k, kept)
+		rec, err := u.record(k, out)
 		plan.Join(rec)
 		return plan, err
 	})

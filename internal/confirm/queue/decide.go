@@ -83,7 +83,7 @@ func (q *Queue) planDecision(c *confirm.Confirmation, kv store.KV, rec confirm.D
 	rec.Requester, rec.Authority, rec.AuthorityBinding = c.Requester, c.Authority, c.AuthorityBinding
 	rec.Operation, rec.StampHash, rec.CorrelationID = c.Operation, c.StampHash, c.CorrelationID
 	c.State, c.Decision = rec.Decision, &rec
-	val, err := confirm.StoredJSON(c)
+	val, err := json.Marshal(c)
 	if err != nil {
 		return store.Plan{}, err
 	}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -201,7 +202,7 @@ func (q *Queue) planCreate(ctx context.Context, caller confirm.Principal, in pen
 		Boundary: in.decision.Boundary, Reason: in.decision.Reason, Detail: in.detail, RequestReason: in.reason,
 		CreatedAt: now, ExpiresAt: now.Add(q.ttl), State: confirm.StatePending,
 	}
-	val, err := confirm.StoredJSON(c)
+	val, err := json.Marshal(c)
 	if err != nil {
 		return confirm.Result{}, store.Plan{}, err
 	}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/confirm"
@@ -79,7 +80,7 @@ func (q *Queue) planSeat(ctx context.Context, addr string, unroutable bool, even
 		}
 		was := c.AuthorityBinding
 		change(c, now)
-		val, err := confirm.StoredJSON(c)
+		val, err := json.Marshal(c)
 		if err != nil {
 			return store.Plan{}, 0, err
 		}

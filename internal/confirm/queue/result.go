@@ -10,8 +10,7 @@ import (
 // ResultJSON is r encoded as JSON. When plan writes r's confirmation (a
 // request that queued a new one), its record's bytes, the confirmation's
 // JSON, are spliced in rather than encoded a second time: the same bytes
-// encoding/json would write there (a record whose detail is stored
-// compressed is written with the detail as text, WireJSON).
+// encoding/json would write there.
 func ResultJSON(r confirm.Result, plan store.Plan) ([]byte, error) {
 	if r.Confirmation == nil {
 		return json.Marshal(r)
@@ -26,11 +25,7 @@ func ResultJSON(r confirm.Result, plan store.Plan) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		wire, err := confirm.WireJSON(op.Value)
-		if err != nil {
-			return nil, err
-		}
-		return store.AppendField(head, "confirmation", wire), nil
+		return store.AppendField(head, "confirmation", op.Value), nil
 	}
 	return json.Marshal(r)
 }
