@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,10 +118,13 @@ func TestListTellsHowAHarnessEnded(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", tm.Socket(), "kill-server").Run() })
 	ctx := context.Background()
 	for address, argv := range map[string][]string{
-		"work/core/lead":   {"sh", "-c", "printf 'bye\\033[2J\\n'; exit 3"},
-		"work/core/deputy": {"sh", "-c", "echo killed; kill -9 $$"},
+		// Each pauses after its last words: tmux 3.3a now and then drops
+		// what a pane's process wrote in the instant before it exited
+		// (docs/sessions.md), and this test is about how the exit reads.
+		"work/core/lead":   {"sh", "-c", "printf 'bye\\033[2J\\n'; sleep 0.3; exit 3"},
+		"work/core/deputy": {"sh", "-c", "echo killed; sleep 0.3; kill -9 $$"},
 		// A child left behind holds the terminal: the harness ended all the same.
-		"work/coordinator": {"sh", "-c", "sleep 30 & echo orphan; exit 4"},
+		"work/coordinator": {"sh", "-c", "sleep 30 & echo orphan; sleep 0.3; exit 4"},
 	} {
 		dir, err := Prepare(home, address)
 		if err != nil {
@@ -133,6 +137,11 @@ func TestListTellsHowAHarnessEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// tmux knows a harness ended (its status, or the zombie in /proc)
+	// before it has read the last of its output from the terminal, so a
+	// list right after the exit may show fewer last lines than a moment
+	// later: the story is complete once every harness reads as exited with
+	// its lines, within the deadline.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		ss, err := List(ctx, home, tm)
@@ -144,20 +153,21 @@ func TestListTellsHowAHarnessEnded(t *testing.T) {
 			got[s.Address] = s
 		}
 		lead, deputy, coord := got["work/core/lead"], got["work/core/deputy"], got["work/coordinator"]
-		if lead.State == StateExited && deputy.State == StateExited && coord.State == StateExited {
-			if coord.Status != 4 || !slices.Equal(coord.LastLines, []string{"orphan"}) {
-				t.Fatalf("the harness that left a child behind: %+v", coord)
-			}
-			if lead.Status != 3 || lead.Signal != 0 || !slices.Equal(lead.LastLines, []string{"bye"}) {
-				t.Fatalf("the harness that exited 3: %+v", lead)
-			}
-			if deputy.Signal != 9 || !slices.Equal(deputy.LastLines, []string{"killed"}) {
-				t.Fatalf("the harness killed by signal 9: %+v", deputy)
-			}
+		var wrong []string
+		if coord.State != StateExited || coord.Status != 4 || !slices.Equal(coord.LastLines, []string{"orphan"}) {
+			wrong = append(wrong, fmt.Sprintf("the harness that left a child behind: %+v", coord))
+		}
+		if lead.State != StateExited || lead.Status != 3 || lead.Signal != 0 || !slices.Equal(lead.LastLines, []string{"bye"}) {
+			wrong = append(wrong, fmt.Sprintf("the harness that exited 3: %+v", lead))
+		}
+		if deputy.State != StateExited || deputy.Signal != 9 || !slices.Equal(deputy.LastLines, []string{"killed"}) {
+			wrong = append(wrong, fmt.Sprintf("the harness killed by signal 9: %+v", deputy))
+		}
+		if len(wrong) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not all exited: %+v", ss)
+			t.Fatal(strings.Join(wrong, "\n"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
