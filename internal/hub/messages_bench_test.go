@@ -29,7 +29,10 @@ func BenchmarkMessageDelivery100(b *testing.B) {
 }
 
 func benchmarkDelivery(b *testing.B, pace time.Duration) {
-	th := startHub(b, shortHome(b), Config{}, Timeouts{})
+	// The 100 personas are 100 processes in production, each far under
+	// the hub's per-process connection limit; here one process holds all
+	// their connections (a stream and the sends, each).
+	th := startHub(b, shortHome(b), Config{MaxConnectionsPerProcess: 400}, Timeouts{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type end struct {
