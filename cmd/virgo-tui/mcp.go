@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
@@ -73,7 +74,7 @@ the current tool call); when the client leaves it stops beating.`,
 				}
 				defer r.Close()
 				if httpAddr == "" {
-					return r.ServeStdio(ctx, mcpserver.StdioTransport())
+					return r.ServeStdio(ctx, &mcp.StdioTransport{})
 				}
 				return serveMCPHTTP(ctx, cmd, home, persona, httpAddr, opts, r)
 			})

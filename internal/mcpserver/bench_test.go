@@ -18,12 +18,12 @@ import (
 )
 
 // pipeSession serves r over a pair of OS pipes — the byte streams and
-// line framing of stdio, through the transport `virgo-tui mcp` serves — to
-// an SDK client, and returns the client's session. The client speaks the
-// protocol version the agents' clients speak (the TypeScript SDK, and
-// Claude Code with it: 2025-11-25): the Go SDK's own default, 2026-07-28,
-// sends its client's info and capabilities in every call's _meta, which
-// the SDK's server decodes again on every call.
+// line framing of stdio — to an SDK client, and returns the client's
+// session. The client speaks the protocol version the agents' clients
+// speak (the TypeScript SDK, and Claude Code with it: 2025-11-25): the Go
+// SDK's own default, 2026-07-28, sends its client's info and capabilities
+// in every call's _meta, which the SDK's server decodes again on every
+// call.
 func pipeSession(b testing.TB, r *Runtime) *mcp.ClientSession {
 	b.Helper()
 	sr, cw, err := os.Pipe() // client → server
@@ -36,7 +36,7 @@ func pipeSession(b testing.TB, r *Runtime) *mcp.ClientSession {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.ServeStdio(ctx, &LineTransport{Reader: sr, Writer: sw}) }()
+	go func() { done <- r.ServeStdio(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
 		Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.ClientSessionOptions{ProtocolVersion: agentProtocol})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -108,19 +107,11 @@ func (f *fixture) runtime(t testing.TB, p registry.Persona, opts Options) *Runti
 	return r
 }
 
-// inMemoryTransports are the two ends of an in-memory stream: the SDK's
-// stdio transport for a client, and the server's own (LineTransport), as
-// `virgo-tui mcp` serves stdio.
-func inMemoryTransports() (client mcp.Transport, server *LineTransport) {
-	c, s := net.Pipe()
-	return &mcp.IOTransport{Reader: c, Writer: c}, &LineTransport{Reader: s, Writer: s}
-}
-
 // connect serves r to an in-process SDK client and returns its session.
 func connect(t testing.TB, r *Runtime, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	ct, st := inMemoryTransports()
+	ct, st := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
 	go func() { done <- r.ServeStdio(ctx, st) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(ctx, ct, nil)
