@@ -119,6 +119,10 @@ func TestStrictScopeBinding(t *testing.T) {
 		{"path://server/share", ErrAbsolutePath},
 		{"path:~/.ssh/id_ed25519", ErrAbsolutePath},
 		{"path:C:/Windows/system.ini", ErrAbsolutePath},
+		// Judged on the normalized path: "./~" would come out as "~".
+		{"path:./~", ErrAbsolutePath},
+		{"path:.//~/.ssh/id_ed25519", ErrAbsolutePath},
+		{"path:./c:x", ErrAbsolutePath},
 		{"path:memory\\..\\..\\x", ErrBackslash},
 		{"path:memory/a\x00.md", ErrControlChar},
 		{"path:memory/a\n.md", ErrControlChar},

@@ -101,10 +101,6 @@ func NormalizePath(p string) (string, error) {
 		return "", refuseTarget(p, ErrPercentEncoded, "")
 	case p[0] == '/':
 		return "", refuseTarget(p, ErrAbsolutePath, "")
-	case p[0] == '~':
-		return "", refuseTarget(p, ErrAbsolutePath, "'~' is not expanded")
-	case len(p) >= 2 && p[1] == ':' && isLetter(p[0]):
-		return "", refuseTarget(p, ErrAbsolutePath, "drive letter")
 	}
 	var b strings.Builder
 	for seg := range strings.SplitSeq(p, "/") {
@@ -119,10 +115,19 @@ func NormalizePath(p string) (string, error) {
 		}
 		b.WriteString(seg)
 	}
-	if b.Len() == 0 {
+	// The home and drive-letter forms are judged on the normalized path:
+	// "./~" must not pass as a file and come out as "~", which then reads
+	// as the home directory (and "./c:x" as a drive).
+	out := b.String()
+	switch {
+	case out == "":
 		return "", refuseTarget(p, ErrEmptyTarget, "names the workspace root itself")
+	case out[0] == '~':
+		return "", refuseTarget(p, ErrAbsolutePath, "'~' is not expanded")
+	case len(out) >= 2 && out[1] == ':' && isLetter(out[0]):
+		return "", refuseTarget(p, ErrAbsolutePath, "drive letter")
 	}
-	return b.String(), nil
+	return out, nil
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
