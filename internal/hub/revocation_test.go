@@ -149,12 +149,24 @@ func TestOpenStreamsAreWokenNotPolled(t *testing.T) {
 	}
 	kept := openStream(t, th.home.Dir, henry)
 	// Each stream authorizes its caller once as it opens (a change applied
-	// between the request's check and the stream's start is not missed).
+	// between the request's check and the stream's start is not missed),
+	// and again when a change wakes it: the two enrolments' events may
+	// reach the streams already open. Wait until the count has settled —
+	// no check for a whole revocationCheck — so that what follows counts
+	// only what a poll would add.
 	deadline := time.Now().Add(5 * time.Second)
 	for th.hub.streamChecks.Load() < int64(n+1) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	opened := th.hub.streamChecks.Load()
+	for time.Now().Before(deadline) {
+		time.Sleep(revocationCheck)
+		now := th.hub.streamChecks.Load()
+		if now == opened {
+			break
+		}
+		opened = now
+	}
 	time.Sleep(4 * revocationCheck)
 	if got := th.hub.streamChecks.Load(); got != opened {
 		t.Fatalf("%d open streams authorized their callers %d times in %v while nothing changed, want 0", n+1, got-opened, 4*revocationCheck)
