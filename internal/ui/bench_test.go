@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 
 	"charm.land/bubbles/v2/table"
 
@@ -278,4 +279,56 @@ func BenchmarkFilterFirstKeystroke(b *testing.B) {
 			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkFilterEdit edits the filter over 100,000 personas the ways a
+// user does besides BenchmarkFilterKeystroke's, a frame after each key:
+// retype backspaces "proj0" away letter by letter and types it again;
+// live alternates "1" and backspace while a persona changes before each
+// key (a live console), so no earlier match may be recalled. recent-KiB
+// is what the recalled filters' matches hold at the end.
+func BenchmarkFilterEdit(b *testing.B) {
+	retype := []string{"backspace", "backspace", "backspace", "backspace", "backspace", "p", "r", "o", "j", "0"}
+	for _, live := range []bool{false, true} {
+		name := map[bool]string{false: "retype", true: "live"}[live]
+		b.Run(name, func(b *testing.B) {
+			m, snap := benchConsole(b, 100000, 0)
+			press(b, m, "/", "p", "r", "o", "j", "0")
+			p := snap.Personas[0]
+			seq := uint64(100)
+			b.ReportAllocs()
+			defer reportCPU(b, procmem.CPUTime())
+			i := 0
+			for b.Loop() {
+				key := retype[i%len(retype)]
+				if live {
+					seq++
+					p.Summary = "task " + strconv.Itoa(i)
+					m.Update(batchMsg{changes: []Change{{Seq: seq, Kind: PersonaChanged, Persona: p}}})
+					key = map[bool]string{false: "1", true: "backspace"}[i%2 == 1]
+				}
+				m.Update(keyMsg(key))
+				i++
+				_ = m.Render()
+			}
+			b.ReportMetric(float64(recentBytes(m.presence.table))/1024, "recent-KiB")
+		})
+	}
+}
+
+// recentBytes is the memory a table's recalled filters hold, each slice
+// they share counted once.
+func recentBytes[T any](t *Table[T]) int {
+	seen := map[**tableRow[T]]bool{}
+	n := 0
+	for _, m := range t.recent {
+		if cap(m.rows) == 0 {
+			continue
+		}
+		if p := &m.rows[:1][0]; !seen[p] {
+			seen[p] = true
+			n += cap(m.rows) * int(unsafe.Sizeof(p))
+		}
+	}
+	return n
 }
