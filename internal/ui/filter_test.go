@@ -161,7 +161,7 @@ func TestFilterBackAndForthRecallsMatches(t *testing.T) {
 // shows.
 func TestFilterRecallMatchesFreshFilter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 3))
-	ps := personas(500, rng)
+	ps := personas(300, rng)
 	v := newPresenceView(newStyles(styles.Default()))
 	v.setSize(100, 20)
 	v.load(slices.Clone(ps), t0)
@@ -171,7 +171,7 @@ func TestFilterRecallMatchesFreshFilter(t *testing.T) {
 	}
 	const letters = "proj0123 taskd"
 	q := ""
-	for step := range 3000 {
+	for step := range 1500 {
 		switch op := rng.IntN(20); {
 		case op < 8: // type a letter
 			q += string(letters[rng.IntN(len(letters))])

@@ -468,9 +468,9 @@ func (t *Table[T]) show(q string, rows []*tableRow[T]) {
 	}
 }
 
-// refilter matches the filter against every row afresh.
+// refilter matches the filter against every row afresh, after a bulk
+// update (whose rows have dropped the recent filters already).
 func (t *Table[T]) refilter() {
-	t.forget()
 	t.filtered = t.match(t.filter)
 	for _, r := range t.sorted {
 		r.match = t.filter == ""
