@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/virgo-hub/virgo-tui/internal/events"
@@ -89,6 +90,13 @@ type Tracker struct {
 	// offline at once, not after the offline interval, until a beat.
 	streams map[string]int
 	left    map[string]struct{}
+
+	// held, while set, holds back every reader of an entry's state (Get,
+	// List, After) until it is closed (Hold): a hub checks the stamp file
+	// of every active generation right after it starts serving, and until
+	// then no reader may be told that a generation whose file is gone
+	// stands.
+	held atomic.Pointer[chan struct{}]
 }
 
 // NewTracker returns an empty tracker.
@@ -387,8 +395,28 @@ func (t *Tracker) markChangedLocked(id string) {
 	}
 }
 
+// Hold holds back every reader of the entries' states (Get, List, After)
+// until release is called: what they would read is not decided yet.
+// Writers are not held, so the pass that decides it may run meanwhile.
+func (t *Tracker) Hold() (release func()) {
+	ch := make(chan struct{})
+	t.held.Store(&ch)
+	return func() {
+		t.held.CompareAndSwap(&ch, nil)
+		close(ch)
+	}
+}
+
+// wait returns once no Hold is in force.
+func (t *Tracker) wait() {
+	if ch := t.held.Load(); ch != nil {
+		<-*ch
+	}
+}
+
 // Get returns one entry.
 func (t *Tracker) Get(id string) (hubapi.Presence, bool) {
+	t.wait()
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	e, ok := t.entries[id]
@@ -440,6 +468,7 @@ func (t *Tracker) After(after string, limit int, keep func(hubapi.Presence) bool
 // shared lock while they are in order; when an entry was added or moved
 // since they last were, it sorts them and reads under the exclusive lock.
 func (t *Tracker) readSorted(read func([]*hubapi.Presence)) {
+	t.wait()
 	t.mu.RLock()
 	if t.ordered {
 		defer t.mu.RUnlock()

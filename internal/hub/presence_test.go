@@ -280,3 +280,37 @@ func BenchmarkTrackerRenameThenPage(b *testing.B) {
 		i++
 	}
 }
+
+// A hub checks every stamp file right after it starts serving; until that
+// pass is done, a reader must not be told that a generation whose file is
+// gone stands: Hold holds every reader back, writers not.
+func TestAHeldTrackerAnswersReadersOnlyOnceReleased(t *testing.T) {
+	tr := NewTracker(newFakeClock(), testIntervals)
+	tr.Track(hubapi.Presence{ID: "g1", Address: "work/core/lead", Generation: 1})
+	release := tr.Hold()
+	got := make(chan hubapi.State, 3)
+	for _, read := range []func() hubapi.State{
+		func() hubapi.State { p, _ := tr.Get("g1"); return p.State },
+		func() hubapi.State { return tr.List()[0].State },
+		func() hubapi.State {
+			ps, _ := tr.After("", 1, func(hubapi.Presence) bool { return true })
+			return ps[0].State
+		},
+	} {
+		go func() { got <- read() }()
+	}
+	time.Sleep(20 * time.Millisecond) // the readers are waiting, not done
+	if len(got) != 0 {
+		t.Fatalf("a reader answered while the tracker was held: %s", <-got)
+	}
+	tr.Invalidate("g1", "not standing: capability stamp file missing")
+	release()
+	for range 3 {
+		if s := <-got; s != hubapi.StateOffline {
+			t.Fatalf("a reader held back saw %s, want offline: what the pass decided", s)
+		}
+	}
+	if s := stateOf(t, tr, "g1"); s != hubapi.StateOffline {
+		t.Fatalf("after release: %s, want offline", s)
+	}
+}

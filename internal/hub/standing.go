@@ -27,10 +27,11 @@ func (h *Hub) checkStanding(p registry.Persona) bool {
 	return true
 }
 
-// checkPresent is the part of the stamp check a hub's start makes before
-// it serves, for every active generation of ps: one stat of its local
-// copy, so that a copy missing or unreadable while the hub was down is not
-// standing from the first answer (the full checks follow, checkAllStamps).
+// checkPresent is the part of the stamp check a hub's start makes for
+// every active generation of ps while presence is held (Tracker.Hold): one
+// stat of its local copy, so that a copy missing or unreadable while the
+// hub was down is not standing in the first answer about it (the full
+// checks follow, checkAllStamps).
 // At 10,000 generations these stats are the largest part of a start, so
 // each is one fstatat of a two-name path from the open personas directory,
 // with nothing built for a copy that is a regular file; anything else there
