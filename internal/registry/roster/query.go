@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/shares"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -84,18 +85,44 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]registry.Perso
 	if err != nil {
 		return nil, fmt.Errorf("list personas: %w", err)
 	}
-	out := make([]registry.Persona, 0, len(kvs))
-	var dec registry.PersonaDecoder
-	for _, kv := range kvs {
-		p, err := dec.Decode(kv.Value)
-		if err != nil {
-			return nil, fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
-		}
+	ps, err := decodeAll(kvs)
+	if err != nil {
+		return nil, err
+	}
+	out := ps[:0]
+	for _, p := range ps {
 		if opts.All || p.State.HoldsSeat() {
 			out = append(out, p)
 		}
 	}
 	return sortByAddress(out), nil
+}
+
+// decodeAll decodes stored persona records, a share of them per
+// processor: decoding is most of a large list's time (a hub's start lists
+// every generation ever registered).
+func decodeAll(kvs []store.KV) ([]registry.Persona, error) {
+	ps := make([]registry.Persona, len(kvs))
+	err := shares.Do(len(kvs), minDecodeShare, func(lo, hi int) error {
+		return decodeShare(kvs[lo:hi], ps[lo:hi])
+	})
+	return ps, err
+}
+
+// minDecodeShare is the fewest records worth a goroutine of their own.
+const minDecodeShare = 512
+
+// decodeShare decodes kvs into ps with one decoder.
+func decodeShare(kvs []store.KV, ps []registry.Persona) error {
+	var dec registry.PersonaDecoder
+	for i, kv := range kvs {
+		p, err := dec.Decode(kv.Value)
+		if err != nil {
+			return fmt.Errorf("list personas: %s: %w: %v", kv.Key, store.ErrCorrupt, err)
+		}
+		ps[i] = p
+	}
+	return nil
 }
 
 // sortByAddress orders ps by address then generation. It sorts positions

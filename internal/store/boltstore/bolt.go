@@ -14,6 +14,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/virgo-hub/virgo-tui/internal/shares"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
 
@@ -78,6 +79,10 @@ func (b *Store) Get(ctx context.Context, key string) (store.KV, error) {
 	return kv, nil
 }
 
+// minDecodeShare is the fewest records a list checks and expands on a
+// goroutine of their own: below it a goroutine costs more than it saves.
+const minDecodeShare = 512
+
 // List returns every key with the prefix, in key order, from one snapshot.
 func (b *Store) List(ctx context.Context, prefix string) ([]store.KV, error) {
 	if err := ctx.Err(); err != nil {
@@ -85,16 +90,27 @@ func (b *Store) List(ctx context.Context, prefix string) ([]store.KV, error) {
 	}
 	var out []store.KV
 	p := []byte(prefix)
-	err := b.view("list "+prefix, func(tx *bolt.Tx) error {
+	op := "list " + prefix
+	err := b.view(op, func(tx *bolt.Tx) error {
+		// The records are found first, then checked, expanded and copied
+		// out of the file a share per processor: that is most of a large
+		// list's time. Each share reads the file under its own guard.
+		var raw [][2][]byte
 		c := tx.Bucket(bucketKV).Cursor()
 		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-			kv, err := decodeKV(k, v)
-			if err != nil {
-				return err
-			}
-			out = append(out, kv)
+			raw = append(raw, [2][]byte{k, v})
 		}
-		return nil
+		out = make([]store.KV, len(raw))
+		return shares.Do(len(raw), minDecodeShare, func(lo, hi int) error {
+			return guard(op, func() (err error) {
+				for i := lo; i < hi; i++ {
+					if out[i], err = decodeKV(raw[i][0], raw[i][1]); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,5 +147,49 @@ func TestCheckFileAndBackup(t *testing.T) {
 	}
 	if _, err := CheckFile(path, 0); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("check of a file a writer holds: %v, want ErrLocked", err)
+	}
+}
+
+// A list long enough to be checked a share per processor still fails on
+// damage, and names the first damaged record in key order, whichever share
+// met it.
+func TestALargeListNamesItsFirstDamagedRecord(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	b, path := openT(t, Options{})
+	const n = 4 * minDecodeShare
+	var ops []store.Op
+	for i := range n {
+		ops = append(ops, store.Put(fmt.Sprintf("confirmation/c-%04d", i), []byte(fmt.Sprintf(`{"persona_id":"p-%04d","state":"pending"}`, i))))
+	}
+	ctx := context.Background()
+	if _, err := store.WriteAll(ctx, b, ops); err != nil {
+		t.Fatal(err)
+	}
+	if kvs, err := b.List(ctx, "confirmation/"); err != nil || len(kvs) != n || string(kvs[n-1].Value) != fmt.Sprintf(`{"persona_id":"p-%04d","state":"pending"}`, n-1) {
+		t.Fatalf("intact list: %d records, %v", len(kvs), err)
+	}
+	b.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, victim := range []string{`"p-0300"`, `"p-1500"`} {
+		at := bytes.Index(data, []byte(victim))
+		if at < 0 {
+			t.Fatalf("%s not found in the file", victim)
+		}
+		data[at+5] ^= 0x01
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	_, err = b.List(ctx, "confirmation/")
+	if !errors.Is(err, store.ErrRecordDamaged) || !strings.Contains(err.Error(), "confirmation/c-0300") {
+		t.Fatalf("list over two damaged records: %v; want c-0300 named", err)
 	}
 }
