@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
-	"github.com/virgo-hub/virgo-tui/internal/private"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
 	"github.com/virgo-hub/virgo-tui/internal/store"
 )
@@ -100,16 +99,6 @@ func seatOf(p registry.Persona) hubapi.Seat {
 // that its token is answered `retired` across restarts.
 func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[string]tokenHash) error {
 	var record []store.Op
-	// A home from before seat files has none: each active generation
-	// registered here has its seat file written once. Afterwards the
-	// directory exists and one stat is all a start pays.
-	_, err := os.Stat(hubapi.SeatsDir(h.cfg.Home.Dir))
-	pointSeats := errors.Is(err, os.ErrNotExist)
-	if pointSeats {
-		if err := private.Dir(hubapi.SeatsDir(h.cfg.Home.Dir)); err != nil {
-			return fmt.Errorf("hub: seat files: %w", err)
-		}
-	}
 	for _, p := range ps {
 		if th, ok := known[p.ID]; ok && p.State == registry.StateRetired {
 			h.tokens.retire(p.ID, p.Address, th)
@@ -118,11 +107,6 @@ func (h *Hub) startTokens(ctx context.Context, ps []registry.Persona, known map[
 			continue
 		}
 		th, ok := known[p.ID]
-		if ok && pointSeats && h.registeredHere(p.ID) {
-			if err := hubapi.PointSeat(h.cfg.Home.Dir, seatOf(p)); err != nil {
-				return fmt.Errorf("hub: %w", err)
-			}
-		}
 		if !ok && !h.registeredHere(p.ID) {
 			continue // its host's hub issues it; the hash arrives by the watch
 		}
