@@ -25,26 +25,33 @@ func damagedStore(t *testing.T) (*Store, string) {
 	}
 	mustTxn(t, b, nil, ops...)
 	b.Close()
+	return flipAndReopen(t, path, `"p-007"`, `"p-031"`), path
+}
+
+// flipAndReopen flips one bit inside the data of each victim, a string
+// found in the closed store's file at path, and reopens the store.
+func flipAndReopen(t *testing.T, path string, victims ...string) *Store {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, victim := range []string{`"p-007"`, `"p-031"`} {
+	for _, victim := range victims {
 		at := bytes.Index(data, []byte(victim))
 		if at < 0 {
 			t.Fatalf("%s not found in the file", victim)
 		}
-		data[at+2] ^= 0x04 // p-007 reads p-003: still valid JSON, changed data
+		data[at+2] ^= 0x04 // "p-007" reads "p)007": still valid JSON, changed data
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err = Open(path, Options{})
+	b, err := Open(path, Options{})
 	if err != nil {
 		t.Fatalf("the page structure is intact, the open should pass: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return b, path
+	return b
 }
 
 // "A flipped bit is reported with its key (record damaged: confirmation/c-…)
@@ -169,26 +176,8 @@ func TestALargeListNamesItsFirstDamagedRecord(t *testing.T) {
 		t.Fatalf("intact list: %d records, %v", len(kvs), err)
 	}
 	b.Close()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, victim := range []string{`"p-0300"`, `"p-1500"`} {
-		at := bytes.Index(data, []byte(victim))
-		if at < 0 {
-			t.Fatalf("%s not found in the file", victim)
-		}
-		data[at+5] ^= 0x01
-	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	b, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	_, err = b.List(ctx, "confirmation/")
+	b = flipAndReopen(t, path, `"p-0300"`, `"p-1500"`)
+	_, err := b.List(ctx, "confirmation/")
 	if !errors.Is(err, store.ErrRecordDamaged) || !strings.Contains(err.Error(), "confirmation/c-0300") {
 		t.Fatalf("list over two damaged records: %v; want c-0300 named", err)
 	}
