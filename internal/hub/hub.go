@@ -300,6 +300,7 @@ func New(ctx context.Context, cfg Config) (_ *Hub, err error) {
 	for _, p := range ps {
 		h.trackPresence(p)
 	}
+	h.stamps.awaitCheck(ps)
 	// The stat of every active generation's stamp file (10,000 system
 	// calls at 10,000 personas, a third of a start) runs beside the rest
 	// of the start and after it: its persona requests and decisions

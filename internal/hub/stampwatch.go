@@ -41,6 +41,47 @@ type stampWatch struct {
 	// refused are the generations whose stored stamp failed its check
 	// (refuseStamp), with why: they never stand in this hub's life.
 	refused map[string]error
+	// unchecked are the active generations loaded at start whose stored
+	// stamp and composition the start's full check (checkAllStamps, run
+	// after the hub serves) has not reached yet: a decision for one checks
+	// it first (checkStamp). Nil once that pass is done.
+	unchecked map[string]struct{}
+}
+
+// awaitCheck records the active generations of ps as not yet checked.
+func (w *stampWatch) awaitCheck(ps []registry.Persona) {
+	unchecked := make(map[string]struct{}, len(ps))
+	for _, p := range ps {
+		if p.State == registry.StateActive {
+			unchecked[p.ID] = struct{}{}
+		}
+	}
+	w.mu.Lock()
+	w.unchecked = unchecked
+	w.mu.Unlock()
+}
+
+// isUnchecked reports whether personaID still awaits the start's check.
+func (w *stampWatch) isUnchecked(personaID string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.unchecked[personaID]
+	return ok
+}
+
+// checked records that personaID's full check is done, after its verdict
+// (a refusal included) is in place.
+func (w *stampWatch) checked(personaID string) {
+	w.mu.Lock()
+	delete(w.unchecked, personaID)
+	w.mu.Unlock()
+}
+
+// allChecked drops what is left of the start's list: the pass is done.
+func (w *stampWatch) allChecked() {
+	w.mu.Lock()
+	w.unchecked = nil
+	w.mu.Unlock()
 }
 
 // newStampWatch returns an empty watch.
@@ -81,6 +122,13 @@ func (s stampSeen) same(fi os.FileInfo) bool { return s.seenAs(fi) == s }
 // stamp_unreadable or stamp_hash_mismatch; one that passes after failing
 // stands again.
 func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
+	// Before what the watch remembers: a generation is taken off the
+	// unchecked list only once its refusal, if any, is recorded.
+	if h.stamps.isUnchecked(personaID) {
+		if err := h.checkNow(ctx, personaID); err != nil {
+			return err
+		}
+	}
 	h.stamps.mu.Lock()
 	s, ok := h.stamps.seen[personaID]
 	refused := h.stamps.refused[personaID]
@@ -99,6 +147,23 @@ func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
 		s = stampSeen{hash: p.StampHash}
 	}
 	return h.proveCopy(personaID, s, ok)
+}
+
+// checkNow makes the start's full check of one generation ahead of the
+// background pass (checkAllStamps), for a decision that cannot wait for it.
+func (h *Hub) checkNow(ctx context.Context, personaID string) error {
+	p, err := h.reg.Get(ctx, personaID)
+	if err != nil {
+		return err
+	}
+	if p.State == registry.StateActive {
+		if err := h.cases.CheckStanding(p); err != nil {
+			h.refuseStamp(p.ID, err)
+			return err
+		}
+	}
+	h.stamps.checked(personaID)
+	return nil
 }
 
 // ProveStamp is checkStamp for the use cases (usecase.StampProver): every

@@ -73,8 +73,10 @@ func (h *Hub) checkAllStamps(ctx context.Context, ps []registry.Persona) int {
 		}
 		if p.State == registry.StateActive {
 			h.checkStanding(p)
+			h.stamps.checked(p.ID)
 			n++
 		}
 	}
+	h.stamps.allChecked()
 	return n
 }

@@ -3,6 +3,7 @@ package hub
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,9 @@ import (
 	"github.com/virgo-hub/virgo-tui/internal/hubapi"
 	"github.com/virgo-hub/virgo-tui/internal/hubclient"
 	"github.com/virgo-hub/virgo-tui/internal/registry"
+	"github.com/virgo-hub/virgo-tui/internal/registry/roster"
 	"github.com/virgo-hub/virgo-tui/internal/stamp"
+	"github.com/virgo-hub/virgo-tui/internal/store"
 	"github.com/virgo-hub/virgo-tui/internal/store/boltstore"
 )
 
@@ -245,4 +248,39 @@ func TestAQuietPersonaLosingItsStampIsShownNotStanding(t *testing.T) {
 	waitFor("the missing stamp", func() bool { return strings.Contains(problem(), "missing") })
 	mustNil(t, os.Rename(path+".moved", path))
 	waitFor("the stamp back", func() bool { return problem() == "" })
+}
+
+// A decision for a generation that the start's full stamp check has not
+// reached yet (it runs after the hub serves, one generation after another:
+// seconds at 10,000) checks it first: a record changed behind the registry
+// while the hub was down is refused at its first decision, not only once
+// the background pass gets to it.
+func TestADecisionBeforeTheStartsFullCheckChecksFirst(t *testing.T) {
+	home := shortHome(t)
+	th := startHub(t, home, Config{}, Timeouts{})
+	lead := th.addPersona(t, "work/core/lead", "Spica")
+	th.stop()
+
+	st, err := boltstore.Open(home.DBPath(), boltstore.Options{})
+	mustNil(t, err)
+	defer st.Close()
+	tampered := lead
+	tampered.Composition = registry.Compose(lead.CharacterHash, "")
+	b, err := registry.EncodePersona(tampered)
+	mustNil(t, err)
+	_, err = st.Txn(context.Background(), nil, []store.Op{store.Put(roster.PrefixPersona+lead.ID, b)})
+	mustNil(t, err)
+
+	// New without Run: the full check never starts, as when a decision
+	// comes in before the background pass reaches this generation.
+	h, err := New(context.Background(), Config{Home: home, Store: st})
+	mustNil(t, err)
+	<-h.present
+	if err := h.ProveStamp(context.Background(), lead.ID); !errors.Is(err, registry.ErrCompositionMismatch) {
+		t.Fatalf("a decision for a record whose composition no longer covers its stamp, before the full check: %v; want %v",
+			err, registry.ErrCompositionMismatch)
+	}
+	if err := h.ProveStamp(context.Background(), lead.ID); !errors.Is(err, registry.ErrCompositionMismatch) {
+		t.Fatalf("the next decision: %v; want it refused for good", err)
+	}
 }
