@@ -3,10 +3,12 @@ GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BIN     := bin/virgo-tui
 PKGS    := ./...
-# The packages that start goroutines (grep 'go func'); `make race` runs
+# The packages that start goroutines (grep 'go func' and 'wg.Go'), and those
+# whose lists run a share per processor (internal/shares); `make race` runs
 # their tests under the race detector, and CI runs `make race`.
 RACE_PKGS := ./cmd/... ./internal/termtext ./internal/demo ./internal/hub ./internal/hubapi ./internal/hubclient ./internal/hubconsole \
-	./internal/mcpserver ./internal/sshconsole ./internal/store/... ./internal/ui/... ./internal/usecase/...
+	./internal/mcpserver ./internal/sshconsole ./internal/shares ./internal/registry/... ./internal/store/... ./internal/ui/... \
+	./internal/usecase/...
 
 # Fuzz targets that `make test` also runs for a bounded number of inputs
 # beyond their seed corpora (go test runs the corpora alone): package:target.
