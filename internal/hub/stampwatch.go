@@ -157,13 +157,14 @@ func (h *Hub) checkNow(ctx context.Context, personaID string) error {
 		return err
 	}
 	if p.State == registry.StateActive {
-		if err := h.cases.CheckStanding(p); err != nil {
+		if err = h.cases.CheckStanding(p); err != nil {
 			h.refuseStamp(p.ID, err)
-			return err
 		}
 	}
+	// Refused or not, once: a refusal is kept (refused) and answers every
+	// later decision without a second check.
 	h.stamps.checked(personaID)
-	return nil
+	return err
 }
 
 // ProveStamp is checkStamp for the use cases (usecase.StampProver): every

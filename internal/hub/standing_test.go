@@ -280,6 +280,9 @@ func TestADecisionBeforeTheStartsFullCheckChecksFirst(t *testing.T) {
 		t.Fatalf("a decision for a record whose composition no longer covers its stamp, before the full check: %v; want %v",
 			err, registry.ErrCompositionMismatch)
 	}
+	if h.stamps.isUnchecked(lead.ID) {
+		t.Fatal("a refused generation is still on the unchecked list: every decision would check it again")
+	}
 	if err := h.ProveStamp(context.Background(), lead.ID); !errors.Is(err, registry.ErrCompositionMismatch) {
 		t.Fatalf("the next decision: %v; want it refused for good", err)
 	}
