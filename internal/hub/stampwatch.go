@@ -61,14 +61,6 @@ func (w *stampWatch) awaitCheck(ps []registry.Persona) {
 	w.mu.Unlock()
 }
 
-// isUnchecked reports whether personaID still awaits the start's check.
-func (w *stampWatch) isUnchecked(personaID string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, ok := w.unchecked[personaID]
-	return ok
-}
-
 // checked records that personaID's full check is done, after its verdict
 // (a refusal included) is in place.
 func (w *stampWatch) checked(personaID string) {
@@ -122,19 +114,20 @@ func (s stampSeen) same(fi os.FileInfo) bool { return s.seenAs(fi) == s }
 // stamp_unreadable or stamp_hash_mismatch; one that passes after failing
 // stands again.
 func (h *Hub) checkStamp(ctx context.Context, personaID string) error {
-	// Before what the watch remembers: a generation is taken off the
-	// unchecked list only once its refusal, if any, is recorded.
-	if h.stamps.isUnchecked(personaID) {
-		if err := h.checkNow(ctx, personaID); err != nil {
-			return err
-		}
-	}
+	// Read together: a generation leaves the unchecked list only once its
+	// refusal, if any, is recorded, so one not on it shows its refusal.
 	h.stamps.mu.Lock()
+	_, unchecked := h.stamps.unchecked[personaID]
 	s, ok := h.stamps.seen[personaID]
 	refused := h.stamps.refused[personaID]
 	h.stamps.mu.Unlock()
 	if refused != nil {
 		return refused
+	}
+	if unchecked {
+		if err := h.checkNow(ctx, personaID); err != nil {
+			return err
+		}
 	}
 	if !ok {
 		p, err := h.reg.Get(ctx, personaID)

@@ -280,7 +280,10 @@ func TestADecisionBeforeTheStartsFullCheckChecksFirst(t *testing.T) {
 		t.Fatalf("a decision for a record whose composition no longer covers its stamp, before the full check: %v; want %v",
 			err, registry.ErrCompositionMismatch)
 	}
-	if h.stamps.isUnchecked(lead.ID) {
+	h.stamps.mu.Lock()
+	_, unchecked := h.stamps.unchecked[lead.ID]
+	h.stamps.mu.Unlock()
+	if unchecked {
 		t.Fatal("a refused generation is still on the unchecked list: every decision would check it again")
 	}
 	if err := h.ProveStamp(context.Background(), lead.ID); !errors.Is(err, registry.ErrCompositionMismatch) {

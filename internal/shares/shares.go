@@ -9,7 +9,7 @@ import (
 )
 
 // Do calls do once for each share of the indices [0, n), in parallel, one
-// share per processor (GOMAXPROCS), each share at least least indices
+// share per processor (GOMAXPROCS), each share at least `least` indices
 // long; with fewer than two such shares it calls do(0, n) on the caller's
 // goroutine. It returns the error of the first share, in index order, that
 // failed.
